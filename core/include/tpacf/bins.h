@@ -1,0 +1,73 @@
+#pragma once
+// Angular bins: the user's specification (BinSpec) and its validated form (Binning)
+// with edges, centres and the squared-chord thresholds every backend compares against.
+#include "tpacf/units.h"
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpacf {
+
+enum class BinScale { Logarithmic, Linear };
+
+/// Largest number of bins a Binning accepts.
+inline constexpr std::size_t kMaxBinCount = 10000;
+
+/// What the user asked for. Exactly one of perDecade (log only), count, width (linear only)
+/// is > 0. min/max/width are in `unit`.
+struct BinSpec {
+    BinScale scale = BinScale::Logarithmic;
+    AngleUnit unit = AngleUnit::Arcminute;
+    double min = 0.01;
+    double max = 10000.0;
+    double perDecade = 5.0;
+    int count = 0;
+    double width = 0.0;
+
+    static BinSpec logPerDecade(double min, double max, AngleUnit unit, double perDecade);
+    static BinSpec logCount(double min, double max, AngleUnit unit, int count);
+    static BinSpec linearCount(double min, double max, AngleUnit unit, int count);
+    static BinSpec linearWidth(double min, double max, AngleUnit unit, double width);
+
+    /// Named presets: "quarter-degree" (linear 0–90°, 0.25° wide) and "log5"
+    /// (5 per decade, 0.01′–10000′). Throws ConfigError for an unknown name.
+    static BinSpec preset(std::string_view name);
+    static std::vector<std::string> presetNames();
+
+    /// One line for people and CSV metadata, e.g. "log, 0.01-10000 arcmin, 5 per decade".
+    std::string describe() const;
+};
+
+/// A validated BinSpec. The constructor throws ConfigError with a message naming the bad value.
+class Binning {
+public:
+    explicit Binning(const BinSpec& spec);
+
+    const BinSpec& spec() const noexcept { return m_spec; }
+    std::size_t count() const noexcept { return m_edges.size() - 1; }
+    AngleUnit unit() const noexcept { return m_spec.unit; }
+
+    /// count()+1 ascending edges in spec().unit; the last is exactly max.
+    std::span<const double> edges() const noexcept { return m_edges; }
+    /// The same in radians.
+    std::span<const double> edgesRadians() const noexcept { return m_edgesRadians; }
+    /// Bin centres in spec().unit: geometric for log, arithmetic for linear.
+    std::span<const double> centres() const noexcept { return m_centres; }
+    /// Squared chord length 4 sin²(θ/2) of every edge, in double, ascending.
+    std::span<const double> chord2Edges() const noexcept { return m_chord2Edges; }
+
+    /// Reference bin lookup: k with chord2Edges[k] ≤ c2 < chord2Edges[k+1], or -1 outside.
+    int binOfChord2(double c2) const noexcept;
+
+private:
+    BinSpec m_spec;
+    std::vector<double> m_edges, m_edgesRadians, m_centres, m_chord2Edges;
+};
+
+/// Squared chord length of an angle in radians, 4 sin²(θ/2), in double.
+double chord2OfAngle(double radians) noexcept;
+
+} // namespace tpacf

@@ -1,0 +1,54 @@
+#pragma once
+// A catalog of positions on the sky, as structure of arrays. Immutable once built.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tpacf {
+
+/// RA/Dec bounds of a catalog in radians (RA in [0, 2π), Dec in [−π/2, π/2]).
+struct SkyExtent {
+    double raMin = 0, raMax = 0, decMin = 0, decMax = 0;
+};
+
+class Catalog {
+public:
+    Catalog() = default;
+
+    /// Builds from RA/Dec in radians; computes unit vectors once, in double. RA is wrapped
+    /// into [0, 2π). Throws InputError (naming `name` and the row) on a non-finite value or a
+    /// Dec outside [−π/2, π/2]. `weight` and `region` are empty or of the same size.
+    static Catalog fromRadians(std::string name, std::vector<double> ra, std::vector<double> dec,
+                               std::vector<double> weight = {}, std::vector<std::int32_t> region = {});
+    /// The same from degrees.
+    static Catalog fromDegrees(std::string name, std::vector<double> raDeg, std::vector<double> decDeg,
+                               std::vector<double> weight = {}, std::vector<std::int32_t> region = {});
+
+    /// Where the catalog came from (file path or a label).
+    const std::string& name() const noexcept { return m_name; }
+    std::size_t size() const noexcept { return m_ra.size(); }
+    bool empty() const noexcept { return m_ra.empty(); }
+
+    std::span<const double> ra() const noexcept { return m_ra; }
+    std::span<const double> dec() const noexcept { return m_dec; }
+    std::span<const double> x() const noexcept { return m_x; }
+    std::span<const double> y() const noexcept { return m_y; }
+    std::span<const double> z() const noexcept { return m_z; }
+    /// Per-point weights; empty when the catalog has none.
+    std::span<const double> weight() const noexcept { return m_weight; }
+    /// Per-point jackknife region; empty when none assigned.
+    std::span<const std::int32_t> region() const noexcept { return m_region; }
+    bool hasWeights() const noexcept { return !m_weight.empty(); }
+
+    /// RA/Dec bounds (RA bounds are min/max of the wrapped values). All zero when empty.
+    SkyExtent extent() const noexcept;
+
+private:
+    std::string m_name;
+    std::vector<double> m_ra, m_dec, m_x, m_y, m_z, m_weight;
+    std::vector<std::int32_t> m_region;
+};
+
+} // namespace tpacf

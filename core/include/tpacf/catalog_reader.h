@@ -1,0 +1,56 @@
+#pragma once
+// Readers that turn files into Catalogs. Every failure is an InputError naming file, line, column.
+#include "tpacf/catalog.h"
+#include "tpacf/units.h"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpacf {
+
+/// A column chosen by header name or by 1-based index; unset means "the default".
+struct ColumnRef {
+    std::string name;
+    int index = 0; // 1-based; 0 = not given by index
+
+    bool isSet() const noexcept { return index > 0 || !name.empty(); }
+    /// "3" → index 3, anything else → name. Throws ConfigError for "0", negative numbers or "".
+    static ColumnRef parse(std::string_view text);
+    /// "column 3" or "column 'dec'", for messages.
+    std::string describe() const;
+};
+
+struct ReadOptions {
+    ColumnRef raColumn;  // default: first numeric column
+    ColumnRef decColumn; // default: second numeric column
+    ColumnRef weightColumn; // unset: no weights
+    AngleUnit coordUnit = AngleUnit::Degree;
+    bool raInHours = false; // RA given in hours (Dec still in coordUnit)
+};
+
+/// Reads a catalog file; picks the format by extension (.fits/.fit: FITS binary table where
+/// built with cfitsio; anything else: ASCII).
+Catalog readCatalog(const std::string& path, const ReadOptions& options = {});
+
+/// ASCII: whitespace (spaces, tabs) or comma separated; '#' comments; CRLF tolerated;
+/// an optional header line naming columns; an optional first line holding only the row count
+/// (checked against the rows read).
+Catalog readAsciiCatalog(const std::string& path, const ReadOptions& options = {});
+/// The same on text in memory; `sourceName` stands for the file in messages.
+Catalog parseAsciiCatalog(std::string_view text, const std::string& sourceName,
+                          const ReadOptions& options = {});
+
+/// First rows of a table, for a column-mapping dialog.
+struct TablePreview {
+    std::vector<std::string> columnNames; // from the header; empty when there is none
+    std::vector<std::vector<std::string>> rows; // raw fields of the first data rows
+    std::size_t columnCount = 0;
+    bool hasHeader = false;
+    bool hasCountLine = false;
+};
+/// Reads at most `maxRows` data rows. Throws InputError when the file cannot be read.
+TablePreview previewCatalogFile(const std::string& path, std::size_t maxRows = 20);
+
+} // namespace tpacf

@@ -1,0 +1,87 @@
+#pragma once
+// The one entry point the GUI and the CLI share: catalogs + bins + estimator + backend in,
+// a CorrelationResult out, with progress and cancellation.
+#include "tpacf/backend.h"
+#include "tpacf/bins.h"
+#include "tpacf/catalog.h"
+#include "tpacf/estimator.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpacf {
+
+struct CorrelationParams {
+    std::shared_ptr<const Catalog> data;
+    std::vector<std::shared_ptr<const Catalog>> randoms; // at least one
+    BinSpec bins;
+    Estimator estimator = Estimator::LandySzalay;
+    BackendOptions backend;
+};
+
+enum class JobStatus { Completed, Cancelled };
+
+/// Name and size of one input, for metadata.
+struct InputSummary {
+    std::string name;
+    std::uint64_t size = 0;
+};
+
+struct CorrelationResult {
+    JobStatus status = JobStatus::Completed;
+    BinSpec bins;
+    std::vector<double> edges;   // count+1, in bins.unit
+    std::vector<double> centres; // count, in bins.unit
+    RawCounts raw;
+    NormalisedCounts normalised;
+    std::vector<double> w;
+    Estimator estimator = Estimator::LandySzalay;
+    std::string backendName;
+    std::string deviceDescription;
+    Precision precision = Precision::Double;
+    std::string backendNotice; // e.g. the fallback to the CPU; "" when none
+    double elapsedSeconds = 0;
+    InputSummary data;
+    std::vector<InputSummary> randoms;
+
+    std::size_t binCount() const noexcept { return centres.size(); }
+    /// DR and RR raw counts summed over random sets (the CSV's DR, RR columns).
+    std::vector<std::uint64_t> drSummed() const;
+    std::vector<std::uint64_t> rrSummed() const;
+};
+
+struct JobProgress {
+    double fraction = 0;          // 0..1 of all pairs
+    std::uint64_t pairsDone = 0;
+    std::uint64_t pairsTotal = 0;
+    double pairsPerSecond = 0;
+    double elapsedSeconds = 0;
+    /// Estimate from the counts so far (normalised by pairs visited); null when none yet.
+    std::shared_ptr<const CorrelationResult> partial;
+};
+
+class CorrelationJob {
+public:
+    using ProgressCallback = std::function<void(const JobProgress&)>;
+
+    /// `gpu` may be null (CPU only); it must outlive run().
+    explicit CorrelationJob(CorrelationParams params, const GpuBackendProvider* gpu = nullptr);
+
+    /// Runs on the calling thread; progress is reported on it too. Throws ConfigError (bad bins,
+    /// no randoms, empty catalog), BackendUnavailable; a cancel request gives status Cancelled
+    /// with no counts.
+    CorrelationResult run(const ProgressCallback& onProgress = {},
+                          const std::atomic<bool>* cancelRequested = nullptr);
+
+    const CorrelationParams& params() const noexcept { return m_params; }
+
+private:
+    CorrelationParams m_params;
+    const GpuBackendProvider* m_gpu;
+};
+
+} // namespace tpacf

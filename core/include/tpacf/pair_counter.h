@@ -1,0 +1,84 @@
+#pragma once
+// The interface every pair-counting backend implements (CPU here, CUDA in kernels/).
+#include "tpacf/bins.h"
+#include "tpacf/catalog.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tpacf {
+
+/// Raw pair counts, one per bin.
+using PairCounts = std::vector<std::uint64_t>;
+
+enum class Precision { Double, Float };
+
+/// One count: the auto-correlation of `first` (second == nullptr), or first × second.
+/// Auto counts each unordered pair i<j once; cross counts all |first|·|second| pairs.
+struct CountTask {
+    const Catalog* first = nullptr;
+    const Catalog* second = nullptr;
+
+    bool isAuto() const noexcept { return second == nullptr; }
+    /// Pairs the task visits: N(N−1)/2 for auto, N·M for cross.
+    std::uint64_t pairTotal() const noexcept;
+};
+
+struct CountProgress {
+    std::uint64_t pairsDone = 0;
+    std::uint64_t pairsTotal = 0;
+    /// Pairs visited so far per task (same order as the tasks).
+    std::vector<std::uint64_t> pairsDonePerTask;
+    /// Counts so far per task; may be empty when the backend has none to report this time.
+    std::vector<PairCounts> partialCounts;
+};
+
+/// Progress sink and cancel token a backend honours. onProgress is called on the thread that
+/// called countBatch, at least every ~100 ms of work; the backend checks the token at least as
+/// often and throws Cancelled once it is set.
+struct CountControl {
+    std::function<void(const CountProgress&)> onProgress;
+    const std::atomic<bool>* cancelRequested = nullptr;
+
+    bool cancelled() const noexcept {
+        return cancelRequested && cancelRequested->load(std::memory_order_relaxed);
+    }
+};
+
+class PairCounter {
+public:
+    virtual ~PairCounter() = default;
+
+    /// "cpu" or "cuda".
+    virtual std::string backendName() const = 0;
+    /// Human-readable device, e.g. "CPU, 2 threads" or "NVIDIA H100 80GB HBM3 (1 GPU)".
+    virtual std::string deviceDescription() const = 0;
+    virtual Precision precision() const = 0;
+
+    /// Counts every task into binning.count() bins, scheduling them together as the backend
+    /// sees fit. Returns one PairCounts per task, in order. Throws Cancelled.
+    virtual std::vector<PairCounts> countBatch(std::span<const CountTask> tasks,
+                                               const Binning& binning,
+                                               const CountControl& control = {}) = 0;
+
+    /// Device-timed busy time of the last countBatch in seconds (GPU events), where the backend
+    /// measures one; nullopt otherwise. Benchmarks use it.
+    virtual std::optional<double> lastDeviceSeconds() const { return std::nullopt; }
+
+    PairCounts countAuto(const Catalog& catalog, const Binning& binning,
+                         const CountControl& control = {});
+    PairCounts countCross(const Catalog& a, const Catalog& b, const Binning& binning,
+                          const CountControl& control = {});
+};
+
+/// "double" / "float" (also "fp64", "fp32").
+std::optional<Precision> parsePrecision(std::string_view text) noexcept;
+std::string_view precisionName(Precision precision) noexcept;
+
+} // namespace tpacf

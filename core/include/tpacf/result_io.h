@@ -1,0 +1,42 @@
+#pragma once
+// Writers (and a reader) for results: the CSV every frontend writes, JSON, pair-count CSV.
+#include "tpacf/correlation_job.h"
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tpacf {
+
+/// '#' metadata lines (version, inputs with N, bins, estimator, backend, device, precision,
+/// elapsed time, conventions in words), a header row, then one row per bin:
+/// theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w (θ in the bins' unit).
+void writeResultCsv(std::ostream& out, const CorrelationResult& result);
+/// Writes to a file; throws InputError naming the path when it cannot be written.
+void writeResultCsvFile(const std::string& path, const CorrelationResult& result);
+
+/// The same content as JSON, with per-set raw counts.
+void writeResultJson(std::ostream& out, const CorrelationResult& result);
+
+/// One count as CSV: metadata lines, then theta_lo,theta_hi,theta_mid,count.
+struct CountSummary {
+    Binning binning;
+    PairCounts counts;
+    InputSummary first;
+    std::optional<InputSummary> second; // unset for an auto count
+    std::string backendName, deviceDescription;
+    Precision precision = Precision::Double;
+    double elapsedSeconds = 0;
+};
+void writeCountsCsv(std::ostream& out, const CountSummary& summary);
+
+/// The numeric table of a result CSV read back (metadata lines skipped).
+struct ResultTable {
+    std::vector<std::string> columns;
+    std::vector<std::vector<double>> rows;
+};
+/// Throws InputError naming file and line on malformed content.
+ResultTable readResultCsv(const std::string& path);
+
+} // namespace tpacf

@@ -1,0 +1,7 @@
+#pragma once
+#include <string_view>
+
+namespace tpacf {
+/// The project version, e.g. "0.1.0".
+std::string_view version() noexcept;
+} // namespace tpacf

@@ -1,0 +1,24 @@
+#include "tpacf/errors.h"
+
+#include <utility>
+
+namespace tpacf {
+
+namespace {
+std::string placeMessage(const std::string& file, long line, int column, const std::string& problem) {
+    std::string message = file.empty() ? std::string("input") : file;
+    if (line > 0)
+        message += ":" + std::to_string(line);
+    if (column > 0)
+        message += ": column " + std::to_string(column);
+    return message + ": " + problem;
+}
+} // namespace
+
+InputError::InputError(std::string file, long line, int column, std::string problem)
+    : Error(placeMessage(file, line, column, problem)), m_file(std::move(file)), m_line(line),
+      m_column(column), m_problem(std::move(problem)) {}
+
+InputError::InputError(const std::string& message) : Error(message), m_problem(message) {}
+
+} // namespace tpacf

@@ -1,0 +1,5 @@
+#include "tpacf/version.h"
+
+namespace tpacf {
+std::string_view version() noexcept { return TPACF_VERSION; }
+} // namespace tpacf

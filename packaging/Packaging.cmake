@@ -1,0 +1,1 @@
+# Packaging rules land with the packaging issue.
