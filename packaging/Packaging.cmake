@@ -1,1 +1,11 @@
-# Packaging rules land with the packaging issue.
+# CPack: Debian package and tarball of the CLI (and the GUI where built).
+set(CPACK_PACKAGE_NAME "tpacf-studio")
+set(CPACK_PACKAGE_VENDOR "TPACF Studio")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_PACKAGE_CONTACT "TPACF Studio maintainers")
+set(CPACK_GENERATOR "TGZ;DEB")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION "science")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+include(CPack)
