@@ -1,1 +1,137 @@
-// placeholder
+#include "tpacf/catalog.h"
+
+#include "tpacf/errors.h"
+#include "tpacf/units.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+namespace tpacf {
+
+namespace {
+
+std::string number(double value) {
+    char buffer[64];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return ec == std::errc() ? std::string(buffer, end) : std::to_string(value);
+}
+
+// fmod keeps the sign of its argument, and a tiny negative value plus a full turn can round
+// up to the full turn itself; both cases are folded back into [0, turn).
+double wrapInto(double angle, double turn) {
+    double wrapped = std::fmod(angle, turn);
+    if (wrapped < 0)
+        wrapped += turn;
+    if (wrapped >= turn)
+        wrapped = 0;
+    return wrapped;
+}
+
+void checkSizes(const std::string& name, std::size_t n, std::size_t decN, std::size_t weightN,
+                std::size_t regionN) {
+    if (decN != n)
+        throw ConfigError("catalog " + name + ": " + std::to_string(n) + " RA values but " +
+                          std::to_string(decN) + " Dec values");
+    if (weightN != 0 && weightN != n)
+        throw ConfigError("catalog " + name + ": " + std::to_string(weightN) + " weights for " +
+                          std::to_string(n) + " points");
+    if (regionN != 0 && regionN != n)
+        throw ConfigError("catalog " + name + ": " + std::to_string(regionN) +
+                          " region labels for " + std::to_string(n) + " points");
+}
+
+void checkWeights(const std::string& name, const std::vector<double>& weight) {
+    for (std::size_t i = 0; i < weight.size(); ++i)
+        if (!std::isfinite(weight[i]))
+            throw InputError(name, static_cast<long>(i + 1), 0,
+                             "weight " + number(weight[i]) + " is not finite (row " +
+                                 std::to_string(i + 1) + ")");
+}
+
+} // namespace
+
+Catalog Catalog::fromRadians(std::string name, std::vector<double> ra, std::vector<double> dec,
+                             std::vector<double> weight, std::vector<std::int32_t> region) {
+    const std::size_t n = ra.size();
+    checkSizes(name, n, dec.size(), weight.size(), region.size());
+    checkWeights(name, weight);
+    const double halfPi = 0.5 * kPi;
+    for (std::size_t i = 0; i < n; ++i) {
+        const long row = static_cast<long>(i + 1);
+        if (!std::isfinite(ra[i]))
+            throw InputError(name, row, 0,
+                             "RA " + number(ra[i]) + " is not finite (row " + std::to_string(row) +
+                                 ")");
+        if (!std::isfinite(dec[i]))
+            throw InputError(name, row, 0,
+                             "Dec " + number(dec[i]) + " is not finite (row " +
+                                 std::to_string(row) + ")");
+        if (dec[i] < -halfPi || dec[i] > halfPi)
+            throw InputError(name, row, 0,
+                             "Dec " + number(dec[i]) + " rad is outside [-pi/2, pi/2] (row " +
+                                 std::to_string(row) + ")");
+    }
+
+    Catalog catalog;
+    catalog.m_name = std::move(name);
+    catalog.m_x.resize(n);
+    catalog.m_y.resize(n);
+    catalog.m_z.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        ra[i] = wrapInto(ra[i], 2.0 * kPi);
+        const double cosDec = std::cos(dec[i]);
+        catalog.m_x[i] = cosDec * std::cos(ra[i]);
+        catalog.m_y[i] = cosDec * std::sin(ra[i]);
+        catalog.m_z[i] = std::sin(dec[i]);
+    }
+    catalog.m_ra = std::move(ra);
+    catalog.m_dec = std::move(dec);
+    catalog.m_weight = std::move(weight);
+    catalog.m_region = std::move(region);
+    return catalog;
+}
+
+Catalog Catalog::fromDegrees(std::string name, std::vector<double> raDeg,
+                             std::vector<double> decDeg, std::vector<double> weight,
+                             std::vector<std::int32_t> region) {
+    checkSizes(name, raDeg.size(), decDeg.size(), weight.size(), region.size());
+    const double perDegree = radiansPer(AngleUnit::Degree);
+    const double halfPi = 0.5 * kPi;
+    for (std::size_t i = 0; i < raDeg.size(); ++i) {
+        const long row = static_cast<long>(i + 1);
+        if (!std::isfinite(raDeg[i]))
+            throw InputError(name, row, 0,
+                             "RA " + number(raDeg[i]) + " is not finite (row " +
+                                 std::to_string(row) + ")");
+        if (!std::isfinite(decDeg[i]))
+            throw InputError(name, row, 0,
+                             "Dec " + number(decDeg[i]) + " is not finite (row " +
+                                 std::to_string(row) + ")");
+        if (decDeg[i] < -90.0 || decDeg[i] > 90.0)
+            throw InputError(name, row, 0,
+                             "Dec " + number(decDeg[i]) + " deg is outside [-90, 90] (row " +
+                                 std::to_string(row) + ")");
+        raDeg[i] = wrapInto(raDeg[i], 360.0) * perDegree;
+        // ±90° times the rounded π/180 may land one ulp beyond ±π/2; the check above was exact.
+        decDeg[i] = std::clamp(decDeg[i] * perDegree, -halfPi, halfPi);
+    }
+    return fromRadians(std::move(name), std::move(raDeg), std::move(decDeg), std::move(weight),
+                       std::move(region));
+}
+
+SkyExtent Catalog::extent() const noexcept {
+    SkyExtent extent;
+    if (m_ra.empty())
+        return extent;
+    const auto [raMin, raMax] = std::minmax_element(m_ra.begin(), m_ra.end());
+    const auto [decMin, decMax] = std::minmax_element(m_dec.begin(), m_dec.end());
+    extent.raMin = *raMin;
+    extent.raMax = *raMax;
+    extent.decMin = *decMin;
+    extent.decMax = *decMax;
+    return extent;
+}
+
+} // namespace tpacf

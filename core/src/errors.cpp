@@ -6,12 +6,19 @@ namespace tpacf {
 
 namespace {
 std::string placeMessage(const std::string& file, long line, int column, const std::string& problem) {
+    // Appended piecewise: GCC 12 warns (-Wrestrict, a false alarm) on chained operator+.
     std::string message = file.empty() ? std::string("input") : file;
-    if (line > 0)
-        message += ":" + std::to_string(line);
-    if (column > 0)
-        message += ": column " + std::to_string(column);
-    return message + ": " + problem;
+    if (line > 0) {
+        message.append(":");
+        message.append(std::to_string(line));
+    }
+    if (column > 0) {
+        message.append(": column ");
+        message.append(std::to_string(column));
+    }
+    message.append(": ");
+    message.append(problem);
+    return message;
 }
 } // namespace
 

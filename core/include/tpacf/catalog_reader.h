@@ -23,8 +23,8 @@ struct ColumnRef {
 };
 
 struct ReadOptions {
-    ColumnRef raColumn;  // default: first numeric column
-    ColumnRef decColumn; // default: second numeric column
+    ColumnRef raColumn;  // default: column "ra"/"RA" (ASCII header or FITS), else first numeric
+    ColumnRef decColumn; // default: column "dec"/"DEC", else the next numeric column
     ColumnRef weightColumn; // unset: no weights
     AngleUnit coordUnit = AngleUnit::Degree;
     bool raInHours = false; // RA given in hours (Dec still in coordUnit)
@@ -33,6 +33,9 @@ struct ReadOptions {
 /// Reads a catalog file; picks the format by extension (.fits/.fit: FITS binary table where
 /// built with cfitsio; anything else: ASCII).
 Catalog readCatalog(const std::string& path, const ReadOptions& options = {});
+
+/// Whether this build reads FITS tables (built with cfitsio); file dialogs and tests ask.
+bool fitsSupported() noexcept;
 
 /// ASCII: whitespace (spaces, tabs) or comma separated; '#' comments; CRLF tolerated;
 /// an optional header line naming columns; an optional first line holding only the row count

@@ -1,0 +1,960 @@
+// Catalog, the ASCII and FITS readers, format dispatch, column references and the preview.
+// Every error case checks that the message names the file, the line (or row) and the column.
+#include "tpacf/catalog.h"
+#include "tpacf/catalog_reader.h"
+#include "tpacf/errors.h"
+
+#include <QtTest/QtTest>
+
+#include <QTemporaryDir>
+#include <QtEndian>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+
+using tpacf::AngleUnit;
+using tpacf::Catalog;
+using tpacf::ColumnRef;
+using tpacf::ReadOptions;
+
+namespace {
+
+constexpr long double kDegreeL = 3.14159265358979323846264338327950288L / 180.0L;
+constexpr double kDeg = 3.14159265358979323846 / 180.0;
+
+ReadOptions makeOptions(const QString& ra = {}, const QString& dec = {}, const QString& weight = {},
+                        const QString& unit = QStringLiteral("deg"), bool hours = false) {
+    ReadOptions options;
+    if (!ra.isEmpty())
+        options.raColumn = ColumnRef::parse(ra.toStdString());
+    if (!dec.isEmpty())
+        options.decColumn = ColumnRef::parse(dec.toStdString());
+    if (!weight.isEmpty())
+        options.weightColumn = ColumnRef::parse(weight.toStdString());
+    const auto parsed = tpacf::parseAngleUnit(unit.toStdString());
+    options.coordUnit = parsed.value_or(AngleUnit::Degree);
+    options.raInHours = hours;
+    return options;
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& content) {
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size())
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+// Checks an InputError's place and that its message says it: "file:line: column N: ...".
+template <class Read>
+void expectInputError(Read&& read, const QString& file, long line, int column,
+                      const QString& mentions) {
+    try {
+        read();
+        QFAIL("expected an InputError, but the read succeeded");
+    } catch (const tpacf::InputError& e) {
+        const QString message = QString::fromUtf8(e.what());
+        QVERIFY2(QString::fromStdString(e.file()) == file, e.what());
+        QVERIFY2(e.line() == line, qPrintable(QStringLiteral("line %1: ").arg(e.line()) + message));
+        QVERIFY2(e.column() == column,
+                 qPrintable(QStringLiteral("column %1: ").arg(e.column()) + message));
+        QVERIFY2(message.startsWith(file), e.what());
+        if (line > 0)
+            QVERIFY2(message.contains(file + QLatin1Char(':') + QString::number(line) +
+                                      QLatin1Char(':')),
+                     e.what());
+        if (column > 0)
+            QVERIFY2(message.contains(QStringLiteral("column ") + QString::number(column)),
+                     e.what());
+        QVERIFY2(message.contains(mentions), e.what());
+    }
+}
+
+void compareDegrees(std::span<const double> radians, const QList<double>& degrees,
+                    double tolerance = 1e-13) {
+    QCOMPARE(radians.size(), std::size_t(degrees.size()));
+    for (qsizetype i = 0; i < degrees.size(); ++i)
+        QVERIFY2(std::abs(radians[i] - static_cast<double>(degrees[i] * kDegreeL)) <= tolerance,
+                 qPrintable(QStringLiteral("row %1: %2 rad, expected %3 deg")
+                                .arg(i + 1)
+                                .arg(radians[i], 0, 'g', 17)
+                                .arg(degrees[i], 0, 'g', 17)));
+}
+
+// ---- A minimal FITS writer, written from the standard, independent of cfitsio ----------
+
+struct FitsColumn {
+    QByteArray name;
+    char form; // 'D' double, 'E' float, 'J' int32, 'A' 8 characters of text
+    QList<double> values;
+};
+
+QByteArray fitsCard(const QByteArray& key, const QByteArray& value = {}) {
+    QByteArray card = key.leftJustified(8, ' ');
+    if (!value.isNull())
+        card += "= " + value;
+    return card.leftJustified(80, ' ', true);
+}
+QByteArray fitsInt(long long v) {
+    return QByteArray::number(v).rightJustified(20);
+}
+QByteArray fitsString(const QByteArray& s) {
+    return "'" + s.leftJustified(8) + "'";
+}
+void padBlock(QByteArray& bytes, char fill) {
+    while (bytes.size() % 2880 != 0)
+        bytes.append(fill);
+}
+
+QByteArray fitsFile(const QList<FitsColumn>& columns, bool withTable = true) {
+    QByteArray bytes = fitsCard("SIMPLE", QByteArray("T").rightJustified(20)) +
+                       fitsCard("BITPIX", fitsInt(8)) + fitsCard("NAXIS", fitsInt(0)) +
+                       fitsCard("EXTEND", QByteArray("T").rightJustified(20)) + fitsCard("END");
+    padBlock(bytes, ' ');
+    if (!withTable)
+        return bytes;
+    const qsizetype rows = columns.isEmpty() ? 0 : columns.front().values.size();
+    int rowBytes = 0;
+    for (const FitsColumn& c : columns)
+        rowBytes += c.form == 'D' || c.form == 'A' ? 8 : 4;
+    QByteArray header = fitsCard("XTENSION", fitsString("BINTABLE")) +
+                        fitsCard("BITPIX", fitsInt(8)) + fitsCard("NAXIS", fitsInt(2)) +
+                        fitsCard("NAXIS1", fitsInt(rowBytes)) + fitsCard("NAXIS2", fitsInt(rows)) +
+                        fitsCard("PCOUNT", fitsInt(0)) + fitsCard("GCOUNT", fitsInt(1)) +
+                        fitsCard("TFIELDS", fitsInt(columns.size()));
+    for (qsizetype i = 0; i < columns.size(); ++i) {
+        const QByteArray n = QByteArray::number(i + 1);
+        header += fitsCard("TTYPE" + n, fitsString(columns[i].name));
+        header += fitsCard(
+            "TFORM" + n,
+            fitsString(columns[i].form == 'A' ? QByteArray("8A") : QByteArray(1, columns[i].form)));
+    }
+    header += fitsCard("END");
+    padBlock(header, ' ');
+    bytes += header;
+    QByteArray data;
+    for (qsizetype r = 0; r < rows; ++r)
+        for (const FitsColumn& c : columns) {
+            const double v = c.values[r];
+            char buffer[8];
+            if (c.form == 'D') {
+                qToBigEndian(std::bit_cast<quint64>(v), buffer);
+                data.append(buffer, 8);
+            } else if (c.form == 'E') {
+                qToBigEndian(std::bit_cast<quint32>(static_cast<float>(v)), buffer);
+                data.append(buffer, 4);
+            } else if (c.form == 'J') {
+                qToBigEndian(static_cast<qint32>(v), buffer);
+                data.append(buffer, 4);
+            } else {
+                data.append(QByteArray("s" + QByteArray::number(v)).leftJustified(8, ' ', true));
+            }
+        }
+    padBlock(data, '\0');
+    return bytes + data;
+}
+
+// gzip with stored (uncompressed) deflate blocks: enough to check that .fits.gz is opened.
+QByteArray gzipStored(const QByteArray& data) {
+    QByteArray out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);
+    qsizetype pos = 0;
+    do {
+        const auto length = static_cast<quint16>(std::min<qsizetype>(65535, data.size() - pos));
+        const bool last = pos + length == data.size();
+        out.append(char(last ? 1 : 0));
+        char le[4];
+        qToLittleEndian(length, le);
+        qToLittleEndian(static_cast<quint16>(~length), le + 2);
+        out.append(le, 4);
+        out.append(data.constData() + pos, length);
+        pos += length;
+    } while (pos < data.size());
+    quint32 crc = 0xFFFFFFFFu;
+    for (char byte : data) {
+        crc ^= static_cast<unsigned char>(byte);
+        for (int bit = 0; bit < 8; ++bit)
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    char trailer[8];
+    qToLittleEndian(~crc, trailer);
+    qToLittleEndian(static_cast<quint32>(data.size()), trailer + 4);
+    out.append(trailer, 8);
+    return out;
+}
+
+QList<FitsColumn> standardFitsColumns() {
+    return {{"ID", 'J', {1, 2, 3}},
+            {"z", 'D', {0.1, 0.2, 0.3}},
+            {"ra", 'D', {10, 370, -5}},
+            {"Dec", 'E', {20, -90, 45.5}},
+            {"WEIGHT", 'J', {2, 3, 4}}};
+}
+
+} // namespace
+
+class TestCatalogReader : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase();
+
+    // Catalog
+    void unitVectors();
+    void catalogWrapsRa_data();
+    void catalogWrapsRa();
+    void catalogRejects_data();
+    void catalogRejects();
+    void catalogSizeMismatch();
+    void catalogPoles();
+    void extent();
+
+    // ASCII
+    void formats_data();
+    void formats();
+    void units_data();
+    void units();
+    void raWrap_data();
+    void raWrap();
+    void columns_data();
+    void columns();
+    void asciiErrors_data();
+    void asciiErrors();
+    void missingAndDirectory();
+    void parseFromMemory();
+    void randomRoundTrip();
+
+    // Dispatch, FITS
+    void dispatchByExtension_data();
+    void dispatchByExtension();
+    void fitsColumns_data();
+    void fitsColumns();
+    void fitsGzip();
+    void fitsErrors_data();
+    void fitsErrors();
+
+    // ColumnRef, preview
+    void columnRefParse_data();
+    void columnRefParse();
+    void columnRefRejects_data();
+    void columnRefRejects();
+    void previewAscii();
+    void previewWithoutHeader();
+    void previewLargeFile();
+    void previewFits();
+    void previewMissing();
+
+  private:
+    QTemporaryDir m_dir;
+};
+
+void TestCatalogReader::initTestCase() {
+    QVERIFY(m_dir.isValid());
+}
+
+// ---- Catalog ------------------------------------------------------------------------------
+
+void TestCatalogReader::unitVectors() {
+    std::mt19937_64 rng(12345);
+    std::uniform_real_distribution<double> raDist(0.0, 360.0), decDist(-90.0, 90.0);
+    std::vector<double> ra(1000), dec(1000);
+    for (std::size_t i = 0; i < ra.size(); ++i) {
+        ra[i] = raDist(rng);
+        dec[i] = decDist(rng);
+    }
+    const Catalog catalog = Catalog::fromDegrees("random", ra, dec);
+    QCOMPARE(catalog.size(), ra.size());
+    QVERIFY(!catalog.hasWeights());
+    for (std::size_t i = 0; i < ra.size(); ++i) {
+        const long double a = ra[i] * kDegreeL, d = dec[i] * kDegreeL;
+        QVERIFY(std::abs(catalog.x()[i] - static_cast<double>(std::cos(d) * std::cos(a))) < 1e-15);
+        QVERIFY(std::abs(catalog.y()[i] - static_cast<double>(std::cos(d) * std::sin(a))) < 1e-15);
+        QVERIFY(std::abs(catalog.z()[i] - static_cast<double>(std::sin(d))) < 1e-15);
+        const double norm = catalog.x()[i] * catalog.x()[i] + catalog.y()[i] * catalog.y()[i] +
+                            catalog.z()[i] * catalog.z()[i];
+        QVERIFY(std::abs(norm - 1.0) < 1e-15);
+        QVERIFY(std::abs(catalog.ra()[i] - static_cast<double>(a)) < 1e-15);
+    }
+}
+
+void TestCatalogReader::catalogWrapsRa_data() {
+    QTest::addColumn<double>("raRadians");
+    QTest::addColumn<double>("expected");
+    const double twoPi = 2.0 * M_PI;
+    QTest::newRow("negative") << -0.5 << twoPi - 0.5;
+    QTest::newRow("beyond a turn") << 7.0 << 7.0 - twoPi;
+    QTest::newRow("exactly a turn") << twoPi << 0.0;
+    QTest::newRow("two turns back") << -2.0 * twoPi + 1.0 << 1.0;
+    QTest::newRow("tiny negative rounds to a turn") << -1e-300 << 0.0;
+    QTest::newRow("inside") << 3.0 << 3.0;
+}
+
+void TestCatalogReader::catalogWrapsRa() {
+    QFETCH(double, raRadians);
+    QFETCH(double, expected);
+    const Catalog catalog = Catalog::fromRadians("c", {raRadians}, {0.25});
+    QVERIFY(catalog.ra()[0] >= 0.0 && catalog.ra()[0] < 2.0 * M_PI);
+    QVERIFY2(std::abs(catalog.ra()[0] - expected) < 1e-14,
+             qPrintable(QString::number(catalog.ra()[0], 'g', 17)));
+    // The unit vector is that of the unwrapped angle.
+    QVERIFY(std::abs(catalog.x()[0] - std::cos(0.25) * std::cos(raRadians)) < 1e-14);
+    QVERIFY(std::abs(catalog.y()[0] - std::cos(0.25) * std::sin(raRadians)) < 1e-14);
+}
+
+void TestCatalogReader::catalogRejects_data() {
+    QTest::addColumn<bool>("degrees");
+    QTest::addColumn<double>("badRa");
+    QTest::addColumn<double>("badDec");
+    QTest::addColumn<QString>("mentions");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    QTest::newRow("deg dec above 90") << true << 10.0 << 90.5 << "Dec 90.5 deg is outside";
+    QTest::newRow("deg dec below -90") << true << 10.0 << -91.0 << "Dec -91 deg is outside";
+    QTest::newRow("deg nan ra") << true << nan << 0.0 << "RA nan is not finite";
+    QTest::newRow("deg inf dec") << true << 0.0 << inf << "not finite";
+    QTest::newRow("rad dec above pi/2") << false << 0.0 << 1.6 << "Dec 1.6 rad is outside";
+    QTest::newRow("rad inf ra") << false << -inf << 0.0 << "not finite";
+    QTest::newRow("rad nan dec") << false << 0.0 << nan << "not finite";
+}
+
+void TestCatalogReader::catalogRejects() {
+    QFETCH(bool, degrees);
+    QFETCH(double, badRa);
+    QFETCH(double, badDec);
+    QFETCH(QString, mentions);
+    // The bad value is on the third row: the error must say row 3.
+    const std::vector<double> ra{1.0, 2.0, badRa, 3.0}, dec{0.1, 0.2, badDec, 0.3};
+    const auto build = [&] {
+        (void)(degrees ? Catalog::fromDegrees("my catalog", ra, dec)
+                       : Catalog::fromRadians("my catalog", ra, dec));
+    };
+    expectInputError(build, QStringLiteral("my catalog"), 3, 0, mentions);
+    expectInputError(build, QStringLiteral("my catalog"), 3, 0, QStringLiteral("row 3"));
+}
+
+void TestCatalogReader::catalogSizeMismatch() {
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError, Catalog::fromDegrees("c", {1, 2}, {1, 2}, {1.0}));
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                             Catalog::fromRadians("c", {1, 2}, {1, 2}, {}, {0, 1, 2}));
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError, Catalog::fromRadians("c", {1, 2}, {1}));
+    const Catalog withBoth = Catalog::fromDegrees("c", {1, 2}, {1, 2}, {0.5, 2.0}, {3, 4});
+    QVERIFY(withBoth.hasWeights());
+    QCOMPARE(withBoth.weight()[1], 2.0);
+    QCOMPARE(withBoth.region()[0], 3);
+    expectInputError(
+        [] {
+            (void)Catalog::fromDegrees("weighted", {1, 2}, {1, 2},
+                                       {1.0, std::numeric_limits<double>::quiet_NaN()});
+        },
+        QStringLiteral("weighted"), 2, 0, QStringLiteral("weight"));
+}
+
+void TestCatalogReader::catalogPoles() {
+    const Catalog degrees = Catalog::fromDegrees("poles", {0, 180}, {90, -90});
+    QCOMPARE(degrees.z()[0], 1.0);
+    QCOMPARE(degrees.z()[1], -1.0);
+    QVERIFY(degrees.dec()[0] <= M_PI / 2);
+    const Catalog radians = Catalog::fromRadians("poles", {0}, {M_PI / 2});
+    QCOMPARE(radians.z()[0], 1.0);
+}
+
+void TestCatalogReader::extent() {
+    const Catalog empty;
+    QVERIFY(empty.empty());
+    const tpacf::SkyExtent none = empty.extent();
+    QCOMPARE(none.raMin, 0.0);
+    QCOMPARE(none.decMax, 0.0);
+    const Catalog catalog = Catalog::fromDegrees("c", {350, 10, -20, 100}, {5, -30, 60, 0});
+    const tpacf::SkyExtent e = catalog.extent();
+    QVERIFY(std::abs(e.raMin - 10 * kDeg) < 1e-15); // -20 wraps to 340
+    QVERIFY(std::abs(e.raMax - 350 * kDeg) < 1e-14);
+    QVERIFY(std::abs(e.decMin + 30 * kDeg) < 1e-15);
+    QVERIFY(std::abs(e.decMax - 60 * kDeg) < 1e-15);
+}
+
+// ---- ASCII formats ----------------------------------------------------------------------
+
+void TestCatalogReader::formats_data() {
+    QTest::addColumn<QByteArray>("content");
+    // Every row holds the same two points: (10, 20) and (30.5, -40.25) degrees.
+    QTest::newRow("spaces") << QByteArray("10 20\n30.5 -40.25\n");
+    QTest::newRow("tabs") << QByteArray("10\t20\n30.5\t-40.25\n");
+    QTest::newRow("mixed blanks") << QByteArray("  10 \t 20  \n\t30.5   -40.25\t\n");
+    QTest::newRow("commas") << QByteArray("10,20\n30.5,-40.25\n");
+    QTest::newRow("comma and blanks") << QByteArray("10, 20\n30.5 ,\t-40.25\n");
+    QTest::newRow("comments") << QByteArray(
+        "# catalog\n10 20 # first\n\n   # indented comment\n30.5 -40.25#tight\n# end\n");
+    QTest::newRow("CRLF") << QByteArray("10 20\r\n30.5 -40.25\r\n");
+    QTest::newRow("CRLF comments blanks") << QByteArray("# c\r\n10 20\r\n\r\n30.5 -40.25 # x\r\n");
+    QTest::newRow("no final newline") << QByteArray("10 20\n30.5 -40.25");
+    QTest::newRow("blank lines") << QByteArray("\n\n10 20\n   \n\t\n30.5 -40.25\n\n");
+    QTest::newRow("header") << QByteArray("ra dec\n10 20\n30.5 -40.25\n");
+    QTest::newRow("csv header") << QByteArray("RA,DEC\n10,20\n30.5,-40.25\n");
+    QTest::newRow("trailing commas") << QByteArray("10,20,\n30.5,-40.25,\n");
+    QTest::newRow("csv header, names with blanks")
+        << QByteArray("RA (deg), Dec (deg)\n10, 20\n30.5, -40.25\n");
+    QTest::newRow("header after comments") << QByteArray("# x\nra\tdec\n10\t20\n30.5\t-40.25\n");
+    QTest::newRow("count line") << QByteArray("2\n10 20\n30.5 -40.25\n");
+    QTest::newRow("count line after comment") << QByteArray("# parboil\n2\n10 20\n30.5 -40.25\n");
+    QTest::newRow("count line and header") << QByteArray("2\nra dec\n10 20\n30.5 -40.25\n");
+    QTest::newRow("extra columns") << QByteArray("10 20 1 2 3\n30.5 -40.25 4 5 6\n");
+    QTest::newRow("exponents and plus") << QByteArray("1e1 +2.0E1\n3.05e+1 -4.025e1\n");
+    QTest::newRow("byte order mark") << QByteArray("\xEF\xBB\xBF"
+                                                   "10 20\n30.5 -40.25\n");
+    QTest::newRow("text id column") << QByteArray("gal1 10 20\ngal2 30.5 -40.25\n");
+    QTest::newRow("header names ra dec not first")
+        << QByteArray("z ra dec\n0.1 10 20\n0.2 30.5 -40.25\n");
+}
+
+void TestCatalogReader::formats() {
+    QFETCH(QByteArray, content);
+    const QString path = writeFile(m_dir, QStringLiteral("format.txt"), content);
+    const Catalog catalog = tpacf::readAsciiCatalog(path.toStdString());
+    QCOMPARE(QString::fromStdString(catalog.name()), path);
+    compareDegrees(catalog.ra(), {10, 30.5});
+    compareDegrees(catalog.dec(), {20, -40.25});
+    QVERIFY(!catalog.hasWeights());
+}
+
+void TestCatalogReader::units_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("unit");
+    QTest::addColumn<bool>("hours");
+    QTest::addColumn<double>("raRadians");
+    QTest::addColumn<double>("decRadians");
+    QTest::newRow("deg") << QByteArray("10 20") << "deg" << false << 10 * kDeg << 20 * kDeg;
+    QTest::newRow("arcmin") << QByteArray("600 -300") << "arcmin" << false << 10 * kDeg
+                            << -5 * kDeg;
+    QTest::newRow("arcsec") << QByteArray("36000 18000") << "arcsec" << false << 10 * kDeg
+                            << 5 * kDeg;
+    QTest::newRow("rad") << QByteArray("1.25 -0.5") << "rad" << false << 1.25 << -0.5;
+    QTest::newRow("hours, deg") << QByteArray("1.5 20") << "deg" << true << 22.5 * kDeg
+                                << 20 * kDeg;
+    QTest::newRow("hours, arcmin")
+        << QByteArray("2 1200") << "arcmin" << true << 30 * kDeg << 20 * kDeg;
+    QTest::newRow("hours, rad") << QByteArray("12 0.25") << "rad" << true << M_PI << 0.25;
+    QTest::newRow("north pole deg") << QByteArray("0 90") << "deg" << false << 0.0 << M_PI / 2;
+    QTest::newRow("south pole deg") << QByteArray("0 -90") << "deg" << false << 0.0 << -M_PI / 2;
+    QTest::newRow("pole arcmin") << QByteArray("0 5400") << "arcmin" << false << 0.0 << M_PI / 2;
+    QTest::newRow("pole arcsec") << QByteArray("0 -324000") << "arcsec" << false << 0.0
+                                 << -M_PI / 2;
+    QTest::newRow("pole rad") << QByteArray("0 1.5707963267948966") << "rad" << false << 0.0
+                              << M_PI / 2;
+}
+
+void TestCatalogReader::units() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, unit);
+    QFETCH(bool, hours);
+    QFETCH(double, raRadians);
+    QFETCH(double, decRadians);
+    const QString path = writeFile(m_dir, QStringLiteral("units.txt"), content);
+    const Catalog catalog =
+        tpacf::readCatalog(path.toStdString(), makeOptions({}, {}, {}, unit, hours));
+    QCOMPARE(catalog.size(), std::size_t(1));
+    QVERIFY2(std::abs(catalog.ra()[0] - raRadians) < 1e-14,
+             qPrintable(QString::number(catalog.ra()[0], 'g', 17)));
+    QVERIFY2(std::abs(catalog.dec()[0] - decRadians) < 1e-14,
+             qPrintable(QString::number(catalog.dec()[0], 'g', 17)));
+    QVERIFY(std::abs(catalog.dec()[0]) <= M_PI / 2);
+    QVERIFY(std::abs(catalog.z()[0] - std::sin(decRadians)) < 1e-15);
+}
+
+void TestCatalogReader::raWrap_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("unit");
+    QTest::addColumn<bool>("hours");
+    QTest::addColumn<double>("expectedRadians");
+    QTest::newRow("-10 deg") << QByteArray("-10 0") << "deg" << false << 350 * kDeg;
+    QTest::newRow("360 deg") << QByteArray("360 0") << "deg" << false << 0.0;
+    QTest::newRow("725 deg") << QByteArray("725 0") << "deg" << false << 5 * kDeg;
+    QTest::newRow("-720 deg") << QByteArray("-720 0") << "deg" << false << 0.0;
+    QTest::newRow("359.5 deg") << QByteArray("359.5 0") << "deg" << false << 359.5 * kDeg;
+    QTest::newRow("25 h") << QByteArray("25 0") << "deg" << true << 15 * kDeg;
+    QTest::newRow("-60 arcmin") << QByteArray("-60 0") << "arcmin" << false << 359 * kDeg;
+    QTest::newRow("-0.5 rad") << QByteArray("-0.5 0") << "rad" << false << 2 * M_PI - 0.5;
+}
+
+void TestCatalogReader::raWrap() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, unit);
+    QFETCH(bool, hours);
+    QFETCH(double, expectedRadians);
+    const QString path = writeFile(m_dir, QStringLiteral("wrap.txt"), content);
+    const Catalog catalog =
+        tpacf::readCatalog(path.toStdString(), makeOptions({}, {}, {}, unit, hours));
+    QVERIFY(catalog.ra()[0] >= 0 && catalog.ra()[0] < 2 * M_PI);
+    QVERIFY2(std::abs(catalog.ra()[0] - expectedRadians) < 1e-13,
+             qPrintable(QString::number(catalog.ra()[0], 'g', 17)));
+}
+
+void TestCatalogReader::columns_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("ra");
+    QTest::addColumn<QString>("dec");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<QList<double>>("raDeg");
+    QTest::addColumn<QList<double>>("decDeg");
+    QTest::addColumn<QList<double>>("weights");
+    const QByteArray named("id ra dec w\n1 10 20 0.5\n2 30 40 1.5\n");
+    QTest::newRow("by name") << named << "ra"
+                             << "dec"
+                             << "w" << QList<double>{10, 30} << QList<double>{20, 40}
+                             << QList<double>{0.5, 1.5};
+    QTest::newRow("by name, other case")
+        << named << "RA"
+        << "Dec"
+        << "W" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{0.5, 1.5};
+    QTest::newRow("by index, swapped")
+        << QByteArray("20 10\n40 30\n") << "2"
+        << "1"
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("header names by default")
+        << QByteArray("id z ra dec\n1 0.1 10 20\n2 0.2 30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("first numeric by default")
+        << QByteArray("gal1 10 20\ngal2 30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("RA by index, Dec first free")
+        << QByteArray("5 10 20\n6 30 40\n") << "2"
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{5, 6} << QList<double>{};
+    QTest::newRow("csv names with blanks")
+        << QByteArray("id, Dec (deg), RA (deg)\n1, 20, 10\n2, 40, 30\n") << "RA (deg)"
+        << "Dec (deg)"
+        << "id" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{1, 2};
+    QTest::newRow("weight by index")
+        << QByteArray("10 20 2.5\n30 40 -1\n") << ""
+        << ""
+        << "3" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{2.5, -1};
+    QTest::newRow("index and name mixed")
+        << QByteArray("a b c\n20 10 1\n40 30 2\n") << "2"
+        << "1"
+        << "c" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{1, 2};
+}
+
+void TestCatalogReader::columns() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, ra);
+    QFETCH(QString, dec);
+    QFETCH(QString, weight);
+    QFETCH(QList<double>, raDeg);
+    QFETCH(QList<double>, decDeg);
+    QFETCH(QList<double>, weights);
+    const QString path = writeFile(m_dir, QStringLiteral("columns.txt"), content);
+    const Catalog catalog = tpacf::readCatalog(path.toStdString(), makeOptions(ra, dec, weight));
+    compareDegrees(catalog.ra(), raDeg);
+    compareDegrees(catalog.dec(), decDeg);
+    QCOMPARE(catalog.hasWeights(), !weights.isEmpty());
+    for (qsizetype i = 0; i < weights.size(); ++i)
+        QCOMPARE(catalog.weight()[i], weights[i]);
+}
+
+void TestCatalogReader::asciiErrors_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("ra");
+    QTest::addColumn<QString>("dec");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<QString>("unit");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("mentions");
+    const QString none;
+    const QString deg = QStringLiteral("deg");
+    QTest::newRow("non-numeric Dec") << QByteArray("10 20\n30 abc\n") << none << none << none << deg
+                                     << 2 << 2 << "'abc' is not a number";
+    QTest::newRow("non-numeric RA after comments")
+        << QByteArray("# h\n\n10 20\n3O.5 40\n") << none << none << none << deg << 4 << 1
+        << "'3O.5' is not a number";
+    QTest::newRow("second header line") << QByteArray("ra dec\nra dec\n10 20\n") << none << none
+                                        << none << deg << 2 << 1 << "'ra' is not a number";
+    QTest::newRow("too few columns") << QByteArray("10 20\n30\n") << none << none << none << deg
+                                     << 2 << 2 << "the line has 1, but Dec is column 2";
+    QTest::newRow("too few for the weight")
+        << QByteArray("10 20 1\n30 40\n") << none << none << "3" << deg << 2 << 3
+        << "the line has 2, but the weight is column 3";
+    QTest::newRow("single column")
+        << QByteArray("1.5\n2.5\n") << none << none << none << deg << 1 << 0 << "too few columns";
+    QTest::newRow("Dec above 90") << QByteArray("10 20\n10 95.3\n") << none << none << none << deg
+                                  << 2 << 2 << "Dec 95.3 deg is outside [-90, 90]";
+    QTest::newRow("Dec below -90, csv")
+        << QByteArray("ra,dec\n10,-90.001\n") << none << none << none << deg << 2 << 2
+        << "Dec -90.001 deg is outside [-90, 90]";
+    QTest::newRow("Dec beyond 5400 arcmin") << QByteArray("0 5400.5\n") << none << none << none
+                                            << "arcmin" << 1 << 2 << "Dec 5400.5 arcmin is outside";
+    QTest::newRow("Dec beyond pi/2 rad") << QByteArray("0 1.6\n") << none << none << none << "rad"
+                                         << 1 << 2 << "Dec 1.6 rad is outside [-pi/2, pi/2]";
+    QTest::newRow("nan Dec") << QByteArray("10 nan\n") << none << none << none << deg << 1 << 2
+                             << "'nan' is not finite";
+    QTest::newRow("inf RA") << QByteArray("10 20\ninf 20\n") << none << none << none << deg << 2
+                            << 1 << "'inf' is not finite";
+    QTest::newRow("overflowing RA") << QByteArray("1e999 20\n") << none << none << none << deg << 1
+                                    << 1 << "'1e999' is out of the range";
+    QTest::newRow("empty field") << QByteArray("10,20\n30,,40\n") << none << none << none << deg
+                                 << 2 << 2 << "empty field";
+    QTest::newRow("nan weight") << QByteArray("10 20 nan\n") << none << none << "3" << deg << 1 << 3
+                                << "weight value 'nan' is not finite";
+    QTest::newRow("text weight") << QByteArray("10 20 1\n10 20 heavy\n") << none << none << "3"
+                                 << deg << 2 << 3 << "'heavy' is not a number";
+    QTest::newRow("unknown header name") << QByteArray("ra dec\n10 20\n") << "alpha" << none << none
+                                         << deg << 1 << 0 << "available: ra, dec";
+    QTest::newRow("unknown weight name") << QByteArray("# x\nra dec\n10 20\n") << none << none
+                                         << "w" << deg << 2 << 0 << "no column named 'w'";
+    QTest::newRow("name without header")
+        << QByteArray("10 20\n") << none << "dec" << none << deg << 1 << 0 << "no header line";
+    QTest::newRow("index beyond columns")
+        << QByteArray("10 20\n") << none << "5" << none << deg << 1 << 5 << "only 2 columns";
+    QTest::newRow("weight index beyond columns") << QByteArray("ra dec\n10 20\n") << none << none
+                                                 << "4" << deg << 2 << 4 << "only 2 columns";
+    QTest::newRow("count line too large")
+        << QByteArray("3\n10 20\n30 40\n") << none << none << none << deg << 1 << 1
+        << "count line says 3 rows, but the file holds 2";
+    QTest::newRow("count line too small") << QByteArray("# x\n1\n10 20\n30 40\n") << none << none
+                                          << none << deg << 2 << 1 << "says 1 rows";
+    QTest::newRow("binary data") << QByteArray("10 20\n30 \0 40\n", 13) << none << none << none
+                                 << deg << 2 << 0 << "binary data";
+    QTest::newRow("empty file") << QByteArray() << none << none << none << deg << 0 << 0
+                                << "no data rows";
+    QTest::newRow("only comments") << QByteArray("# a\n\n  # b\n\r\n") << none << none << none
+                                   << deg << 0 << 0 << "no data rows";
+    QTest::newRow("header only") << QByteArray("ra dec\n") << none << none << none << deg << 0 << 0
+                                 << "no data rows after its header";
+    QTest::newRow("count line only") << QByteArray("5\n") << none << none << none << deg << 0 << 0
+                                     << "no data rows after its count line";
+}
+
+void TestCatalogReader::asciiErrors() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, ra);
+    QFETCH(QString, dec);
+    QFETCH(QString, weight);
+    QFETCH(QString, unit);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    QFETCH(QString, mentions);
+    const QString path = writeFile(m_dir, QStringLiteral("bad.txt"), content);
+    const ReadOptions options = makeOptions(ra, dec, weight, unit);
+    expectInputError([&] { (void)tpacf::readCatalog(path.toStdString(), options); }, path, line,
+                     column, mentions);
+}
+
+void TestCatalogReader::missingAndDirectory() {
+    const QString missing = m_dir.filePath(QStringLiteral("nope.txt"));
+    expectInputError([&] { (void)tpacf::readCatalog(missing.toStdString()); }, missing, 0, 0,
+                     QStringLiteral("does not exist"));
+    const QString directory = m_dir.filePath(QStringLiteral("adir"));
+    QVERIFY(QDir().mkpath(directory));
+    expectInputError([&] { (void)tpacf::readAsciiCatalog(directory.toStdString()); }, directory, 0,
+                     0, QStringLiteral("directory"));
+}
+
+void TestCatalogReader::parseFromMemory() {
+    const Catalog catalog = tpacf::parseAsciiCatalog("1 2\n3 4\n", "memory");
+    QCOMPARE(catalog.size(), std::size_t(2));
+    QCOMPARE(QString::fromStdString(catalog.name()), QStringLiteral("memory"));
+    compareDegrees(catalog.dec(), {2, 4});
+    expectInputError([] { (void)tpacf::parseAsciiCatalog("1 2\n3 x\n", "memory"); },
+                     QStringLiteral("memory"), 2, 2, QStringLiteral("'x'"));
+}
+
+void TestCatalogReader::randomRoundTrip() {
+    // Seeded values written with 17 digits read back to the same doubles; RA spans several
+    // turns so the wrap is exercised, and the unit vectors match an independent computation.
+    std::mt19937_64 rng(987654321);
+    std::uniform_real_distribution<double> raDist(-360.0, 720.0), decDist(-90.0, 90.0);
+    QList<double> ra, dec, weight;
+    QByteArray text("# seeded\nra,dec,w\n");
+    for (int i = 0; i < 2000; ++i) {
+        ra << raDist(rng);
+        dec << decDist(rng);
+        weight << std::ldexp(static_cast<double>(rng() % 1000), -3);
+        text += QByteArray::number(ra.back(), 'g', 17) + ", " +
+                QByteArray::number(dec.back(), 'g', 17) + "," +
+                QByteArray::number(weight.back(), 'g', 17) + (i % 2 ? "\r\n" : "\n");
+    }
+    const QString path = writeFile(m_dir, QStringLiteral("random.csv"), text);
+    const Catalog catalog =
+        tpacf::readCatalog(path.toStdString(), makeOptions({}, {}, QStringLiteral("w")));
+    QCOMPARE(catalog.size(), std::size_t(2000));
+    for (int i = 0; i < 2000; ++i) {
+        const long double a = ra[i] * kDegreeL, d = dec[i] * kDegreeL;
+        QVERIFY(catalog.ra()[i] >= 0 && catalog.ra()[i] < 2 * M_PI);
+        QVERIFY(std::abs(catalog.dec()[i] - static_cast<double>(d)) < 1e-15);
+        QVERIFY(std::abs(catalog.x()[i] - static_cast<double>(std::cos(d) * std::cos(a))) < 1e-14);
+        QVERIFY(std::abs(catalog.y()[i] - static_cast<double>(std::cos(d) * std::sin(a))) < 1e-14);
+        QCOMPARE(catalog.weight()[i], weight[i]);
+    }
+}
+
+// ---- dispatch and FITS -------------------------------------------------------------------
+
+void TestCatalogReader::dispatchByExtension_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("fits");
+    QTest::newRow(".txt") << "cat.txt" << false;
+    QTest::newRow(".csv") << "cat.csv" << false;
+    QTest::newRow("parboil .1") << "Datapnts.1" << false;
+    QTest::newRow("no extension") << "catalog" << false;
+    QTest::newRow(".fits") << "cat.fits" << true;
+    QTest::newRow(".FITS") << "CAT.FITS" << true;
+    QTest::newRow(".fit") << "cat.fit" << true;
+    QTest::newRow(".Fts") << "cat.Fts" << true;
+    QTest::newRow(".fits.gz") << "cat.fits.gz" << true;
+    QTest::newRow(".fits.txt") << "cat.fits.txt" << false;
+}
+
+void TestCatalogReader::dispatchByExtension() {
+    QFETCH(QString, name);
+    QFETCH(bool, fits);
+    // ASCII content: the ASCII reader reads it, the FITS reader refuses it as not FITS.
+    const QString path = writeFile(m_dir, name, QByteArray("10 20\n30 40\n"));
+    if (fits && tpacf::fitsSupported()) {
+        expectInputError([&] { (void)tpacf::readCatalog(path.toStdString()); }, path, 0, 0,
+                         QStringLiteral("FITS"));
+    } else {
+        const Catalog catalog = tpacf::readCatalog(path.toStdString());
+        compareDegrees(catalog.ra(), {10, 30});
+    }
+}
+
+void TestCatalogReader::fitsColumns_data() {
+    QTest::addColumn<QString>("ra");
+    QTest::addColumn<QString>("dec");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<QString>("unit");
+    QTest::addColumn<bool>("hours");
+    QTest::addColumn<QList<double>>("raDeg");
+    QTest::addColumn<QList<double>>("decDeg");
+    QTest::addColumn<QList<double>>("weights");
+    // standardFitsColumns(): ID, z, ra (10, 370, -5), Dec float (20, -90, 45.5), WEIGHT.
+    QTest::newRow("default names, any case") << ""
+                                             << ""
+                                             << ""
+                                             << "deg" << false << QList<double>{10, 10, 355}
+                                             << QList<double>{20, -90, 45.5} << QList<double>{};
+    QTest::newRow("by name with weight") << "RA"
+                                         << "dec"
+                                         << "weight"
+                                         << "deg" << false << QList<double>{10, 10, 355}
+                                         << QList<double>{20, -90, 45.5} << QList<double>{2, 3, 4};
+    QTest::newRow("by index") << "2"
+                              << "1"
+                              << ""
+                              << "deg" << false << QList<double>{0.1, 0.2, 0.3}
+                              << QList<double>{1, 2, 3} << QList<double>{};
+    QTest::newRow("arcmin") << ""
+                            << ""
+                            << ""
+                            << "arcmin" << false
+                            << QList<double>{10.0 / 60, 370.0 / 60, 360 - 5.0 / 60}
+                            << QList<double>{20.0 / 60, -1.5, 45.5 / 60} << QList<double>{};
+    QTest::newRow("hours") << ""
+                           << ""
+                           << ""
+                           << "deg" << true << QList<double>{150, 150, 285}
+                           << QList<double>{20, -90, 45.5} << QList<double>{};
+}
+
+void TestCatalogReader::fitsColumns() {
+    QFETCH(QString, ra);
+    QFETCH(QString, dec);
+    QFETCH(QString, weight);
+    QFETCH(QString, unit);
+    QFETCH(bool, hours);
+    QFETCH(QList<double>, raDeg);
+    QFETCH(QList<double>, decDeg);
+    QFETCH(QList<double>, weights);
+    const QString path =
+        writeFile(m_dir, QStringLiteral("table.fits"), fitsFile(standardFitsColumns()));
+    const ReadOptions options = makeOptions(ra, dec, weight, unit, hours);
+    if (!tpacf::fitsSupported()) {
+        // Without cfitsio a .fits file goes to the ASCII reader, which must refuse it.
+        QVERIFY_THROWS_EXCEPTION(tpacf::InputError,
+                                 tpacf::readCatalog(path.toStdString(), options));
+        return;
+    }
+    const Catalog catalog = tpacf::readCatalog(path.toStdString(), options);
+    QCOMPARE(QString::fromStdString(catalog.name()), path);
+    compareDegrees(catalog.ra(), raDeg);
+    compareDegrees(catalog.dec(), decDeg);
+    QCOMPARE(catalog.hasWeights(), !weights.isEmpty());
+    for (qsizetype i = 0; i < weights.size(); ++i)
+        QCOMPARE(catalog.weight()[i], weights[i]);
+}
+
+void TestCatalogReader::fitsGzip() {
+    const QString path = writeFile(m_dir, QStringLiteral("table.fits.gz"),
+                                   gzipStored(fitsFile(standardFitsColumns())));
+    if (!tpacf::fitsSupported()) {
+        QVERIFY_THROWS_EXCEPTION(tpacf::InputError, tpacf::readCatalog(path.toStdString()));
+        return;
+    }
+    const Catalog catalog = tpacf::readCatalog(path.toStdString());
+    compareDegrees(catalog.ra(), {10, 10, 355});
+    compareDegrees(catalog.dec(), {20, -90, 45.5});
+}
+
+void TestCatalogReader::fitsErrors_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("ra");
+    QTest::addColumn<QString>("dec");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("mentions");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const QString none;
+    const QList<FitsColumn> outOfRange{{"RA", 'D', {1, 2, 3}}, {"DEC", 'D', {0, 10, 91}}};
+    QTest::newRow("Dec out of range") << fitsFile(outOfRange) << none << none << 3 << 2
+                                      << "row 3, column 'DEC': Dec 91 deg is outside [-90, 90]";
+    const QList<FitsColumn> nanRa{{"RA", 'D', {1, nan, 3}}, {"DEC", 'E', {0, 10, 20}}};
+    QTest::newRow("NaN RA") << fitsFile(nanRa) << none << none << 2 << 1
+                            << "row 2, column 'RA': RA value";
+    const QList<FitsColumn> plain{{"ID", 'J', {1}}, {"RA", 'D', {1}}, {"DEC", 'D', {2}}};
+    QTest::newRow("unknown name") << fitsFile(plain) << "alpha" << none << 0 << 0
+                                  << "available: ID, RA, DEC";
+    QTest::newRow("index beyond") << fitsFile(plain) << none << "7" << 0 << 7 << "only 3 columns";
+    const QList<FitsColumn> text{{"NAME", 'A', {1}}, {"RA", 'D', {1}}, {"DEC", 'D', {2}}};
+    QTest::newRow("text column") << fitsFile(text) << "NAME" << none << 0 << 1
+                                 << "does not hold one number per row";
+    QTest::newRow("no table") << fitsFile({}, false) << none << none << 0 << 0 << "no binary table";
+    const QList<FitsColumn> empty{{"RA", 'D', {}}, {"DEC", 'D', {}}};
+    QTest::newRow("no rows") << fitsFile(empty) << none << none << 0 << 0 << "has no rows";
+    QTest::newRow("not FITS") << QByteArray("10 20\n") << none << none << 0 << 0
+                              << "cannot open as FITS";
+}
+
+void TestCatalogReader::fitsErrors() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, ra);
+    QFETCH(QString, dec);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    QFETCH(QString, mentions);
+    const QString path = writeFile(m_dir, QStringLiteral("bad.fits"), content);
+    const ReadOptions options = makeOptions(ra, dec);
+    // Without cfitsio these files go to the ASCII reader, whose verdict on them is tested with
+    // the dispatch; only the missing file is reported alike.
+    if (tpacf::fitsSupported())
+        expectInputError([&] { (void)tpacf::readCatalog(path.toStdString(), options); }, path, line,
+                         column, mentions);
+    const QString missing = m_dir.filePath(QStringLiteral("missing.fits"));
+    expectInputError([&] { (void)tpacf::readCatalog(missing.toStdString()); }, missing, 0, 0,
+                     QStringLiteral("does not exist"));
+}
+
+// ---- ColumnRef and preview ---------------------------------------------------------------
+
+void TestCatalogReader::columnRefParse_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("index");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("described");
+    QTest::newRow("index") << "3" << 3 << ""
+                           << "column 3";
+    QTest::newRow("large index") << "120" << 120 << ""
+                                 << "column 120";
+    QTest::newRow("name") << "dec" << 0 << "dec"
+                          << "column 'dec'";
+    QTest::newRow("digits then letters") << "3a" << 0 << "3a"
+                                         << "column '3a'";
+    QTest::newRow("name with minus") << "-ra" << 0 << "-ra"
+                                     << "column '-ra'";
+}
+
+void TestCatalogReader::columnRefParse() {
+    QFETCH(QString, text);
+    QFETCH(int, index);
+    QFETCH(QString, name);
+    QFETCH(QString, described);
+    const ColumnRef ref = ColumnRef::parse(text.toStdString());
+    QCOMPARE(ref.index, index);
+    QCOMPARE(QString::fromStdString(ref.name), name);
+    QVERIFY(ref.isSet());
+    QCOMPARE(QString::fromStdString(ref.describe()), described);
+}
+
+void TestCatalogReader::columnRefRejects_data() {
+    QTest::addColumn<QString>("text");
+    QTest::newRow("zero") << "0";
+    QTest::newRow("negative") << "-2";
+    QTest::newRow("empty") << "";
+    QTest::newRow("overflowing") << "99999999999";
+}
+
+void TestCatalogReader::columnRefRejects() {
+    QFETCH(QString, text);
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError, ColumnRef::parse(text.toStdString()));
+    QVERIFY(!ColumnRef{}.isSet());
+}
+
+void TestCatalogReader::previewAscii() {
+    const QString path = writeFile(m_dir, QStringLiteral("preview.txt"),
+                                   "# comment\n3\nra dec w\n1 2 3\n4,5,6 # c\n7 8 9\n");
+    const tpacf::TablePreview preview = tpacf::previewCatalogFile(path.toStdString(), 2);
+    QVERIFY(preview.hasCountLine);
+    QVERIFY(preview.hasHeader);
+    QCOMPARE(preview.columnNames, (std::vector<std::string>{"ra", "dec", "w"}));
+    QCOMPARE(preview.columnCount, std::size_t(3));
+    QCOMPARE(preview.rows.size(), std::size_t(2));
+    QCOMPARE(preview.rows[1], (std::vector<std::string>{"4", "5", "6"}));
+}
+
+void TestCatalogReader::previewWithoutHeader() {
+    const QString path = writeFile(m_dir, QStringLiteral("plain.csv"), "1,2\r\n3,4,5\r\n");
+    const tpacf::TablePreview preview = tpacf::previewCatalogFile(path.toStdString());
+    QVERIFY(!preview.hasHeader);
+    QVERIFY(!preview.hasCountLine);
+    QVERIFY(preview.columnNames.empty());
+    QCOMPARE(preview.columnCount, std::size_t(3));
+    QCOMPARE(preview.rows.size(), std::size_t(2));
+    QCOMPARE(preview.rows[0], (std::vector<std::string>{"1", "2"}));
+}
+
+void TestCatalogReader::previewLargeFile() {
+    // Larger than what the preview reads: every row it returns must be whole.
+    QByteArray text;
+    int rows = 0;
+    while (text.size() < 3 * 1024 * 1024) {
+        text += QByteArray::number(rows) + " " + QByteArray::number(1000000 + rows) + "\n";
+        ++rows;
+    }
+    const QString path = writeFile(m_dir, QStringLiteral("large.txt"), text);
+    const tpacf::TablePreview preview =
+        tpacf::previewCatalogFile(path.toStdString(), std::size_t(rows) + 10);
+    QVERIFY(preview.rows.size() > 1000);
+    QVERIFY(preview.rows.size() <= std::size_t(rows));
+    for (std::size_t i = 0; i < preview.rows.size(); ++i) {
+        QCOMPARE(preview.rows[i].size(), std::size_t(2));
+        QCOMPARE(preview.rows[i][1], std::to_string(1000000 + i));
+    }
+    QCOMPARE(tpacf::previewCatalogFile(path.toStdString(), 5).rows.size(), std::size_t(5));
+}
+
+void TestCatalogReader::previewFits() {
+    const QString path =
+        writeFile(m_dir, QStringLiteral("preview.fits"), fitsFile(standardFitsColumns()));
+    if (!tpacf::fitsSupported()) {
+        QVERIFY_THROWS_EXCEPTION(tpacf::InputError, tpacf::readCatalog(path.toStdString()));
+        return;
+    }
+    const tpacf::TablePreview preview = tpacf::previewCatalogFile(path.toStdString(), 2);
+    QVERIFY(preview.hasHeader);
+    QCOMPARE(preview.columnNames, (std::vector<std::string>{"ID", "z", "ra", "Dec", "WEIGHT"}));
+    QCOMPARE(preview.columnCount, std::size_t(5));
+    QCOMPARE(preview.rows.size(), std::size_t(2));
+    QCOMPARE(std::stod(preview.rows[1][2]), 370.0);
+    QCOMPARE(std::stoi(preview.rows[0][0]), 1);
+}
+
+void TestCatalogReader::previewMissing() {
+    const QString missing = m_dir.filePath(QStringLiteral("absent.txt"));
+    expectInputError([&] { (void)tpacf::previewCatalogFile(missing.toStdString()); }, missing, 0, 0,
+                     QStringLiteral("does not exist"));
+}
+
+QTEST_GUILESS_MAIN(TestCatalogReader)
+#include "test_catalog_reader.moc"
