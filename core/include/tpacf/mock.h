@@ -38,8 +38,8 @@ struct MockParams {
     std::uint64_t seed = 1;
     Footprint footprint;
     int levels = 8;
-    int eta = 4;
-    double lambda = 2.0;
+    int eta = 2;
+    double lambda = 1.7818; // with eta = 2: slope log 2 / log 1.7818 − 2 = −0.80, as galaxies
     double outerRadiusDeg = 10.0; // radius of the top-level spheres
 };
 
