@@ -1,4 +1,6 @@
 // tpacf: the headless command-line tool.
 #include "cli/cli_main.h"
 
-int main(int argc, char** argv) { return tpacf::cli::runCli(argc, argv); }
+int main(int argc, char** argv) {
+    return tpacf::cli::runCli(argc, argv);
+}

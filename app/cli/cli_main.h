@@ -4,14 +4,17 @@
 
 namespace tpacf::cli {
 
-/// Exit codes: 0 success, 2 bad usage or input, 1 internal failure.
+/// Exit codes: 0 success, 2 bad usage or input, 1 internal failure, 130 cancelled by Ctrl-C
+/// (128 + SIGINT, as shells report it).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitCancelled = 130;
 
-/// Runs the CLI; never exits the process itself.
+/// Runs the CLI on stdout/stderr: Ctrl-C cancels the running job, and a progress bar is drawn
+/// when stderr is a terminal. Never exits the process itself.
 int runCli(int argc, char** argv);
-/// The same with explicit streams (tests).
+/// The same with explicit streams (tests): no signal handling, no progress bar.
 int runCli(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 } // namespace tpacf::cli

@@ -1,11 +1,68 @@
-// tpacf-studio: the desktop application.
+// tpacf-studio: the desktop application. Thin: application, GPU provider, main window.
 #include "main_window.h"
+#include "plot_panel.h"
+
+#include <tpacf/cuda/cuda_backend.h>
+#include <tpacf/version.h>
 
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
-    tpacf::ui::MainWindow window;
+    QApplication::setOrganizationName(QStringLiteral("TPACF"));
+    QApplication::setApplicationName(QStringLiteral("TPACF Studio"));
+    QApplication::setApplicationVersion(QString::fromLatin1(tpacf::version()));
+    QApplication::setDesktopFileName(QStringLiteral("tpacf-studio"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Two-point angular correlation function w(θ) on GPU and CPU."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("session"),
+                                 QStringLiteral("A session (.json) or data catalog to open."));
+    // Hidden helpers for documentation screenshots: run, grab the window, quit.
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Run, save a screenshot to PATH, quit."),
+                                  QStringLiteral("PATH"));
+    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption screenshotTab(QStringLiteral("screenshot-tab"),
+                                     QStringLiteral("Plot tab to show: w or counts."),
+                                     QStringLiteral("TAB"), QStringLiteral("w"));
+    screenshotTab.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(screenshot);
+    parser.addOption(screenshotTab);
+    parser.process(app);
+
+    const auto provider = tpacf::cuda::makeProvider();
+    tpacf::ui::MainWindow::Options options;
+    if (parser.isSet(screenshot))
+        options.useSettings = false; // documentation shots show the defaults
+    tpacf::ui::MainWindow window(provider.get(), options);
     window.show();
+
+    if (!parser.positionalArguments().isEmpty()) {
+        const QString path = parser.positionalArguments().constFirst();
+        if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
+            window.loadSession(path);
+        else
+            window.openCatalogFile(path, false);
+    }
+
+    if (parser.isSet(screenshot)) {
+        const QString path = parser.value(screenshot);
+        if (parser.value(screenshotTab) == QStringLiteral("counts"))
+            window.plotPanel()->setCurrentPlot(tpacf::ui::PlotPanel::Plot::PairCounts);
+        QObject::connect(&window, &tpacf::ui::MainWindow::runFinished, &window, [&window, path] {
+            // Let queued replots and layout settle before grabbing.
+            QTimer::singleShot(800, &window, [&window, path] {
+                window.grab().save(path);
+                QApplication::quit();
+            });
+        });
+        QTimer::singleShot(500, &window, [&window] { window.startRun(); });
+    }
     return app.exec();
 }

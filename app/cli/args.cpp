@@ -1,0 +1,217 @@
+#include "cli/args.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <system_error>
+#include <utility>
+
+namespace tpacf::cli {
+
+OptionSet& OptionSet::addSwitch(std::string name) {
+    m_kinds[std::move(name)] = Kind::Switch;
+    return *this;
+}
+
+OptionSet& OptionSet::addValue(std::string name) {
+    m_kinds[std::move(name)] = Kind::Value;
+    return *this;
+}
+
+OptionSet& OptionSet::addRepeated(std::string name) {
+    m_kinds[std::move(name)] = Kind::Repeated;
+    return *this;
+}
+
+std::optional<OptionSet::Kind> OptionSet::kindOf(std::string_view name) const {
+    const auto found = m_kinds.find(name);
+    if (found == m_kinds.end())
+        return std::nullopt;
+    return found->second;
+}
+
+std::string quote(std::string_view text) {
+    std::string result = "\"";
+    result += text;
+    result += '"';
+    return result;
+}
+
+double parseNumber(std::string_view what, std::string_view text) {
+    // from_chars does not take a leading '+', which people do type.
+    std::string_view digits = text;
+    if (!digits.empty() && digits.front() == '+')
+        digits.remove_prefix(1);
+    double value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size())
+        throw UsageError(std::string(what) + ": " + quote(text) + " is not a number");
+    if (!std::isfinite(value))
+        throw UsageError(std::string(what) + ": " + quote(text) + " is not a finite number");
+    return value;
+}
+
+std::int64_t parseInteger(std::string_view what, std::string_view text, std::int64_t minimum,
+                          std::int64_t maximum) {
+    std::string_view digits = text;
+    if (!digits.empty() && digits.front() == '+')
+        digits.remove_prefix(1);
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || error == std::errc::invalid_argument ||
+        end != digits.data() + digits.size())
+        throw UsageError(std::string(what) + ": " + quote(text) + " is not a whole number");
+    if (error == std::errc::result_out_of_range || value < minimum || value > maximum)
+        throw UsageError(std::string(what) + ": " + quote(text) + " is out of range (" +
+                         std::to_string(minimum) + " to " + std::to_string(maximum) + ")");
+    return value;
+}
+
+std::uint64_t parseUnsigned(std::string_view what, std::string_view text) {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error == std::errc::invalid_argument || end != text.data() + text.size())
+        throw UsageError(std::string(what) + ": " + quote(text) +
+                         " is not a non-negative whole number");
+    if (error == std::errc::result_out_of_range)
+        throw UsageError(std::string(what) + ": " + quote(text) + " is too large");
+    return value;
+}
+
+ParsedArgs::ParsedArgs(std::string command,
+                       std::map<std::string, std::vector<std::string>, std::less<>> values)
+    : m_command(std::move(command)), m_values(std::move(values)) {}
+
+bool ParsedArgs::has(std::string_view name) const {
+    return m_values.contains(name);
+}
+
+std::optional<std::string> ParsedArgs::value(std::string_view name) const {
+    const auto found = m_values.find(name);
+    if (found == m_values.end() || found->second.empty())
+        return std::nullopt;
+    return found->second.back();
+}
+
+std::string ParsedArgs::required(std::string_view name) const {
+    auto text = value(name);
+    if (!text)
+        fail(std::string(name) + " is required");
+    return *text;
+}
+
+std::vector<std::string> ParsedArgs::values(std::string_view name) const {
+    const auto found = m_values.find(name);
+    return found == m_values.end() ? std::vector<std::string>{} : found->second;
+}
+
+std::optional<double> ParsedArgs::number(std::string_view name) const {
+    const auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    return parseNumber(name, *text);
+}
+
+double ParsedArgs::number(std::string_view name, double fallback) const {
+    return number(name).value_or(fallback);
+}
+
+std::optional<std::int64_t> ParsedArgs::integer(std::string_view name, std::int64_t minimum,
+                                                std::int64_t maximum) const {
+    const auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    return parseInteger(name, *text, minimum, maximum);
+}
+
+std::int64_t ParsedArgs::integer(std::string_view name, std::int64_t fallback, std::int64_t minimum,
+                                 std::int64_t maximum) const {
+    return integer(name, minimum, maximum).value_or(fallback);
+}
+
+std::optional<std::uint64_t> ParsedArgs::unsignedInteger(std::string_view name) const {
+    const auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    return parseUnsigned(name, *text);
+}
+
+std::optional<std::vector<double>> ParsedArgs::numberList(std::string_view name) const {
+    const auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    std::vector<double> numbers;
+    std::string_view rest = *text;
+    while (true) {
+        const auto comma = rest.find(',');
+        const std::string_view field = rest.substr(0, comma);
+        try {
+            numbers.push_back(parseNumber(name, field));
+        } catch (const UsageError&) {
+            fail(std::string(name) + ": " + quote(*text) + " is not a comma-separated list of " +
+                 "numbers (" + quote(field) + ")");
+        }
+        if (comma == std::string_view::npos)
+            break;
+        rest.remove_prefix(comma + 1);
+    }
+    return numbers;
+}
+
+void ParsedArgs::fail(const std::string& message) const {
+    throw UsageError(message);
+}
+
+bool wantsHelp(std::span<const std::string> args) {
+    for (const auto& word : args) {
+        if (word == "-h" || word == "--help")
+            return true;
+        // Everything after "--" is data, not flags.
+        if (word == "--")
+            break;
+    }
+    return false;
+}
+
+ParsedArgs parseArgs(const std::string& command, const OptionSet& options,
+                     std::span<const std::string> args) {
+    std::map<std::string, std::vector<std::string>, std::less<>> values;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& word = args[i];
+        if (word.size() < 3 || !word.starts_with("--"))
+            throw UsageError(
+                "unexpected argument " + quote(word) +
+                (word.starts_with("-") && word.size() > 1 ? " (flags start with --)" : ""));
+        std::string name = word;
+        std::optional<std::string> inlineValue;
+        if (const auto equals = word.find('='); equals != std::string::npos) {
+            name = word.substr(0, equals);
+            inlineValue = word.substr(equals + 1);
+        }
+        const auto kind = options.kindOf(name);
+        if (!kind)
+            throw UsageError("unknown flag " + name);
+        if (*kind == OptionSet::Kind::Switch) {
+            if (inlineValue)
+                throw UsageError(name + " takes no value");
+            values[name]; // presence is the value
+            continue;
+        }
+        std::string text;
+        if (inlineValue) {
+            text = *inlineValue;
+        } else {
+            // A following "--flag" means the value was forgotten; "-5" is a value.
+            if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
+                throw UsageError(name + " needs a value");
+            text = args[++i];
+        }
+        auto& slot = values[name];
+        if (*kind == OptionSet::Kind::Value && !slot.empty())
+            throw UsageError(name + " given more than once");
+        slot.push_back(std::move(text));
+    }
+    return ParsedArgs(command, std::move(values));
+}
+
+} // namespace tpacf::cli

@@ -1,0 +1,415 @@
+// tpacf bench: pairs per second of each backend and precision on uniform full-sky points.
+#include "cli/args.h"
+#include "cli/context.h"
+#include "cli/options.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "tpacf/backend.h"
+#include "tpacf/bins.h"
+#include "tpacf/cpu_pair_counter.h"
+#include "tpacf/errors.h"
+#include "tpacf/mock.h"
+#include "tpacf/pair_counter.h"
+#include "tpacf/version.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tpacf::cli {
+
+std::string benchHelp() {
+    return R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
+                   [--bins B] [--theta-min X --theta-max Y --unit U] [--sets S]
+                   [--repeat R] [--seed S] [--json]
+
+Times pair counting on N uniform random points over the whole sky, for every available
+backend x precision: DD (auto count of N points, N(N-1)/2 pairs) and DR (cross count of N x N
+points); with --sets S also one batch of DD + S DR_i + S RR_i scheduled together, as a real
+run with S random sets does. Each measurement is run once to warm up, then R times; the
+report gives the median wall time, unique pairs/s (pairs visited / median wall time), the
+device, and the device-timed seconds where the backend measures them (GPU events).
+
+  --backend B        cpu, cuda or all (default all; unavailable ones are listed as skipped)
+  --precision P      double, float or all (default all; the CPU backend is double only)
+  --n N              points per catalog (default 10000)
+  --bins B           number of log bins (default 30)
+  --theta-min X      smallest bin edge (default 0.01)
+  --theta-max Y      largest bin edge (default 10000)
+  --unit U           unit of --theta-min/--theta-max: deg, arcmin (default), arcsec
+  --sets S           random sets of the batch measurement (default 0: no batch)
+  --repeat R         timed runs per measurement (default 3)
+  --seed S           seed of the generated points (default 1)
+  --threads N        CPU threads (default: all hardware threads)
+  --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU)
+  --json             machine-readable report on stdout instead of the table
+
+Example:
+  tpacf bench --n 100000 --backend all --precision all --sets 2 --repeat 5
+)";
+}
+
+namespace {
+
+struct Measurement {
+    std::string kind; // "DD", "DR", "batch"
+    std::size_t taskCount = 0;
+    std::uint64_t pairs = 0;
+    std::vector<double> wallSeconds;
+    std::vector<double> deviceSeconds; // empty where the backend has no device timer
+    double medianWall = 0;
+    std::optional<double> medianDevice;
+};
+
+struct Configuration {
+    std::string backend;
+    std::string precision;
+    std::string kernel; // the CPU's inner-loop variant; "" for backends without variants
+    bool skipped = false;
+    std::string reason;
+    std::string device;
+    std::vector<Measurement> measurements;
+};
+
+double median(std::vector<double> values) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const std::size_t middle = values.size() / 2;
+    return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+}
+
+double pairsPerSecond(std::uint64_t pairs, double seconds) {
+    return seconds > 0 ? static_cast<double>(pairs) / seconds : 0.0;
+}
+
+struct BenchInputs {
+    Catalog data, other;
+    std::vector<Catalog> randomSets;
+};
+
+Measurement measure(PairCounter& counter, const std::string& kind,
+                    const std::vector<CountTask>& tasks, const Binning& binning, int repeats,
+                    const Context& context, bool showProgress, const std::string& label) {
+    Measurement measurement;
+    measurement.kind = kind;
+    measurement.taskCount = tasks.size();
+    for (const auto& task : tasks)
+        measurement.pairs += task.pairTotal();
+
+    // Warm-up first (device context, caches, kernel loading); its time is not reported.
+    for (int run = 0; run <= repeats; ++run) {
+        std::string runLabel = label;
+        if (run == 0) {
+            runLabel += " warm-up";
+        } else {
+            runLabel += ' ';
+            runLabel += std::to_string(run);
+            runLabel += '/';
+            runLabel += std::to_string(repeats);
+        }
+        ProgressBar bar(context.err, showProgress, runLabel);
+        CountControl control;
+        control.cancelRequested = context.cancelRequested;
+        control.onProgress = [&](const CountProgress& progress) {
+            bar.update(progress.pairsTotal > 0 ? static_cast<double>(progress.pairsDone) /
+                                                     static_cast<double>(progress.pairsTotal)
+                                               : 0.0,
+                       progress.pairsDone);
+        };
+        const auto start = std::chrono::steady_clock::now();
+        counter.countBatch(tasks, binning, control);
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        bar.finish();
+        if (run == 0)
+            continue;
+        measurement.wallSeconds.push_back(wall);
+        if (const auto device = counter.lastDeviceSeconds())
+            measurement.deviceSeconds.push_back(*device);
+    }
+    measurement.medianWall = median(measurement.wallSeconds);
+    if (!measurement.deviceSeconds.empty())
+        measurement.medianDevice = median(measurement.deviceSeconds);
+    return measurement;
+}
+
+std::string withThousands(std::uint64_t value) {
+    const std::string digits = std::to_string(value);
+    std::string grouped;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            grouped.push_back(',');
+        grouped.push_back(digits[i]);
+    }
+    return grouped;
+}
+
+void printTable(std::ostream& out, const std::vector<Configuration>& configurations) {
+    char line[320];
+    std::snprintf(line, sizeof line, "%-8s %-9s %-9s %-6s %18s %12s %12s %10s  %s\n", "backend",
+                  "precision", "kernel", "count", "pairs", "median wall", "device time", "pairs/s",
+                  "device");
+    out << line;
+    for (const auto& configuration : configurations) {
+        if (configuration.skipped) {
+            std::snprintf(line, sizeof line, "%-8s %-9s skipped: %s\n",
+                          configuration.backend.c_str(), configuration.precision.c_str(),
+                          configuration.reason.c_str());
+            out << line;
+            continue;
+        }
+        for (const auto& m : configuration.measurements) {
+            const std::string device =
+                m.medianDevice ? formatSeconds(*m.medianDevice) : std::string("-");
+            std::snprintf(line, sizeof line, "%-8s %-9s %-9s %-6s %18s %12s %12s %10s  %s\n",
+                          configuration.backend.c_str(), configuration.precision.c_str(),
+                          configuration.kernel.empty() ? "-" : configuration.kernel.c_str(),
+                          m.kind.c_str(), withThousands(m.pairs).c_str(),
+                          formatSeconds(m.medianWall).c_str(), device.c_str(),
+                          formatRate(pairsPerSecond(m.pairs, m.medianWall)).c_str(),
+                          configuration.device.c_str());
+            out << line;
+        }
+    }
+}
+
+std::string jsonArray(const std::vector<double>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i)
+        text += (i ? ", " : "") + jsonNumber(values[i]);
+    return text + "]";
+}
+
+void printJson(std::ostream& out, const std::vector<Configuration>& configurations, std::size_t n,
+               const Binning& binning, int sets, int repeats, std::uint64_t seed) {
+    out << "{\n";
+    out << "  \"tool\": \"tpacf bench\",\n";
+    out << "  \"version\": " << jsonString(version()) << ",\n";
+    out << "  \"points\": " << n << ",\n";
+    out << "  \"footprint\": \"full sky, uniform\",\n";
+    out << "  \"bins\": {\"count\": " << binning.count()
+        << ", \"description\": " << jsonString(binning.spec().describe()) << "},\n";
+    out << "  \"sets\": " << sets << ",\n";
+    out << "  \"repeat\": " << repeats << ",\n";
+    out << "  \"warmup\": 1,\n";
+    out << "  \"seed\": " << seed << ",\n";
+    out << "  \"results\": [";
+    for (std::size_t c = 0; c < configurations.size(); ++c) {
+        const auto& configuration = configurations[c];
+        out << (c ? ",\n" : "\n") << "    {\"backend\": " << jsonString(configuration.backend)
+            << ", \"precision\": " << jsonString(configuration.precision);
+        if (configuration.skipped) {
+            out << ", \"status\": \"skipped\", \"reason\": " << jsonString(configuration.reason)
+                << "}";
+            continue;
+        }
+        out << ", \"status\": \"ok\", \"kernel\": "
+            << (configuration.kernel.empty() ? std::string("null")
+                                             : jsonString(configuration.kernel))
+            << ", \"device\": " << jsonString(configuration.device) << ", \"measurements\": [";
+        for (std::size_t i = 0; i < configuration.measurements.size(); ++i) {
+            const auto& m = configuration.measurements[i];
+            out << (i ? ",\n" : "\n") << "      {\"count\": " << jsonString(m.kind)
+                << ", \"tasks\": " << m.taskCount << ", \"pairs\": " << m.pairs
+                << ", \"median_seconds\": " << jsonNumber(m.medianWall)
+                << ", \"pairs_per_second\": " << jsonNumber(pairsPerSecond(m.pairs, m.medianWall))
+                << ", \"device_median_seconds\": "
+                << (m.medianDevice ? jsonNumber(*m.medianDevice) : "null")
+                << ", \"device_pairs_per_second\": "
+                << (m.medianDevice ? jsonNumber(pairsPerSecond(m.pairs, *m.medianDevice)) : "null")
+                << ", \"seconds\": " << jsonArray(m.wallSeconds)
+                << ", \"device_seconds\": " << jsonArray(m.deviceSeconds) << "}";
+        }
+        out << "\n    ]}";
+    }
+    out << "\n  ]\n}\n";
+}
+
+} // namespace
+
+int benchCommand(const Context& context) {
+    OptionSet options;
+    options.addValue("--backend")
+        .addValue("--precision")
+        .addValue("--n")
+        .addValue("--bins")
+        .addValue("--theta-min")
+        .addValue("--theta-max")
+        .addValue("--unit")
+        .addValue("--sets")
+        .addValue("--repeat")
+        .addValue("--seed")
+        .addValue("--threads")
+        .addValue("--devices")
+        .addSwitch("--json");
+    const ParsedArgs args = parseArgs("bench", options, context.args);
+
+    // "all" is bench's own word; single values go through the same parsing as everywhere else.
+    const std::string backendText = args.value("--backend").value_or("all");
+    const std::string precisionText = args.value("--precision").value_or("all");
+    const bool allBackends = backendText == "all";
+    const bool allPrecisions = precisionText == "all";
+    std::vector<BackendKind> kinds;
+    if (allBackends) {
+        kinds = {BackendKind::Cpu, BackendKind::Cuda};
+    } else {
+        const auto kind = parseBackendKind(backendText);
+        if (!kind || *kind == BackendKind::Auto)
+            args.fail("--backend: " + quote(backendText) +
+                      " is not a bench backend (cpu, cuda, all)");
+        kinds = {*kind};
+    }
+    std::vector<Precision> precisions;
+    if (allPrecisions) {
+        precisions = {Precision::Double, Precision::Float};
+    } else {
+        const auto precision = parsePrecision(precisionText);
+        if (!precision)
+            args.fail("--precision: " + quote(precisionText) +
+                      " is not a precision (float, double, all)");
+        precisions = {*precision};
+    }
+
+    const auto n = static_cast<std::size_t>(args.integer("--n", 10000, 2, 1'000'000'000));
+    const int binCount =
+        static_cast<int>(args.integer("--bins", 30, 1, static_cast<std::int64_t>(kMaxBinCount)));
+    const AngleUnit unit = [&] {
+        const auto text = args.value("--unit");
+        if (!text)
+            return AngleUnit::Arcminute;
+        const auto parsed = parseAngleUnit(*text);
+        if (!parsed)
+            args.fail("--unit: " + quote(*text) + " is not an angle unit (deg, arcmin, arcsec)");
+        return *parsed;
+    }();
+    const Binning binning(BinSpec::logCount(args.number("--theta-min", 0.01),
+                                            args.number("--theta-max", 10000.0), unit, binCount));
+    const int sets = static_cast<int>(args.integer("--sets", 0, 0, 1000));
+    const int repeats = static_cast<int>(args.integer("--repeat", 3, 1, 1000));
+    const std::uint64_t seed = args.unsignedInteger("--seed").value_or(1);
+    const bool json = args.has("--json");
+    BackendOptions common;
+    common.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
+    common.gpuDevices = gpuDevicesFrom(args);
+
+    // Explicit requests that cannot run are errors; under "all" they are reported as skipped.
+    if (!allBackends && kinds.front() == BackendKind::Cpu && !allPrecisions &&
+        precisions.front() == Precision::Float)
+        args.fail("--precision float needs a GPU backend; the CPU backend counts in double");
+    if (!allBackends && kinds.front() == BackendKind::Cuda) {
+        BackendOptions check = common;
+        check.kind = BackendKind::Cuda;
+        checkBackendUsable(check, *context.gpu);
+    }
+
+    const Footprint sky = Footprint::fullSky();
+    BenchInputs inputs{generateUniformRandoms(n, sky, seed, "bench-data"),
+                       generateUniformRandoms(n, sky, seed + 1, "bench-random-1"),
+                       {}};
+    for (int i = 1; i < sets; ++i)
+        inputs.randomSets.push_back(
+            generateUniformRandoms(n, sky, seed + 1 + static_cast<std::uint64_t>(i),
+                                   "bench-random-" + std::to_string(i + 1)));
+
+    std::vector<CountTask> batch;
+    if (sets > 0) {
+        std::vector<const Catalog*> randoms{&inputs.other};
+        for (const auto& set : inputs.randomSets)
+            randoms.push_back(&set);
+        batch.push_back(CountTask{&inputs.data, nullptr});
+        for (const Catalog* random : randoms)
+            batch.push_back(CountTask{&inputs.data, random});
+        for (const Catalog* random : randoms)
+            batch.push_back(CountTask{random, nullptr});
+    }
+
+    const bool showProgress = context.errIsTerminal;
+    std::vector<Configuration> configurations;
+    for (const BackendKind kind : kinds) {
+        for (const Precision precision : precisions) {
+            Configuration configuration;
+            configuration.backend = std::string(backendKindName(kind));
+            configuration.precision = std::string(precisionName(precision));
+            if (kind == BackendKind::Cpu && precision == Precision::Float) {
+                configuration.skipped = true;
+                configuration.reason = "the CPU backend counts in double only";
+                configurations.push_back(std::move(configuration));
+                continue;
+            }
+            if (kind == BackendKind::Cuda && context.gpu->devices().empty()) {
+                configuration.skipped = true;
+                configuration.reason = context.gpu->unavailableReason();
+                configurations.push_back(std::move(configuration));
+                continue;
+            }
+            // The CPU runs once per inner-loop variant this processor has (the vector kernel and
+            // the portable one), so the bench shows what the vector code buys.
+            std::vector<std::unique_ptr<PairCounter>> counters;
+            if (kind == BackendKind::Cpu) {
+                auto best = std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Best);
+                const bool vectorised = best->kernelName() != "portable";
+                counters.push_back(std::move(best));
+                if (vectorised)
+                    counters.push_back(
+                        std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Portable));
+            } else {
+                BackendOptions backend = common;
+                backend.kind = kind;
+                backend.precision = precision;
+                try {
+                    counters.push_back(selectBackend(backend, context.gpu).counter);
+                } catch (const BackendUnavailable& error) {
+                    if (!allBackends)
+                        throw;
+                    configuration.skipped = true;
+                    configuration.reason = error.what();
+                    configurations.push_back(std::move(configuration));
+                    continue;
+                }
+            }
+            for (const auto& counter : counters) {
+                Configuration variant = configuration;
+                if (const auto* cpu = dynamic_cast<const CpuPairCounter*>(counter.get()))
+                    variant.kernel = cpu->kernelName();
+                variant.device = counter->deviceDescription();
+                std::string label = variant.backend + " " + variant.precision;
+                if (!variant.kernel.empty())
+                    label += " " + variant.kernel;
+                const Catalog& data = inputs.data;
+                variant.measurements.push_back(measure(*counter, "DD", {CountTask{&data, nullptr}},
+                                                       binning, repeats, context, showProgress,
+                                                       label + " DD"));
+                variant.measurements.push_back(
+                    measure(*counter, "DR", {CountTask{&data, &inputs.other}}, binning, repeats,
+                            context, showProgress, label + " DR"));
+                if (!batch.empty())
+                    variant.measurements.push_back(measure(*counter, "batch", batch, binning,
+                                                           repeats, context, showProgress,
+                                                           label + " batch"));
+                configurations.push_back(std::move(variant));
+            }
+        }
+    }
+
+    if (json) {
+        printJson(context.out, configurations, n, binning, sets, repeats, seed);
+        return 0;
+    }
+    auto& out = context.out;
+    out << "tpacf bench: " << n << " uniform full-sky points per catalog, "
+        << describeBins(binning.spec(), binning.count()) << ", median of " << repeats
+        << (repeats == 1 ? " run" : " runs") << " after 1 warm-up, seed " << seed << '\n';
+    if (sets > 0)
+        out << "batch = DD + " << sets << " DR_i + " << sets << " RR_i in one countBatch\n";
+    out << '\n';
+    printTable(out, configurations);
+    return 0;
+}
+
+} // namespace tpacf::cli

@@ -1,0 +1,62 @@
+// tpacf devices: what can count pairs here, and where a GPU is missing, why.
+#include "cli/args.h"
+#include "cli/context.h"
+#include "tpacf/backend.h"
+#include "tpacf/cpu_pair_counter.h"
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <thread>
+
+namespace tpacf::cli {
+
+std::string devicesHelp() {
+    return R"(Usage: tpacf devices [--threads N]
+
+Lists the backends this build of tpacf can use: the CPU (threads) and the CUDA GPUs with
+their index (for --devices), name, memory, compute capability and multiprocessor count.
+Where there is no usable GPU it says why. Always exits 0 when the listing itself works.
+
+  --threads N        show the CPU backend as configured with N threads (default: all)
+)";
+}
+
+int devicesCommand(const Context& context) {
+    OptionSet options;
+    options.addValue("--threads");
+    const ParsedArgs args = parseArgs("devices", options, context.args);
+    const int threads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
+
+    auto& out = context.out;
+    const CpuPairCounter cpu(threads);
+    out << "cpu: available\n";
+    out << "  " << cpu.deviceDescription()
+        << " (hardware threads: " << std::thread::hardware_concurrency() << "), double precision\n";
+
+    const GpuBackendProvider& gpu = *context.gpu;
+    const auto devices = gpu.devices();
+    const std::string version = gpu.versionDescription();
+    if (devices.empty()) {
+        out << gpu.name() << ": not available: " << gpu.unavailableReason() << '\n';
+        if (!version.empty())
+            out << "  " << version << '\n';
+        return 0;
+    }
+    out << gpu.name() << ": " << devices.size() << (devices.size() == 1 ? " device" : " devices");
+    if (!version.empty())
+        out << " (" << version << ")";
+    out << ", float and double precision\n";
+    for (const auto& device : devices) {
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "  [%d] %s, %.1f GiB, compute capability %d.%d, %d multiprocessors\n",
+                      device.index, device.name.c_str(),
+                      static_cast<double>(device.memoryBytes) / (1024.0 * 1024.0 * 1024.0),
+                      device.computeMajor, device.computeMinor, device.multiprocessors);
+        out << line;
+    }
+    return 0;
+}
+
+} // namespace tpacf::cli

@@ -1,0 +1,255 @@
+#include "cli/options.h"
+
+#include "tpacf/errors.h"
+#include "tpacf/pair_counter.h"
+#include "tpacf/units.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tpacf::cli {
+
+namespace {
+
+AngleUnit angleUnitFlag(const ParsedArgs& args, std::string_view flag, AngleUnit fallback) {
+    const auto text = args.value(flag);
+    if (!text)
+        return fallback;
+    const auto unit = parseAngleUnit(*text);
+    if (!unit)
+        throw UsageError(std::string(flag) + ": " + quote(*text) +
+                         " is not an angle unit (deg, arcmin, arcsec, rad)");
+    return *unit;
+}
+
+ColumnRef columnFlag(const ParsedArgs& args, std::string_view flag) {
+    const auto text = args.value(flag);
+    if (!text)
+        return {};
+    try {
+        return ColumnRef::parse(*text);
+    } catch (const ConfigError& error) {
+        throw UsageError(std::string(flag) + ": " + error.what());
+    }
+}
+
+} // namespace
+
+void addReadOptions(OptionSet& options) {
+    options.addValue("--coord-unit")
+        .addSwitch("--ra-hours")
+        .addValue("--ra-col")
+        .addValue("--dec-col");
+}
+
+ReadOptions readOptionsFrom(const ParsedArgs& args) {
+    ReadOptions options;
+    options.coordUnit = angleUnitFlag(args, "--coord-unit", AngleUnit::Degree);
+    options.raInHours = args.has("--ra-hours");
+    options.raColumn = columnFlag(args, "--ra-col");
+    options.decColumn = columnFlag(args, "--dec-col");
+    return options;
+}
+
+std::string_view readOptionsHelp() {
+    return R"(Reading catalogs (applies to every catalog of the command):
+  --coord-unit U     unit of RA and Dec in the files: deg (default), arcmin, arcsec, rad
+  --ra-hours         RA is in hours (Dec stays in --coord-unit)
+  --ra-col C         RA column by header name or 1-based index
+                     (default: the column named ra, else the first numeric column)
+  --dec-col C        Dec column by header name or 1-based index
+                     (default: the column named dec, else the next numeric column)
+)";
+}
+
+void addBinOptions(OptionSet& options) {
+    options.addValue("--bins")
+        .addValue("--min")
+        .addValue("--max")
+        .addValue("--unit")
+        .addValue("--per-decade")
+        .addValue("--nbins")
+        .addValue("--width")
+        .addValue("--preset");
+}
+
+BinSpec binSpecFrom(const ParsedArgs& args) {
+    static const std::vector<std::string_view> explicitFlags = {
+        "--bins", "--min", "--max", "--unit", "--per-decade", "--nbins", "--width"};
+    std::vector<std::string_view> given;
+    for (const auto flag : explicitFlags)
+        if (args.has(flag))
+            given.push_back(flag);
+
+    if (const auto preset = args.value("--preset")) {
+        if (!given.empty())
+            throw UsageError("--preset cannot be combined with " + std::string(given.front()) +
+                             " (a preset fixes every bin setting)");
+        try {
+            return BinSpec::preset(*preset);
+        } catch (const ConfigError&) {
+            std::string names;
+            for (const auto& name : BinSpec::presetNames())
+                names += (names.empty() ? "" : ", ") + name;
+            throw UsageError("--preset: unknown preset " + quote(*preset) + " (known: " + names +
+                             ")");
+        }
+    }
+    // Nothing said about bins: the documented default.
+    if (given.empty())
+        return BinSpec::preset("log5");
+
+    BinScale scale = BinScale::Logarithmic;
+    if (const auto text = args.value("--bins")) {
+        if (*text == "log")
+            scale = BinScale::Logarithmic;
+        else if (*text == "linear")
+            scale = BinScale::Linear;
+        else
+            throw UsageError("--bins: " + quote(*text) + " is not a bin scale (log or linear)");
+    }
+    const auto minimum = args.number("--min");
+    const auto maximum = args.number("--max");
+    if (!minimum || !maximum)
+        throw UsageError(std::string(!minimum ? "--min" : "--max") +
+                         " is required when bins are given by hand (or use --preset)");
+    const AngleUnit unit = angleUnitFlag(args, "--unit", AngleUnit::Arcminute);
+
+    const auto perDecade = args.number("--per-decade");
+    const auto count = args.integer("--nbins", 1, static_cast<std::int64_t>(kMaxBinCount));
+    const auto width = args.number("--width");
+    const int ways = (perDecade ? 1 : 0) + (count ? 1 : 0) + (width ? 1 : 0);
+    if (ways > 1)
+        throw UsageError("give only one of --per-decade, --nbins, --width");
+    if (scale == BinScale::Logarithmic) {
+        if (width)
+            throw UsageError("--width is for --bins linear; log bins take --per-decade or --nbins");
+        if (count)
+            return BinSpec::logCount(*minimum, *maximum, unit, static_cast<int>(*count));
+        return BinSpec::logPerDecade(*minimum, *maximum, unit, perDecade.value_or(5.0));
+    }
+    if (perDecade)
+        throw UsageError("--per-decade is for --bins log; linear bins take --nbins or --width");
+    if (count)
+        return BinSpec::linearCount(*minimum, *maximum, unit, static_cast<int>(*count));
+    if (width)
+        return BinSpec::linearWidth(*minimum, *maximum, unit, *width);
+    throw UsageError("--bins linear needs --nbins N or --width W");
+}
+
+std::string_view binOptionsHelp() {
+    return R"(Bins (default: --preset log5):
+  --preset NAME      log5 (5 per decade, 0.01'-10000') or quarter-degree (linear 0-90 deg)
+  --bins log|linear  bin scale for bins given by hand (default log)
+  --min X --max Y    range of theta, in --unit
+  --unit U           deg, arcmin (default), arcsec
+  --per-decade K     log bins per decade (default 5)
+  --nbins N          number of bins (log or linear)
+  --width W          linear bin width, in --unit
+)";
+}
+
+std::string describeBins(const BinSpec& spec, std::size_t count) {
+    std::string text = spec.describe();
+    if (text.find(" bins") == std::string::npos)
+        text += " (" + std::to_string(count) + " bins)";
+    return text;
+}
+
+void addBackendOptions(OptionSet& options) {
+    options.addValue("--backend")
+        .addValue("--precision")
+        .addValue("--threads")
+        .addValue("--devices");
+}
+
+BackendOptions backendOptionsFrom(const ParsedArgs& args) {
+    BackendOptions options;
+    if (const auto text = args.value("--backend")) {
+        const auto kind = parseBackendKind(*text);
+        if (!kind)
+            throw UsageError("--backend: " + quote(*text) + " is not a backend (auto, cpu, cuda)");
+        options.kind = *kind;
+    }
+    if (const auto text = args.value("--precision")) {
+        const auto precision = parsePrecision(*text);
+        if (!precision)
+            throw UsageError("--precision: " + quote(*text) +
+                             " is not a precision (float, double)");
+        options.precision = *precision;
+    }
+    options.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
+    options.gpuDevices = gpuDevicesFrom(args);
+    return options;
+}
+
+std::vector<int> gpuDevicesFrom(const ParsedArgs& args) {
+    std::vector<int> devices;
+    const auto text = args.value("--devices");
+    if (!text)
+        return devices;
+    std::string_view rest = *text;
+    while (true) {
+        const auto comma = rest.find(',');
+        devices.push_back(
+            static_cast<int>(parseInteger("--devices", rest.substr(0, comma), 0, 1023)));
+        if (comma == std::string_view::npos)
+            break;
+        rest.remove_prefix(comma + 1);
+    }
+    std::vector<int> sorted = devices;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        throw UsageError("--devices: " + quote(*text) + " names a device twice");
+    return devices;
+}
+
+std::string_view backendOptionsHelp() {
+    return R"(Backend:
+  --backend B        auto (default: the GPU where usable, else the CPU), cpu, cuda
+  --precision P      float or double (default: float on a GPU, double on the CPU;
+                     the CPU backend is always double)
+  --threads N        CPU threads (default: all hardware threads)
+  --devices LIST     GPU indices to use, e.g. 0,1 (default: every visible GPU);
+                     see 'tpacf devices'
+)";
+}
+
+void checkBackendUsable(const BackendOptions& options, const GpuBackendProvider& gpu) {
+    if (options.kind == BackendKind::Cpu && options.precision == Precision::Float)
+        throw UsageError("--precision float needs a GPU backend; the CPU backend counts in double");
+    if (options.kind != BackendKind::Cuda)
+        return;
+    const auto devices = gpu.devices();
+    if (devices.empty())
+        throw BackendUnavailable("CUDA backend unavailable: " + gpu.unavailableReason());
+    for (const int wanted : options.gpuDevices) {
+        const bool exists = std::any_of(devices.begin(), devices.end(),
+                                        [&](const GpuDeviceInfo& d) { return d.index == wanted; });
+        if (!exists)
+            throw ConfigError("--devices: there is no GPU " + std::to_string(wanted) +
+                              " here (see 'tpacf devices')");
+    }
+}
+
+std::shared_ptr<const Catalog> loadCatalog(const std::string& path, const ReadOptions& options) {
+    return std::make_shared<const Catalog>(readCatalog(path, options));
+}
+
+void checkOutputPath(const std::string& flag, const std::string& path) {
+    namespace fs = std::filesystem;
+    if (path.empty())
+        throw UsageError(flag + ": empty file name");
+    const fs::path parent = fs::path(path).parent_path();
+    std::error_code error;
+    if (!parent.empty() && !fs::is_directory(parent, error))
+        throw InputError(path, 0, 0,
+                         "cannot write here: folder " + quote(parent.string()) +
+                             " does not exist (" + flag + ")");
+    if (fs::is_directory(path, error))
+        throw InputError(path, 0, 0, "cannot write here: it is a folder (" + flag + ")");
+}
+
+} // namespace tpacf::cli

@@ -1,0 +1,51 @@
+#pragma once
+// Flag groups several subcommands share: how catalogs are read, how bins are chosen, which
+// backend runs. Each group declares its flags and turns them into the core's option structs.
+#include "cli/args.h"
+#include "tpacf/backend.h"
+#include "tpacf/bins.h"
+#include "tpacf/catalog.h"
+#include "tpacf/catalog_reader.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpacf::cli {
+
+/// --coord-unit, --ra-hours, --ra-col, --dec-col.
+void addReadOptions(OptionSet& options);
+ReadOptions readOptionsFrom(const ParsedArgs& args);
+/// Help lines for those flags.
+std::string_view readOptionsHelp();
+
+/// --bins, --min, --max, --unit, --per-decade, --nbins, --width, --preset.
+void addBinOptions(OptionSet& options);
+/// The BinSpec the flags ask for (log5 when none is given); conflicting flags are a UsageError.
+/// Not yet validated: construct a Binning for that.
+BinSpec binSpecFrom(const ParsedArgs& args);
+std::string_view binOptionsHelp();
+
+/// The bins in one line for people, with their number where describe() does not give it.
+std::string describeBins(const BinSpec& spec, std::size_t count);
+
+/// --backend, --precision, --threads, --devices.
+void addBackendOptions(OptionSet& options);
+BackendOptions backendOptionsFrom(const ParsedArgs& args);
+/// --devices alone: GPU indices, e.g. "0,1"; empty when not given.
+std::vector<int> gpuDevicesFrom(const ParsedArgs& args);
+std::string_view backendOptionsHelp();
+
+/// Fails early (before catalogs are read) where the options cannot work here: the CUDA backend
+/// asked for without a usable device, a device index that does not exist, float on the CPU.
+/// The job itself checks again; this only spares the user a long read before the error.
+void checkBackendUsable(const BackendOptions& options, const GpuBackendProvider& gpu);
+
+/// Reads one catalog with the shared options.
+std::shared_ptr<const Catalog> loadCatalog(const std::string& path, const ReadOptions& options);
+
+/// Throws InputError when `path` cannot be created (missing folder), before a long computation.
+void checkOutputPath(const std::string& flag, const std::string& path);
+
+} // namespace tpacf::cli

@@ -1,0 +1,95 @@
+#include "cli/progress.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <utility>
+
+namespace tpacf::cli {
+
+namespace {
+constexpr auto kFirstDrawAfter = std::chrono::milliseconds(500);
+constexpr auto kRedrawEvery = std::chrono::milliseconds(125);
+constexpr int kBarWidth = 28;
+} // namespace
+
+std::string formatRate(double perSecond) {
+    static const char* const prefixes[] = {"", " k", " M", " G", " T", " P"};
+    int index = 0;
+    double value = perSecond;
+    while (value >= 1000.0 && index < 5) {
+        value /= 1000.0;
+        ++index;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text,
+                  value < 10    ? "%.2f%s"
+                  : value < 100 ? "%.1f%s"
+                                : "%.0f%s",
+                  value, prefixes[index]);
+    return text;
+}
+
+std::string formatDuration(double seconds) {
+    if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e7)
+        return "--:--";
+    const auto total = static_cast<long>(std::lround(seconds));
+    char text[32];
+    if (total >= 3600)
+        std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", total / 3600, (total / 60) % 60,
+                      total % 60);
+    else
+        std::snprintf(text, sizeof text, "%ld:%02ld", total / 60, total % 60);
+    return text;
+}
+
+std::string ProgressBar::render(const std::string& label, double fraction, double pairsPerSecond,
+                                double etaSeconds, int width) {
+    fraction = std::clamp(std::isfinite(fraction) ? fraction : 0.0, 0.0, 1.0);
+    const int filled = static_cast<int>(std::floor(fraction * width));
+    std::string line = label + " [";
+    line.append(static_cast<std::size_t>(filled), '#');
+    line.append(static_cast<std::size_t>(width - filled), '.');
+    char tail[96];
+    std::snprintf(tail, sizeof tail, "] %5.1f%%  %s pairs/s  ETA %s", fraction * 100.0,
+                  formatRate(pairsPerSecond).c_str(), formatDuration(etaSeconds).c_str());
+    return line + tail;
+}
+
+ProgressBar::ProgressBar(std::ostream& out, bool enabled, std::string label)
+    : m_out(out), m_enabled(enabled), m_label(std::move(label)),
+      m_start(std::chrono::steady_clock::now()), m_lastDraw(m_start) {}
+
+ProgressBar::~ProgressBar() {
+    finish();
+}
+
+void ProgressBar::update(double fraction, std::uint64_t pairsDone, double pairsPerSecond) {
+    if (!m_enabled)
+        return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_start < kFirstDrawAfter || (m_drawn && now - m_lastDraw < kRedrawEvery))
+        return;
+    const double elapsed = std::chrono::duration<double>(now - m_start).count();
+    if (pairsPerSecond <= 0 && elapsed > 0)
+        pairsPerSecond = static_cast<double>(pairsDone) / elapsed;
+    const double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : -1.0;
+    const std::string line = render(m_label, fraction, pairsPerSecond, eta, kBarWidth);
+    // Pad over the previous, possibly longer, line instead of relying on terminal escapes.
+    const std::size_t pad = m_lastLength > line.size() ? m_lastLength - line.size() : 0;
+    m_out << '\r' << line << std::string(pad, ' ') << std::flush;
+    m_lastLength = line.size();
+    m_lastDraw = now;
+    m_drawn = true;
+}
+
+void ProgressBar::finish() {
+    if (!m_drawn)
+        return;
+    m_out << '\r' << std::string(m_lastLength, ' ') << '\r' << std::flush;
+    m_drawn = false;
+    m_lastLength = 0;
+}
+
+} // namespace tpacf::cli

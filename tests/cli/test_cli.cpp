@@ -1,0 +1,831 @@
+// End-to-end tests of the tpacf command line: the built executable is run with QProcess, and
+// every number it writes is checked against the core API called directly here.
+#include "tpacf/catalog_reader.h"
+#include "tpacf/cpu_pair_counter.h"
+#include "tpacf/cuda/cuda_backend.h"
+#include "tpacf/mock.h"
+#include "tpacf/version.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <cstdint>
+#include <signal.h>
+#include <string>
+#include <vector>
+
+#ifndef TPACF_EXE
+#error "TPACF_EXE must name the tpacf executable"
+#endif
+
+namespace {
+
+struct Outcome {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+/// A CSV written by the CLI, parsed here independently of core's reader.
+struct CsvFile {
+    QStringList metadata; // '#' lines without the "# "
+    QStringList header;
+    std::vector<QStringList> rows;
+
+    QString meta(const QString& key) const {
+        for (const QString& line : metadata)
+            if (line.startsWith(key + QStringLiteral(": ")))
+                return line.mid(key.size() + 2);
+        return {};
+    }
+    int column(const QString& name) const { return header.indexOf(name); }
+    std::uint64_t count(std::size_t row, const QString& name) const {
+        bool ok = false;
+        const auto value = rows.at(row).at(column(name)).toULongLong(&ok);
+        if (!ok)
+            qFatal("not an integer in column %s", qPrintable(name));
+        return value;
+    }
+    double number(std::size_t row, const QString& name) const {
+        const QString text = rows.at(row).at(column(name));
+        if (text == QStringLiteral("nan"))
+            return std::nan("");
+        bool ok = false;
+        const double value = text.toDouble(&ok);
+        if (!ok)
+            qFatal("not a number in column %s: %s", qPrintable(name), qPrintable(text));
+        return value;
+    }
+};
+
+CsvFile readCsv(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        qFatal("cannot open %s", qPrintable(path));
+    CsvFile csv;
+    while (!file.atEnd()) {
+        const QString line = QString::fromUtf8(file.readLine()).trimmed();
+        if (line.isEmpty())
+            continue;
+        if (line.startsWith(QLatin1Char('#'))) {
+            csv.metadata << line.mid(1).trimmed();
+        } else if (csv.header.isEmpty()) {
+            csv.header = line.split(QLatin1Char(','));
+        } else {
+            csv.rows.push_back(line.split(QLatin1Char(',')));
+        }
+    }
+    return csv;
+}
+
+QStringList dataLines(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        return {};
+    QStringList lines;
+    while (!file.atEnd()) {
+        const QString line = QString::fromUtf8(file.readLine()).trimmed();
+        if (!line.isEmpty() && !line.startsWith(QLatin1Char('#')))
+            lines << line;
+    }
+    return lines;
+}
+
+QString q(const std::string& text) {
+    return QString::fromStdString(text);
+}
+
+bool gpuPresent() {
+    return !tpacf::cuda::makeProvider()->devices().empty();
+}
+
+/// One bench configuration: DD, DR and the batch, with the pairs each visits.
+void checkBenchMeasurements(const QJsonArray& measurements) {
+    QCOMPARE(measurements.size(), 3);
+    const double n = 2000;
+    const double expectedPairs[] = {n * (n - 1) / 2, n * n, n * (n - 1) / 2 * 2 + n * n};
+    for (int i = 0; i < 3; ++i) {
+        const QJsonObject m = measurements.at(i).toObject();
+        QCOMPARE(m.value(QStringLiteral("pairs")).toDouble(), expectedPairs[i]);
+        QCOMPARE(m.value(QStringLiteral("seconds")).toArray().size(), 2);
+        const double seconds = m.value(QStringLiteral("median_seconds")).toDouble();
+        const double rate = m.value(QStringLiteral("pairs_per_second")).toDouble();
+        QVERIFY(seconds > 0);
+        QVERIFY(rate > 0);
+        QVERIFY(std::abs(rate * seconds - expectedPairs[i]) <= 1e-6 * expectedPairs[i]);
+    }
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+  private:
+    QTemporaryDir m_dir;
+    QString m_data, m_random1, m_random2;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    Outcome tpacf(const QStringList& args, int timeoutMs = 60000) {
+        QProcess process;
+        process.start(QStringLiteral(TPACF_EXE), args);
+        if (!process.waitForFinished(timeoutMs)) {
+            process.kill();
+            process.waitForFinished();
+            qWarning("tpacf %s did not finish", qPrintable(args.join(QLatin1Char(' '))));
+            return {};
+        }
+        Outcome outcome;
+        outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        outcome.out = QString::fromUtf8(process.readAllStandardOutput());
+        outcome.err = QString::fromUtf8(process.readAllStandardError());
+        return outcome;
+    }
+
+    void writeText(const QString& file, const QByteArray& content) {
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QCOMPARE(out.write(content), content.size());
+    }
+
+    static tpacf::Catalog readBack(const QString& file) {
+        return tpacf::readCatalog(file.toStdString());
+    }
+
+    /// Usage errors are one line on stderr that starts with "tpacf: ".
+    static void checkUsageError(const Outcome& outcome, const QString& mentions) {
+        QCOMPARE(outcome.exitCode, 2);
+        const QString err = outcome.err.trimmed();
+        QVERIFY2(err.startsWith(QStringLiteral("tpacf: ")), qPrintable(err));
+        QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(err));
+        QVERIFY2(err.contains(mentions, Qt::CaseInsensitive),
+                 qPrintable(QStringLiteral("expected \"%1\" in: %2").arg(mentions, err)));
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(QFile::exists(QStringLiteral(TPACF_EXE)), TPACF_EXE);
+        // Small catalogs with a known footprint, written by core (not by the CLI under test).
+        const auto box = tpacf::Footprint::box(150, 170, 0, 20);
+        tpacf::MockParams params;
+        params.count = 400;
+        params.seed = 11;
+        params.footprint = box;
+        params.outerRadiusDeg = 3;
+        m_data = path(QStringLiteral("data.txt"));
+        m_random1 = path(QStringLiteral("random1.txt"));
+        m_random2 = path(QStringLiteral("random2.txt"));
+        tpacf::writeCatalogAscii(m_data.toStdString(), tpacf::generateClusteredMock(params));
+        tpacf::writeCatalogAscii(m_random1.toStdString(),
+                                 tpacf::generateUniformRandoms(500, box, 12));
+        tpacf::writeCatalogAscii(m_random2.toStdString(),
+                                 tpacf::generateUniformRandoms(450, box, 13));
+    }
+
+    void helpOfEveryCommand_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("--help") << QStringList{QStringLiteral("--help")}
+                                << QStringLiteral("Usage: tpacf <command>");
+        QTest::newRow("-h") << QStringList{QStringLiteral("-h")}
+                            << QStringLiteral("Usage: tpacf <command>");
+        for (const char* command : {"run", "count", "devices", "mock", "bench"}) {
+            const QString name = QString::fromLatin1(command);
+            QTest::newRow(qPrintable(name + QStringLiteral(" --help")))
+                << QStringList{name, QStringLiteral("--help")}
+                << QStringLiteral("Usage: tpacf ") + name;
+            QTest::newRow(qPrintable(name + QStringLiteral(" -h")))
+                << QStringList{name, QStringLiteral("-h")}
+                << QStringLiteral("Usage: tpacf ") + name;
+        }
+        // Help wins over an otherwise bad command line.
+        QTest::newRow("run --bogus --help")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--bogus"),
+                           QStringLiteral("--help")}
+            << QStringLiteral("Usage: tpacf run");
+    }
+
+    void helpOfEveryCommand() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const Outcome outcome = tpacf(args);
+        QCOMPARE(outcome.exitCode, 0);
+        QVERIFY2(outcome.out.startsWith(expected) || outcome.out.contains(expected),
+                 qPrintable(outcome.out));
+        QVERIFY(outcome.err.isEmpty());
+    }
+
+    void version() {
+        const Outcome outcome = tpacf({QStringLiteral("--version")});
+        QCOMPARE(outcome.exitCode, 0);
+        QCOMPARE(outcome.out.trimmed(),
+                 QStringLiteral("tpacf ") + q(std::string(tpacf::version())));
+    }
+
+    void noArgumentsIsUsageError() {
+        const Outcome outcome = tpacf({});
+        QCOMPARE(outcome.exitCode, 2);
+        QVERIFY(outcome.err.contains(QStringLiteral("Usage: tpacf")));
+    }
+
+    void readerErrors_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<int>("line");
+        QTest::addColumn<int>("column");
+        QTest::newRow("non-numeric field") << QByteArray("10 20\n11 21\n12 abc\n") << 3 << 2;
+        QTest::newRow("dec out of range") << QByteArray("10 20\n11 95.5\n") << 2 << 2;
+        QTest::newRow("too few columns") << QByteArray("10 20\n11 21\n12\n") << 3 << 2;
+        QTest::newRow("nan") << QByteArray("# ra dec\n10 20\nnan 21\n") << 3 << 1;
+    }
+
+    void readerErrors() {
+        QFETCH(QByteArray, content);
+        QFETCH(int, line);
+        QFETCH(int, column);
+        const QString file = path(QStringLiteral("bad_%1.txt")
+                                      .arg(QString::fromLatin1(QTest::currentDataTag()))
+                                      .replace(QLatin1Char(' '), QLatin1Char('_')));
+        writeText(file, content);
+        const Outcome outcome =
+            tpacf({QStringLiteral("count"), QStringLiteral("--a"), file, QStringLiteral("--output"),
+                   path(QStringLiteral("never.csv"))});
+        checkUsageError(outcome, QStringLiteral("%1:%2").arg(file).arg(line));
+        QVERIFY2(outcome.err.contains(QStringLiteral("column %1").arg(column)),
+                 qPrintable(outcome.err));
+        QVERIFY(!QFile::exists(path(QStringLiteral("never.csv"))));
+    }
+
+    void missingFile() {
+        const QString file = path(QStringLiteral("no_such_catalog.txt"));
+        const Outcome outcome = tpacf({QStringLiteral("run"), QStringLiteral("--data"), file,
+                                       QStringLiteral("--random"), m_random1,
+                                       QStringLiteral("--output"), path(QStringLiteral("x.csv"))});
+        checkUsageError(outcome, file);
+        QVERIFY(outcome.err.contains(QStringLiteral("does not exist")));
+    }
+
+    void badCommandLines_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("mentions");
+        const QString out = QStringLiteral("--output");
+        const QString csv = QStringLiteral("/tmp/tpacf-test-never.csv");
+        auto run = [&](QStringList extra) {
+            QStringList args{QStringLiteral("run"),
+                             QStringLiteral("--data"),
+                             m_data,
+                             QStringLiteral("--random"),
+                             m_random1,
+                             out,
+                             csv};
+            return args + extra;
+        };
+        QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")}
+                                         << QStringLiteral("unknown command \"frobnicate\"");
+        QTest::newRow("unknown flag")
+            << run({QStringLiteral("--frobnicate")}) << QStringLiteral("unknown flag --frobnicate");
+        QTest::newRow("missing value")
+            << run({QStringLiteral("--estimator")}) << QStringLiteral("--estimator needs a value");
+        QTest::newRow("value then flag")
+            << run({QStringLiteral("--min"), QStringLiteral("--max"), QStringLiteral("5")})
+            << QStringLiteral("--min needs a value");
+        QTest::newRow("bad number") << run({QStringLiteral("--min"), QStringLiteral("1x"),
+                                            QStringLiteral("--max"), QStringLiteral("100")})
+                                    << QStringLiteral("--min: \"1x\" is not a number");
+        QTest::newRow("bad integer") << run({QStringLiteral("--threads"), QStringLiteral("two")})
+                                     << QStringLiteral("--threads: \"two\"");
+        QTest::newRow("preset and min") << run({QStringLiteral("--preset"), QStringLiteral("log5"),
+                                                QStringLiteral("--min"), QStringLiteral("1")})
+                                        << QStringLiteral("--preset cannot be combined with --min");
+        QTest::newRow("per-decade and nbins")
+            << run({QStringLiteral("--min"), QStringLiteral("1"), QStringLiteral("--max"),
+                    QStringLiteral("100"), QStringLiteral("--per-decade"), QStringLiteral("5"),
+                    QStringLiteral("--nbins"), QStringLiteral("8")})
+            << QStringLiteral("only one of --per-decade, --nbins, --width");
+        QTest::newRow("width on log bins")
+            << run({QStringLiteral("--min"), QStringLiteral("1"), QStringLiteral("--max"),
+                    QStringLiteral("100"), QStringLiteral("--width"), QStringLiteral("5")})
+            << QStringLiteral("--width is for --bins linear");
+        QTest::newRow("log bins from zero") << run({QStringLiteral("--min"), QStringLiteral("0"),
+                                                    QStringLiteral("--max"), QStringLiteral("100")})
+                                            << QStringLiteral("min");
+        QTest::newRow("unknown preset") << run({QStringLiteral("--preset"), QStringLiteral("log7")})
+                                        << QStringLiteral("unknown preset \"log7\"");
+        QTest::newRow("bad unit") << run({QStringLiteral("--coord-unit"),
+                                          QStringLiteral("furlong")})
+                                  << QStringLiteral("--coord-unit: \"furlong\"");
+        QTest::newRow("bad estimator")
+            << run({QStringLiteral("--estimator"), QStringLiteral("xyz")})
+            << QStringLiteral("--estimator: \"xyz\"");
+        QTest::newRow("bad backend") << run({QStringLiteral("--backend"), QStringLiteral("tpu")})
+                                     << QStringLiteral("--backend: \"tpu\"");
+        QTest::newRow("float on cpu")
+            << run({QStringLiteral("--backend"), QStringLiteral("cpu"),
+                    QStringLiteral("--precision"), QStringLiteral("float")})
+            << QStringLiteral("double");
+        QTest::newRow("jackknife reserved")
+            << run({QStringLiteral("--jackknife"), QStringLiteral("10")})
+            << QStringLiteral("not supported yet");
+        QTest::newRow("plot needs GUI") << run({QStringLiteral("--plot"), QStringLiteral("w.png")})
+                                        << QStringLiteral("not available yet: needs the GUI build");
+        QTest::newRow("no random")
+            << QStringList{QStringLiteral("run"), QStringLiteral("--data"), m_data, out, csv}
+            << QStringLiteral("--random is required");
+        QTest::newRow("no output") << QStringList{QStringLiteral("run"), QStringLiteral("--data"),
+                                                  m_data, QStringLiteral("--random"), m_random1}
+                                   << QStringLiteral("--output is required");
+        QTest::newRow("output folder missing")
+            << QStringList{QStringLiteral("run"),
+                           QStringLiteral("--data"),
+                           m_data,
+                           QStringLiteral("--random"),
+                           m_random1,
+                           out,
+                           QStringLiteral("/nonexistent-folder/w.csv")}
+            << QStringLiteral("does not exist");
+        QTest::newRow("stray argument")
+            << QStringList{QStringLiteral("count"), QStringLiteral("data.txt")}
+            << QStringLiteral("unexpected argument \"data.txt\"");
+        QTest::newRow("mock box needs four") << QStringList{QStringLiteral("mock"),
+                                                            QStringLiteral("--n"),
+                                                            QStringLiteral("10"),
+                                                            QStringLiteral("--output"),
+                                                            csv,
+                                                            QStringLiteral("--box"),
+                                                            QStringLiteral("1,2,3")}
+                                             << QStringLiteral("--box takes 4 numbers");
+        QTest::newRow("mock negative n")
+            << QStringList{QStringLiteral("mock"), QStringLiteral("--n"), QStringLiteral("-5"),
+                           QStringLiteral("--output"), csv}
+            << QStringLiteral("--n: \"-5\" is out of range");
+        QTest::newRow("bench bad precision")
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--precision"),
+                           QStringLiteral("half")}
+            << QStringLiteral("--precision: \"half\"");
+    }
+
+    void badCommandLines() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, mentions);
+        const Outcome outcome = tpacf(args);
+        checkUsageError(outcome, mentions);
+        QVERIFY(!QFile::exists(QStringLiteral("/tmp/tpacf-test-never.csv")));
+    }
+
+    void runMatchesDirectCounts() {
+        const QString csvPath = path(QStringLiteral("w.csv"));
+        const QString jsonPath = path(QStringLiteral("w.json"));
+        const Outcome outcome = tpacf({QStringLiteral("run"),
+                                       QStringLiteral("--data"),
+                                       m_data,
+                                       QStringLiteral("--random"),
+                                       m_random1,
+                                       QStringLiteral("--random"),
+                                       m_random2,
+                                       QStringLiteral("--bins"),
+                                       QStringLiteral("log"),
+                                       QStringLiteral("--min"),
+                                       QStringLiteral("2"),
+                                       QStringLiteral("--max"),
+                                       QStringLiteral("1200"),
+                                       QStringLiteral("--unit"),
+                                       QStringLiteral("arcmin"),
+                                       QStringLiteral("--nbins"),
+                                       QStringLiteral("9"),
+                                       QStringLiteral("--backend"),
+                                       QStringLiteral("cpu"),
+                                       QStringLiteral("--output"),
+                                       csvPath,
+                                       QStringLiteral("--json"),
+                                       jsonPath});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QVERIFY2(outcome.out.contains(csvPath), qPrintable(outcome.out));
+
+        // The same counts computed here, on the same files, through the reference counter
+        // with a different thread count.
+        const tpacf::Catalog data = readBack(m_data);
+        const tpacf::Catalog r1 = readBack(m_random1);
+        const tpacf::Catalog r2 = readBack(m_random2);
+        const tpacf::Binning binning(
+            tpacf::BinSpec::logCount(2, 1200, tpacf::AngleUnit::Arcminute, 9));
+        tpacf::CpuPairCounter counter(1);
+        const auto dd = counter.countAuto(data, binning);
+        const auto dr1 = counter.countCross(data, r1, binning);
+        const auto dr2 = counter.countCross(data, r2, binning);
+        const auto rr1 = counter.countAuto(r1, binning);
+        const auto rr2 = counter.countAuto(r2, binning);
+
+        const CsvFile csv = readCsv(csvPath);
+        QCOMPARE(csv.header.join(QLatin1Char(',')),
+                 QStringLiteral("theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w"));
+        QCOMPARE(csv.rows.size(), std::size_t{9});
+        QVERIFY(csv.meta(QStringLiteral("data")).contains(m_data));
+        QVERIFY(csv.meta(QStringLiteral("data")).contains(QStringLiteral("N=400")));
+        QVERIFY(csv.meta(QStringLiteral("random 1")).contains(QStringLiteral("N=500")));
+        QVERIFY(csv.meta(QStringLiteral("random 2")).contains(QStringLiteral("N=450")));
+        QVERIFY(csv.meta(QStringLiteral("estimator")).startsWith(QStringLiteral("Landy-Szalay")));
+        QCOMPARE(csv.meta(QStringLiteral("backend")), QStringLiteral("cpu"));
+        QCOMPARE(csv.meta(QStringLiteral("precision")), QStringLiteral("double"));
+        QVERIFY(csv.meta(QStringLiteral("bins")).contains(QStringLiteral("9 bins")));
+
+        const double nd = 400, n1 = 500, n2 = 450;
+        std::uint64_t totalDd = 0;
+        for (std::size_t k = 0; k < 9; ++k) {
+            QCOMPARE(csv.number(k, QStringLiteral("theta_lo")), binning.edges()[k]);
+            QCOMPARE(csv.number(k, QStringLiteral("theta_hi")), binning.edges()[k + 1]);
+            QCOMPARE(csv.count(k, QStringLiteral("DD")), dd[k]);
+            QCOMPARE(csv.count(k, QStringLiteral("DR")), dr1[k] + dr2[k]);
+            QCOMPARE(csv.count(k, QStringLiteral("RR")), rr1[k] + rr2[k]);
+            totalDd += dd[k];
+            // Landy-Szalay in closed form from the counts (random sets averaged after
+            // normalisation), independent of core's estimator code.
+            const double ddn = static_cast<double>(dd[k]) / (nd * (nd - 1) / 2);
+            const double drn = 0.5 * (static_cast<double>(dr1[k]) / (nd * n1) +
+                                      static_cast<double>(dr2[k]) / (nd * n2));
+            const double rrn = 0.5 * (static_cast<double>(rr1[k]) / (n1 * (n1 - 1) / 2) +
+                                      static_cast<double>(rr2[k]) / (n2 * (n2 - 1) / 2));
+            const double w = csv.number(k, QStringLiteral("w"));
+            if (rrn == 0) {
+                QVERIFY(std::isnan(w));
+                continue;
+            }
+            const double expected = (ddn - 2 * drn + rrn) / rrn;
+            QVERIFY2(std::abs(w - expected) <= 1e-12 * std::max(1.0, std::abs(expected)),
+                     qPrintable(QStringLiteral("bin %1: w %2, expected %3")
+                                    .arg(k)
+                                    .arg(w, 0, 'g', 17)
+                                    .arg(expected, 0, 'g', 17)));
+        }
+        QVERIFY(totalDd > 1000); // the bins do see the pairs: the comparison means something
+
+        QFile jsonFile(jsonPath);
+        QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+        QJsonParseError error;
+        const QJsonDocument json = QJsonDocument::fromJson(jsonFile.readAll(), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QVERIFY(json.isObject());
+    }
+
+    void runEstimatorFlag() {
+        const QString csvPath = path(QStringLiteral("w_natural.csv"));
+        const Outcome outcome =
+            tpacf({QStringLiteral("run"), QStringLiteral("--data"), m_data,
+                   QStringLiteral("--random"), m_random1, QStringLiteral("--preset"),
+                   QStringLiteral("quarter-degree"), QStringLiteral("--estimator"),
+                   QStringLiteral("natural"), QStringLiteral("--backend"), QStringLiteral("cpu"),
+                   QStringLiteral("--quiet"), QStringLiteral("--output"), csvPath});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QVERIFY(outcome.out.isEmpty()); // --quiet
+        const CsvFile csv = readCsv(csvPath);
+        QCOMPARE(csv.rows.size(), std::size_t{360}); // 0-90 deg by 0.25 deg
+        QVERIFY(csv.meta(QStringLiteral("estimator")).startsWith(QStringLiteral("Natural")));
+        const double nd = 400, nr = 500;
+        for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+            const double dd = static_cast<double>(csv.count(k, QStringLiteral("DD")));
+            const double rr = static_cast<double>(csv.count(k, QStringLiteral("RR")));
+            if (rr == 0)
+                continue;
+            const double expected = (dd / (nd * (nd - 1) / 2)) / (rr / (nr * (nr - 1) / 2)) - 1;
+            QVERIFY(std::abs(csv.number(k, QStringLiteral("w")) - expected) <=
+                    1e-12 * std::max(1.0, std::abs(expected)));
+        }
+    }
+
+    void autoBackendFallsBackWithNotice() {
+        const QString csvPath = path(QStringLiteral("w_auto.csv"));
+        const Outcome outcome =
+            tpacf({QStringLiteral("run"), QStringLiteral("--data"), m_data,
+                   QStringLiteral("--random"), m_random1, QStringLiteral("--backend"),
+                   QStringLiteral("auto"), QStringLiteral("--output"), csvPath});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        const CsvFile csv = readCsv(csvPath);
+        QCOMPARE(csv.rows.size(), std::size_t{30}); // the log5 default: 0.01'-10000', 6 decades
+        if (gpuPresent()) {
+            QCOMPARE(csv.meta(QStringLiteral("backend")), QStringLiteral("cuda"));
+            return;
+        }
+        const QStringList lines = outcome.err.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 1); // exactly one notice line
+        QVERIFY2(lines.front().startsWith(QStringLiteral("tpacf: ")) &&
+                     lines.front().contains(QStringLiteral("CPU")),
+                 qPrintable(outcome.err));
+        QCOMPARE(csv.meta(QStringLiteral("backend")), QStringLiteral("cpu"));
+    }
+
+    void cudaWithoutGpuIsUsageError() {
+        if (gpuPresent())
+            QSKIP("a CUDA device is present: the no-GPU error cannot be provoked here");
+        for (const QString& command : {QStringLiteral("run"), QStringLiteral("count")}) {
+            QStringList args{command};
+            if (command == QStringLiteral("run"))
+                args << QStringLiteral("--data") << m_data << QStringLiteral("--random")
+                     << m_random1;
+            else
+                args << QStringLiteral("--a") << m_data;
+            args << QStringLiteral("--backend") << QStringLiteral("cuda")
+                 << QStringLiteral("--output") << path(QStringLiteral("never_cuda.csv"));
+            const Outcome outcome = tpacf(args);
+            checkUsageError(outcome, QStringLiteral("CUDA"));
+            QVERIFY2(outcome.err.contains(QStringLiteral("unavailable")) ||
+                         outcome.err.contains(QStringLiteral("not available")),
+                     qPrintable(outcome.err));
+        }
+        QVERIFY(!QFile::exists(path(QStringLiteral("never_cuda.csv"))));
+    }
+
+    void countMatchesDirectCounts_data() {
+        QTest::addColumn<bool>("cross");
+        QTest::newRow("auto") << false;
+        QTest::newRow("cross") << true;
+    }
+
+    void countMatchesDirectCounts() {
+        QFETCH(bool, cross);
+        const QString csvPath = path(cross ? QStringLiteral("dr.csv") : QStringLiteral("dd.csv"));
+        QStringList args{QStringLiteral("count"), QStringLiteral("--a"), m_data};
+        if (cross)
+            args << QStringLiteral("--b") << m_random1;
+        args << QStringLiteral("--bins") << QStringLiteral("linear") << QStringLiteral("--min")
+             << QStringLiteral("0") << QStringLiteral("--max") << QStringLiteral("10")
+             << QStringLiteral("--width") << QStringLiteral("0.5") << QStringLiteral("--unit")
+             << QStringLiteral("deg") << QStringLiteral("--threads") << QStringLiteral("2")
+             << QStringLiteral("--backend") << QStringLiteral("cpu") << QStringLiteral("--output")
+             << csvPath;
+        const Outcome outcome = tpacf(args);
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+
+        const tpacf::Catalog a = readBack(m_data);
+        const tpacf::Catalog b = readBack(m_random1);
+        const tpacf::Binning binning(
+            tpacf::BinSpec::linearWidth(0, 10, tpacf::AngleUnit::Degree, 0.5));
+        tpacf::CpuPairCounter counter(1);
+        const auto expected =
+            cross ? counter.countCross(a, b, binning) : counter.countAuto(a, binning);
+
+        const CsvFile csv = readCsv(csvPath);
+        QCOMPARE(csv.header.join(QLatin1Char(',')),
+                 QStringLiteral("theta_lo,theta_hi,theta_mid,count"));
+        QCOMPARE(csv.rows.size(), std::size_t{20});
+        std::uint64_t total = 0;
+        for (std::size_t k = 0; k < 20; ++k) {
+            QCOMPARE(csv.number(k, QStringLiteral("theta_lo")), 0.5 * static_cast<double>(k));
+            QCOMPARE(csv.count(k, QStringLiteral("count")), expected[k]);
+            total += expected[k];
+        }
+        QVERIFY(total > 1000);
+        const QString metadata = csv.metadata.join(QLatin1Char('\n'));
+        QVERIFY2(metadata.contains(m_data), qPrintable(metadata));
+        QCOMPARE(metadata.contains(m_random1), cross);
+    }
+
+    void readingFlagsReachTheReader() {
+        // Columns "id dec ra" with RA in hours and Dec in arcmin: only the reading flags make
+        // sense of this file.
+        const tpacf::Catalog data = readBack(m_data);
+        QByteArray text = "id dec_arcmin ra_hours\n";
+        for (std::size_t i = 0; i < data.size(); ++i) {
+            const double raDeg = data.ra()[i] * 180.0 / tpacf::kPi;
+            const double decDeg = data.dec()[i] * 180.0 / tpacf::kPi;
+            text += QByteArray::number(static_cast<qulonglong>(i)) + ' ' +
+                    QByteArray::number(decDeg * 60.0, 'g', 17) + ' ' +
+                    QByteArray::number(raDeg / 15.0, 'g', 17) + '\n';
+        }
+        const QString file = path(QStringLiteral("hours.txt"));
+        writeText(file, text);
+        const QString csvPath = path(QStringLiteral("hours.csv"));
+        const Outcome outcome =
+            tpacf({QStringLiteral("count"), QStringLiteral("--a"), file, QStringLiteral("--ra-col"),
+                   QStringLiteral("ra_hours"), QStringLiteral("--dec-col"), QStringLiteral("2"),
+                   QStringLiteral("--ra-hours"), QStringLiteral("--coord-unit"),
+                   QStringLiteral("arcmin"), QStringLiteral("--preset"),
+                   QStringLiteral("quarter-degree"), QStringLiteral("--backend"),
+                   QStringLiteral("cpu"), QStringLiteral("--output"), csvPath});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+
+        tpacf::ReadOptions options;
+        options.raColumn = tpacf::ColumnRef::parse("ra_hours");
+        options.decColumn = tpacf::ColumnRef::parse("2");
+        options.raInHours = true;
+        options.coordUnit = tpacf::AngleUnit::Arcminute;
+        const tpacf::Catalog converted = tpacf::readCatalog(file.toStdString(), options);
+        const tpacf::Binning binning(tpacf::BinSpec::preset("quarter-degree"));
+        tpacf::CpuPairCounter counter(1);
+        const auto expected = counter.countAuto(converted, binning);
+        const auto original = counter.countAuto(data, binning);
+        const CsvFile csv = readCsv(csvPath);
+        QCOMPARE(csv.rows.size(), expected.size());
+        std::int64_t drift = 0;
+        for (std::size_t k = 0; k < expected.size(); ++k) {
+            QCOMPARE(csv.count(k, QStringLiteral("count")), expected[k]);
+            drift += std::abs(static_cast<std::int64_t>(expected[k]) -
+                              static_cast<std::int64_t>(original[k]));
+        }
+        // The unit round trip moves a pair across a bin edge only by rounding.
+        QVERIFY2(drift <= 4, qPrintable(QString::number(drift)));
+    }
+
+    void mockWritesFootprintReproducibly_data() {
+        QTest::addColumn<QStringList>("footprintArgs");
+        QTest::addColumn<double>("raMin");
+        QTest::addColumn<double>("raMax");
+        QTest::addColumn<double>("decMin");
+        QTest::addColumn<double>("decMax");
+        QTest::addColumn<double>("capRadius");
+        QTest::newRow("box") << QStringList{QStringLiteral("--box"), QStringLiteral("150,190,0,40")}
+                             << 150.0 << 190.0 << 0.0 << 40.0 << 0.0;
+        QTest::newRow("box through RA 0") << QStringList{QStringLiteral("--box=350,10,-20,-5")}
+                                          << 350.0 << 10.0 << -20.0 << -5.0 << 0.0;
+        QTest::newRow("cap") << QStringList{QStringLiteral("--cap"), QStringLiteral("30,60,5")}
+                             << 30.0 << 60.0 << 0.0 << 0.0 << 5.0;
+    }
+
+    void mockWritesFootprintReproducibly() {
+        QFETCH(QStringList, footprintArgs);
+        QFETCH(double, raMin);
+        QFETCH(double, raMax);
+        QFETCH(double, decMin);
+        QFETCH(double, decMax);
+        QFETCH(double, capRadius);
+        const auto footprint = capRadius > 0 ? tpacf::Footprint::cap(raMin, raMax, capRadius)
+                                             : tpacf::Footprint::box(raMin, raMax, decMin, decMax);
+        auto mock = [&](const QString& tag, int seed) {
+            const QString data = path(QStringLiteral("mock_%1.txt").arg(tag));
+            const QString randoms = path(QStringLiteral("mock_%1_r.txt").arg(tag));
+            const Outcome outcome = tpacf(
+                QStringList{QStringLiteral("mock"), QStringLiteral("--n"), QStringLiteral("777"),
+                            QStringLiteral("--seed"), QString::number(seed),
+                            QStringLiteral("--output"), data, QStringLiteral("--randoms"),
+                            QStringLiteral("333"), QStringLiteral("--random-output"), randoms} +
+                footprintArgs);
+            if (outcome.exitCode != 0)
+                qWarning("%s", qPrintable(outcome.err));
+            return outcome;
+        };
+        const Outcome first = mock(QStringLiteral("a"), 5);
+        QCOMPARE(first.exitCode, 0);
+        QVERIFY2(first.out.contains(QStringLiteral("slope")), qPrintable(first.out));
+        QCOMPARE(mock(QStringLiteral("b"), 5).exitCode, 0);
+        QCOMPARE(mock(QStringLiteral("c"), 6).exitCode, 0);
+
+        const QStringList a = dataLines(path(QStringLiteral("mock_a.txt")));
+        QCOMPARE(a.size(), 777);
+        QCOMPARE(dataLines(path(QStringLiteral("mock_a_r.txt"))).size(), 333);
+        QCOMPARE(dataLines(path(QStringLiteral("mock_b.txt"))), a);
+        QCOMPARE(dataLines(path(QStringLiteral("mock_b_r.txt"))),
+                 dataLines(path(QStringLiteral("mock_a_r.txt"))));
+        QVERIFY(dataLines(path(QStringLiteral("mock_c.txt"))) != a);
+        QVERIFY(dataLines(path(QStringLiteral("mock_a_r.txt"))) != a);
+
+        for (const QString& file : {QStringLiteral("mock_a.txt"), QStringLiteral("mock_a_r.txt")}) {
+            const tpacf::Catalog catalog = readBack(path(file));
+            for (std::size_t i = 0; i < catalog.size(); ++i) {
+                const double ra = catalog.ra()[i] * 180.0 / tpacf::kPi;
+                const double dec = catalog.dec()[i] * 180.0 / tpacf::kPi;
+                // The file holds decimal text: allow its last digit of rounding at an edge.
+                const bool inside = footprint.contains(ra, dec) ||
+                                    footprint.contains(ra + 1e-9, dec + 1e-9) ||
+                                    footprint.contains(ra - 1e-9, dec - 1e-9);
+                QVERIFY2(inside, qPrintable(QStringLiteral("%1: (%2, %3) outside")
+                                                .arg(file)
+                                                .arg(ra, 0, 'g', 17)
+                                                .arg(dec, 0, 'g', 17)));
+            }
+        }
+    }
+
+    void mockRandomsOnly() {
+        const QString randoms = path(QStringLiteral("only_r.txt"));
+        const Outcome outcome =
+            tpacf({QStringLiteral("mock"), QStringLiteral("--randoms"), QStringLiteral("100"),
+                   QStringLiteral("--random-output"), randoms, QStringLiteral("--random-seed"),
+                   QStringLiteral("9")});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QCOMPARE(dataLines(randoms).size(), 100);
+    }
+
+    void devicesMentionsCpu() {
+        const Outcome outcome = tpacf({QStringLiteral("devices")});
+        QCOMPARE(outcome.exitCode, 0);
+        QVERIFY2(outcome.out.contains(QStringLiteral("cpu: available")), qPrintable(outcome.out));
+        QVERIFY2(outcome.out.contains(QStringLiteral("cuda")), qPrintable(outcome.out));
+        if (!gpuPresent())
+            QVERIFY2(outcome.out.contains(q(tpacf::cuda::makeProvider()->unavailableReason())),
+                     qPrintable(outcome.out));
+    }
+
+    void benchJson() {
+        const Outcome outcome =
+            tpacf({QStringLiteral("bench"), QStringLiteral("--n"), QStringLiteral("2000"),
+                   QStringLiteral("--repeat"), QStringLiteral("2"), QStringLiteral("--backend"),
+                   QStringLiteral("cpu"), QStringLiteral("--sets"), QStringLiteral("1"),
+                   QStringLiteral("--json")});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QJsonParseError error;
+        const QJsonDocument json = QJsonDocument::fromJson(outcome.out.toUtf8(), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError,
+                 qPrintable(error.errorString() + QStringLiteral("\n") + outcome.out));
+        const QJsonObject root = json.object();
+        QCOMPARE(root.value(QStringLiteral("points")).toInt(), 2000);
+        const QJsonArray results = root.value(QStringLiteral("results")).toArray();
+        // --precision defaults to all: cpu double runs (once per CPU kernel variant: the
+        // vector one where the processor has it, and the portable one), cpu float is skipped.
+        QVERIFY(results.size() == 2 || results.size() == 3);
+        int ran = 0;
+        for (const QJsonValue& value : results) {
+            const QJsonObject result = value.toObject();
+            QCOMPARE(result.value(QStringLiteral("backend")).toString(), QStringLiteral("cpu"));
+            if (result.value(QStringLiteral("precision")).toString() == QStringLiteral("float")) {
+                QCOMPARE(result.value(QStringLiteral("status")).toString(),
+                         QStringLiteral("skipped"));
+                continue;
+            }
+            QCOMPARE(result.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+            checkBenchMeasurements(result.value(QStringLiteral("measurements")).toArray());
+            if (QTest::currentTestFailed())
+                return;
+            ++ran;
+        }
+        QCOMPARE(ran, static_cast<int>(results.size()) - 1);
+    }
+
+    void benchTableListsSkippedBackends() {
+        // "all" spelled out, as scripts/device-check.sh does.
+        const Outcome outcome =
+            tpacf({QStringLiteral("bench"), QStringLiteral("--n"), QStringLiteral("500"),
+                   QStringLiteral("--repeat"), QStringLiteral("1"), QStringLiteral("--backend"),
+                   QStringLiteral("all"), QStringLiteral("--precision"), QStringLiteral("all")});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QVERIFY(
+            outcome.out.contains(QRegularExpression(QStringLiteral("\\ncpu +double +\\S+ +DD "))));
+        QVERIFY(outcome.out.contains(QRegularExpression(QStringLiteral("\\ncpu +float +skipped"))));
+        if (!gpuPresent())
+            QVERIFY(outcome.out.contains(
+                QRegularExpression(QStringLiteral("\\ncuda +double +skipped"))));
+    }
+
+    void bundledSampleShowsClustering() {
+        const QString samples = QStringLiteral(TPACF_SOURCE_DIR "/resources/samples/");
+        const QString csvPath = path(QStringLiteral("sample-w.csv"));
+        // The exact command scripts/run-sample.sh runs.
+        const Outcome outcome =
+            tpacf({QStringLiteral("run"), QStringLiteral("--data"),
+                   samples + QStringLiteral("sample_data.txt"), QStringLiteral("--random"),
+                   samples + QStringLiteral("sample_random_1.txt"), QStringLiteral("--random"),
+                   samples + QStringLiteral("sample_random_2.txt"), QStringLiteral("--preset"),
+                   QStringLiteral("log5"), QStringLiteral("--estimator"), QStringLiteral("ls"),
+                   QStringLiteral("--output"), csvPath});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        const CsvFile csv = readCsv(csvPath);
+        QCOMPARE(csv.rows.size(), std::size_t{30});
+        QVERIFY(csv.meta(QStringLiteral("data")).contains(QStringLiteral("N=5000")));
+        int positive = 0;
+        for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+            const double theta = csv.number(k, QStringLiteral("theta_mid"));
+            // 1'-100': enough random pairs per bin that w is well measured, and well inside
+            // the clustered range of the mock (README: about 0.08 deg to 5 deg).
+            if (theta < 1.0 || theta > 100.0)
+                continue;
+            const double w = csv.number(k, QStringLiteral("w"));
+            QVERIFY2(w > 0.5, qPrintable(QStringLiteral("w(%1') = %2").arg(theta).arg(w)));
+            ++positive;
+        }
+        QCOMPARE(positive, 10);
+    }
+
+    void ctrlCCancels() {
+        // Big enough that the count is still running when the signal arrives on any machine
+        // this suite targets; the CPU backend polls its cancel flag every ~100 ms.
+        const QString big = path(QStringLiteral("big.txt"));
+        const QString bigRandom = path(QStringLiteral("big_r.txt"));
+        tpacf::writeCatalogAscii(big.toStdString(), tpacf::generateUniformRandoms(
+                                                        150000, tpacf::Footprint::fullSky(), 3));
+        QFile::copy(big, bigRandom);
+        QProcess process;
+        process.start(QStringLiteral(TPACF_EXE),
+                      {QStringLiteral("run"), QStringLiteral("--data"), big,
+                       QStringLiteral("--random"), bigRandom, QStringLiteral("--backend"),
+                       QStringLiteral("cpu"), QStringLiteral("--output"),
+                       path(QStringLiteral("cancelled.csv"))});
+        QVERIFY(process.waitForStarted());
+        QTest::qWait(1500);
+        QCOMPARE(process.state(), QProcess::Running);
+        ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+        QVERIFY(process.waitForFinished(10000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 130);
+        QVERIFY(QString::fromUtf8(process.readAllStandardError())
+                    .contains(QStringLiteral("cancelled")));
+        QVERIFY(!QFile::exists(path(QStringLiteral("cancelled.csv"))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"
