@@ -1,1 +1,155 @@
-// placeholder
+#include "tpacf/correlation_job.h"
+
+#include "tpacf/errors.h"
+
+#include <chrono>
+#include <utility>
+
+namespace tpacf {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Live estimates are for the eye: four a second keep a plot moving without flooding the GUI's
+// event queue or spending the calling thread on estimates nobody sees.
+constexpr double kPartialInterval = 0.25;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string describeCatalog(const Catalog& catalog) {
+    return catalog.name().empty() ? std::string("(unnamed)") : "'" + catalog.name() + "'";
+}
+
+void validate(const CorrelationParams& params) {
+    if (!params.data)
+        throw ConfigError("no data catalog given");
+    if (params.data->empty())
+        throw ConfigError("the data catalog " + describeCatalog(*params.data) + " is empty");
+    if (params.randoms.empty())
+        throw ConfigError("at least one random catalog is needed");
+    for (std::size_t i = 0; i < params.randoms.size(); ++i) {
+        const auto& random = params.randoms[i];
+        const std::string which = "random catalog " + std::to_string(i + 1);
+        if (!random)
+            throw ConfigError(which + " is missing");
+        if (random->empty())
+            throw ConfigError(which + " " + describeCatalog(*random) + " is empty");
+    }
+}
+
+// Splits countBatch's output, in the order DD, DR_1..n, RR_1..n, into RawCounts.
+RawCounts rawCountsOf(std::vector<PairCounts> counts, const CorrelationParams& params) {
+    const std::size_t sets = params.randoms.size();
+    if (counts.size() != 1 + 2 * sets)
+        throw Error("the pair-count backend returned " + std::to_string(counts.size()) +
+                    " histograms for " + std::to_string(1 + 2 * sets) + " counts");
+    RawCounts raw;
+    raw.dataSize = params.data->size();
+    for (const auto& random : params.randoms)
+        raw.randomSizes.push_back(random->size());
+    raw.dd = std::move(counts[0]);
+    for (std::size_t set = 0; set < sets; ++set) {
+        raw.dr.push_back(std::move(counts[1 + set]));
+        raw.rr.push_back(std::move(counts[1 + sets + set]));
+    }
+    return raw;
+}
+
+std::vector<std::uint64_t> sumOverSets(const std::vector<PairCounts>& perSet, std::size_t bins) {
+    std::vector<std::uint64_t> sum(bins, 0);
+    for (const PairCounts& counts : perSet)
+        for (std::size_t bin = 0; bin < bins && bin < counts.size(); ++bin)
+            sum[bin] += counts[bin];
+    return sum;
+}
+
+} // namespace
+
+std::vector<std::uint64_t> CorrelationResult::drSummed() const {
+    return sumOverSets(raw.dr, binCount());
+}
+
+std::vector<std::uint64_t> CorrelationResult::rrSummed() const {
+    return sumOverSets(raw.rr, binCount());
+}
+
+CorrelationJob::CorrelationJob(CorrelationParams params, const GpuBackendProvider* gpu)
+    : m_params(std::move(params)), m_gpu(gpu) {}
+
+CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
+                                      const std::atomic<bool>* cancelRequested) {
+    const Clock::time_point start = Clock::now();
+    validate(m_params);
+    const Binning binning(m_params.bins);
+    BackendSelection backend = selectBackend(m_params.backend, m_gpu);
+
+    // Everything but the counts; partial results share it.
+    CorrelationResult header;
+    header.bins = m_params.bins;
+    header.edges.assign(binning.edges().begin(), binning.edges().end());
+    header.centres.assign(binning.centres().begin(), binning.centres().end());
+    header.estimator = m_params.estimator;
+    header.backendName = backend.counter->backendName();
+    header.deviceDescription = backend.counter->deviceDescription();
+    header.precision = backend.counter->precision();
+    header.backendNotice = backend.notice;
+    header.data = {m_params.data->name(), m_params.data->size()};
+    for (const auto& random : m_params.randoms)
+        header.randoms.push_back({random->name(), random->size()});
+
+    // One batch so the backend can schedule DD, every DR_i and every RR_i together.
+    std::vector<CountTask> tasks;
+    tasks.push_back({m_params.data.get(), nullptr});
+    for (const auto& random : m_params.randoms)
+        tasks.push_back({m_params.data.get(), random.get()});
+    for (const auto& random : m_params.randoms)
+        tasks.push_back({random.get(), nullptr});
+
+    CountControl control;
+    control.cancelRequested = cancelRequested;
+    double lastPartial = -kPartialInterval;
+    if (onProgress) {
+        control.onProgress = [&](const CountProgress& progress) {
+            JobProgress job;
+            job.pairsDone = progress.pairsDone;
+            job.pairsTotal = progress.pairsTotal;
+            job.fraction = progress.pairsTotal > 0 ? static_cast<double>(progress.pairsDone) /
+                                                         static_cast<double>(progress.pairsTotal)
+                                                   : 1.0;
+            job.elapsedSeconds = secondsSince(start);
+            job.pairsPerSecond = job.elapsedSeconds > 0
+                                     ? static_cast<double>(progress.pairsDone) / job.elapsedSeconds
+                                     : 0.0;
+            if (progress.partialCounts.size() == tasks.size() &&
+                job.elapsedSeconds - lastPartial >= kPartialInterval) {
+                lastPartial = job.elapsedSeconds;
+                auto partial = std::make_shared<CorrelationResult>(header);
+                partial->raw = rawCountsOf(progress.partialCounts, m_params);
+                partial->normalised =
+                    normaliseByPairsVisited(partial->raw, progress.pairsDonePerTask);
+                partial->w = estimate(m_params.estimator, partial->normalised);
+                partial->elapsedSeconds = job.elapsedSeconds;
+                job.partial = std::move(partial);
+            }
+            onProgress(job);
+        };
+    }
+
+    CorrelationResult result = header; // a copy: the progress callback still builds on header
+    try {
+        result.raw = rawCountsOf(backend.counter->countBatch(tasks, binning, control), m_params);
+    } catch (const Cancelled&) {
+        result.status = JobStatus::Cancelled;
+        result.elapsedSeconds = secondsSince(start);
+        return result;
+    }
+    result.normalised = normalise(result.raw);
+    result.w = estimate(m_params.estimator, result.normalised);
+    result.elapsedSeconds = secondsSince(start);
+    return result;
+}
+
+} // namespace tpacf

@@ -1,1 +1,541 @@
-// placeholder
+#include "tpacf/cpu_pair_counter.h"
+
+#include "tpacf/errors.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__GNUC__) && defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() through and trip
+// -Wmaybe-uninitialized in its own header (GCC bug 105593, fixed in GCC 13).
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <immintrin.h>
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#define TPACF_HAVE_AVX512_KERNEL 1
+#endif
+
+namespace tpacf {
+
+namespace {
+
+// Points per side of a tile: 1024 x 1024 pairs take a few ms on one core, short enough for
+// prompt cancellation and progress, long enough that scheduling costs nothing. The j side of a
+// tile (3 x 8 KiB of coordinates) stays in L1 while every i of the tile sweeps it.
+constexpr std::size_t kTileSide = 1024;
+// Squared chords are computed for this many j at a time, then binned.
+constexpr std::size_t kChunk = 256;
+static_assert(kChunk % 8 == 0, "the AVX-512 kernel stores whole vectors of 8");
+// Independent sub-histograms: consecutive pairs usually land in the same bin, and one counter
+// would serialise every increment on the previous store. addSlots() unrolls by this.
+constexpr std::size_t kHistogramCopies = 4;
+// Upper limit on the bin-guess table (4-byte entries, for gathers): it should live in L1.
+constexpr std::size_t kMaxGuessCells = 4096;
+// Set in a guess entry whose cell holds more than one threshold: one comparison is not enough.
+constexpr std::uint32_t kMultiEdgeCell = 0x80000000u;
+
+// Exact bin lookup. A "slot" is the number of thresholds ≤ c2: slot 0 lies below the first edge,
+// slot k+1 is bin k, slot count() lies at or above the last edge. The guess table, indexed by
+// the top bits of c2's IEEE representation (monotone in c2 for c2 ≥ 0, so the cells are ordered
+// intervals of c2), holds the slot of each cell's smallest value; comparisons with the double
+// thresholds then decide the slot exactly: one where the cell holds at most one threshold, more
+// (a loop) where it is flagged kMultiEdgeCell.
+class SlotLookup {
+  public:
+    explicit SlotLookup(std::span<const double> chord2Edges) : m_edgeCount(chord2Edges.size()) {
+        m_thresholds.assign(chord2Edges.begin(), chord2Edges.end());
+        // Sentinel: no finite c2 reaches it, so the refinement needs no bounds check.
+        m_thresholds.push_back(std::numeric_limits<double>::infinity());
+
+        double lowestPositive = 1.0;
+        for (double t : chord2Edges) {
+            if (t > 0) {
+                lowestPositive = t;
+                break;
+            }
+        }
+        // c2 ≤ 4 up to rounding; cells reach through [4, 8) so the top clamp is never hit.
+        const std::uint64_t topBits = std::bit_cast<std::uint64_t>(8.0);
+        for (int mantissaBits = 12;; --mantissaBits) {
+            m_shift = static_cast<std::uint64_t>(52 - mantissaBits);
+            m_baseCell = std::bit_cast<std::uint64_t>(lowestPositive) >> m_shift;
+            if (m_baseCell > 0)
+                --m_baseCell;
+            const std::uint64_t cells = (topBits >> m_shift) - m_baseCell + 1;
+            if (cells <= kMaxGuessCells || mantissaBits == 0) {
+                m_lastCell = static_cast<std::int64_t>(cells - 1);
+                break;
+            }
+        }
+        const auto slotOfValue = [&](double c2) {
+            return static_cast<std::uint32_t>(
+                std::upper_bound(chord2Edges.begin(), chord2Edges.end(), c2) - chord2Edges.begin());
+        };
+        m_guess.resize(static_cast<std::size_t>(m_lastCell) + 1);
+        for (std::size_t cell = 0; cell < m_guess.size(); ++cell) {
+            // Cell 0 also takes everything below the resolved range, down to c2 = 0; the last
+            // cell everything above.
+            const std::uint64_t first = (m_baseCell + cell) << m_shift;
+            const double low = cell == 0 ? 0.0 : std::bit_cast<double>(first);
+            const bool last = cell + 1 == m_guess.size();
+            const std::uint32_t lowSlot = slotOfValue(low);
+            const std::uint32_t highSlot =
+                last
+                    ? static_cast<std::uint32_t>(m_edgeCount)
+                    : slotOfValue(std::bit_cast<double>(first + (std::uint64_t{1} << m_shift) - 1));
+            m_guess[cell] = lowSlot | (highSlot - lowSlot > 1 ? kMultiEdgeCell : 0u);
+        }
+        m_cellThreshold.resize(m_guess.size());
+        for (std::size_t cell = 0; cell < m_guess.size(); ++cell)
+            m_cellThreshold[cell] = m_thresholds[m_guess[cell] & ~kMultiEdgeCell];
+    }
+
+    /// Slots per histogram: below, one per bin, above.
+    std::size_t slotCount() const noexcept { return m_edgeCount + 1; }
+
+    // Public for the kernels, which copy them into locals (histogram stores could otherwise
+    // alias these members and force a reload on every pair).
+    std::size_t m_edgeCount;
+    std::vector<double> m_thresholds; // chord2Edges and a +inf sentinel
+    std::vector<std::uint32_t> m_guess;
+    std::vector<double> m_cellThreshold; // thresholds[guess slot] per cell
+    std::uint64_t m_shift = 52;
+    std::uint64_t m_baseCell = 0;
+    std::int64_t m_lastCell = 0;
+};
+
+struct Points {
+    const double* x = nullptr;
+    const double* y = nullptr;
+    const double* z = nullptr;
+    std::size_t size = 0;
+
+    explicit Points(const Catalog& c)
+        : x(c.x().data()), y(c.y().data()), z(c.z().data()), size(c.size()) {}
+};
+
+// Adds n binned pairs to the histogram copies. `slot` holds the guess after its one comparison,
+// with the kMultiEdgeCell flag where more comparisons are needed.
+inline void addSlots(const double* __restrict c2, const std::uint32_t* __restrict slot,
+                     std::size_t n, const double* __restrict thresholds, std::size_t slots,
+                     std::uint32_t* __restrict histogram) {
+    const auto finish = [&](std::size_t k) -> std::size_t {
+        std::uint32_t s = slot[k];
+        if (s & kMultiEdgeCell) [[unlikely]] {
+            s &= ~kMultiEdgeCell;
+            while (c2[k] >= thresholds[s])
+                ++s;
+        }
+        return s;
+    };
+    std::size_t k = 0;
+    for (; k + kHistogramCopies <= n; k += kHistogramCopies) {
+        ++histogram[finish(k)];
+        ++histogram[slots + finish(k + 1)];
+        ++histogram[2 * slots + finish(k + 2)];
+        ++histogram[3 * slots + finish(k + 3)];
+    }
+    for (; k < n; ++k)
+        ++histogram[finish(k)];
+}
+
+// The portable kernel: counts pairs (i in [i0, i1) of a) x (j in [j0, j1) of b) into
+// `histogram` (kHistogramCopies copies of `slots` slots, one after the other). `diagonal`: a == b
+// on the same range, so only j > i. The squared chord is the contract's arithmetic, in its
+// order: dx, dy, dz, then (dx² + dy²) + dz², each operation rounded on its own (core is built
+// with -ffp-contract=off); the GPU double kernel does the same. That loop vectorises over j.
+void countTilePortable(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
+                       std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
+                       std::uint32_t* __restrict histogram) {
+    const std::size_t slots = lookup.slotCount();
+    const double* __restrict thresholds = lookup.m_thresholds.data();
+    const std::uint32_t* __restrict guessTable = lookup.m_guess.data();
+    const std::uint64_t shift = lookup.m_shift;
+    const auto baseCell = static_cast<std::int64_t>(lookup.m_baseCell);
+    const std::int64_t lastCell = lookup.m_lastCell;
+    alignas(64) double c2[kChunk];
+    alignas(64) std::uint32_t slot[kChunk];
+    for (std::size_t i = i0; i < i1; ++i) {
+        const double xi = a.x[i], yi = a.y[i], zi = a.z[i];
+        for (std::size_t jc = diagonal ? i + 1 : j0; jc < j1; jc += kChunk) {
+            const std::size_t n = std::min(kChunk, j1 - jc);
+            const double* __restrict xj = b.x + jc;
+            const double* __restrict yj = b.y + jc;
+            const double* __restrict zj = b.z + jc;
+            for (std::size_t k = 0; k < n; ++k) {
+                const double dx = xi - xj[k];
+                const double dy = yi - yj[k];
+                const double dz = zi - zj[k];
+                c2[k] = dx * dx + dy * dy + dz * dz;
+            }
+            for (std::size_t k = 0; k < n; ++k) {
+                const auto bits =
+                    static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(c2[k]) >> shift);
+                const std::int64_t cell = std::clamp(bits - baseCell, std::int64_t{0}, lastCell);
+                const std::uint32_t guess = guessTable[cell];
+                const std::uint32_t start = guess & ~kMultiEdgeCell;
+                slot[k] = guess + (c2[k] >= thresholds[start] ? 1u : 0u);
+            }
+            addSlots(c2, slot, n, thresholds, slots, histogram);
+        }
+    }
+}
+
+#ifdef TPACF_HAVE_AVX512_KERNEL
+// The same with AVX-512 (8 pairs a step, gathers for the table reads). Same operations in the
+// same order on each lane, each rounded as in the portable kernel, so the counts are identical.
+__attribute__((target("avx512f"))) void countTileAvx512(const Points& a, std::size_t i0,
+                                                        std::size_t i1, const Points& b,
+                                                        std::size_t j0, std::size_t j1,
+                                                        bool diagonal, const SlotLookup& lookup,
+                                                        std::uint32_t* __restrict histogram) {
+    const std::size_t slots = lookup.slotCount();
+    const double* __restrict thresholds = lookup.m_thresholds.data();
+    const std::uint32_t* __restrict guessTable = lookup.m_guess.data();
+    const __m128i shift = _mm_cvtsi64_si128(static_cast<long long>(lookup.m_shift));
+    const __m512i baseCell = _mm512_set1_epi64(static_cast<long long>(lookup.m_baseCell));
+    const __m512i lastCell = _mm512_set1_epi64(lookup.m_lastCell);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i one = _mm512_set1_epi64(1);
+    const double* __restrict cellThreshold = lookup.m_cellThreshold.data();
+    alignas(64) double c2[kChunk];
+    alignas(64) std::uint32_t slot[kChunk];
+    for (std::size_t i = i0; i < i1; ++i) {
+        const __m512d xi = _mm512_set1_pd(a.x[i]);
+        const __m512d yi = _mm512_set1_pd(a.y[i]);
+        const __m512d zi = _mm512_set1_pd(a.z[i]);
+        for (std::size_t jc = diagonal ? i + 1 : j0; jc < j1; jc += kChunk) {
+            const std::size_t n = std::min(kChunk, j1 - jc);
+            for (std::size_t k = 0; k < n; k += 8) {
+                const __mmask8 lanes = n - k >= 8 ? __mmask8(0xff) : __mmask8((1u << (n - k)) - 1u);
+                const __m512d dx = _mm512_sub_pd(xi, _mm512_maskz_loadu_pd(lanes, b.x + jc + k));
+                const __m512d dy = _mm512_sub_pd(yi, _mm512_maskz_loadu_pd(lanes, b.y + jc + k));
+                const __m512d dz = _mm512_sub_pd(zi, _mm512_maskz_loadu_pd(lanes, b.z + jc + k));
+                const __m512d d2 =
+                    _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)),
+                                  _mm512_mul_pd(dz, dz));
+                __m512i cell =
+                    _mm512_sub_epi64(_mm512_srl_epi64(_mm512_castpd_si512(d2), shift), baseCell);
+                cell = _mm512_min_epi64(_mm512_max_epi64(cell, zero), lastCell);
+                const __m512i guess = _mm512_cvtepu32_epi64(_mm512_mask_i64gather_epi32(
+                    _mm256_setzero_si256(), lanes, cell, guessTable, 4));
+                const __m512d threshold =
+                    _mm512_mask_i64gather_pd(_mm512_setzero_pd(), lanes, cell, cellThreshold, 8);
+                const __mmask8 above = _mm512_cmp_pd_mask(d2, threshold, _CMP_GE_OQ);
+                const __m512i result = _mm512_mask_add_epi64(guess, above, guess, one);
+                // Whole-vector stores stay inside the buffers (kChunk is a multiple of 8); lanes
+                // past n are never read.
+                _mm512_store_pd(c2 + k, d2);
+                _mm256_store_si256(reinterpret_cast<__m256i*>(slot + k),
+                                   _mm512_cvtepi64_epi32(result));
+            }
+            addSlots(c2, slot, n, thresholds, slots, histogram);
+        }
+    }
+}
+#endif
+
+using TileKernel = void (*)(const Points&, std::size_t, std::size_t, const Points&, std::size_t,
+                            std::size_t, bool, const SlotLookup&, std::uint32_t*);
+
+std::uint64_t trianglePairs(std::uint64_t n) {
+    return n < 2 ? 0 : (n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2));
+}
+
+// One task cut into tiles of kTileSide x kTileSide points. Auto tasks use only the tiles on and
+// above the diagonal; diagonal tiles count j > i within themselves.
+struct TaskPlan {
+    Points a, b;
+    bool isAuto = false;
+    std::uint64_t rowBlocks = 0, columnBlocks = 0;
+    std::uint64_t tileCount = 0;
+    std::vector<std::uint64_t> rowStart; // auto: index of the first tile of each block row
+
+    struct Tile {
+        std::size_t i0, i1, j0, j1;
+        bool diagonal;
+    };
+
+    TaskPlan(const CountTask& task)
+        : a(*task.first), b(task.second ? *task.second : *task.first), isAuto(task.isAuto()) {
+        const auto blocks = [](std::size_t n) { return (n + kTileSide - 1) / kTileSide; };
+        rowBlocks = blocks(a.size);
+        columnBlocks = blocks(b.size);
+        if (task.pairTotal() == 0)
+            return;
+        if (isAuto) {
+            rowStart.resize(rowBlocks + 1);
+            for (std::uint64_t row = 0; row < rowBlocks; ++row)
+                rowStart[row + 1] = rowStart[row] + (rowBlocks - row);
+            tileCount = rowStart.back();
+        } else {
+            tileCount = rowBlocks * columnBlocks;
+        }
+    }
+
+    Tile tile(std::uint64_t index) const {
+        std::uint64_t row, column;
+        if (isAuto) {
+            row = static_cast<std::uint64_t>(
+                std::upper_bound(rowStart.begin(), rowStart.end(), index) - rowStart.begin() - 1);
+            column = row + (index - rowStart[row]);
+        } else {
+            row = index / columnBlocks;
+            column = index % columnBlocks;
+        }
+        const std::size_t i0 = row * kTileSide, j0 = column * kTileSide;
+        return {i0, std::min(a.size, i0 + kTileSide), j0, std::min(b.size, j0 + kTileSide),
+                isAuto && row == column};
+    }
+
+    static std::uint64_t pairsOf(const Tile& t) {
+        return t.diagonal ? trianglePairs(t.i1 - t.i0)
+                          : static_cast<std::uint64_t>(t.i1 - t.i0) * (t.j1 - t.j0);
+    }
+};
+
+// The order in which tiles are handed out: round r takes tile r of every task that has one, so
+// all tasks advance together and early partial counts cover DD, DR and RR alike. Tasks sorted by
+// tile count split the rounds into segments with a fixed set of tasks each.
+class TileSchedule {
+  public:
+    explicit TileSchedule(const std::vector<TaskPlan>& plans) {
+        m_byTileCount.resize(plans.size());
+        for (std::size_t t = 0; t < plans.size(); ++t)
+            m_byTileCount[t] = t;
+        std::stable_sort(
+            m_byTileCount.begin(), m_byTileCount.end(),
+            [&](std::size_t l, std::size_t r) { return plans[l].tileCount < plans[r].tileCount; });
+        std::uint64_t previousRounds = 0, start = 0;
+        for (std::size_t s = 0; s < m_byTileCount.size(); ++s) {
+            const std::uint64_t rounds = plans[m_byTileCount[s]].tileCount;
+            const std::uint64_t width = m_byTileCount.size() - s;
+            m_segments.push_back({start, previousRounds, width, s});
+            start += (rounds - previousRounds) * width;
+            previousRounds = rounds;
+        }
+        m_total = start;
+    }
+
+    std::uint64_t total() const noexcept { return m_total; }
+
+    /// (task, tile within the task) of global tile `index` < total().
+    std::pair<std::size_t, std::uint64_t> locate(std::uint64_t index) const {
+        auto segment =
+            std::upper_bound(m_segments.begin(), m_segments.end(), index,
+                             [](std::uint64_t value, const Segment& s) { return value < s.start; });
+        // Empty segments share their start with the next one: upper_bound picks the last.
+        --segment;
+        const std::uint64_t offset = index - segment->start;
+        const std::uint64_t round = segment->firstRound + offset / segment->width;
+        const std::size_t task = m_byTileCount[segment->firstSorted + offset % segment->width];
+        return {task, round};
+    }
+
+  private:
+    struct Segment {
+        std::uint64_t start, firstRound, width;
+        std::size_t firstSorted;
+    };
+    std::vector<std::size_t> m_byTileCount;
+    std::vector<Segment> m_segments;
+    std::uint64_t m_total = 0;
+};
+
+// What one worker has counted. The mutex is uncontended except while the calling thread takes
+// a progress snapshot.
+struct WorkerTally {
+    std::mutex mutex;
+    std::vector<std::uint64_t> slotCounts; // task-major, slotCount per task
+    std::vector<std::uint64_t> pairsDone;  // per task
+};
+
+} // namespace
+
+CpuPairCounter::CpuPairCounter(int threads) : CpuPairCounter(threads, CpuKernel::Best) {}
+
+CpuPairCounter::CpuPairCounter(int threads, CpuKernel kernel) : m_threads(threads) {
+    if (m_threads <= 0)
+        m_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+#ifdef TPACF_HAVE_AVX512_KERNEL
+    m_avx512 = kernel == CpuKernel::Best && __builtin_cpu_supports("avx512f");
+#else
+    (void)kernel;
+#endif
+}
+
+std::string CpuPairCounter::kernelName() const {
+    return m_avx512 ? "avx512" : "portable";
+}
+
+std::string CpuPairCounter::deviceDescription() const {
+    return "CPU, " + std::to_string(m_threads) + (m_threads == 1 ? " thread" : " threads");
+}
+
+std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> tasks,
+                                                   const Binning& binning,
+                                                   const CountControl& control) {
+    for (const CountTask& task : tasks)
+        if (!task.first)
+            throw ConfigError("a pair-count task has no catalog");
+    if (control.cancelled())
+        throw Cancelled();
+
+    const SlotLookup lookup(binning.chord2Edges());
+    const std::size_t slots = lookup.slotCount();
+    const std::size_t bins = binning.count();
+
+    std::vector<TaskPlan> plans;
+    plans.reserve(tasks.size());
+    std::uint64_t pairsTotal = 0;
+    for (const CountTask& task : tasks) {
+        plans.emplace_back(task);
+        pairsTotal += task.pairTotal();
+    }
+    const TileSchedule schedule(plans);
+
+    const std::size_t workerCount = static_cast<std::size_t>(
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(m_threads), schedule.total()));
+    std::vector<WorkerTally> tallies(workerCount);
+    for (WorkerTally& tally : tallies) {
+        tally.slotCounts.assign(tasks.size() * slots, 0);
+        tally.pairsDone.assign(tasks.size(), 0);
+    }
+
+    std::atomic<std::uint64_t> nextTile{0};
+    std::atomic<bool> stop{false};
+    std::atomic<bool> sawCancel{false};
+    std::mutex stateMutex; // guards finishedWorkers and firstError; pairs with `wake`
+    std::condition_variable wake;
+    std::size_t finishedWorkers = 0;
+    std::exception_ptr firstError;
+
+    TileKernel kernel = countTilePortable;
+#ifdef TPACF_HAVE_AVX512_KERNEL
+    if (m_avx512)
+        kernel = countTileAvx512;
+#endif
+
+    const auto work = [&](WorkerTally& tally) {
+        try {
+            std::vector<std::uint32_t> tileHistogram(kHistogramCopies * slots);
+            while (!stop.load(std::memory_order_relaxed)) {
+                if (control.cancelled()) {
+                    sawCancel = true;
+                    stop = true;
+                    break;
+                }
+                const std::uint64_t index = nextTile.fetch_add(1, std::memory_order_relaxed);
+                if (index >= schedule.total())
+                    break;
+                const auto [task, tileIndex] = schedule.locate(index);
+                const TaskPlan& plan = plans[task];
+                const TaskPlan::Tile tile = plan.tile(tileIndex);
+                std::fill(tileHistogram.begin(), tileHistogram.end(), 0u);
+                kernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal, lookup,
+                       tileHistogram.data());
+                const std::lock_guard lock(tally.mutex);
+                std::uint64_t* counts = tally.slotCounts.data() + task * slots;
+                for (std::size_t copy = 0; copy < kHistogramCopies; ++copy)
+                    for (std::size_t s = 0; s < slots; ++s)
+                        counts[s] += tileHistogram[copy * slots + s];
+                tally.pairsDone[task] += TaskPlan::pairsOf(tile);
+            }
+        } catch (...) {
+            const std::lock_guard lock(stateMutex);
+            if (!firstError)
+                firstError = std::current_exception();
+            stop = true;
+        }
+        {
+            const std::lock_guard lock(stateMutex);
+            ++finishedWorkers;
+        }
+        wake.notify_one();
+    };
+
+    // Joins on every way out, a throwing progress callback included.
+    struct Joiner {
+        std::vector<std::thread> threads;
+        std::atomic<bool>& stop;
+        ~Joiner() {
+            stop = true;
+            for (std::thread& t : threads)
+                if (t.joinable())
+                    t.join();
+        }
+    } joiner{{}, stop};
+    joiner.threads.reserve(workerCount);
+    for (std::size_t w = 0; w < workerCount; ++w)
+        joiner.threads.emplace_back(work, std::ref(tallies[w]));
+
+    const auto snapshot = [&](bool withCounts) {
+        CountProgress progress;
+        progress.pairsTotal = pairsTotal;
+        progress.pairsDonePerTask.assign(tasks.size(), 0);
+        std::vector<std::uint64_t> slotCounts(withCounts ? tasks.size() * slots : 0, 0);
+        for (WorkerTally& tally : tallies) {
+            const std::lock_guard lock(tally.mutex);
+            for (std::size_t t = 0; t < tasks.size(); ++t)
+                progress.pairsDonePerTask[t] += tally.pairsDone[t];
+            for (std::size_t s = 0; s < slotCounts.size(); ++s)
+                slotCounts[s] += tally.slotCounts[s];
+        }
+        for (std::uint64_t done : progress.pairsDonePerTask)
+            progress.pairsDone += done;
+        if (withCounts) {
+            progress.partialCounts.resize(tasks.size());
+            for (std::size_t t = 0; t < tasks.size(); ++t) {
+                // Slot k+1 is bin k; the slots below and above the range are dropped.
+                const auto first = slotCounts.begin() + static_cast<std::ptrdiff_t>(t * slots + 1);
+                progress.partialCounts[t].assign(first, first + static_cast<std::ptrdiff_t>(bins));
+            }
+        }
+        return progress;
+    };
+
+    // The calling thread only watches: progress at least every 50 ms, counts every other call.
+    constexpr auto kTick = std::chrono::milliseconds(50);
+    for (unsigned tick = 1;; ++tick) {
+        {
+            std::unique_lock lock(stateMutex);
+            if (wake.wait_for(lock, kTick, [&] { return finishedWorkers == workerCount; }))
+                break;
+        }
+        if (control.cancelled()) {
+            sawCancel = true;
+            break;
+        }
+        if (control.onProgress)
+            control.onProgress(snapshot(tick % 2 == 0));
+    }
+    stop = true;
+    for (std::thread& t : joiner.threads)
+        t.join();
+
+    if (firstError)
+        std::rethrow_exception(firstError);
+    if (sawCancel)
+        throw Cancelled();
+
+    CountProgress final = snapshot(true);
+    if (control.onProgress)
+        control.onProgress(final);
+    return std::move(final.partialCounts);
+}
+
+} // namespace tpacf

@@ -1,1 +1,54 @@
-// placeholder
+#include "tpacf/pair_counter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace tpacf {
+
+std::uint64_t CountTask::pairTotal() const noexcept {
+    if (!first)
+        return 0;
+    const std::uint64_t n = first->size();
+    if (second)
+        return n * static_cast<std::uint64_t>(second->size());
+    if (n < 2)
+        return 0;
+    // Halve the even factor first so the product cannot overflow before the division.
+    return (n % 2 == 0) ? (n / 2) * (n - 1) : n * ((n - 1) / 2);
+}
+
+PairCounts PairCounter::countAuto(const Catalog& catalog, const Binning& binning,
+                                  const CountControl& control) {
+    const CountTask task{&catalog, nullptr};
+    return std::move(countBatch(std::span<const CountTask>(&task, 1), binning, control).front());
+}
+
+PairCounts PairCounter::countCross(const Catalog& a, const Catalog& b, const Binning& binning,
+                                   const CountControl& control) {
+    const CountTask task{&a, &b};
+    return std::move(countBatch(std::span<const CountTask>(&task, 1), binning, control).front());
+}
+
+std::optional<Precision> parsePrecision(std::string_view text) noexcept {
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower == "double" || lower == "fp64")
+        return Precision::Double;
+    if (lower == "float" || lower == "fp32" || lower == "single")
+        return Precision::Float;
+    return std::nullopt;
+}
+
+std::string_view precisionName(Precision precision) noexcept {
+    switch (precision) {
+    case Precision::Double:
+        return "double";
+    case Precision::Float:
+        return "float";
+    }
+    return "double";
+}
+
+} // namespace tpacf

@@ -2,23 +2,33 @@
 // The exact reference backend: double precision on all cores.
 #include "tpacf/pair_counter.h"
 
+#include <string>
+
 namespace tpacf {
+
+/// Inner loop of the CPU backend. Every kernel gives identical counts; Best picks the fastest
+/// the processor supports (AVX-512 where present), Portable forces plain C++ (tests, benchmarks).
+enum class CpuKernel { Best, Portable };
 
 class CpuPairCounter final : public PairCounter {
 public:
     /// threads <= 0: one per hardware thread.
     explicit CpuPairCounter(int threads = 0);
+    CpuPairCounter(int threads, CpuKernel kernel);
 
     std::string backendName() const override { return "cpu"; }
     std::string deviceDescription() const override;
     Precision precision() const override { return Precision::Double; }
     int threadCount() const noexcept { return m_threads; }
+    /// The inner loop in use: "avx512" or "portable".
+    std::string kernelName() const;
 
     std::vector<PairCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control = {}) override;
 
 private:
     int m_threads;
+    bool m_avx512 = false;
 };
 
 } // namespace tpacf
