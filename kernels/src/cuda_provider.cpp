@@ -1,26 +1,127 @@
-// PLACEHOLDER until the CUDA backend lands: same as the no-CUDA provider.
+// The CUDA module's provider: device queries that never throw, and counters over chosen devices.
 #include "tpacf/cuda/cuda_backend.h"
+
+#include "cuda_check.h"
+#include "cuda_pair_counter.h"
 #include "tpacf/errors.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
 
 namespace tpacf::cuda {
 namespace {
 
-class NoCudaProvider final : public GpuBackendProvider {
-public:
+std::string versionText(int version) {
+    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+class CudaProvider final : public GpuBackendProvider {
+  public:
     std::string name() const override { return "cuda"; }
-    bool compiledIn() const override { return false; }
-    std::vector<GpuDeviceInfo> devices() const override { return {}; }
-    std::string unavailableReason() const override {
-        return "this build of tpacf has no CUDA support (configured with TPACF_CUDA=OFF or no nvcc)";
+    bool compiledIn() const override { return true; }
+
+    std::vector<GpuDeviceInfo> devices() const override {
+        std::vector<GpuDeviceInfo> result;
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess) {
+            cudaGetLastError(); // clear the sticky-free error so later calls start clean
+            return result;
+        }
+        for (int i = 0; i < count; ++i) {
+            cudaDeviceProp props{};
+            if (cudaGetDeviceProperties(&props, i) != cudaSuccess)
+                continue;
+            GpuDeviceInfo info;
+            info.index = i;
+            info.name = props.name;
+            info.memoryBytes = props.totalGlobalMem;
+            info.computeMajor = props.major;
+            info.computeMinor = props.minor;
+            info.multiprocessors = props.multiProcessorCount;
+            result.push_back(std::move(info));
+        }
+        return result;
     }
-    std::string versionDescription() const override { return {}; }
-    std::unique_ptr<PairCounter> create(Precision, const std::vector<int>&) const override {
-        throw BackendUnavailable("CUDA backend unavailable: " + unavailableReason());
+
+    std::string unavailableReason() const override {
+        int count = 0;
+        const cudaError_t status = cudaGetDeviceCount(&count);
+        if (status == cudaSuccess && count > 0)
+            return {};
+        cudaGetLastError();
+        const std::string detail =
+            std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+        switch (status) {
+        case cudaSuccess:
+            return "no CUDA device: the driver reports 0 devices";
+        case cudaErrorNoDevice:
+            return "no CUDA device: " + detail;
+        case cudaErrorInsufficientDriver:
+        case cudaErrorCallRequiresNewerDriver:
+            return "no CUDA driver (or one too old for this build): " + detail;
+        default:
+            return "CUDA unavailable: " + detail;
+        }
+    }
+
+    std::string versionDescription() const override {
+        int runtime = 0, driver = 0;
+        if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
+            runtime = 0;
+        if (cudaDriverGetVersion(&driver) != cudaSuccess)
+            driver = 0;
+        cudaGetLastError();
+        std::string text =
+            "CUDA runtime " + (runtime > 0 ? versionText(runtime) : std::string("unknown"));
+        text += driver > 0 ? ", driver " + versionText(driver) : ", no driver";
+        return text;
+    }
+
+    std::unique_ptr<PairCounter> create(Precision precision,
+                                        const std::vector<int>& deviceIndices) const override {
+        const std::vector<GpuDeviceInfo> available = devices();
+        if (available.empty())
+            throw BackendUnavailable("CUDA backend unavailable: " + unavailableReason());
+        std::vector<int> chosen;
+        if (deviceIndices.empty()) {
+            for (const GpuDeviceInfo& info : available)
+                chosen.push_back(info.index);
+        } else {
+            for (int index : deviceIndices) {
+                const bool known =
+                    std::any_of(available.begin(), available.end(),
+                                [&](const GpuDeviceInfo& info) { return info.index == index; });
+                if (!known)
+                    throw ConfigError("CUDA device " + std::to_string(index) +
+                                      " does not exist (this machine has " +
+                                      std::to_string(available.size()) + ")");
+                if (std::find(chosen.begin(), chosen.end(), index) == chosen.end())
+                    chosen.push_back(index);
+            }
+        }
+        // "NVIDIA H100 80GB HBM3 (1 GPU)"; mixed cards are listed by name.
+        std::map<std::string, int> byName;
+        for (int index : chosen)
+            for (const GpuDeviceInfo& info : available)
+                if (info.index == index)
+                    ++byName[info.name];
+        std::string names;
+        for (const auto& [name, count] : byName) {
+            if (!names.empty())
+                names += " + ";
+            names += byName.size() > 1 && count > 1 ? std::to_string(count) + "x " + name : name;
+        }
+        const std::string description = names + " (" + std::to_string(chosen.size()) +
+                                        (chosen.size() == 1 ? " GPU)" : " GPUs)");
+        return detail::makeCudaPairCounter(precision, std::move(chosen), description);
     }
 };
 
 } // namespace
 
-std::unique_ptr<GpuBackendProvider> makeProvider() { return std::make_unique<NoCudaProvider>(); }
+std::unique_ptr<GpuBackendProvider> makeProvider() {
+    return std::make_unique<CudaProvider>();
+}
 
 } // namespace tpacf::cuda

@@ -6,12 +6,13 @@ namespace tpacf::cuda {
 namespace {
 
 class NoCudaProvider final : public GpuBackendProvider {
-public:
+  public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return false; }
     std::vector<GpuDeviceInfo> devices() const override { return {}; }
     std::string unavailableReason() const override {
-        return "this build of tpacf has no CUDA support (configured with TPACF_CUDA=OFF or no nvcc)";
+        return "this build of tpacf has no CUDA support (configured with TPACF_CUDA=OFF or no "
+               "nvcc)";
     }
     std::string versionDescription() const override { return {}; }
     std::unique_ptr<PairCounter> create(Precision, const std::vector<int>&) const override {
@@ -21,6 +22,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<GpuBackendProvider> makeProvider() { return std::make_unique<NoCudaProvider>(); }
+std::unique_ptr<GpuBackendProvider> makeProvider() {
+    return std::make_unique<NoCudaProvider>();
+}
 
 } // namespace tpacf::cuda

@@ -1,0 +1,32 @@
+#pragma once
+// Host side of the bin lookup: thresholds in the kernel's precision and the table over the
+// float bits of c² that gives a candidate slot in constant time.
+#include "pair_kernels.h"
+#include "tpacf/bins.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tpacf::cuda::detail {
+
+/// A "slot" is the number of thresholds <= c²: 0 below the range, k+1 for bin k, binCount+1 above.
+struct HostBinTables {
+    /// chord2Edges rounded to float, then +inf. Where the last edge is 180° it becomes 4.0625:
+    /// no pair is farther apart, but a float c² can round past 4.
+    std::vector<float> thresholdsFloat;
+    std::vector<double> thresholdsDouble; ///< chord2Edges as they are, then +inf
+    std::vector<std::uint16_t> lookup;    ///< slot of each cell's smallest value
+    std::uint32_t shift = 0;
+    std::int32_t base = 0;
+    bool singleStep = true; ///< no cell holds more than one threshold
+    double lowMargin = 0;
+    double highMargin = 0;
+};
+
+HostBinTables buildBinTables(const Binning& binning, RealKind real);
+
+/// The c² lookup key the kernels use: float bits, or the high word of the double bits.
+std::uint32_t chord2Key(float c2) noexcept;
+std::uint32_t chord2Key(double c2) noexcept;
+
+} // namespace tpacf::cuda::detail

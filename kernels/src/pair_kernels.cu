@@ -1,0 +1,673 @@
+// The pair-counting kernel and the catalog preparation kernels.
+//
+// Work: a list of WorkUnits (one i-tile against up to kTilesPerUnit j-tiles of one task) that a
+// persistent grid takes from an atomic cursor. Each block keeps its i-tile in registers
+// (kPointsPerThread points per thread), stages each j-tile in shared memory, and counts into a
+// private histogram in shared memory that it flushes into the task's 64-bit global counters.
+// Before a tile pair is computed, the bounding boxes of both tiles classify it: out of range
+// (skipped), inside one bin (counted whole), far enough apart for the hi parts alone (float),
+// or computed pair by pair in full precision.
+#include "cuda_check.h"
+#include "pair_kernels.h"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace tpacf::cuda::detail {
+
+const char* histModeName(HistMode mode) noexcept {
+    switch (mode) {
+    case HistMode::PerThread:
+        return "per-thread shared";
+    case HistMode::PerThreadAtomic:
+        return "per-thread shared (atomic update)";
+    case HistMode::PerWarp:
+        return "per-warp shared";
+    case HistMode::Global:
+        return "global";
+    }
+    return "?";
+}
+
+namespace {
+
+/// A double-precision point, padded to 32 bytes (CUDA 13 deprecates the unaligned double4).
+struct alignas(32) DoublePoint {
+    double x, y, z, w;
+};
+
+constexpr std::size_t alignUp(std::size_t value, std::size_t alignment) {
+    return (value + alignment - 1) / alignment * alignment;
+}
+
+/// Relative margin on box distances for the tile classification: far above the rounding of
+/// any c² either precision computes (float: ~5e-7 relative), far below any sane bin width.
+constexpr double kBoxMargin = 1e-5;
+
+enum TileClass : int { kSkip, kOneBin, kFast, kInRange, kPrecise };
+
+// ---- precision traits -------------------------------------------------------------------
+
+template <class Real> struct Traits;
+
+template <> struct Traits<float> {
+    using Point = float4;
+    static constexpr bool kHasLows = true;
+    __device__ static std::uint32_t key(float c2) { return __float_as_uint(c2); }
+};
+
+template <> struct Traits<double> {
+    using Point = DoublePoint;
+    static constexpr bool kHasLows = false;
+    __device__ static std::uint32_t key(double c2) {
+        return static_cast<std::uint32_t>(
+            static_cast<unsigned long long>(__double_as_longlong(c2)) >> 32);
+    }
+};
+
+// ---- histogram privatisation ------------------------------------------------------------
+//
+// Counters are indexed by "slot" = number of thresholds <= c²: slot 0 is below the first edge,
+// slots 1..binCount are the bins, slot binCount+1 is above the last edge (and NaN padding). The
+// two outer rows are never flushed, so the pair loops need no range branch.
+
+template <HistMode Mode> struct PrivateHist {
+    std::uint32_t* mine;  // this thread's (or warp's) column
+    std::uint32_t stride; // counters between slots
+    std::uint32_t binCount;
+    unsigned long long* taskCounts;
+
+    __device__ __forceinline__ void add(int slot) const {
+        if constexpr (Mode == HistMode::PerThread) {
+            mine[slot * stride] += 1u;
+        } else if constexpr (Mode == HistMode::PerWarp || Mode == HistMode::PerThreadAtomic) {
+            atomicAdd(mine + slot * stride, 1u);
+        } else {
+            if (slot >= 1 && slot <= static_cast<int>(binCount))
+                atomicAdd(taskCounts + (slot - 1), 1ull);
+        }
+    }
+};
+
+/// Sums the private columns of slots 1..binCount into the task's global counters and zeroes
+/// every row. Block-wide.
+template <HistMode Mode>
+__device__ void flushHist(std::uint32_t* s_hist, std::uint32_t stride, std::uint32_t columns,
+                          std::uint32_t binCount, unsigned long long* taskCounts) {
+    if constexpr (Mode != HistMode::Global) {
+        __syncthreads();
+        for (std::uint32_t slot = threadIdx.x; slot < binCount + 2; slot += blockDim.x) {
+            std::uint32_t* row = s_hist + slot * stride;
+            unsigned long long sum = 0;
+            for (std::uint32_t c = 0; c < columns; ++c) {
+                sum += row[c];
+                row[c] = 0;
+            }
+            if (sum != 0 && slot >= 1 && slot <= binCount)
+                atomicAdd(taskCounts + (slot - 1), sum);
+        }
+        __syncthreads();
+    }
+}
+
+// ---- bin lookup --------------------------------------------------------------------------
+
+struct LookupContext {
+    const std::uint16_t* s_lookup;
+    std::uint32_t shift;
+    int base;
+    int lastCell;
+};
+
+/// Slot of c² in constant time: the table over the float bits of c² (exponent and top
+/// mantissa bits) gives the slot of the cell's smallest value; the host sized the cells so that
+/// at most one threshold lies inside a cell (SingleStep) and one compare finishes the job.
+/// Otherwise (very dense bins) a short loop does.
+template <bool SingleStep, class Real>
+__device__ __forceinline__ int lookupSlot(Real c2, const Real* s_thr, const LookupContext& lookup) {
+    int cell = static_cast<int>(Traits<Real>::key(c2) >> lookup.shift) - lookup.base;
+    cell = min(max(cell, 0), lookup.lastCell);
+    int slot = lookup.s_lookup[cell];
+    if constexpr (SingleStep) {
+        slot += c2 >= s_thr[slot] ? 1 : 0;
+    } else {
+        while (c2 >= s_thr[slot]) // s_thr[binCount + 1] = +inf ends it
+            ++slot;
+    }
+    return slot;
+}
+
+// ---- tile classification -----------------------------------------------------------------
+
+/// What the bounding boxes of two tiles say about all their pairs (conservatively, with a
+/// relative margin far above the rounding of either precision).
+__device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTables& bins,
+                                bool fastAllowed, int* oneBin) {
+    double minD2 = 0, maxD2 = 0;
+#pragma unroll
+    for (int axis = 0; axis < 3; ++axis) {
+        const double gap = fmax(0.0, fmax(a.lo[axis] - b.hi[axis], b.lo[axis] - a.hi[axis]));
+        const double span = fmax(a.hi[axis] - b.lo[axis], b.hi[axis] - a.lo[axis]);
+        minD2 += gap * gap;
+        maxD2 += span * span;
+    }
+    const double lo = minD2 * (1.0 - kBoxMargin);
+    const double hi = maxD2 * (1.0 + kBoxMargin);
+    const double* t = bins.d_thresholdsDouble;
+    const std::uint32_t n = bins.binCount;
+    const double first = __ldg(t), last = __ldg(t + n);
+    if (hi < first || lo >= last)
+        return kSkip;
+    if (lo >= first) {
+        // Largest k with t[k] <= lo; k < n since lo < t[n].
+        std::uint32_t k = 0, count = n;
+        while (count > 0) {
+            const std::uint32_t half = count / 2;
+            if (__ldg(t + k + half + 1) <= lo) {
+                k += half + 1;
+                count -= half + 1;
+            } else {
+                count = half;
+            }
+        }
+        if (hi < __ldg(t + k + 1)) {
+            *oneBin = static_cast<int>(k);
+            return kOneBin;
+        }
+    }
+    if (fastAllowed && lo >= bins.fastMinChord2)
+        return kFast;
+    if (lo >= first && hi < last)
+        return kInRange;
+    return kPrecise;
+}
+
+// ---- pair loops ----------------------------------------------------------------------------
+
+/// Float. Fast: the hi parts alone (tile pairs far apart, where they keep c² to ~3e-7).
+/// Otherwise d = (hi_i - hi_j) + (lo_i - lo_j); with Margin, only for pairs whose hi-only c² is
+/// within the margins of the range (the rest are out of range whatever the lo parts say).
+template <bool Diagonal, bool Fast, bool Margin, bool SingleStep, HistMode Mode>
+__device__ void
+pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerThread],
+              const float (&iz)[kPointsPerThread], const float (&lx)[kPointsPerThread],
+              const float (&ly)[kPointsPerThread], const float (&lz)[kPointsPerThread],
+              const float4* s_hi, const float4* s_lo, const float* s_thr,
+              const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
+              const PrivateHist<Mode>& hist) {
+    for (int j = 0; j < tileSize; ++j) {
+        const float4 h = s_hi[j];
+        float4 l{};
+        if constexpr (!Fast)
+            l = s_lo[j];
+#pragma unroll
+        for (int r = 0; r < kPointsPerThread; ++r) {
+            if (Diagonal && j <= static_cast<int>(threadIdx.x) + r * static_cast<int>(blockDim.x))
+                continue;
+            float dx = ix[r] - h.x;
+            float dy = iy[r] - h.y;
+            float dz = iz[r] - h.z;
+            if constexpr (Fast) {
+                hist.add(lookupSlot<SingleStep>(dx * dx + dy * dy + dz * dz, s_thr, lookup));
+            } else {
+                if constexpr (Margin) {
+                    const float c2h = dx * dx + dy * dy + dz * dz;
+                    if (!(c2h >= lowMargin && c2h < highMargin))
+                        continue;
+                }
+                dx += lx[r] - l.x;
+                dy += ly[r] - l.y;
+                dz += lz[r] - l.z;
+                hist.add(lookupSlot<SingleStep>(dx * dx + dy * dy + dz * dz, s_thr, lookup));
+            }
+        }
+    }
+}
+
+/// Double: the reference's arithmetic exactly, ((dx*dx + dy*dy) + dz*dz), each operation
+/// rounded on its own (no FMA contraction). EarlyReject: skip the lookup for pairs out of range.
+template <bool Diagonal, bool EarlyReject, bool SingleStep, HistMode Mode>
+__device__ void pairLoopDouble(const double (&ix)[kPointsPerThread],
+                               const double (&iy)[kPointsPerThread],
+                               const double (&iz)[kPointsPerThread], const DoublePoint* s_pts,
+                               const double* s_thr, const LookupContext& lookup, int tileSize,
+                               double thrLow, double thrHigh, const PrivateHist<Mode>& hist) {
+    for (int j = 0; j < tileSize; ++j) {
+        const DoublePoint p = s_pts[j];
+#pragma unroll
+        for (int r = 0; r < kPointsPerThread; ++r) {
+            if (Diagonal && j <= static_cast<int>(threadIdx.x) + r * static_cast<int>(blockDim.x))
+                continue;
+            const double dx = __dsub_rn(ix[r], p.x);
+            const double dy = __dsub_rn(iy[r], p.y);
+            const double dz = __dsub_rn(iz[r], p.z);
+            const double c2 =
+                __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
+            if (EarlyReject && !(c2 >= thrLow && c2 < thrHigh))
+                continue;
+            hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+        }
+    }
+}
+
+// ---- the kernel ------------------------------------------------------------------------------
+
+template <class Real, HistMode Mode, bool SingleStep>
+__global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
+    using Point = typename Traits<Real>::Point;
+    extern __shared__ __align__(32) unsigned char s_raw[];
+    __shared__ std::uint32_t s_unit;
+
+    Point* s_pts = reinterpret_cast<Point*>(s_raw);
+    float4* s_lo = reinterpret_cast<float4*>(s_raw + args.layout.lowsOffset);
+    Real* s_thr = reinterpret_cast<Real*>(s_raw + args.layout.thresholdsOffset);
+    std::uint16_t* s_lookup = reinterpret_cast<std::uint16_t*>(s_raw + args.layout.lookupOffset);
+    std::uint32_t* s_hist = reinterpret_cast<std::uint32_t*>(s_raw + args.layout.histOffset);
+
+    const BinTables& bins = args.bins;
+    const std::uint32_t binCount = bins.binCount;
+    const Real* g_thr = static_cast<const Real*>(bins.d_thresholds);
+    for (std::uint32_t k = threadIdx.x; k < binCount + 2; k += blockDim.x)
+        s_thr[k] = g_thr[k];
+    for (std::uint32_t k = threadIdx.x; k < bins.lookupSize; k += blockDim.x)
+        s_lookup[k] = bins.d_lookup[k];
+
+    const std::uint32_t stride = static_cast<std::uint32_t>(args.layout.histStride);
+    constexpr bool kPerThread = Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic;
+    const std::uint32_t columns = kPerThread ? blockDim.x : blockDim.x / 32;
+    if constexpr (Mode != HistMode::Global) {
+        for (std::uint32_t k = threadIdx.x; k < (binCount + 2) * stride; k += blockDim.x)
+            s_hist[k] = 0;
+    }
+    __syncthreads();
+
+    const Real thrLow = s_thr[0];
+    const Real thrHigh = s_thr[binCount];
+    const LookupContext lookup{s_lookup, bins.lookupShift, bins.lookupBase,
+                               static_cast<int>(bins.lookupSize) - 1};
+    const int tileSize = static_cast<int>(args.tileSize);
+    const float lowMargin = static_cast<float>(bins.lowMargin);
+    const float highMargin = static_cast<float>(bins.highMargin);
+
+    PrivateHist<Mode> hist{};
+    hist.stride = stride;
+    hist.binCount = binCount;
+    if constexpr (kPerThread)
+        hist.mine = s_hist + threadIdx.x;
+    else if constexpr (Mode == HistMode::PerWarp)
+        hist.mine = s_hist + threadIdx.x / 32;
+
+    int currentTask = -1;
+    std::uint32_t unitsSinceFlush = 0;
+    for (;;) {
+        if (threadIdx.x == 0)
+            s_unit = args.unitBegin + atomicAdd(args.d_unitCursor, 1u);
+        __syncthreads();
+        const std::uint32_t unitIndex = s_unit;
+        __syncthreads();
+        if (unitIndex >= args.unitEnd)
+            break;
+        const WorkUnit unit = args.d_units[unitIndex];
+        if (static_cast<int>(unit.task) != currentTask || unitsSinceFlush >= args.flushEveryUnits) {
+            if (currentTask >= 0)
+                flushHist<Mode>(s_hist, stride, columns, binCount,
+                                args.d_counts + static_cast<std::size_t>(currentTask) * binCount);
+            currentTask = static_cast<int>(unit.task);
+            unitsSinceFlush = 0;
+        }
+        ++unitsSinceFlush;
+        unsigned long long* taskCounts =
+            args.d_counts + static_cast<std::size_t>(unit.task) * binCount;
+        hist.taskCounts = taskCounts;
+
+        const CatalogView catA = args.d_catalogs[unit.catA];
+        const CatalogView catB = args.d_catalogs[unit.catB];
+        const TileBox boxA = catA.d_tiles[unit.tileA];
+
+        // The i-tile: point r of this thread is tile index threadIdx.x + r * blockDim.x.
+        Real ix[kPointsPerThread], iy[kPointsPerThread], iz[kPointsPerThread];
+        float lx[kPointsPerThread], ly[kPointsPerThread], lz[kPointsPerThread];
+        {
+            const Point* pts = static_cast<const Point*>(catA.d_points);
+            const float4* lows = static_cast<const float4*>(catA.d_lows);
+            const std::size_t tileStart = static_cast<std::size_t>(unit.tileA) * args.tileSize;
+#pragma unroll
+            for (int r = 0; r < kPointsPerThread; ++r) {
+                const std::size_t idx = tileStart + threadIdx.x + r * blockDim.x;
+                const Point p = pts[idx];
+                ix[r] = p.x;
+                iy[r] = p.y;
+                iz[r] = p.z;
+                if constexpr (Traits<Real>::kHasLows) {
+                    const float4 l = lows[idx];
+                    lx[r] = l.x;
+                    ly[r] = l.y;
+                    lz[r] = l.z;
+                } else {
+                    lx[r] = ly[r] = lz[r] = 0.f;
+                }
+            }
+        }
+
+        for (std::uint32_t tileB = unit.tileB0; tileB < unit.tileB1; ++tileB) {
+            const TileBox boxB = catB.d_tiles[tileB];
+            const bool diagonal = unit.isAuto != 0 && tileB == unit.tileA;
+            int oneBin = -1;
+            const int cls = bins.classifyTiles ? classifyTilePair(boxA, boxB, bins,
+                                                                  Traits<Real>::kHasLows, &oneBin)
+                                               : kPrecise;
+            if (cls == kSkip)
+                continue;
+            if (cls == kOneBin) {
+                if (threadIdx.x == 0) {
+                    const unsigned long long pairs =
+                        diagonal
+                            ? static_cast<unsigned long long>(boxA.count) * (boxA.count - 1) / 2
+                            : static_cast<unsigned long long>(boxA.count) * boxB.count;
+                    if (pairs != 0)
+                        atomicAdd(taskCounts + oneBin, pairs);
+                }
+                continue;
+            }
+            // Stage the j-tile.
+            __syncthreads();
+            {
+                const Point* pts = static_cast<const Point*>(catB.d_points);
+                const float4* lows = static_cast<const float4*>(catB.d_lows);
+                const std::size_t tileStart = static_cast<std::size_t>(tileB) * args.tileSize;
+                for (std::uint32_t k = threadIdx.x; k < args.tileSize; k += blockDim.x) {
+                    s_pts[k] = pts[tileStart + k];
+                    if constexpr (Traits<Real>::kHasLows)
+                        s_lo[k] = lows[tileStart + k];
+                }
+            }
+            __syncthreads();
+            if constexpr (Traits<Real>::kHasLows) {
+                if (diagonal)
+                    pairLoopFloat<true, false, true, SingleStep, Mode>(
+                        ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                        highMargin, hist);
+                else if (cls == kFast)
+                    pairLoopFloat<false, true, false, SingleStep, Mode>(
+                        ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                        highMargin, hist);
+                else if (cls == kInRange)
+                    pairLoopFloat<false, false, false, SingleStep, Mode>(
+                        ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                        highMargin, hist);
+                else
+                    pairLoopFloat<false, false, true, SingleStep, Mode>(
+                        ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                        highMargin, hist);
+            } else {
+                if (diagonal)
+                    pairLoopDouble<true, true, SingleStep, Mode>(ix, iy, iz, s_pts, s_thr, lookup,
+                                                                 tileSize, thrLow, thrHigh, hist);
+                else if (cls == kInRange)
+                    pairLoopDouble<false, false, SingleStep, Mode>(ix, iy, iz, s_pts, s_thr, lookup,
+                                                                   tileSize, thrLow, thrHigh, hist);
+                else
+                    pairLoopDouble<false, true, SingleStep, Mode>(ix, iy, iz, s_pts, s_thr, lookup,
+                                                                  tileSize, thrLow, thrHigh, hist);
+            }
+        }
+    }
+    if (currentTask >= 0)
+        flushHist<Mode>(s_hist, stride, columns, binCount,
+                        args.d_counts + static_cast<std::size_t>(currentTask) * binCount);
+}
+
+using KernelFn = void (*)(PairKernelArgs);
+
+template <class Real, bool SingleStep> KernelFn pairKernelFor(HistMode mode) {
+    switch (mode) {
+    case HistMode::PerThread:
+        return pairCountKernel<Real, HistMode::PerThread, SingleStep>;
+    case HistMode::PerThreadAtomic:
+        return pairCountKernel<Real, HistMode::PerThreadAtomic, SingleStep>;
+    case HistMode::PerWarp:
+        return pairCountKernel<Real, HistMode::PerWarp, SingleStep>;
+    case HistMode::Global:
+        return pairCountKernel<Real, HistMode::Global, SingleStep>;
+    }
+    return nullptr;
+}
+
+/// The one dispatch ladder from runtime choices to kernel instantiations.
+KernelFn pairKernelFor(RealKind real, HistMode mode, bool singleStep) {
+    if (real == RealKind::Float)
+        return singleStep ? pairKernelFor<float, true>(mode) : pairKernelFor<float, false>(mode);
+    return singleStep ? pairKernelFor<double, true>(mode) : pairKernelFor<double, false>(mode);
+}
+
+// ---- catalog preparation ------------------------------------------------------------------
+
+__device__ std::uint32_t spreadBits10(std::uint32_t v) {
+    v &= 0x3ffu;
+    v = (v | (v << 16)) & 0x030000ffu;
+    v = (v | (v << 8)) & 0x0300f00fu;
+    v = (v | (v << 4)) & 0x030c30c3u;
+    v = (v | (v << 2)) & 0x09249249u;
+    return v;
+}
+
+__device__ std::uint32_t quantise10(double v) {
+    const double scaled = (v + 1.0) * 512.0;
+    return static_cast<std::uint32_t>(fmin(fmax(scaled, 0.0), 1023.0));
+}
+
+__global__ void mortonKernel(const double* x, const double* y, const double* z, std::uint32_t n,
+                             std::uint32_t* keys, std::uint32_t* order) {
+    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += gridDim.x * blockDim.x) {
+        keys[i] = spreadBits10(quantise10(x[i])) | (spreadBits10(quantise10(y[i])) << 1) |
+                  (spreadBits10(quantise10(z[i])) << 2);
+        order[i] = i;
+    }
+}
+
+__global__ void gatherKernel(const double* x, const double* y, const double* z,
+                             const std::uint32_t* order, std::uint32_t n, std::uint32_t paddedSize,
+                             DoublePoint* sorted, float4* hi, float4* lo) {
+    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < paddedSize;
+         i += gridDim.x * blockDim.x) {
+        DoublePoint p;
+        if (i < n) {
+            const std::uint32_t src = order[i];
+            p = DoublePoint{x[src], y[src], z[src], 0.0};
+        } else {
+            const double nan = __longlong_as_double(0x7ff8000000000000ll);
+            p = DoublePoint{nan, nan, nan, 0.0};
+        }
+        sorted[i] = p;
+        if (hi != nullptr) {
+            // hi = float(x), lo = float(x - hi): hi + lo carries x to ~2^-48.
+            const float hx = __double2float_rn(p.x), hy = __double2float_rn(p.y),
+                        hz = __double2float_rn(p.z);
+            hi[i] = make_float4(hx, hy, hz, 0.f);
+            lo[i] = make_float4(__double2float_rn(p.x - hx), __double2float_rn(p.y - hy),
+                                __double2float_rn(p.z - hz), 0.f);
+        }
+    }
+}
+
+/// One warp per tile: min/max of each axis over the tile's real points.
+__global__ void tileBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::uint32_t tileSize,
+                              std::uint32_t tileCount, TileBox* tiles) {
+    const std::uint32_t warpsPerBlock = blockDim.x / 32;
+    const std::uint32_t lane = threadIdx.x % 32;
+    for (std::uint32_t tile = blockIdx.x * warpsPerBlock + threadIdx.x / 32; tile < tileCount;
+         tile += gridDim.x * warpsPerBlock) {
+        const std::uint32_t begin = tile * tileSize;
+        const std::uint32_t end = min(begin + tileSize, n);
+        double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        for (std::uint32_t i = begin + lane; i < end; i += 32) {
+            const DoublePoint p = sorted[i];
+            lo[0] = fmin(lo[0], p.x), hi[0] = fmax(hi[0], p.x);
+            lo[1] = fmin(lo[1], p.y), hi[1] = fmax(hi[1], p.y);
+            lo[2] = fmin(lo[2], p.z), hi[2] = fmax(hi[2], p.z);
+        }
+#pragma unroll
+        for (int axis = 0; axis < 3; ++axis) {
+            for (int offset = 16; offset > 0; offset /= 2) {
+                lo[axis] = fmin(lo[axis], __shfl_xor_sync(0xffffffffu, lo[axis], offset));
+                hi[axis] = fmax(hi[axis], __shfl_xor_sync(0xffffffffu, hi[axis], offset));
+            }
+        }
+        if (lane == 0) {
+            TileBox box;
+            for (int axis = 0; axis < 3; ++axis) {
+                box.lo[axis] = lo[axis];
+                box.hi[axis] = hi[axis];
+            }
+            box.count = end > begin ? end - begin : 0;
+            box.padding = 0;
+            tiles[tile] = box;
+        }
+    }
+}
+
+template <class Kernel> void gridFor(Kernel kernel, std::uint32_t items, int& grid, int& block) {
+    int minGrid = 0;
+    TPACF_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&minGrid, &block, kernel, 0, 0));
+    const long long needed = (static_cast<long long>(items) + block - 1) / block;
+    grid = static_cast<int>(std::max<long long>(1, std::min<long long>(needed, minGrid)));
+}
+
+} // namespace
+
+SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
+                          std::uint32_t lookupSize) noexcept {
+    SharedLayout layout;
+    const std::size_t tile = static_cast<std::size_t>(blockSize) * kPointsPerThread;
+    const bool isFloat = real == RealKind::Float;
+    std::size_t offset = tile * (isFloat ? sizeof(float4) : sizeof(DoublePoint));
+    layout.lowsOffset = offset;
+    offset += isFloat ? tile * sizeof(float4) : 0;
+    layout.thresholdsOffset = offset;
+    offset = alignUp(offset + (binCount + 2) * (isFloat ? sizeof(float) : sizeof(double)), 16);
+    layout.lookupOffset = offset;
+    offset = alignUp(offset + lookupSize * sizeof(std::uint16_t), 16);
+    layout.histOffset = offset;
+    switch (mode) {
+    case HistMode::PerThread:
+    case HistMode::PerThreadAtomic:
+        layout.histStride = static_cast<std::size_t>(blockSize) + 1;
+        break;
+    case HistMode::PerWarp:
+        layout.histStride = static_cast<std::size_t>(blockSize) / 32;
+        break;
+    case HistMode::Global:
+        layout.histStride = 0;
+        break;
+    }
+    offset += layout.histStride * (binCount + 2) * sizeof(std::uint32_t);
+    layout.totalBytes = alignUp(offset, 16);
+    return layout;
+}
+
+KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
+                          bool singleStep, int blockSizeCap, std::optional<HistMode> forcedMode) {
+    int device = 0;
+    TPACF_CUDA_TRY(cudaGetDevice(&device));
+    cudaDeviceProp props{};
+    TPACF_CUDA_TRY(cudaGetDeviceProperties(&props, device));
+    const int cap = blockSizeCap > 0 ? std::min(blockSizeCap, 256) : 256;
+    const std::size_t optin = props.sharedMemPerBlockOptin;
+
+    // Per-thread counters updated by a shared atomic measured fastest on H100 (one instruction
+    // instead of load/add/store; 1.38e12 against 1.20e12 pairs/s, BENCHMARKS.md).
+    std::vector<HistMode> modes{HistMode::PerThreadAtomic, HistMode::PerWarp, HistMode::Global};
+    if (forcedMode)
+        modes = {*forcedMode, HistMode::Global};
+    for (HistMode mode : modes) {
+        KernelFn kernel = pairKernelFor(real, mode, singleStep);
+        cudaFuncAttributes attributes{};
+        TPACF_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
+        const std::size_t dynamicLimit = optin - attributes.sharedSizeBytes;
+        TPACF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(dynamicLimit)));
+        // Private copies per thread only while they leave room for several blocks per SM.
+        const bool perThread = mode == HistMode::PerThread || mode == HistMode::PerThreadAtomic;
+        const std::size_t budget = perThread ? props.sharedMemPerMultiprocessor / 4 : dynamicLimit;
+        int best = 0;
+        for (int block = cap; block >= 64; block -= 32) {
+            if (sharedLayout(real, mode, block, binCount, lookupSize).totalBytes <= budget) {
+                best = block;
+                break;
+            }
+        }
+        if (best == 0)
+            continue;
+        int minGrid = 0, blockSize = 0;
+        auto smemFor = [&](int block) {
+            return static_cast<std::size_t>(
+                sharedLayout(real, mode, block, binCount, lookupSize).totalBytes);
+        };
+        TPACF_CUDA_TRY(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&minGrid, &blockSize, kernel,
+                                                                      smemFor, best));
+        blockSize = std::max(64, blockSize / 32 * 32);
+        if (smemFor(blockSize) > budget)
+            blockSize = best;
+        KernelPlan plan;
+        plan.real = real;
+        plan.hist = mode;
+        plan.singleStep = singleStep;
+        plan.blockSize = blockSize;
+        plan.tileSize = blockSize * kPointsPerThread;
+        plan.layout = sharedLayout(real, mode, blockSize, binCount, lookupSize);
+        TPACF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &plan.blocksPerSm, kernel, blockSize, plan.layout.totalBytes));
+        if (plan.blocksPerSm <= 0)
+            continue;
+        plan.gridSize = plan.blocksPerSm * props.multiProcessorCount;
+        return plan;
+    }
+    throw CudaError("no launch configuration of the pair kernel fits this device", 0);
+}
+
+void launchPairKernel(const KernelPlan& plan, const PairKernelArgs& args, int gridSize,
+                      cudaStream_t stream) {
+    KernelFn kernel = pairKernelFor(plan.real, plan.hist, plan.singleStep);
+    kernel<<<gridSize, plan.blockSize, plan.layout.totalBytes, stream>>>(args);
+    TPACF_CUDA_CHECK_LAUNCH("pairCountKernel");
+}
+
+std::size_t sortTempBytes(std::uint32_t size) {
+    std::size_t bytes = 0;
+    TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+        nullptr, bytes, static_cast<const std::uint32_t*>(nullptr),
+        static_cast<std::uint32_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
+        static_cast<std::uint32_t*>(nullptr), size, 0, 30));
+    return bytes;
+}
+
+void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
+    int grid = 0, block = 0;
+    if (b.size > 0) {
+        gridFor(mortonKernel, b.size, grid, block);
+        mortonKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.size, b.d_keys, b.d_order);
+        TPACF_CUDA_CHECK_LAUNCH("mortonKernel");
+        std::size_t tempBytes = b.sortTempBytes;
+        TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(b.d_sortTemp, tempBytes, b.d_keys,
+                                                       b.d_keysSorted, b.d_order, b.d_orderSorted,
+                                                       b.size, 0, 30, stream));
+    }
+    gridFor(gatherKernel, b.paddedSize, grid, block);
+    gatherKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size,
+                                             b.paddedSize, static_cast<DoublePoint*>(b.d_sorted),
+                                             static_cast<float4*>(b.d_hi),
+                                             static_cast<float4*>(b.d_lo));
+    TPACF_CUDA_CHECK_LAUNCH("gatherKernel");
+    const std::uint32_t tiles = b.paddedSize / b.tileSize;
+    gridFor(tileBoxKernel, tiles * 32u, grid, block);
+    tileBoxKernel<<<grid, block, 0, stream>>>(static_cast<const DoublePoint*>(b.d_sorted), b.size,
+                                              b.tileSize, tiles, b.d_tiles);
+    TPACF_CUDA_CHECK_LAUNCH("tileBoxKernel");
+}
+
+} // namespace tpacf::cuda::detail

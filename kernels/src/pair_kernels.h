@@ -1,0 +1,146 @@
+#pragma once
+// Interface between the host scheduler (cuda_pair_counter.cpp) and the kernels (pair_kernels.cu).
+// Internal to kernels/src: plain structs plus cudaStream_t.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace tpacf::cuda::detail {
+
+/// i-points each thread keeps in registers; a tile is blockDim.x * kPointsPerThread points.
+inline constexpr int kPointsPerThread = 4;
+/// j-tiles one work unit visits (one i-tile against a run of j-tiles), at least; more where the
+/// batch would otherwise need more than kMaxWorkUnits units (N ~ 1e7 and up).
+inline constexpr int kTilesPerUnit = 8;
+inline constexpr std::uint64_t kMaxWorkUnits = std::uint64_t{1} << 23; // 256 MB of WorkUnits
+/// Largest lookup table over the float bits of c², in entries.
+inline constexpr std::uint32_t kMaxLookupEntries = 4096;
+
+enum class RealKind { Float, Double };
+
+/// Where each block keeps its private histogram.
+enum class HistMode : int {
+    PerThread,       ///< [slot][thread] 32-bit counters in shared memory, load/add/store
+    PerThreadAtomic, ///< the same layout, updated with a shared atomic (one instruction; default)
+    PerWarp,         ///< [bin][warp] 32-bit counters in shared memory, shared atomics
+    Global,          ///< straight into the 64-bit global counters (fallback for huge bin counts)
+};
+const char* histModeName(HistMode mode) noexcept;
+
+/// Bounding box of one tile of (sorted) points, in double; count = real points in the tile.
+struct TileBox {
+    double lo[3];
+    double hi[3];
+    std::uint32_t count;
+    std::uint32_t padding;
+};
+
+/// A prepared catalog on one device. points: float4 hi parts (float) or double4 (double);
+/// lows: float4 lo parts (float only). Padded to whole tiles with NaN points.
+struct CatalogView {
+    const void* d_points = nullptr;
+    const void* d_lows = nullptr;
+    const TileBox* d_tiles = nullptr;
+    std::uint32_t size = 0;
+    std::uint32_t tileCount = 0;
+};
+
+/// One block's work: i-tile tileA of catalog catA against j-tiles [tileB0, tileB1) of catB.
+/// For an auto task (catA == catB) tileB0 >= tileA and the diagonal tile counts i < j only.
+struct WorkUnit {
+    std::uint32_t task;
+    std::uint32_t catA;
+    std::uint32_t catB;
+    std::uint32_t tileA;
+    std::uint32_t tileB0;
+    std::uint32_t tileB1;
+    std::uint32_t isAuto;
+    std::uint32_t padding;
+};
+
+/// Bin thresholds and the c² lookup table, on the device.
+struct BinTables {
+    const void* d_thresholds = nullptr; ///< binCount+1 thresholds and +inf, kernel precision
+    const double* d_thresholdsDouble = nullptr; ///< the same in double (tile classification)
+    const std::uint16_t* d_lookup = nullptr;    ///< slot (thresholds <= c²) of each cell's start
+    std::uint32_t lookupSize = 0;
+    std::uint32_t lookupShift = 0;
+    std::int32_t lookupBase = 0;
+    std::uint32_t binCount = 0;
+    double lowMargin = 0;     ///< float: pairs whose hi-only c² is below this are out of range
+    double highMargin = 0;    ///< float: ... or at/above this
+    double fastMinChord2 = 0; ///< float: tile pairs at least this far apart skip the lo parts
+    int classifyTiles = 1;    ///< 0: brute force (no culling, no whole-tile binning)
+};
+
+/// Shared-memory layout of one block, in bytes from the start of dynamic shared memory.
+struct SharedLayout {
+    std::size_t lowsOffset = 0;
+    std::size_t thresholdsOffset = 0;
+    std::size_t lookupOffset = 0;
+    std::size_t histOffset = 0;
+    std::size_t histStride = 0; ///< counters between consecutive bins
+    std::size_t totalBytes = 0;
+};
+SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
+                          std::uint32_t lookupSize) noexcept;
+
+struct KernelPlan {
+    RealKind real = RealKind::Float;
+    HistMode hist = HistMode::PerThread;
+    bool singleStep = true; ///< every lookup cell holds at most one threshold
+    int blockSize = 0;
+    int tileSize = 0;
+    int blocksPerSm = 0;
+    int gridSize = 0;
+    SharedLayout layout;
+};
+
+/// Chooses the histogram mode and block size for the current device from its shared-memory
+/// limits and the occupancy API. blockSizeCap > 0 forces at most that block size.
+KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
+                          bool singleStep, int blockSizeCap, std::optional<HistMode> forcedMode);
+
+struct PairKernelArgs {
+    const WorkUnit* d_units = nullptr;
+    std::uint32_t unitBegin = 0;
+    std::uint32_t unitEnd = 0;
+    std::uint32_t* d_unitCursor = nullptr; ///< zeroed before the launch; blocks take units from it
+    const CatalogView* d_catalogs = nullptr;
+    unsigned long long* d_counts = nullptr; ///< [task][bin]
+    BinTables bins;
+    SharedLayout layout;
+    std::uint32_t tileSize = 0;
+    std::uint32_t flushEveryUnits = 0; ///< private 32-bit counters flushed at least this often
+};
+
+void launchPairKernel(const KernelPlan& plan, const PairKernelArgs& args, int gridSize,
+                      cudaStream_t stream);
+
+/// Catalog preparation: Morton-sort the unit vectors, split into hi/lo floats (float) or keep
+/// double, pad to whole tiles with NaN, compute the tile boxes.
+struct PrepareBuffers {
+    const double* d_x;
+    const double* d_y;
+    const double* d_z;
+    std::uint32_t size;
+    std::uint32_t paddedSize;
+    std::uint32_t tileSize;
+    std::uint32_t* d_keys;        ///< size
+    std::uint32_t* d_keysSorted;  ///< size
+    std::uint32_t* d_order;       ///< size
+    std::uint32_t* d_orderSorted; ///< size
+    void* d_sortTemp;
+    std::size_t sortTempBytes;
+    void* d_sorted;   ///< double4[paddedSize]
+    void* d_hi;       ///< float4[paddedSize] or null (double)
+    void* d_lo;       ///< float4[paddedSize] or null (double)
+    TileBox* d_tiles; ///< paddedSize / tileSize
+};
+/// Temporary bytes the radix sort needs for `size` keys.
+std::size_t sortTempBytes(std::uint32_t size);
+void launchPrepareCatalog(const PrepareBuffers& buffers, cudaStream_t stream);
+
+} // namespace tpacf::cuda::detail

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One-shot check on a GPU machine, from the repository root: configure (headless preset, CUDA on,
+# tests on), build, `tpacf devices`, the GPU suite, the benchmarks, a SASS/ptxas report.
+# Every step's output goes to $OUT/<step>.log (default ./out/device-check); a summary ends it.
+#   scripts/device-check.sh [--quick]     --quick: GPU suite without the N=100000 cases, short benches
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out/device-check}
+mkdir -p "$OUT"
+QUICK=0
+[[ "${1:-}" == "--quick" ]] && QUICK=1
+BUILD=build/headless
+declare -a SUMMARY
+
+step() { # step NAME LOG COMMAND...: runs, appends to $OUT/LOG.log, records status and seconds
+    local name=$1 log=$2; shift 2
+    local start=$SECONDS
+    echo "=== $name: $*" | tee -a "$OUT/$log.log"
+    "$@" 2>&1 | tee -a "$OUT/$log.log"
+    local rc=${PIPESTATUS[0]}
+    SUMMARY+=("$(printf '%-14s rc=%-3s %5ss' "$name" "$rc" "$((SECONDS - start))")")
+    return "$rc"
+}
+
+step nvidia-smi devices nvidia-smi
+step build build bash -c "cmake --preset headless -DTPACF_CUDA=ON -DBUILD_TESTING=ON -DTPACF_CUDA_PTXAS_VERBOSE=ON \
+    && cmake --build $BUILD -j \$(nproc) --target tpacf_gpu_tests tpacf_gpu_bench" || { printf '%s\n' "${SUMMARY[@]}"; exit 1; }
+# The CLI (and anything else) separately: the GPU suite runs even if another part does not build.
+step build-all build cmake --build $BUILD -j "$(nproc)"
+TPACF=$BUILD/app/tpacf
+step devices devices "$TPACF" devices
+if [[ $QUICK == 1 ]]; then
+    step gpu-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_tests" --quick
+else
+    step gpu-tests gpu-tests ctest --test-dir "$BUILD" -L gpu -V --timeout 360
+fi
+
+# Benchmarks (BENCHMARKS.md): N = 2^20 uniform full-sky points, 30 log bins.
+BENCH_N=1048576
+[[ $QUICK == 1 ]] && BENCH_N=262144
+step bench bench timeout 300 bash -c "
+  for p in float double; do $TPACF bench --backend cuda --precision \$p --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 10800 --unit arcmin --repeat 3; done;
+  $TPACF bench --backend cuda --precision float --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 60 --unit arcmin --repeat 3;
+  $TPACF bench --backend cuda --precision float --n 100000 --bins 30 --theta-min 0.01 --theta-max 10800 --unit arcmin --sets 10 --repeat 5;
+  echo '--- brute force (TPACF_CUDA_BRUTE_FORCE=1: no tile culling / whole-tile binning)';
+  for p in float double; do TPACF_CUDA_BRUTE_FORCE=1 $TPACF bench --backend cuda --precision \$p --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 10800 --unit arcmin --repeat 3; done;
+  TPACF_CUDA_BRUTE_FORCE=1 $TPACF bench --backend cuda --precision float --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 60 --unit arcmin --repeat 3"
+step gpu-bench bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N"
+step gpu-bench-plain bench env TPACF_CUDA_HIST=thread timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N"
+
+# Resource report and the inner loops' machine code.
+step sass sass bash -c "grep -A2 'pairCountKernel' '$OUT/build.log' | grep -E 'registers|spill' | sort | uniq -c;
+  obj=\$(find $BUILD/kernels -name 'pair_kernels.cu.o' | head -1);
+  cuobjdump -sass \"\$obj\" > /tmp/tpacf.sass && wc -l /tmp/tpacf.sass &&
+  awk '/Function :/{p = (\$0 ~ /pairCountKernelIfLNS1_8HistModeE1ELb1/)} p' /tmp/tpacf.sass > '$OUT/sass-float-perthread.txt';
+  wc -l '$OUT/sass-float-perthread.txt'"
+
+echo
+echo "==== summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
+printf '%s\n' "${SUMMARY[@]}" | tee "$OUT/summary.log"
+grep -hE '^(cuda|PASS|FAIL|auto|job|device|===)|note ' "$OUT/bench.log" "$OUT/gpu-tests.log" 2>/dev/null | grep -v '^=== .*bash -c' | tail -60

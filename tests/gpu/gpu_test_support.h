@@ -1,0 +1,68 @@
+#pragma once
+// Shared by the GPU suite and the GPU benchmark: seeded catalogs and small helpers.
+#include "tpacf/catalog.h"
+#include "tpacf/units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tpacf::gputest {
+
+/// Uniform points on the sphere.
+inline Catalog uniformCatalog(std::size_t n, std::uint64_t seed, std::string name) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> ra(n), dec(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        ra[i] = 2 * kPi * unit(rng);
+        dec[i] = std::asin(std::clamp(2 * unit(rng) - 1, -1.0, 1.0));
+    }
+    return Catalog::fromRadians(std::move(name), std::move(ra), std::move(dec));
+}
+
+/// Half uniform, half in clumps of 0.05′ to 1° (so every scale down to 0.01′ has pairs), and a
+/// few exact duplicates (c² = 0).
+inline Catalog clusteredCatalog(std::size_t n, std::uint64_t seed, std::string name) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::normal_distribution<double> gauss(0.0, 1.0);
+    const double arcmin = kPi / (180.0 * 60.0);
+    const double scales[] = {0.05 * arcmin, 0.5 * arcmin, 5 * arcmin, 60 * arcmin};
+    std::vector<double> ra, dec;
+    ra.reserve(n);
+    dec.reserve(n);
+    double cx = 0, cy = 0, cz = 1, sigma = scales[0];
+    for (std::size_t i = 0; i < n; ++i) {
+        const double r = unit(rng);
+        if (i > 0 && r < 0.005) { // duplicate of an earlier point
+            const std::size_t j = static_cast<std::size_t>(unit(rng) * static_cast<double>(i)) % i;
+            ra.push_back(ra[j]);
+            dec.push_back(dec[j]);
+            continue;
+        }
+        if (r < 0.5 || i % 16 == 0) { // uniform; every 16th also starts a new clump
+            const double a = 2 * kPi * unit(rng);
+            const double d = std::asin(std::clamp(2 * unit(rng) - 1, -1.0, 1.0));
+            ra.push_back(a);
+            dec.push_back(d);
+            cx = std::cos(d) * std::cos(a);
+            cy = std::cos(d) * std::sin(a);
+            cz = std::sin(d);
+            sigma = scales[static_cast<std::size_t>(unit(rng) * 4) % 4];
+            continue;
+        }
+        double x = cx + sigma * gauss(rng), y = cy + sigma * gauss(rng),
+               z = cz + sigma * gauss(rng);
+        const double norm = std::sqrt(x * x + y * y + z * z);
+        x /= norm, y /= norm, z /= norm;
+        ra.push_back(std::atan2(y, x) < 0 ? std::atan2(y, x) + 2 * kPi : std::atan2(y, x));
+        dec.push_back(std::asin(std::clamp(z, -1.0, 1.0)));
+    }
+    return Catalog::fromRadians(std::move(name), std::move(ra), std::move(dec));
+}
+
+} // namespace tpacf::gputest
