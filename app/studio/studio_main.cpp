@@ -9,7 +9,33 @@
 #include <QCommandLineParser>
 #include <QTimer>
 
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+// On X11/Wayland systems without a display Qt aborts with a plugin error; say what to do instead.
+bool displayMissing() {
+#if defined(Q_OS_UNIX) && !defined(Q_OS_MACOS)
+    const auto unset = [](const char* name) {
+        const char* value = std::getenv(name);
+        return !value || !*value;
+    };
+    return unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("QT_QPA_PLATFORM");
+#else
+    return false;
+#endif
+}
+} // namespace
+
 int main(int argc, char** argv) {
+    if (displayMissing()) {
+        std::fputs("tpacf-studio: no display (DISPLAY and WAYLAND_DISPLAY are unset).\n"
+                   "Use the command-line tool instead, e.g.\n"
+                   "  tpacf run --data D.txt --random R.txt --output result.csv\n"
+                   "or run the GUI headless with QT_QPA_PLATFORM=offscreen.\n",
+                   stderr);
+        return 2;
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("TPACF"));
     QApplication::setApplicationName(QStringLiteral("TPACF Studio"));

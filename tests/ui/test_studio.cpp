@@ -1,0 +1,638 @@
+// TPACF Studio through its GUI layer on the offscreen platform: a full run against a direct
+// CorrelationJob, cancel, bad input, invalid bins, export and sessions.
+#include "backend_panel.h"
+#include "binning_panel.h"
+#include "column_mapping_dialog.h"
+#include "main_window.h"
+#include "plot_panel.h"
+#include "result_table.h"
+#include "sky_plot.h"
+
+#include <tpacf/catalog_reader.h>
+#include <tpacf/correlation_job.h>
+#include <tpacf/errors.h>
+#include <tpacf/mock.h>
+#include <tpacf/result_io.h>
+
+#include <qcustomplot.h>
+
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace tpacf;
+using namespace tpacf::ui;
+
+namespace {
+
+// Doubles are equal, NaN included (an empty bin's w is NaN on both sides).
+bool sameDouble(double a, double b) {
+    return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+MainWindow::Options testOptions() {
+    MainWindow::Options options;
+    options.loadSample = false;
+    options.useSettings = false;
+    options.interactive = false; // no modal dialog may block a test
+    return options;
+}
+
+// A GPU module with two devices whose counters cannot be created: lists like CUDA would and
+// lets a run fail inside the job, as a broken driver would.
+class FakeGpuProvider final : public GpuBackendProvider {
+  public:
+    std::string name() const override { return "cuda"; }
+    bool compiledIn() const override { return true; }
+    std::vector<GpuDeviceInfo> devices() const override {
+        return {{0, "Fake A100", 40ull << 30, 8, 0, 108}, {1, "Fake H100", 80ull << 30, 9, 0, 132}};
+    }
+    std::string unavailableReason() const override { return ""; }
+    std::string versionDescription() const override { return "CUDA runtime 99.0, driver 99.0"; }
+    std::unique_ptr<PairCounter> create(Precision, const std::vector<int>&) const override {
+        throw BackendUnavailable("fake device lost");
+    }
+};
+
+} // namespace
+
+class TestStudio : public QObject {
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void initTestCase();
+    void runMatchesDirectJob();
+    void cancelIsImmediateAndANewRunWorks();
+    void badCatalogIsReportedAndStateKept_data();
+    void badCatalogIsReportedAndStateKept();
+    void invalidBinsDisableRun();
+    void exportWritesCsvPngPdf();
+    void sessionRoundTrips();
+    void bundledSampleLoads();
+    void columnMappingDialogGuessesColumns();
+    void settingsPersistAcrossStarts();
+    void droppedFilesOpen();
+    void gpuDevicesListedAndFailuresReported();
+
+  private:
+    /// A window with the small catalogs loaded, CPU backend, quick bins.
+    std::unique_ptr<MainWindow> makeWindow();
+    /// Runs to completion; fails the test on a failure signal or a timeout.
+    ResultPtr runToCompletion(MainWindow& window);
+    QString writeCatalog(const QString& name, const Catalog& catalog);
+
+    QTemporaryDir m_dir;
+    QString m_dataPath, m_randomPath1, m_randomPath2;
+    BinSpec m_bins = BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 5);
+};
+
+void TestStudio::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    MockParams mock;
+    mock.count = 3000;
+    mock.seed = 7;
+    mock.footprint = Footprint::box(150, 170, 0, 20);
+    mock.outerRadiusDeg = 3;
+    m_dataPath = writeCatalog(QStringLiteral("data.txt"), generateClusteredMock(mock, "data"));
+    m_randomPath1 = writeCatalog(QStringLiteral("random1.txt"),
+                                 generateUniformRandoms(4000, mock.footprint, 11, "random1"));
+    m_randomPath2 = writeCatalog(QStringLiteral("random2.txt"),
+                                 generateUniformRandoms(4000, mock.footprint, 12, "random2"));
+}
+
+QString TestStudio::writeCatalog(const QString& name, const Catalog& catalog) {
+    const QString path = m_dir.filePath(name);
+    writeCatalogAscii(path.toStdString(), catalog);
+    return path;
+}
+
+std::unique_ptr<MainWindow> TestStudio::makeWindow() {
+    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    if (!window->setDataCatalog(CatalogSource{m_dataPath}) ||
+        !window->addRandomCatalog(CatalogSource{m_randomPath1}) ||
+        !window->addRandomCatalog(CatalogSource{m_randomPath2}))
+        return nullptr;
+    window->binningPanel()->setSpec(m_bins);
+    BackendOptions cpu;
+    cpu.kind = BackendKind::Cpu;
+    window->backendPanel()->setBackendOptions(cpu);
+    return window;
+}
+
+ResultPtr TestStudio::runToCompletion(MainWindow& window) {
+    QSignalSpy finished(&window, &MainWindow::runFinished);
+    QSignalSpy failed(&window, &MainWindow::runFailed);
+    if (!window.startRun())
+        return nullptr;
+    if (!finished.wait(30000) || !failed.isEmpty())
+        return nullptr;
+    return qvariant_cast<ResultPtr>(finished.front().front());
+}
+
+void TestStudio::runMatchesDirectJob() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    QVERIFY(window->canRun());
+    QSignalSpy progress(window->worker(), &JobWorker::progress);
+    QSignalSpy finished(window.get(), &MainWindow::runFinished);
+
+    QVERIFY(window->startRun());
+    QVERIFY(window->isRunning());
+    QVERIFY(!window->runButton()->isEnabled());
+    QVERIFY(!window->startRun()); // a second run cannot start while one runs
+    QVERIFY(finished.wait(30000));
+    QVERIFY(!window->isRunning());
+    QVERIFY(window->runButton()->isEnabled());
+    QVERIFY(progress.count() >= 1);
+    QCOMPARE(window->progressBar()->value(), window->progressBar()->maximum());
+    const ResultPtr result = window->currentResult();
+    QVERIFY(result);
+
+    // The same inputs straight through the core.
+    CorrelationParams params;
+    params.data = std::make_shared<const Catalog>(readCatalog(m_dataPath.toStdString()));
+    params.randoms = {std::make_shared<const Catalog>(readCatalog(m_randomPath1.toStdString())),
+                      std::make_shared<const Catalog>(readCatalog(m_randomPath2.toStdString()))};
+    params.bins = m_bins;
+    params.backend.kind = BackendKind::Cpu;
+    const CorrelationResult direct = CorrelationJob(params).run();
+    QCOMPARE(result->binCount(), direct.binCount());
+    QVERIFY(result->raw.dd == direct.raw.dd);
+    QVERIFY(result->drSummed() == direct.drSummed());
+    QVERIFY(result->rrSummed() == direct.rrSummed());
+
+    // Table: every cell equals the direct result.
+    ResultTableModel* model = window->resultModel();
+    QCOMPARE(model->rowCount(), int(direct.binCount()));
+    QCOMPARE(model->columnCount(), 10);
+    const auto dr = direct.drSummed();
+    const auto rr = direct.rrSummed();
+    for (int k = 0; k < model->rowCount(); ++k) {
+        const auto b = std::size_t(k);
+        const double expected[10] = {direct.edges[b],         direct.edges[b + 1],
+                                     direct.centres[b],       double(direct.raw.dd[b]),
+                                     double(dr[b]),           double(rr[b]),
+                                     direct.normalised.dd[b], direct.normalised.dr[b],
+                                     direct.normalised.rr[b], direct.w[b]};
+        for (int c = 0; c < 10; ++c)
+            QVERIFY2(sameDouble(model->value(k, c), expected[c]),
+                     qPrintable(QStringLiteral("row %1 column %2: %3 vs %4")
+                                    .arg(k)
+                                    .arg(c)
+                                    .arg(model->value(k, c))
+                                    .arg(expected[c])));
+    }
+
+    // Plots: the w(θ) points and the three normalised series equal the direct result.
+    PlotPanel* plots = window->plotPanel();
+    QVector<QPointF> expectedW;
+    for (std::size_t k = 0; k < direct.binCount(); ++k)
+        if (std::isfinite(direct.w[k]))
+            expectedW.append(QPointF(direct.centres[k], direct.w[k]));
+    QVERIFY(!expectedW.isEmpty());
+    QCOMPARE(plots->plottedW(), expectedW);
+    const std::vector<double>* series[3] = {&direct.normalised.dd, &direct.normalised.dr,
+                                            &direct.normalised.rr};
+    for (int s = 0; s < 3; ++s) {
+        QVector<QPointF> expected;
+        for (std::size_t k = 0; k < direct.binCount(); ++k)
+            if (std::isfinite((*series[s])[k]))
+                expected.append(QPointF(direct.centres[k], (*series[s])[k]));
+        QCOMPARE(plots->plottedCounts(PlotPanel::Series(s)), expected);
+    }
+    // Linear y: the graph itself holds every finite w with its sign.
+    plots->setLogY(PlotPanel::Plot::Correlation, false);
+    QCPGraph* wGraph = plots->plot(PlotPanel::Plot::Correlation)->graph(0);
+    QCOMPARE(wGraph->dataCount(), int(expectedW.size()));
+    for (int i = 0; i < wGraph->dataCount(); ++i) {
+        QCOMPARE(wGraph->data()->at(i)->key, expectedW[i].x());
+        QCOMPARE(wGraph->data()->at(i)->value, expectedW[i].y());
+    }
+    // Log y: positive w in the first graph, |w| of negative ones in the second.
+    plots->setLogY(PlotPanel::Plot::Correlation, true);
+    QCPGraph* negGraph = plots->plot(PlotPanel::Plot::Correlation)->graph(1);
+    QCOMPARE(wGraph->dataCount() + negGraph->dataCount(), int(expectedW.size()));
+    for (int i = 0; i < negGraph->dataCount(); ++i)
+        QVERIFY(negGraph->data()->at(i)->value > 0);
+
+    // Copy: Ctrl+C text of a whole-row selection starts with the CSV's column names.
+    window->resultView()->selectAll();
+    const QString copied = window->resultView()->selectionAsText();
+    QVERIFY(copied.startsWith(QStringLiteral("theta_lo\ttheta_hi\ttheta_mid\tDD")));
+    QCOMPARE(copied.count(QLatin1Char('\n')), model->rowCount() + 1);
+    QTest::keyClick(window->resultView(), Qt::Key_C, Qt::ControlModifier);
+    QCOMPARE(QGuiApplication::clipboard()->text(), copied);
+}
+
+void TestStudio::cancelIsImmediateAndANewRunWorks() {
+    // Big enough that a run takes far longer than the test: ~2·10^10 pairs per count.
+    const Footprint sky = Footprint::box(0, 90, -30, 30);
+    const QString bigData = writeCatalog(QStringLiteral("big_data.txt"),
+                                         generateUniformRandoms(200000, sky, 21, "big_data"));
+    const QString bigRandom = writeCatalog(QStringLiteral("big_random.txt"),
+                                           generateUniformRandoms(200000, sky, 22, "big_random"));
+    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    QVERIFY(window->setDataCatalog(CatalogSource{bigData}));
+    QVERIFY(window->addRandomCatalog(CatalogSource{bigRandom}));
+    window->binningPanel()->setSpec(BinSpec::logPerDecade(0.1, 1000, AngleUnit::Arcminute, 5));
+    BackendOptions cpu;
+    cpu.kind = BackendKind::Cpu;
+    window->backendPanel()->setBackendOptions(cpu);
+
+    QSignalSpy progress(window->worker(), &JobWorker::progress);
+    QSignalSpy cancelled(window.get(), &MainWindow::runCancelled);
+    QSignalSpy finished(window.get(), &MainWindow::runFinished);
+    QVERIFY(window->startRun());
+    QVERIFY(progress.wait(15000)); // the job is really counting
+    QVERIFY(window->isRunning());
+    // Live plots: within a few 4 Hz ticks the plots show a partial result of this run.
+    QTRY_VERIFY_WITH_TIMEOUT(window->plotPanel()->result() != nullptr, 3000);
+    QVERIFY(window->plotPanel()->result()->binCount() > 0);
+    QVERIFY(window->isRunning());
+
+    QElapsedTimer sinceCancel;
+    sinceCancel.start();
+    window->cancelRun();
+    QVERIFY(cancelled.wait(5000));
+    const qint64 latencyMs = sinceCancel.elapsed();
+    qInfo("cancel latency: %lld ms", latencyMs);
+    QVERIFY2(latencyMs < 1000, qPrintable(QStringLiteral("cancel took %1 ms").arg(latencyMs)));
+    QVERIFY(finished.isEmpty());
+    QVERIFY(!window->isRunning());
+    QVERIFY(!window->worker()->isBusy());
+    QVERIFY(window->runButton()->isEnabled());
+    QVERIFY(!window->currentResult());
+
+    // A new run on small inputs completes.
+    QVERIFY(window->setDataCatalog(CatalogSource{m_dataPath}));
+    window->removeRandomCatalog(0);
+    QVERIFY(window->addRandomCatalog(CatalogSource{m_randomPath1}));
+    window->binningPanel()->setSpec(m_bins);
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result);
+    QCOMPARE(result->status, JobStatus::Completed);
+    QCOMPARE(window->resultModel()->rowCount(), int(result->binCount()));
+}
+
+void TestStudio::badCatalogIsReportedAndStateKept_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<bool>("asRandom");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::newRow("non-numeric dec")
+        << QByteArray("# ra dec\n10 20\n30 abc\n40 50\n") << false << 3 << 2;
+    QTest::newRow("dec above 90") << QByteArray("10 20\n30 40\n50 95.5\n") << true << 3 << 2;
+    QTest::newRow("nan ra") << QByteArray("10 20\nnan 40\n") << false << 2 << 1;
+}
+
+void TestStudio::badCatalogIsReportedAndStateKept() {
+    QFETCH(QByteArray, content);
+    QFETCH(bool, asRandom);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    auto window = makeWindow();
+    QVERIFY(window);
+    const auto dataBefore = window->dataCatalog();
+    const auto randomsBefore = window->randomCatalogs();
+
+    const QString badPath = m_dir.filePath(QStringLiteral("bad_%1.txt")
+                                               .arg(QString::fromLatin1(QTest::currentDataTag()))
+                                               .replace(QLatin1Char(' '), QLatin1Char('_')));
+    QFile file(badPath);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(content);
+    file.close();
+
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    const CatalogSource bad{badPath};
+    QVERIFY(!(asRandom ? window->addRandomCatalog(bad) : window->setDataCatalog(bad)));
+    QCOMPARE(messages.count(), 1);
+    QCOMPARE(qvariant_cast<MessageSeverity>(messages.front().at(0)), MessageSeverity::Error);
+    const QString text = messages.front().at(1).toString();
+    QVERIFY2(text.contains(QFileInfo(badPath).fileName()), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("line %1").arg(line)), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("column %1").arg(column)), qPrintable(text));
+
+    // The interactive entry point takes the same path.
+    messages.clear();
+    QVERIFY(!window->openCatalogFile(badPath, asRandom));
+    QCOMPARE(messages.count(), 1);
+    QCOMPARE(messages.front().at(1).toString(), text);
+
+    QCOMPARE(window->dataCatalog(), dataBefore);
+    QVERIFY(window->randomCatalogs() == randomsBefore);
+    QVERIFY(window->canRun());
+}
+
+void TestStudio::invalidBinsDisableRun() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    QVERIFY(window->runButton()->isEnabled());
+    BinningPanel* bins = window->binningPanel();
+
+    // min > max through the widgets, as a user would type it.
+    bins->minSpin()->setValue(100);
+    bins->maxSpin()->setValue(10);
+    QVERIFY(!bins->isValid());
+    QVERIFY(!window->canRun());
+    QVERIFY(!window->runButton()->isEnabled());
+    QVERIFY(window->runBlockedReason().startsWith(QStringLiteral("Run disabled")));
+    QVERIFY(window->runBlockedReason().contains(bins->problem()));
+    QVERIFY(!bins->problem().isEmpty());
+    auto* reasonLabel = window->findChild<QLabel*>(QStringLiteral("runBlockedReason"));
+    QVERIFY(reasonLabel);
+    QCOMPARE(reasonLabel->text(), window->runBlockedReason());
+    auto* inlineError = window->findChild<QLabel*>(QStringLiteral("binningError"));
+    QVERIFY(inlineError && !inlineError->isHidden());
+    QVERIFY(!window->startRun());
+    if (const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR"); !grabDir.isEmpty()) {
+        window->resize(1500, 940);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        window->grab().save(QDir(grabDir).filePath(QStringLiteral("invalid-bins.png")));
+    }
+
+    // Log bins need min > 0.
+    bins->setSpec(BinSpec::logPerDecade(0.0, 10.0, AngleUnit::Degree, 5));
+    QVERIFY(!window->runButton()->isEnabled());
+    // Beyond 180°.
+    bins->setSpec(BinSpec::linearCount(0.0, 200.0, AngleUnit::Degree, 10));
+    QVERIFY(!window->runButton()->isEnabled());
+
+    // Valid again: Run comes back.
+    bins->setSpec(BinSpec::linearCount(0.0, 2.0, AngleUnit::Degree, 8));
+    QVERIFY(bins->isValid());
+    QCOMPARE(int(bins->binning()->count()), 8);
+    QVERIFY(window->runButton()->isEnabled());
+    QVERIFY(inlineError->isHidden());
+
+    // Missing randoms is a reason too.
+    window->removeRandomCatalog(1);
+    window->removeRandomCatalog(0);
+    QVERIFY(!window->runButton()->isEnabled());
+    QVERIFY(window->runBlockedReason().contains(QStringLiteral("random")));
+}
+
+void TestStudio::exportWritesCsvPngPdf() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result);
+
+    const QString csvPath = m_dir.filePath(QStringLiteral("result.csv"));
+    QVERIFY(window->exportResultCsv(csvPath));
+    const ResultTable table = readResultCsv(csvPath.toStdString());
+    QCOMPARE(table.rows.size(), result->binCount());
+    QCOMPARE(int(table.columns.size()), ResultTableModel::columnNames().size());
+    for (std::size_t c = 0; c < table.columns.size(); ++c)
+        QCOMPARE(QString::fromStdString(table.columns[c]), ResultTableModel::columnNames()[int(c)]);
+    for (int k = 0; k < int(table.rows.size()); ++k)
+        for (int c = 0; c < int(table.columns.size()); ++c)
+            QVERIFY2(sameDouble(table.rows[std::size_t(k)][std::size_t(c)],
+                                window->resultModel()->value(k, c)),
+                     qPrintable(QStringLiteral("row %1 column %2").arg(k).arg(c)));
+
+    // Identical to what the core writer (and so the CLI) writes for the same result.
+    std::ostringstream expected;
+    writeResultCsv(expected, *result);
+    QFile csv(csvPath);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readAll().toStdString(), expected.str());
+
+    for (const PlotExportSettings& settings :
+         {PlotExportSettings{1800, 1200, 300}, PlotExportSettings{1001, 667, 150}}) {
+        for (int plot : {0, 1}) {
+            const QString png = m_dir.filePath(QStringLiteral("plot%1_%2x%3.png")
+                                                   .arg(plot)
+                                                   .arg(settings.widthPx)
+                                                   .arg(settings.heightPx));
+            QVERIFY(window->exportPlot(plot, png, settings));
+            const QImage image(png);
+            QCOMPARE(image.size(), QSize(settings.widthPx, settings.heightPx));
+            QCOMPARE(qRound(image.dotsPerMeterX() * 0.0254), settings.dpi);
+            // Something was drawn: not a blank page.
+            QVERIFY(image.pixel(image.width() / 2, image.height() / 2) != 0 ||
+                    image.pixel(10, 10) != image.pixel(image.width() / 2, image.height() / 2));
+        }
+    }
+    // For looking at them: TPACF_UI_GRAB_DIR=/some/dir keeps a copy of the paper-size PNGs.
+    const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR");
+    if (!grabDir.isEmpty()) {
+        QVERIFY(window->exportPlot(0, QDir(grabDir).filePath(QStringLiteral("export-w.png")), {}));
+        QVERIFY(
+            window->exportPlot(1, QDir(grabDir).filePath(QStringLiteral("export-counts.png")), {}));
+    }
+    const QString pdf = m_dir.filePath(QStringLiteral("w.pdf"));
+    QVERIFY(window->exportPlot(0, pdf, PlotExportSettings{}));
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    QVERIFY(pdfFile.size() > 1000);
+    QVERIFY(pdfFile.read(5).startsWith("%PDF"));
+}
+
+void TestStudio::sessionRoundTrips() {
+    // A data file that needs a column mapping: id, dec, ra (so defaults would be wrong).
+    const Catalog data = readCatalog(m_dataPath.toStdString());
+    const QString mappedPath = m_dir.filePath(QStringLiteral("mapped.txt"));
+    {
+        QFile file(mappedPath);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Text));
+        QTextStream out(&file);
+        out << "id dec_arcmin ra_arcmin\n";
+        out.setRealNumberPrecision(17);
+        for (std::size_t i = 0; i < data.size(); ++i)
+            out << i << ' ' << fromRadians(data.dec()[i], AngleUnit::Arcminute) << ' '
+                << fromRadians(data.ra()[i], AngleUnit::Arcminute) << '\n';
+    }
+    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    CatalogSource mapped{mappedPath};
+    mapped.raColumn = 3;
+    mapped.decColumn = 2;
+    mapped.unit = AngleUnit::Arcminute;
+    QVERIFY(window->setDataCatalog(mapped));
+    QCOMPARE(window->dataCatalog()->size(), data.size());
+    QVERIFY(std::abs(window->dataCatalog()->dec()[5] - data.dec()[5]) < 1e-12);
+    QVERIFY(window->addRandomCatalog(CatalogSource{m_randomPath1}));
+    QVERIFY(window->addRandomCatalog(CatalogSource{m_randomPath2}));
+    window->binningPanel()->setSpec(BinSpec::linearWidth(0.5, 30.0, AngleUnit::Arcminute, 0.5));
+    window->backendPanel()->setEstimator(Estimator::Hamilton);
+    BackendOptions backend;
+    backend.kind = BackendKind::Cpu;
+    backend.cpuThreads = 3;
+    backend.precision = Precision::Double;
+    window->backendPanel()->setBackendOptions(backend);
+
+    const Session saved = window->session();
+    const QString path = m_dir.filePath(QStringLiteral("session.json"));
+    QVERIFY(window->saveSession(path));
+
+    auto reopened = std::make_unique<MainWindow>(nullptr, testOptions());
+    QVERIFY(reopened->loadSession(path));
+    const Session loaded = reopened->session();
+    QCOMPARE(QJsonDocument(loaded.toJson()).toJson(), QJsonDocument(saved.toJson()).toJson());
+    QVERIFY(loaded.data && *loaded.data == mapped);
+    QCOMPARE(loaded.randoms.size(), 2);
+    const BinSpec bins = reopened->binningPanel()->spec();
+    QCOMPARE(bins.scale, BinScale::Linear);
+    QCOMPARE(bins.unit, AngleUnit::Arcminute);
+    QCOMPARE(bins.min, 0.5);
+    QCOMPARE(bins.max, 30.0);
+    QCOMPARE(bins.width, 0.5);
+    QCOMPARE(reopened->backendPanel()->estimator(), Estimator::Hamilton);
+    const BackendOptions reopenedBackend = reopened->backendPanel()->backendOptions();
+    QCOMPARE(reopenedBackend.kind, BackendKind::Cpu);
+    QCOMPARE(reopenedBackend.cpuThreads, 3);
+    QVERIFY(reopenedBackend.precision == Precision::Double);
+    QCOMPARE(reopened->dataCatalog()->size(), data.size());
+    QCOMPARE(reopened->randomCatalogs().size(), std::size_t(2));
+
+    // A file that is not a session is refused through the message path, state unchanged.
+    QSignalSpy messages(reopened.get(), &MainWindow::messageReported);
+    QVERIFY(!reopened->loadSession(m_dataPath));
+    QCOMPARE(messages.count(), 1);
+    QCOMPARE(qvariant_cast<MessageSeverity>(messages.front().at(0)), MessageSeverity::Error);
+    QCOMPARE(QJsonDocument(reopened->session().toJson()).toJson(),
+             QJsonDocument(saved.toJson()).toJson());
+}
+
+void TestStudio::bundledSampleLoads() {
+    MainWindow::Options options = testOptions();
+    options.loadSample = true;
+    MainWindow window(nullptr, options);
+    if (!QFile::exists(QStringLiteral(":/samples/sample_data.txt")))
+        QSKIP("this build has no bundled sample");
+    QVERIFY(window.dataCatalog());
+    QVERIFY(window.dataCatalog()->size() > 0);
+    QVERIFY(!window.randomCatalogs().empty());
+    QVERIFY(window.canRun());
+    QVERIFY(window.skyPlot()->plottedDataPoints() > 0);
+}
+
+void TestStudio::columnMappingDialogGuessesColumns() {
+    const QString path = m_dir.filePath(QStringLiteral("with_header.csv"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("id,mag,dec,ra\n1,20.5,-5.25,150.125\n2,21.0,-5.5,150.5\n3,19.8,-4.75,151.0\n");
+    file.close();
+    const TablePreview preview = previewCatalogFile(path.toStdString());
+    QVERIFY(ColumnMappingDialog::needsMapping(preview));
+    ColumnMappingDialog dialog(CatalogSource{path}, preview);
+    const CatalogSource mapped = dialog.source();
+    QCOMPARE(mapped.raColumn, 4);
+    QCOMPARE(mapped.decColumn, 3);
+    // The mapped source reads the right numbers.
+    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    QVERIFY(window->setDataCatalog(mapped));
+    QCOMPARE(window->dataCatalog()->size(), std::size_t(3));
+    QVERIFY(std::abs(fromRadians(window->dataCatalog()->dec()[0], AngleUnit::Degree) + 5.25) <
+            1e-12);
+    // For looking at it: TPACF_UI_GRAB_DIR=/some/dir saves the dialog as a PNG.
+    const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR");
+    if (!grabDir.isEmpty()) {
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.grab().save(QDir(grabDir).filePath(QStringLiteral("column-mapping.png")));
+    }
+}
+
+void TestStudio::settingsPersistAcrossStarts() {
+    // QSettings under a throw-away organisation so the user's real settings are never touched.
+    QCoreApplication::setOrganizationName(QStringLiteral("tpacf-ui-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("settingsPersistAcrossStarts"));
+    QSettings().clear();
+    MainWindow::Options options = testOptions();
+    options.useSettings = true;
+    const BinSpec bins = BinSpec::logCount(0.5, 50, AngleUnit::Degree, 7);
+    {
+        MainWindow first(nullptr, options);
+        first.binningPanel()->setSpec(bins);
+        first.backendPanel()->setEstimator(Estimator::DavisPeebles);
+        first.close(); // saves
+    }
+    MainWindow second(nullptr, options);
+    const BinSpec restored = second.binningPanel()->spec();
+    QCOMPARE(restored.scale, BinScale::Logarithmic);
+    QCOMPARE(restored.unit, AngleUnit::Degree);
+    QCOMPARE(restored.min, 0.5);
+    QCOMPARE(restored.max, 50.0);
+    QCOMPARE(restored.count, 7);
+    QCOMPARE(second.backendPanel()->estimator(), Estimator::DavisPeebles);
+    QSettings().clear();
+}
+
+void TestStudio::droppedFilesOpen() {
+    MainWindow window(nullptr, testOptions());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(m_dataPath), QUrl::fromLocalFile(m_randomPath1),
+                  QUrl::fromLocalFile(m_randomPath2)});
+    const QPointF where(window.width() / 2.0, window.height() / 2.0);
+    QDragEnterEvent enter(where.toPoint(), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &drop);
+    QVERIFY(window.dataCatalog());
+    QCOMPARE(window.dataCatalog()->size(), std::size_t(3000));
+    QCOMPARE(window.randomCatalogs().size(), std::size_t(2));
+    QVERIFY(window.canRun());
+}
+
+void TestStudio::gpuDevicesListedAndFailuresReported() {
+    FakeGpuProvider gpu;
+    MainWindow window(&gpu, testOptions());
+    QVERIFY(window.setDataCatalog(CatalogSource{m_dataPath}));
+    QVERIFY(window.addRandomCatalog(CatalogSource{m_randomPath1}));
+    window.binningPanel()->setSpec(m_bins);
+
+    QComboBox* backends = window.backendPanel()->backendCombo();
+    QStringList entries;
+    for (int i = 0; i < backends->count(); ++i)
+        entries.append(backends->itemText(i));
+    QVERIFY2(entries.contains(QStringLiteral("GPU 1: Fake H100 (80 GiB)")),
+             qPrintable(entries.join(QStringLiteral(" | "))));
+    BackendOptions options;
+    options.kind = BackendKind::Cuda;
+    options.gpuDevices = {1};
+    options.precision = Precision::Float;
+    window.backendPanel()->setBackendOptions(options);
+    const BackendOptions chosen = window.backendPanel()->backendOptions();
+    QCOMPARE(chosen.kind, BackendKind::Cuda);
+    QVERIFY(chosen.gpuDevices == std::vector<int>{1});
+    QVERIFY(chosen.precision == Precision::Float);
+
+    // The backend throws inside the job: the run fails through the message path, UI idle.
+    QSignalSpy failed(&window, &MainWindow::runFailed);
+    QSignalSpy messages(&window, &MainWindow::messageReported);
+    QVERIFY(window.startRun());
+    QVERIFY(failed.wait(10000));
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("fake device lost")));
+    QVERIFY(!window.isRunning());
+    QVERIFY(window.runButton()->isEnabled());
+    bool reported = false;
+    for (const auto& message : messages)
+        reported =
+            reported || (qvariant_cast<MessageSeverity>(message.at(0)) == MessageSeverity::Error &&
+                         message.at(1).toString().contains(QStringLiteral("fake device lost")));
+    QVERIFY(reported);
+}
+
+QTEST_MAIN(TestStudio)
+#include "test_studio.moc"

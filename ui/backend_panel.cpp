@@ -1,0 +1,149 @@
+#include "backend_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QThread>
+#include <QVBoxLayout>
+
+namespace tpacf::ui {
+
+namespace {
+// Backend combo entries carry (kind, device index) packed in one int: -1 Auto, -2 CPU, k >= 0 GPU
+// k.
+constexpr int kAutoEntry = -1;
+constexpr int kCpuEntry = -2;
+// Precision combo entries: -1 automatic, else the Precision value.
+constexpr int kAutoPrecision = -1;
+} // namespace
+
+BackendPanel::BackendPanel(const GpuBackendProvider* gpu, QWidget* parent)
+    : QWidget(parent), m_gpu(gpu) {
+    m_estimator = new QComboBox(this);
+    for (Estimator estimator :
+         {Estimator::LandySzalay, Estimator::Natural, Estimator::DavisPeebles, Estimator::Hamilton})
+        m_estimator->addItem(QString::fromLatin1(estimatorName(estimator)), int(estimator));
+    m_formula = new QLabel(this);
+    m_formula->setWordWrap(true);
+    m_formula->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_backend = new QComboBox(this);
+    m_backend->addItem(tr("Auto (GPU when available)"), kAutoEntry);
+    m_backend->addItem(tr("CPU (double precision)"), kCpuEntry);
+    if (m_gpu) {
+        for (const GpuDeviceInfo& device : m_gpu->devices()) {
+            const double gib = double(device.memoryBytes) / double(1ull << 30);
+            m_backend->addItem(tr("GPU %1: %2 (%3 GiB)")
+                                   .arg(device.index)
+                                   .arg(QString::fromStdString(device.name))
+                                   .arg(gib, 0, 'f', 0),
+                               device.index);
+            m_haveGpu = true;
+        }
+    }
+
+    m_threads = new QSpinBox(this);
+    m_threads->setRange(0, 1024);
+    m_threads->setSpecialValueText(tr("All (%1)").arg(QThread::idealThreadCount()));
+    m_threads->setToolTip(tr("Threads of the CPU backend; 0 uses every hardware thread"));
+
+    m_precision = new QComboBox(this);
+    m_precision->addItem(tr("Automatic (float on GPU, double on CPU)"), kAutoPrecision);
+    m_precision->addItem(tr("Double (exact reference)"), int(Precision::Double));
+    m_precision->addItem(tr("Float (hi+lo, GPU only)"), int(Precision::Float));
+
+    m_gpuNote = new QLabel(this);
+    m_gpuNote->setWordWrap(true);
+    m_gpuNote->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
+    if (!m_haveGpu) {
+        const QString reason =
+            m_gpu ? QString::fromStdString(m_gpu->unavailableReason()) : tr("no GPU module");
+        m_gpuNote->setText(tr("No GPU: %1. Runs use the CPU.").arg(reason));
+    } else {
+        m_gpuNote->hide();
+    }
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Estimator:"), m_estimator);
+    form->addRow(QString(), m_formula);
+    form->addRow(tr("Backend:"), m_backend);
+    form->addRow(tr("CPU threads:"), m_threads);
+    form->addRow(tr("Precision:"), m_precision);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_gpuNote);
+    layout->addStretch();
+
+    connect(m_estimator, &QComboBox::currentIndexChanged, this, [this] {
+        m_formula->setText(QString::fromLatin1(estimatorFormula(estimator())));
+        Q_EMIT changed();
+    });
+    connect(m_backend, &QComboBox::currentIndexChanged, this, [this] {
+        updateEnabledState();
+        Q_EMIT changed();
+    });
+    connect(m_threads, &QSpinBox::valueChanged, this, &BackendPanel::changed);
+    connect(m_precision, &QComboBox::currentIndexChanged, this, &BackendPanel::changed);
+
+    m_formula->setText(QString::fromLatin1(estimatorFormula(estimator())));
+    updateEnabledState();
+}
+
+Estimator BackendPanel::estimator() const {
+    return Estimator(m_estimator->currentData().toInt());
+}
+
+void BackendPanel::setEstimator(Estimator estimator) {
+    m_estimator->setCurrentIndex(qMax(0, m_estimator->findData(int(estimator))));
+}
+
+BackendOptions BackendPanel::backendOptions() const {
+    BackendOptions options;
+    const int entry = m_backend->currentData().toInt();
+    if (entry == kAutoEntry) {
+        options.kind = BackendKind::Auto;
+    } else if (entry == kCpuEntry) {
+        options.kind = BackendKind::Cpu;
+    } else {
+        options.kind = BackendKind::Cuda;
+        options.gpuDevices = {entry};
+    }
+    options.cpuThreads = m_threads->value();
+    const int precision = m_precision->currentData().toInt();
+    if (precision != kAutoPrecision)
+        options.precision = Precision(precision);
+    return options;
+}
+
+void BackendPanel::setBackendOptions(const BackendOptions& options) {
+    int entry = kAutoEntry;
+    if (options.kind == BackendKind::Cpu)
+        entry = kCpuEntry;
+    else if (options.kind == BackendKind::Cuda && !options.gpuDevices.empty())
+        entry = options.gpuDevices.front();
+    int index = m_backend->findData(entry);
+    if (index < 0) // that GPU is not in this machine
+        index = m_backend->findData(kAutoEntry);
+    m_backend->setCurrentIndex(index);
+    m_threads->setValue(qMax(0, options.cpuThreads));
+    const int precision = options.precision ? int(*options.precision) : kAutoPrecision;
+    m_precision->setCurrentIndex(qMax(0, m_precision->findData(precision)));
+    updateEnabledState();
+}
+
+void BackendPanel::updateEnabledState() {
+    const int entry = m_backend->currentData().toInt();
+    // The CPU backend is double only; float makes sense only where a GPU can run it.
+    const bool floatPossible = m_haveGpu && entry != kCpuEntry;
+    if (auto* model = qobject_cast<QStandardItemModel*>(m_precision->model())) {
+        if (QStandardItem* item = model->item(m_precision->findData(int(Precision::Float))))
+            item->setEnabled(floatPossible);
+    }
+    if (!floatPossible && m_precision->currentData().toInt() == int(Precision::Float))
+        m_precision->setCurrentIndex(m_precision->findData(kAutoPrecision));
+    m_threads->setEnabled(entry == kAutoEntry || entry == kCpuEntry);
+}
+
+} // namespace tpacf::ui

@@ -1,0 +1,49 @@
+#pragma once
+// Estimator and backend choice: Auto, the CPU with a thread count, or one CUDA device (listed by
+// name and memory from the GpuBackendProvider), and the precision.
+#include <tpacf/backend.h>
+#include <tpacf/estimator.h>
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QSpinBox;
+
+namespace tpacf::ui {
+
+class BackendPanel : public QWidget {
+    Q_OBJECT
+  public:
+    /// `gpu` may be null (no GPU module).
+    explicit BackendPanel(const GpuBackendProvider* gpu, QWidget* parent = nullptr);
+
+    Estimator estimator() const;
+    void setEstimator(Estimator estimator);
+
+    BackendOptions backendOptions() const;
+    /// Selects the closest available choice (a GPU device that is not present falls back to Auto).
+    void setBackendOptions(const BackendOptions& options);
+
+    QComboBox* estimatorCombo() const { return m_estimator; }
+    QComboBox* backendCombo() const { return m_backend; }
+    QComboBox* precisionCombo() const { return m_precision; }
+    QSpinBox* threadsSpin() const { return m_threads; }
+
+  Q_SIGNALS:
+    void changed();
+
+  private:
+    void updateEnabledState();
+
+    const GpuBackendProvider* m_gpu;
+    QComboBox* m_estimator = nullptr;
+    QLabel* m_formula = nullptr;
+    QComboBox* m_backend = nullptr;
+    QSpinBox* m_threads = nullptr;
+    QComboBox* m_precision = nullptr;
+    QLabel* m_gpuNote = nullptr;
+    bool m_haveGpu = false;
+};
+
+} // namespace tpacf::ui

@@ -1,0 +1,77 @@
+#pragma once
+// The Binning panel: scale, unit, range and bin size or a preset. Validation is the core's:
+// the panel builds a tpacf::Binning and shows the ConfigError message inline when it throws.
+#include <tpacf/bins.h>
+
+#include <QDoubleSpinBox>
+#include <QWidget>
+
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+
+namespace tpacf::ui {
+
+/// A spin box that shows values compactly (0.01, 10000, 1e-05) instead of a fixed decimal count.
+class CompactDoubleSpinBox : public QDoubleSpinBox {
+    Q_OBJECT
+  public:
+    explicit CompactDoubleSpinBox(QWidget* parent = nullptr);
+    QString textFromValue(double value) const override;
+};
+
+class BinningPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit BinningPanel(QWidget* parent = nullptr);
+
+    BinSpec spec() const;
+    void setSpec(const BinSpec& spec);
+    /// Fills the fields from BinSpec::preset(name).
+    void applyPreset(const QString& name);
+
+    /// The validated bins; nullopt when the fields are invalid (see problem()).
+    const std::optional<Binning>& binning() const { return m_binning; }
+    bool isValid() const { return m_binning.has_value(); }
+    /// The core's message for invalid fields; empty when valid.
+    QString problem() const { return m_problem; }
+
+    // For tests and the main window.
+    QComboBox* scaleCombo() const { return m_scale; }
+    QDoubleSpinBox* minSpin() const { return m_min; }
+    QDoubleSpinBox* maxSpin() const { return m_max; }
+    QDoubleSpinBox* sizeSpin() const { return m_sizeValue; }
+    QComboBox* sizeModeCombo() const { return m_sizeMode; }
+
+  Q_SIGNALS:
+    /// The spec changed; binning() and problem() are up to date.
+    void changed();
+
+  private:
+    enum class SizeMode { PerDecade, Count, Width };
+    SizeMode sizeMode() const;
+    void fillSizeModes(BinScale scale, SizeMode mode);
+    void configureSizeSpin(SizeMode mode);
+    void onFieldEdited();
+    void validate();
+    void syncPresetCombo();
+
+    QComboBox* m_preset = nullptr;
+    QComboBox* m_scale = nullptr;
+    QComboBox* m_unit = nullptr;
+    CompactDoubleSpinBox* m_min = nullptr;
+    CompactDoubleSpinBox* m_max = nullptr;
+    QComboBox* m_sizeMode = nullptr;
+    CompactDoubleSpinBox* m_sizeValue = nullptr;
+    QLabel* m_summary = nullptr;
+    QLabel* m_error = nullptr;
+    QPlainTextEdit* m_edges = nullptr;
+
+    std::optional<Binning> m_binning;
+    QString m_problem;
+    bool m_updating = false;
+};
+
+} // namespace tpacf::ui

@@ -1,0 +1,90 @@
+#include "catalog_source.h"
+
+#include <tpacf/errors.h>
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonValue>
+
+namespace tpacf::ui {
+
+namespace {
+QString tr(const char* text) {
+    return QCoreApplication::translate("tpacf::ui::CatalogSource", text);
+}
+} // namespace
+
+QString CatalogSource::displayName() const {
+    return QFileInfo(path).fileName();
+}
+
+ReadOptions CatalogSource::readOptions() const {
+    ReadOptions options;
+    if (raColumn > 0)
+        options.raColumn.index = raColumn;
+    if (decColumn > 0)
+        options.decColumn.index = decColumn;
+    options.coordUnit = unit;
+    options.raInHours = raInHours;
+    return options;
+}
+
+QJsonObject CatalogSource::toJson() const {
+    QJsonObject object;
+    object[QStringLiteral("path")] = path;
+    object[QStringLiteral("raColumn")] = raColumn;
+    object[QStringLiteral("decColumn")] = decColumn;
+    object[QStringLiteral("unit")] = unitLabel(unit);
+    object[QStringLiteral("raInHours")] = raInHours;
+    return object;
+}
+
+CatalogSource CatalogSource::fromJson(const QJsonObject& object) {
+    CatalogSource source;
+    source.path = object.value(QStringLiteral("path")).toString();
+    source.raColumn = object.value(QStringLiteral("raColumn")).toInt(0);
+    source.decColumn = object.value(QStringLiteral("decColumn")).toInt(0);
+    if (const auto unit =
+            parseAngleUnit(object.value(QStringLiteral("unit")).toString().toStdString()))
+        source.unit = *unit;
+    source.raInHours = object.value(QStringLiteral("raInHours")).toBool(false);
+    return source;
+}
+
+std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source) {
+    if (source.isResource()) {
+        QFile file(source.path);
+        if (!file.open(QIODevice::ReadOnly))
+            throw InputError(source.path.toStdString(), 0, 0, "cannot open the bundled file");
+        const QByteArray bytes = file.readAll();
+        return std::make_shared<const Catalog>(
+            parseAsciiCatalog(std::string_view(bytes.constData(), std::size_t(bytes.size())),
+                              source.displayName().toStdString(), source.readOptions()));
+    }
+    return std::make_shared<const Catalog>(
+        readCatalog(QFile::encodeName(source.path).toStdString(), source.readOptions()));
+}
+
+QString describeReadError(const std::exception& error) {
+    const auto* input = dynamic_cast<const InputError*>(&error);
+    if (!input || input->file().empty() || input->problem().empty())
+        return QString::fromStdString(error.what());
+    const QString file = QString::fromStdString(input->file());
+    const QString problem = QString::fromStdString(input->problem());
+    if (input->line() > 0 && input->column() > 0)
+        return tr("%1, line %2, column %3: %4")
+            .arg(file)
+            .arg(input->line())
+            .arg(input->column())
+            .arg(problem);
+    if (input->line() > 0)
+        return tr("%1, line %2: %3").arg(file).arg(input->line()).arg(problem);
+    return tr("%1: %2").arg(file, problem);
+}
+
+QString unitLabel(AngleUnit unit) {
+    return QString::fromLatin1(angleUnitName(unit));
+}
+
+} // namespace tpacf::ui

@@ -1,0 +1,44 @@
+#pragma once
+// Where a catalog comes from and how to read it: enough to read it again (sessions, recent files).
+#include <tpacf/catalog.h>
+#include <tpacf/catalog_reader.h>
+#include <tpacf/units.h>
+
+#include <QJsonObject>
+#include <QString>
+
+#include <memory>
+
+namespace tpacf::ui {
+
+struct CatalogSource {
+    /// A file path, or a Qt resource path (":/samples/...") for the bundled sample.
+    QString path;
+    int raColumn = 0;  // 1-based; 0: the reader's default (first numeric column)
+    int decColumn = 0; // 1-based; 0: the reader's default (second numeric column)
+    AngleUnit unit = AngleUnit::Degree;
+    bool raInHours = false;
+
+    bool isResource() const { return path.startsWith(QLatin1Char(':')); }
+    /// The file name, for lists and titles.
+    QString displayName() const;
+    ReadOptions readOptions() const;
+
+    QJsonObject toJson() const;
+    /// Missing keys keep their defaults.
+    static CatalogSource fromJson(const QJsonObject& object);
+
+    bool operator==(const CatalogSource&) const = default;
+};
+
+/// Reads a source: files through tpacf::readCatalog, Qt resources (which the core cannot open)
+/// through tpacf::parseAsciiCatalog on their bytes. Throws tpacf::InputError.
+std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source);
+
+/// A user-facing message for a reader failure, naming file, line and column where known.
+QString describeReadError(const std::exception& error);
+
+/// Short unit label for axes and tables: "deg", "arcmin", "arcsec", "rad".
+QString unitLabel(AngleUnit unit);
+
+} // namespace tpacf::ui

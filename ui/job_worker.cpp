@@ -1,0 +1,86 @@
+#include "job_worker.h"
+
+#include <tpacf/errors.h>
+
+#include <QElapsedTimer>
+
+namespace tpacf::ui {
+
+namespace {
+// Backends report about every 100 ms per chunk; more than ~20 updates a second only floods the
+// GUI's event queue (plots redraw at 4 Hz anyway).
+constexpr qint64 kMinProgressIntervalMs = 50;
+} // namespace
+
+JobWorker::JobWorker(const GpuBackendProvider* gpu, QObject* parent) : QObject(parent), m_gpu(gpu) {
+    qRegisterMetaType<JobProgressUpdate>();
+    qRegisterMetaType<ResultPtr>();
+}
+
+bool JobWorker::start(CorrelationParams params) {
+    if (m_busy.exchange(true))
+        return false;
+    m_cancelRequested.store(false);
+    QMetaObject::invokeMethod(
+        this, [this, params = std::move(params)] { execute(params); }, Qt::QueuedConnection);
+    return true;
+}
+
+void JobWorker::requestCancel() noexcept {
+    m_cancelRequested.store(true);
+}
+
+void JobWorker::execute(const CorrelationParams& params) {
+    // m_busy is cleared before each final signal so that a slot reacting to it can start the
+    // next run at once.
+    auto finish = [this] { m_busy.store(false); };
+    if (m_cancelRequested.load()) {
+        finish();
+        Q_EMIT cancelled();
+        return;
+    }
+    try {
+        CorrelationJob job(params, m_gpu);
+        QElapsedTimer sinceLastUpdate;
+        sinceLastUpdate.start();
+        bool first = true;
+        const auto onProgress = [&](const JobProgress& jobProgress) {
+            if (!first && jobProgress.fraction < 1.0 &&
+                sinceLastUpdate.elapsed() < kMinProgressIntervalMs)
+                return;
+            first = false;
+            sinceLastUpdate.restart();
+            JobProgressUpdate update;
+            update.fraction = jobProgress.fraction;
+            update.pairsDone = jobProgress.pairsDone;
+            update.pairsTotal = jobProgress.pairsTotal;
+            update.pairsPerSecond = jobProgress.pairsPerSecond;
+            update.elapsedSeconds = jobProgress.elapsedSeconds;
+            if (jobProgress.fraction > 0.0 && jobProgress.fraction < 1.0)
+                update.etaSeconds = jobProgress.elapsedSeconds * (1.0 - jobProgress.fraction) /
+                                    jobProgress.fraction;
+            else if (jobProgress.fraction >= 1.0)
+                update.etaSeconds = 0;
+            update.partial = jobProgress.partial;
+            Q_EMIT progress(update);
+        };
+        auto result =
+            std::make_shared<const CorrelationResult>(job.run(onProgress, &m_cancelRequested));
+        finish();
+        if (result->status == JobStatus::Cancelled)
+            Q_EMIT cancelled();
+        else
+            Q_EMIT finished(result);
+    } catch (const Cancelled&) {
+        finish();
+        Q_EMIT cancelled();
+    } catch (const std::exception& error) {
+        finish();
+        Q_EMIT failed(QString::fromStdString(error.what()));
+    } catch (...) {
+        finish();
+        Q_EMIT failed(tr("The run stopped with an unknown error."));
+    }
+}
+
+} // namespace tpacf::ui

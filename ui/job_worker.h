@@ -1,0 +1,60 @@
+#pragma once
+// Runs one tpacf::CorrelationJob at a time on the thread it lives on (the owner moves it to a
+// QThread) and reports back through queued signals carrying value types.
+#include <tpacf/backend.h>
+#include <tpacf/correlation_job.h>
+
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+namespace tpacf::ui {
+
+using ResultPtr = std::shared_ptr<const CorrelationResult>;
+
+/// One progress report of a running job, as the GUI shows it.
+struct JobProgressUpdate {
+    double fraction = 0; // 0..1
+    quint64 pairsDone = 0;
+    quint64 pairsTotal = 0;
+    double pairsPerSecond = 0;
+    double elapsedSeconds = 0;
+    double etaSeconds = -1; // < 0: not known yet
+    ResultPtr partial;      // estimate from the counts so far; null when none yet
+};
+
+class JobWorker : public QObject {
+    Q_OBJECT
+  public:
+    /// `gpu` may be null (CPU only) and must outlive the worker.
+    explicit JobWorker(const GpuBackendProvider* gpu, QObject* parent = nullptr);
+
+    /// Thread-safe. Queues a run on the worker's thread; false (and nothing queued) while a run
+    /// is queued or running, so two runs never overlap.
+    bool start(CorrelationParams params);
+    /// Thread-safe. The job polls the flag between chunks (~100 ms), so it stops almost at once.
+    void requestCancel() noexcept;
+    /// Thread-safe. True from a successful start() until just before the final signal.
+    bool isBusy() const noexcept { return m_busy.load(); }
+
+  Q_SIGNALS:
+    void progress(const tpacf::ui::JobProgressUpdate& update);
+    void finished(const tpacf::ui::ResultPtr& result);
+    void failed(const QString& message);
+    void cancelled();
+
+  private:
+    void execute(const CorrelationParams& params);
+
+    const GpuBackendProvider* m_gpu;
+    std::atomic<bool> m_cancelRequested{false};
+    std::atomic<bool> m_busy{false};
+};
+
+} // namespace tpacf::ui
+
+Q_DECLARE_METATYPE(tpacf::ui::JobProgressUpdate)
+Q_DECLARE_METATYPE(tpacf::ui::ResultPtr)

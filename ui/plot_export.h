@@ -1,0 +1,39 @@
+#pragma once
+// Plot export at publication size: PNG (pixel size and DPI chosen by the user) and vector PDF.
+#include <QDialog>
+#include <QString>
+
+class QComboBox;
+class QCustomPlot;
+class QSpinBox;
+
+namespace tpacf::ui {
+
+struct PlotExportSettings {
+    int widthPx = 1800; // a 6 × 4 inch figure at 300 dpi
+    int heightPx = 1200;
+    int dpi = 300;
+};
+
+/// Writes exactly widthPx × heightPx pixels, tagged with `dpi`. Fonts and lines are scaled as
+/// for a (widthPx/dpi) × (heightPx/dpi) inch figure, so text keeps its size in a paper.
+bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
+                 QString* error);
+/// Vector PDF of the same figure size (widthPx/dpi × heightPx/dpi inches).
+bool savePlotPdf(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
+                 const QString& title, QString* error);
+
+/// Asks for the PNG size and DPI.
+class PlotExportDialog : public QDialog {
+    Q_OBJECT
+  public:
+    explicit PlotExportDialog(const PlotExportSettings& initial, QWidget* parent = nullptr);
+    PlotExportSettings settings() const;
+
+  private:
+    QSpinBox* m_width = nullptr;
+    QSpinBox* m_height = nullptr;
+    QSpinBox* m_dpi = nullptr;
+};
+
+} // namespace tpacf::ui

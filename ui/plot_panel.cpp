@@ -1,0 +1,415 @@
+#include "plot_panel.h"
+
+#include "catalog_source.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace tpacf::ui {
+
+namespace {
+
+const QColor kWColor(0x1f, 0x4e, 0x9c);
+const QColor kNegativeColor(0xc0, 0x39, 0x2b);
+const QColor kSeriesColors[3] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
+                                 QColor(0x2c, 0xa0, 0x2c)};
+
+QString thetaLabel(AngleUnit unit) {
+    return QCoreApplication::translate("tpacf::ui::PlotPanel", "θ (%1)").arg(unitLabel(unit));
+}
+
+QSharedPointer<QCPAxisTicker> tickerFor(bool logScale) {
+    if (logScale) {
+        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+        ticker->setLogBase(10);
+        ticker->setSubTickCount(8);
+        return ticker;
+    }
+    return QSharedPointer<QCPAxisTicker>::create();
+}
+
+// Widens an axis range by `factor` about its middle: the geometric middle on a log axis, so
+// both ends get the same margin in decades.
+void padRange(QCPAxis* axis, double factor) {
+    const QCPRange range = axis->range();
+    if (axis->scaleType() == QCPAxis::stLogarithmic && range.lower > 0)
+        axis->scaleRange(factor, std::sqrt(range.lower * range.upper));
+    else
+        axis->scaleRange(factor, range.center());
+}
+
+void setAxisScale(QCPAxis* axis, bool logScale) {
+    axis->setScaleType(logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    axis->setTicker(tickerFor(logScale));
+    axis->setNumberFormat(logScale ? QStringLiteral("eb") : QStringLiteral("g"));
+    axis->setNumberPrecision(logScale ? 0 : 6);
+}
+
+} // namespace
+
+PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_wPlot = createPlot();
+    m_countsPlot = createPlot();
+    m_tabs->addTab(m_wPlot, tr("w(θ)"));
+    m_tabs->addTab(m_countsPlot, tr("Pair counts"));
+
+    // w(θ): one graph for linear y; on log y, the same graph holds w > 0 and a second one |w < 0|.
+    m_wTitle = new QCPTextElement(m_wPlot, tr("w(θ)"),
+                                  QFont(font().family(), font().pointSize() + 1, QFont::Bold));
+    m_wPlot->plotLayout()->insertRow(0);
+    m_wPlot->plotLayout()->addElement(0, 0, m_wTitle);
+    m_wGraph = m_wPlot->addGraph();
+    m_wGraph->setPen(QPen(kWColor, 1.5));
+    m_wGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kWColor, kWColor, 7));
+    m_wNegGraph = m_wPlot->addGraph();
+    m_wNegGraph->setPen(QPen(kNegativeColor, 1.5));
+    m_wNegGraph->setLineStyle(QCPGraph::lsNone);
+    m_wNegGraph->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kNegativeColor, 1.5), Qt::white, 8));
+    m_wNegGraph->setName(tr("|w| where w < 0"));
+    m_wErrors = new QCPErrorBars(m_wPlot->xAxis, m_wPlot->yAxis);
+    m_wErrors->setDataPlottable(m_wGraph);
+    m_wErrors->setPen(QPen(kWColor, 1));
+    m_wErrors->removeFromLegend();
+    m_wNegErrors = new QCPErrorBars(m_wPlot->xAxis, m_wPlot->yAxis);
+    m_wNegErrors->setDataPlottable(m_wNegGraph);
+    m_wNegErrors->setPen(QPen(kNegativeColor, 1));
+    m_wNegErrors->removeFromLegend();
+    m_zeroLine = new QCPItemStraightLine(m_wPlot);
+    m_zeroLine->point1->setCoords(0, 0);
+    m_zeroLine->point2->setCoords(1, 0);
+    m_zeroLine->setPen(QPen(Qt::gray, 1, Qt::DashLine));
+    m_wPlot->yAxis->setLabel(tr("w(θ)"));
+
+    m_countsTitle = new QCPTextElement(m_countsPlot, tr("Normalised pair counts"),
+                                       QFont(font().family(), font().pointSize() + 1, QFont::Bold));
+    m_countsPlot->plotLayout()->insertRow(0);
+    m_countsPlot->plotLayout()->addElement(0, 0, m_countsTitle);
+    const QString seriesNames[3] = {tr("DD"), tr("DR"), tr("RR")};
+    const QCPScatterStyle::ScatterShape shapes[3] = {
+        QCPScatterStyle::ssDisc, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle};
+    for (int i = 0; i < 3; ++i) {
+        m_countGraphs[i] = m_countsPlot->addGraph();
+        m_countGraphs[i]->setName(seriesNames[i]);
+        m_countGraphs[i]->setPen(QPen(kSeriesColors[i], 1.5));
+        m_countGraphs[i]->setScatterStyle(
+            QCPScatterStyle(shapes[i], kSeriesColors[i], kSeriesColors[i], 6));
+    }
+    m_countsPlot->yAxis->setLabel(tr("pairs / total pairs"));
+    // Normalised counts grow with θ: the top-left corner is where they leave room.
+    m_countsPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+
+    m_logYCheck = new QCheckBox(tr("Log &y"), this);
+    m_logYCheck->setToolTip(
+        tr("Logarithmic y axis. For w(θ) it plots |w|; negative values get open red markers."));
+    auto* resetButton = new QPushButton(tr("Reset &view"), this);
+    resetButton->setToolTip(tr("Fit the axes to the data (drag to pan, wheel to zoom)"));
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addStretch();
+    bar->addWidget(m_logYCheck);
+    bar->addWidget(resetButton);
+    // The controls sit on the tab bar's row to save vertical space.
+    auto* corner = new QWidget(this);
+    corner->setLayout(bar);
+    m_tabs->setCornerWidget(corner, Qt::TopRightCorner);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tabs);
+
+    connect(m_logYCheck, &QCheckBox::toggled, this,
+            [this](bool on) { setLogY(currentPlot(), on); });
+    connect(resetButton, &QPushButton::clicked, this, &PlotPanel::resetView);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        const QSignalBlocker blocker(m_logYCheck);
+        m_logYCheck->setChecked(logY(currentPlot()));
+    });
+    for (Plot which : {Plot::Correlation, Plot::PairCounts}) {
+        QCustomPlot* target = plot(which);
+        connect(target, &QCustomPlot::mouseMove, this,
+                [this, which](QMouseEvent* event) { onMouseMove(which, event); });
+        // Once the user pans or zooms, live updates stop re-fitting the axes.
+        connect(target, &QCustomPlot::mousePress, this,
+                [this, which] { m_userMovedView[int(which)] = true; });
+        connect(target, &QCustomPlot::mouseWheel, this,
+                [this, which] { m_userMovedView[int(which)] = true; });
+    }
+    m_logYCheck->setChecked(logY(currentPlot()));
+    clear();
+}
+
+QCustomPlot* PlotPanel::createPlot() {
+    auto* plot = new QCustomPlot(this);
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot->setNoAntialiasingOnDrag(true);
+    plot->legend->setVisible(true);
+    plot->legend->setBrush(QColor(255, 255, 255, 220));
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->xAxis2->setVisible(true);
+    plot->yAxis2->setVisible(true);
+    plot->xAxis2->setTickLabels(false);
+    plot->yAxis2->setTickLabels(false);
+    // The mirror axes follow the main ones so the frame and its ticks stay consistent.
+    connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot->xAxis2,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot->yAxis2,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    plot->setMouseTracking(true);
+    return plot;
+}
+
+QCustomPlot* PlotPanel::plot(Plot which) const {
+    return which == Plot::Correlation ? m_wPlot : m_countsPlot;
+}
+
+PlotPanel::Plot PlotPanel::currentPlot() const {
+    return Plot(m_tabs->currentIndex());
+}
+
+void PlotPanel::setCurrentPlot(Plot which) {
+    m_tabs->setCurrentIndex(int(which));
+}
+
+QString PlotPanel::plotTitle(Plot which) const {
+    return which == Plot::Correlation ? m_wTitle->text() : m_countsTitle->text();
+}
+
+void PlotPanel::setLogY(Plot which, bool on) {
+    m_logY[int(which)] = on;
+    if (which == currentPlot() && m_logYCheck->isChecked() != on) {
+        const QSignalBlocker blocker(m_logYCheck);
+        m_logYCheck->setChecked(on);
+    }
+    m_userMovedView[int(which)] = false;
+    rebuild();
+}
+
+void PlotPanel::resetView() {
+    m_userMovedView[0] = m_userMovedView[1] = false;
+    rebuild();
+}
+
+void PlotPanel::clear() {
+    m_result.reset();
+    m_partial = false;
+    m_userMovedView[0] = m_userMovedView[1] = false;
+    rebuild();
+}
+
+void PlotPanel::setResult(const ResultPtr& result, bool partial) {
+    const bool newBins = !m_result || !result || m_result->edges != result->edges;
+    m_result = result;
+    m_partial = partial;
+    if (newBins) {
+        // New bins: default to log y where the bins are logarithmic (the usual w(θ) figure).
+        const bool logBins = result && result->bins.scale == BinScale::Logarithmic;
+        m_logY[int(Plot::Correlation)] = logBins;
+        m_logY[int(Plot::PairCounts)] = logBins;
+        const QSignalBlocker blocker(m_logYCheck);
+        m_logYCheck->setChecked(logY(currentPlot()));
+        m_userMovedView[0] = m_userMovedView[1] = false;
+    }
+    rebuild();
+}
+
+void PlotPanel::setWErrors(std::vector<double> sigma) {
+    m_sigma = std::move(sigma);
+    rebuild();
+}
+
+void PlotPanel::rebuild() {
+    rebuildCorrelation();
+    rebuildCounts();
+}
+
+void PlotPanel::applyAxes(Plot which) {
+    QCustomPlot* target = plot(which);
+    const bool logX = !m_result || m_result->bins.scale == BinScale::Logarithmic;
+    setAxisScale(target->xAxis, logX);
+    setAxisScale(target->xAxis2, logX);
+    setAxisScale(target->yAxis, logY(which));
+    setAxisScale(target->yAxis2, logY(which));
+    target->xAxis->setLabel(m_result ? thetaLabel(m_result->bins.unit) : tr("θ"));
+    if (m_userMovedView[int(which)])
+        return;
+    bool foundRange = false;
+    const QCPRange keys = [&] {
+        QCPRange range;
+        bool found = false;
+        for (int i = 0; i < target->graphCount(); ++i) {
+            if (!target->graph(i)->visible())
+                continue;
+            bool graphFound = false;
+            const QCPRange r =
+                target->graph(i)->getKeyRange(graphFound, logX ? QCP::sdPositive : QCP::sdBoth);
+            if (graphFound) {
+                range =
+                    found ? QCPRange(qMin(range.lower, r.lower), qMax(range.upper, r.upper)) : r;
+                found = true;
+            }
+        }
+        foundRange = found;
+        return range;
+    }();
+    if (foundRange) {
+        target->xAxis->setRange(keys);
+        padRange(target->xAxis, 1.12);
+        target->yAxis->rescale(true);
+        padRange(target->yAxis, 1.15);
+    } else if (m_result && m_result->edges.size() >= 2) {
+        // Nothing finite to show yet (e.g. the first partial result): frame the bin range.
+        const double lower = m_result->edges.front();
+        target->xAxis->setRange(logX && lower <= 0 ? m_result->edges[1] : lower,
+                                m_result->edges.back());
+    }
+}
+
+void PlotPanel::rebuildCorrelation() {
+    m_wPoints.clear();
+    QVector<double> keys, values, negKeys, negValues, errors, negErrors;
+    const bool logAxis = logY(Plot::Correlation);
+    if (m_result) {
+        const std::size_t bins = qMin(m_result->centres.size(), m_result->w.size());
+        for (std::size_t k = 0; k < bins; ++k) {
+            const double theta = m_result->centres[k];
+            const double w = m_result->w[k];
+            if (!std::isfinite(theta) || !std::isfinite(w))
+                continue;
+            m_wPoints.append(QPointF(theta, w));
+            const double sigma = k < m_sigma.size() ? m_sigma[k] : 0.0;
+            if (logAxis && w < 0) {
+                negKeys.append(theta);
+                negValues.append(-w);
+                negErrors.append(sigma);
+            } else if (!logAxis || w > 0) {
+                keys.append(theta);
+                values.append(w);
+                errors.append(sigma);
+            }
+        }
+    }
+    m_wGraph->setData(keys, values, true);
+    m_wNegGraph->setData(negKeys, negValues, true);
+    m_wNegGraph->setVisible(logAxis);
+    // On log y the positive points are not joined: the gaps where w < 0 would mislead.
+    m_wGraph->setLineStyle(logAxis ? QCPGraph::lsNone : QCPGraph::lsLine);
+    const bool haveErrors = !m_sigma.empty();
+    m_wErrors->setVisible(haveErrors);
+    m_wNegErrors->setVisible(haveErrors && logAxis);
+    if (haveErrors) {
+        m_wErrors->setData(errors);
+        m_wNegErrors->setData(negErrors);
+    }
+    m_zeroLine->setVisible(!logAxis);
+
+    const QString estimator =
+        m_result ? QString::fromLatin1(estimatorName(m_result->estimator)) : QString();
+    m_wGraph->setName(logAxis ? tr("w > 0 (%1)").arg(estimator) : tr("w (%1)").arg(estimator));
+    if (logAxis && !negKeys.isEmpty())
+        m_wNegGraph->addToLegend();
+    else
+        m_wNegGraph->removeFromLegend();
+    m_wPlot->yAxis->setLabel(logAxis ? tr("|w(θ)|") : tr("w(θ)"));
+    m_wPlot->legend->setVisible(m_result != nullptr);
+
+    QString title = tr("w(θ): press Run (Ctrl+R) to compute it");
+    if (m_result) {
+        // English plurals by hand: the app ships no translations that would resolve %n forms.
+        const QString randomSets = m_result->randoms.size() == 1
+                                       ? tr("1 random set")
+                                       : tr("%1 random sets").arg(m_result->randoms.size());
+        title =
+            tr("w(θ), %1: %2 (N = %3), %4")
+                .arg(estimator, QFileInfo(QString::fromStdString(m_result->data.name)).fileName(),
+                     QLocale().toString(qulonglong(m_result->data.size)), randomSets);
+        if (m_partial)
+            title += tr(" (running: partial counts)");
+    }
+    m_wTitle->setText(title);
+    applyAxes(Plot::Correlation);
+    m_wPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::rebuildCounts() {
+    const bool logAxis = logY(Plot::PairCounts);
+    for (int series = 0; series < 3; ++series) {
+        m_countPoints[series].clear();
+        QVector<double> keys, values;
+        if (m_result) {
+            const std::vector<double>& counts = series == 0   ? m_result->normalised.dd
+                                                : series == 1 ? m_result->normalised.dr
+                                                              : m_result->normalised.rr;
+            const std::size_t bins = qMin(m_result->centres.size(), counts.size());
+            for (std::size_t k = 0; k < bins; ++k) {
+                const double theta = m_result->centres[k];
+                const double value = counts[k];
+                if (!std::isfinite(theta) || !std::isfinite(value))
+                    continue;
+                m_countPoints[series].append(QPointF(theta, value));
+                if (!logAxis || value > 0) {
+                    keys.append(theta);
+                    values.append(value);
+                }
+            }
+        }
+        m_countGraphs[series]->setData(keys, values, true);
+    }
+    m_countsPlot->legend->setVisible(m_result != nullptr);
+    QString title = tr("Normalised pair counts");
+    if (m_partial)
+        title += tr(" (running: partial counts)");
+    m_countsTitle->setText(title);
+    applyAxes(Plot::PairCounts);
+    m_countsPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::onMouseMove(Plot which, QMouseEvent* event) {
+    QCustomPlot* target = plot(which);
+    if (!target->axisRect()->rect().contains(event->pos())) {
+        Q_EMIT readout(QString());
+        return;
+    }
+    const double x = target->xAxis->pixelToCoord(event->position().x());
+    const double y = target->yAxis->pixelToCoord(event->position().y());
+    QString text = tr("θ = %1, y = %2").arg(x, 0, 'g', 4).arg(y, 0, 'g', 4);
+    if (m_result && !m_result->edges.empty()) {
+        const auto& edges = m_result->edges;
+        const auto upper = std::upper_bound(edges.begin(), edges.end(), x);
+        if (upper != edges.begin() && upper != edges.end()) {
+            const auto k = std::size_t(upper - edges.begin() - 1);
+            const QString unit = unitLabel(m_result->bins.unit);
+            text += tr("   |   bin %1 [%2, %3) %4: ")
+                        .arg(k + 1)
+                        .arg(edges[k], 0, 'g', 4)
+                        .arg(edges[k + 1], 0, 'g', 4)
+                        .arg(unit);
+            auto valueAt = [k](const std::vector<double>& values) {
+                return k < values.size() ? values[k] : std::nan("");
+            };
+            if (which == Plot::Correlation) {
+                text += tr("w = %1").arg(valueAt(m_result->w), 0, 'g', 5);
+                if (k < m_sigma.size())
+                    text += tr(" ± %1").arg(m_sigma[k], 0, 'g', 3);
+            } else {
+                text += tr("DD = %1, DR = %2, RR = %3")
+                            .arg(valueAt(m_result->normalised.dd), 0, 'g', 4)
+                            .arg(valueAt(m_result->normalised.dr), 0, 'g', 4)
+                            .arg(valueAt(m_result->normalised.rr), 0, 'g', 4);
+            }
+        }
+    }
+    Q_EMIT readout(text);
+}
+
+} // namespace tpacf::ui

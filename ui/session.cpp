@@ -1,0 +1,153 @@
+#include "session.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+namespace tpacf::ui {
+
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("tpacf::ui::Session", text);
+}
+
+// Sessions carry a format tag so an unrelated JSON file is refused with a clear message.
+const QString kFormat = QStringLiteral("tpacf-studio-session");
+constexpr int kFormatVersion = 1;
+
+QString scaleKey(BinScale scale) {
+    return scale == BinScale::Logarithmic ? QStringLiteral("log") : QStringLiteral("linear");
+}
+
+QString precisionKey(const std::optional<Precision>& precision) {
+    if (!precision)
+        return QStringLiteral("auto");
+    return QString::fromLatin1(precisionName(*precision));
+}
+
+} // namespace
+
+QJsonObject RunSettings::toJson() const {
+    QJsonObject binsObject;
+    binsObject[QStringLiteral("scale")] = scaleKey(bins.scale);
+    binsObject[QStringLiteral("unit")] = unitLabel(bins.unit);
+    binsObject[QStringLiteral("min")] = bins.min;
+    binsObject[QStringLiteral("max")] = bins.max;
+    binsObject[QStringLiteral("perDecade")] = bins.perDecade;
+    binsObject[QStringLiteral("count")] = bins.count;
+    binsObject[QStringLiteral("width")] = bins.width;
+
+    QJsonObject backendObject;
+    backendObject[QStringLiteral("kind")] = QString::fromLatin1(backendKindName(backend.kind));
+    backendObject[QStringLiteral("precision")] = precisionKey(backend.precision);
+    backendObject[QStringLiteral("cpuThreads")] = backend.cpuThreads;
+    QJsonArray devices;
+    for (int device : backend.gpuDevices)
+        devices.append(device);
+    backendObject[QStringLiteral("gpuDevices")] = devices;
+
+    QJsonObject object;
+    object[QStringLiteral("bins")] = binsObject;
+    object[QStringLiteral("estimator")] = QString::fromLatin1(estimatorKey(estimator));
+    object[QStringLiteral("backend")] = backendObject;
+    return object;
+}
+
+RunSettings RunSettings::fromJson(const QJsonObject& object) {
+    RunSettings settings;
+    const QJsonObject binsObject = object.value(QStringLiteral("bins")).toObject();
+    if (!binsObject.isEmpty()) {
+        BinSpec& bins = settings.bins;
+        bins.scale =
+            binsObject.value(QStringLiteral("scale")).toString() == QStringLiteral("linear")
+                ? BinScale::Linear
+                : BinScale::Logarithmic;
+        if (const auto unit =
+                parseAngleUnit(binsObject.value(QStringLiteral("unit")).toString().toStdString()))
+            bins.unit = *unit;
+        bins.min = binsObject.value(QStringLiteral("min")).toDouble(bins.min);
+        bins.max = binsObject.value(QStringLiteral("max")).toDouble(bins.max);
+        bins.perDecade = binsObject.value(QStringLiteral("perDecade")).toDouble(0);
+        bins.count = binsObject.value(QStringLiteral("count")).toInt(0);
+        bins.width = binsObject.value(QStringLiteral("width")).toDouble(0);
+    }
+    if (const auto estimator =
+            parseEstimator(object.value(QStringLiteral("estimator")).toString().toStdString()))
+        settings.estimator = *estimator;
+
+    const QJsonObject backendObject = object.value(QStringLiteral("backend")).toObject();
+    if (const auto kind =
+            parseBackendKind(backendObject.value(QStringLiteral("kind")).toString().toStdString()))
+        settings.backend.kind = *kind;
+    settings.backend.precision =
+        parsePrecision(backendObject.value(QStringLiteral("precision")).toString().toStdString());
+    settings.backend.cpuThreads = backendObject.value(QStringLiteral("cpuThreads")).toInt(0);
+    for (const QJsonValue& device : backendObject.value(QStringLiteral("gpuDevices")).toArray())
+        settings.backend.gpuDevices.push_back(device.toInt());
+    return settings;
+}
+
+QJsonObject Session::toJson() const {
+    QJsonObject object = settings.toJson();
+    object[QStringLiteral("format")] = kFormat;
+    object[QStringLiteral("formatVersion")] = kFormatVersion;
+    if (data)
+        object[QStringLiteral("data")] = data->toJson();
+    QJsonArray randomArray;
+    for (const CatalogSource& random : randoms)
+        randomArray.append(random.toJson());
+    object[QStringLiteral("randoms")] = randomArray;
+    return object;
+}
+
+Session Session::fromJson(const QJsonObject& object) {
+    Session session;
+    session.settings = RunSettings::fromJson(object);
+    if (object.contains(QStringLiteral("data")))
+        session.data = CatalogSource::fromJson(object.value(QStringLiteral("data")).toObject());
+    for (const QJsonValue& random : object.value(QStringLiteral("randoms")).toArray())
+        session.randoms.append(CatalogSource::fromJson(random.toObject()));
+    return session;
+}
+
+bool saveSessionFile(const QString& path, const Session& session, QString* error) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write(QJsonDocument(session.toJson()).toJson(QJsonDocument::Indented));
+    if (!file.commit()) {
+        *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+std::optional<Session> loadSessionFile(const QString& path, QString* error) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = tr("Cannot open %1: %2").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (document.isNull()) {
+        *error = tr("%1 is not valid JSON (offset %2): %3")
+                     .arg(path)
+                     .arg(parseError.offset)
+                     .arg(parseError.errorString());
+        return std::nullopt;
+    }
+    const QJsonObject object = document.object();
+    if (object.value(QStringLiteral("format")).toString() != kFormat) {
+        *error = tr("%1 is not a TPACF Studio session file").arg(path);
+        return std::nullopt;
+    }
+    return Session::fromJson(object);
+}
+
+} // namespace tpacf::ui

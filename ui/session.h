@@ -1,0 +1,42 @@
+#pragma once
+// A session: the inputs and settings of a run, saved as JSON and reopened by File > Open Session.
+#include "catalog_source.h"
+
+#include <tpacf/backend.h>
+#include <tpacf/bins.h>
+#include <tpacf/estimator.h>
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace tpacf::ui {
+
+/// The settings part of a session (also what QSettings remembers between starts).
+struct RunSettings {
+    BinSpec bins = BinSpec::preset("log5");
+    Estimator estimator = Estimator::LandySzalay;
+    BackendOptions backend;
+
+    QJsonObject toJson() const;
+    /// Missing or unknown values keep their defaults.
+    static RunSettings fromJson(const QJsonObject& object);
+};
+
+struct Session {
+    std::optional<CatalogSource> data;
+    QList<CatalogSource> randoms;
+    RunSettings settings;
+
+    QJsonObject toJson() const;
+    static Session fromJson(const QJsonObject& object);
+};
+
+/// Writes `session` to `path`; on failure returns false with a message in `error`.
+bool saveSessionFile(const QString& path, const Session& session, QString* error);
+/// Reads a session file; nullopt with a message in `error` when it is unreadable or not a session.
+std::optional<Session> loadSessionFile(const QString& path, QString* error);
+
+} // namespace tpacf::ui
