@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds TPACF Studio and the tpacf CLI, and computes w(theta) for the
-# bundled sample catalog.
+# Installs dependencies and builds TPACF Studio and the tpacf CLI. With a display, opens
+# TPACF Studio with the bundled sample loaded (press Run); without one, computes w(theta) of the
+# sample with the CLI and says where the CSV went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default
+
+if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" && -z "${TPACF_NO_GUI:-}" ]]; then
+  echo "Opening TPACF Studio with the bundled sample loaded: press Run (Ctrl+R)."
+  exec ./build/default/app/tpacf-studio
+fi
+
+echo "No display found (DISPLAY and WAYLAND_DISPLAY are unset): running the sample with the CLI instead."
 out="${TPACF_OUTPUT:-$PWD/sample-w.csv}"
 ./build/default/app/tpacf run \
   --data resources/samples/sample_data.txt \
