@@ -1,4 +1,5 @@
 #include "tpacf/pair_counter.h"
+#include "tpacf/errors.h"
 
 #include <algorithm>
 #include <cctype>
@@ -49,6 +50,17 @@ std::string_view precisionName(Precision precision) noexcept {
         return "float";
     }
     return "double";
+}
+
+} // namespace tpacf
+
+namespace tpacf {
+
+std::vector<RegionPairCounts> PairCounter::countBatchByRegion(std::span<const CountTask>,
+                                                              const Binning&, std::size_t,
+                                                              const CountControl&) {
+    throw ConfigError("the " + backendName() +
+                      " backend cannot count pairs by jackknife region");
 }
 
 } // namespace tpacf

@@ -5,6 +5,7 @@
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
 #include "tpacf/estimator.h"
+#include "tpacf/jackknife.h"
 
 #include <atomic>
 #include <cstdint>
@@ -21,6 +22,7 @@ struct CorrelationParams {
     BinSpec bins;
     Estimator estimator = Estimator::LandySzalay;
     BackendOptions backend;
+    JackknifeSettings jackknife; // regions == 0 and no regionColumn: no jackknife
 };
 
 enum class JobStatus { Completed, Cancelled };
@@ -47,6 +49,15 @@ struct CorrelationResult {
     double elapsedSeconds = 0;
     InputSummary data;
     std::vector<InputSummary> randoms;
+
+    /// Jackknife (empty / zero without it): σ(θ) per bin, the bins × bins covariance (row-major)
+    /// with the (K−1)/K factor, the K leave-one-out w samples, and the regions.
+    std::vector<double> wError;
+    std::vector<double> covariance;
+    std::vector<std::vector<double>> jackknifeSamples;
+    JackknifeRegionsSummary jackknifeRegions;
+
+    bool hasJackknife() const noexcept { return !wError.empty(); }
 
     std::size_t binCount() const noexcept { return centres.size(); }
     /// DR and RR raw counts summed over random sets (the CSV's DR, RR columns).

@@ -30,6 +30,23 @@ struct CountTask {
     std::uint64_t pairTotal() const noexcept;
 };
 
+/// Counts of one task keyed by jackknife region (Catalog::region(), values in [0, regionCount)).
+/// Memory is O(regions · bins): for region k, `touching` holds the pairs with at least one point
+/// in k and `within` the pairs with both points in k. A pair in regions (a, b) is counted once in
+/// `total`, once in touching[a] and, when b ≠ a, once in touching[b]; the leave-one-out count of
+/// jackknife sample k is total − touching[k] (the "inverse jackknife": one pass, not K).
+struct RegionPairCounts {
+    std::size_t regionCount = 0;
+    std::size_t binCount = 0;
+    PairCounts total;                    // binCount
+    std::vector<std::uint64_t> touching; // regionCount × binCount, row-major by region
+    std::vector<std::uint64_t> within;   // regionCount × binCount, row-major by region
+
+    std::uint64_t leaveOneOut(std::size_t region, std::size_t bin) const noexcept {
+        return total[bin] - touching[region * binCount + bin];
+    }
+};
+
 struct CountProgress {
     std::uint64_t pairsDone = 0;
     std::uint64_t pairsTotal = 0;
@@ -70,6 +87,15 @@ public:
     /// Device-timed busy time of the last countBatch in seconds (GPU events), where the backend
     /// measures one; nullopt otherwise. Benchmarks use it.
     virtual std::optional<double> lastDeviceSeconds() const { return std::nullopt; }
+
+    /// Whether countBatchByRegion is implemented (jackknife support).
+    virtual bool supportsRegions() const { return false; }
+    /// Like countBatch, keyed by the regions of the points: every catalog of every task carries
+    /// regions in [0, regionCount). Throws ConfigError where supportsRegions() is false.
+    virtual std::vector<RegionPairCounts> countBatchByRegion(std::span<const CountTask> tasks,
+                                                             const Binning& binning,
+                                                             std::size_t regionCount,
+                                                             const CountControl& control = {});
 
     PairCounts countAuto(const Catalog& catalog, const Binning& binning,
                          const CountControl& control = {});
