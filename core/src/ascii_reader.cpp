@@ -251,6 +251,7 @@ std::string joinNames(const std::vector<std::string>& names) {
 struct ColumnChoice {
     std::size_t ra = 0, dec = 0;
     std::optional<std::size_t> weight;
+    std::optional<std::size_t> region;
 };
 
 ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_view>& firstFields,
@@ -315,6 +316,8 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
         taken[choice.dec = defaultColumn("dec", "Dec")] = true;
     if (options.weightColumn.isSet())
         choice.weight = explicitColumn(options.weightColumn, "the weight");
+    if (options.regionColumn.isSet())
+        choice.region = explicitColumn(options.regionColumn, "the jackknife region");
     return choice;
 }
 
@@ -337,6 +340,7 @@ namespace {
 // The parsed columns, in radians, before the unit vectors are computed.
 struct AsciiColumns {
     std::vector<double> ra, dec, weight;
+    std::vector<std::int32_t> region;
 };
 
 AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceName,
@@ -359,7 +363,9 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
     std::vector<std::string_view> fields;
     splitFields(head.firstRow, fields);
     const ColumnChoice columns = chooseColumns(head, fields, sourceName, options);
-    const std::size_t needed = std::max({columns.ra, columns.dec, columns.weight.value_or(0)}) + 1;
+    const std::size_t needed = std::max({columns.ra, columns.dec, columns.weight.value_or(0),
+                                         columns.region.value_or(0)}) +
+                               1;
 
     const detail::CoordinateConverter convert(options);
     // One row per remaining newline is an upper bound that costs a single fast scan.
@@ -369,8 +375,11 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
     std::vector<double> ra, dec, weight;
     ra.reserve(rowEstimate);
     dec.reserve(rowEstimate);
+    std::vector<std::int32_t> region;
     if (columns.weight)
         weight.reserve(rowEstimate);
+    if (columns.region)
+        region.reserve(rowEstimate);
 
     auto value = [&](std::size_t column, const char* role, long line) {
         double parsed = 0;
@@ -393,7 +402,10 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
             std::size_t missing = needed - 1;
             const char* role = nullptr;
             const std::pair<std::optional<std::size_t>, const char*> chosen[] = {
-                {columns.ra, "RA"}, {columns.dec, "Dec"}, {columns.weight, "the weight"}};
+                {columns.ra, "RA"},
+                {columns.dec, "Dec"},
+                {columns.weight, "the weight"},
+                {columns.region, "the jackknife region"}};
             for (const auto& [column, name] : chosen)
                 if (column && *column >= fields.size() && (!role || *column < missing)) {
                     missing = *column;
@@ -413,6 +425,10 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
         dec.push_back(*decRadians);
         if (columns.weight)
             weight.push_back(value(*columns.weight, "weight", line));
+        if (columns.region)
+            region.push_back(detail::regionLabel(value(*columns.region, "region", line), sourceName,
+                                                 line, static_cast<int>(*columns.region + 1),
+                                                 fields[*columns.region]));
     } while (lines.next(content, line));
 
     if (head.declaredRows && *head.declaredRows != ra.size())
@@ -421,7 +437,7 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
                              " rows, but the file holds " + std::to_string(ra.size()) +
                              " data rows");
 
-    return AsciiColumns{std::move(ra), std::move(dec), std::move(weight)};
+    return AsciiColumns{std::move(ra), std::move(dec), std::move(weight), std::move(region)};
 }
 
 } // namespace
@@ -430,7 +446,7 @@ Catalog parseAsciiCatalog(std::string_view text, const std::string& sourceName,
                           const ReadOptions& options) {
     AsciiColumns columns = parseAsciiColumns(text, sourceName, options);
     return Catalog::fromRadians(sourceName, std::move(columns.ra), std::move(columns.dec),
-                                std::move(columns.weight));
+                                std::move(columns.weight), std::move(columns.region));
 }
 
 Catalog readAsciiCatalog(const std::string& path, const ReadOptions& options) {
@@ -441,7 +457,7 @@ Catalog readAsciiCatalog(const std::string& path, const ReadOptions& options) {
         columns = parseAsciiColumns(text, path, options);
     }
     return Catalog::fromRadians(path, std::move(columns.ra), std::move(columns.dec),
-                                std::move(columns.weight));
+                                std::move(columns.weight), std::move(columns.region));
 }
 
 namespace detail {

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace tpacf {
 
@@ -115,6 +117,19 @@ std::string CoordinateConverter::decRangeProblem(std::string_view writtenValue,
         return problem + "[-" + formatNumber(m_decLimit) + ", " + formatNumber(m_decLimit) + "] (" +
                formatNumber(value / m_decLimit * 90.0) + " deg)";
     }
+}
+
+std::int32_t regionLabel(double value, const std::string& source, long line, int column,
+                         std::string_view written) {
+    if (!std::isfinite(value) || value != std::floor(value))
+        throw InputError(source, line, column,
+                         "jackknife region label '" + std::string(written) + "' is not an integer");
+    if (value < static_cast<double>(std::numeric_limits<std::int32_t>::min()) ||
+        value > static_cast<double>(std::numeric_limits<std::int32_t>::max()))
+        throw InputError(source, line, column,
+                         "jackknife region label '" + std::string(written) +
+                             "' is out of the range of a 32-bit integer");
+    return static_cast<std::int32_t>(value);
 }
 
 } // namespace detail

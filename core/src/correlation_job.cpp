@@ -1,5 +1,6 @@
 #include "tpacf/correlation_job.h"
 
+#include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
 
 #include <chrono>
@@ -84,7 +85,42 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     const Clock::time_point start = Clock::now();
     validate(m_params);
     const Binning binning(m_params.bins);
+    const JackknifeSettings& jackknife = m_params.jackknife;
+    if (jackknife.regions < 0)
+        throw ConfigError("jackknife: the region count " + std::to_string(jackknife.regions) +
+                          " is negative");
     BackendSelection backend = selectBackend(m_params.backend, m_gpu);
+    if (jackknife.enabled() && !backend.counter->supportsRegions()) {
+        // Error bars were asked for: "auto" accepts the CPU, an explicit backend does not.
+        if (m_params.backend.kind != BackendKind::Auto)
+            throw ConfigError("the " + backend.counter->backendName() +
+                              " backend cannot count pairs by jackknife region; use the CPU "
+                              "backend for error bars");
+        const std::string name = backend.counter->backendName();
+        backend.counter = std::make_unique<CpuPairCounter>(m_params.backend.cpuThreads);
+        if (!backend.notice.empty())
+            backend.notice += "; ";
+        backend.notice += "the " + name +
+                          " backend cannot count pairs by jackknife region; using the CPU backend";
+    }
+
+    // Jackknife: regions for every point, and copies of the catalogs carrying them, ordered by
+    // region (counting by region wants that order; the pairs are the same).
+    RegionAssignment regions;
+    std::shared_ptr<const Catalog> countedData = m_params.data;
+    std::vector<std::shared_ptr<const Catalog>> countedRandoms = m_params.randoms;
+    if (jackknife.enabled()) {
+        std::vector<const Catalog*> randomCatalogs;
+        for (const auto& random : m_params.randoms)
+            randomCatalogs.push_back(random.get());
+        regions = assignJackknifeRegions(jackknife, *m_params.data, randomCatalogs,
+                                         m_params.backend.cpuThreads);
+        countedData =
+            std::make_shared<const Catalog>(regionOrderedCopy(*m_params.data, regions.data));
+        for (std::size_t set = 0; set < countedRandoms.size(); ++set)
+            countedRandoms[set] = std::make_shared<const Catalog>(
+                regionOrderedCopy(*m_params.randoms[set], regions.randoms[set]));
+    }
 
     // Everything but the counts; partial results share it.
     CorrelationResult header;
@@ -102,10 +138,10 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
 
     // One batch so the backend can schedule DD, every DR_i and every RR_i together.
     std::vector<CountTask> tasks;
-    tasks.push_back({m_params.data.get(), nullptr});
-    for (const auto& random : m_params.randoms)
-        tasks.push_back({m_params.data.get(), random.get()});
-    for (const auto& random : m_params.randoms)
+    tasks.push_back({countedData.get(), nullptr});
+    for (const auto& random : countedRandoms)
+        tasks.push_back({countedData.get(), random.get()});
+    for (const auto& random : countedRandoms)
         tasks.push_back({random.get(), nullptr});
 
     CountControl control;
@@ -139,8 +175,25 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     }
 
     CorrelationResult result = header; // a copy: the progress callback still builds on header
+    std::vector<RegionPairCounts> regionCounts;
     try {
-        result.raw = rawCountsOf(backend.counter->countBatch(tasks, binning, control), m_params);
+        if (jackknife.enabled()) {
+            if (control.cancelled())
+                throw Cancelled();
+            regionCounts = backend.counter->countBatchByRegion(
+                tasks, binning, static_cast<std::size_t>(regions.count), control);
+            if (regionCounts.size() != tasks.size())
+                throw Error("the pair-count backend returned " +
+                            std::to_string(regionCounts.size()) + " region histograms for " +
+                            std::to_string(tasks.size()) + " counts");
+            std::vector<PairCounts> totals;
+            for (const RegionPairCounts& counts : regionCounts)
+                totals.push_back(counts.total);
+            result.raw = rawCountsOf(std::move(totals), m_params);
+        } else {
+            result.raw =
+                rawCountsOf(backend.counter->countBatch(tasks, binning, control), m_params);
+        }
     } catch (const Cancelled&) {
         result.status = JobStatus::Cancelled;
         result.elapsedSeconds = secondsSince(start);
@@ -148,6 +201,29 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     }
     result.normalised = normalise(result.raw);
     result.w = estimate(m_params.estimator, result.normalised);
+    if (jackknife.enabled()) {
+        const std::size_t sets = m_params.randoms.size();
+        result.jackknifeRegions = summariseRegions(regions);
+        JackknifeCounts counts;
+        counts.dd = std::move(regionCounts[0]);
+        for (std::size_t set = 0; set < sets; ++set) {
+            counts.dr.push_back(std::move(regionCounts[1 + set]));
+            counts.rr.push_back(std::move(regionCounts[1 + sets + set]));
+        }
+        counts.dataPerRegion = result.jackknifeRegions.dataPerRegion;
+        for (const auto& random : regions.randoms) {
+            std::vector<std::uint64_t> n(static_cast<std::size_t>(regions.count), 0);
+            for (std::int32_t r : random)
+                ++n[static_cast<std::size_t>(r)];
+            counts.randomPerRegion.push_back(std::move(n));
+        }
+        counts.dataSize = result.raw.dataSize;
+        counts.randomSizes = result.raw.randomSizes;
+        result.jackknifeSamples = leaveOneOutSamples(m_params.estimator, counts);
+        JackknifeStatistics stats = jackknifeStatistics(result.jackknifeSamples);
+        result.wError = std::move(stats.sigma);
+        result.covariance = std::move(stats.covariance);
+    }
     result.elapsedSeconds = secondsSince(start);
     return result;
 }

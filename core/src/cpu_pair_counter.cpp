@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -126,6 +127,8 @@ struct Points {
 
     explicit Points(const Catalog& c)
         : x(c.x().data()), y(c.y().data()), z(c.z().data()), size(c.size()) {}
+    Points(const double* px, const double* py, const double* pz, std::size_t n)
+        : x(px), y(py), z(pz), size(n) {}
 };
 
 // Adds n binned pairs to the histogram copies. `slot` holds the guess after its one comparison,
@@ -270,12 +273,15 @@ struct TaskPlan {
         bool diagonal;
     };
 
-    TaskPlan(const CountTask& task)
-        : a(*task.first), b(task.second ? *task.second : *task.first), isAuto(task.isAuto()) {
+    explicit TaskPlan(const CountTask& task)
+        : TaskPlan(Points(*task.first), Points(task.second ? *task.second : *task.first),
+                   task.isAuto()) {}
+
+    TaskPlan(Points first, Points second, bool autoCount) : a(first), b(second), isAuto(autoCount) {
         const auto blocks = [](std::size_t n) { return (n + kTileSide - 1) / kTileSide; };
         rowBlocks = blocks(a.size);
         columnBlocks = blocks(b.size);
-        if (task.pairTotal() == 0)
+        if (pairTotal() == 0)
             return;
         if (isAuto) {
             rowStart.resize(rowBlocks + 1);
@@ -300,6 +306,10 @@ struct TaskPlan {
         const std::size_t i0 = row * kTileSide, j0 = column * kTileSide;
         return {i0, std::min(a.size, i0 + kTileSide), j0, std::min(b.size, j0 + kTileSide),
                 isAuto && row == column};
+    }
+
+    std::uint64_t pairTotal() const noexcept {
+        return isAuto ? trianglePairs(a.size) : static_cast<std::uint64_t>(a.size) * b.size;
     }
 
     static std::uint64_t pairsOf(const Tile& t) {
@@ -364,6 +374,140 @@ struct WorkerTally {
     std::vector<std::uint64_t> pairsDone;  // per task
 };
 
+// Hands the tiles of `schedule` to `workerCount` threads and watches them from the calling
+// thread: progress every 50 ms (counts every other call), cancellation, the first error.
+// countTile(worker, task, tile) counts one tile and publishes it; snapshot(withCounts) reads
+// what has been published. Both count modes share this, so they schedule, report and cancel
+// alike.
+template <class CountTile, class Snapshot>
+CountProgress runTiles(const std::vector<TaskPlan>& plans, const TileSchedule& schedule,
+                       std::size_t workerCount, const CountControl& control, CountTile&& countTile,
+                       Snapshot&& snapshot) {
+    std::atomic<std::uint64_t> nextTile{0};
+    std::atomic<bool> stop{false};
+    std::atomic<bool> sawCancel{false};
+    std::mutex stateMutex; // guards finishedWorkers and firstError; pairs with `wake`
+    std::condition_variable wake;
+    std::size_t finishedWorkers = 0;
+    std::exception_ptr firstError;
+
+    const auto work = [&](std::size_t worker) {
+        try {
+            while (!stop.load(std::memory_order_relaxed)) {
+                if (control.cancelled()) {
+                    sawCancel = true;
+                    stop = true;
+                    break;
+                }
+                const std::uint64_t index = nextTile.fetch_add(1, std::memory_order_relaxed);
+                if (index >= schedule.total())
+                    break;
+                const auto [task, tileIndex] = schedule.locate(index);
+                countTile(worker, task, plans[task].tile(tileIndex));
+            }
+        } catch (...) {
+            const std::lock_guard lock(stateMutex);
+            if (!firstError)
+                firstError = std::current_exception();
+            stop = true;
+        }
+        {
+            const std::lock_guard lock(stateMutex);
+            ++finishedWorkers;
+        }
+        wake.notify_one();
+    };
+
+    // Joins on every way out, a throwing progress callback included.
+    struct Joiner {
+        std::vector<std::thread> threads;
+        std::atomic<bool>& stop;
+        ~Joiner() {
+            stop = true;
+            for (std::thread& t : threads)
+                if (t.joinable())
+                    t.join();
+        }
+    } joiner{{}, stop};
+    joiner.threads.reserve(workerCount);
+    for (std::size_t w = 0; w < workerCount; ++w)
+        joiner.threads.emplace_back(work, w);
+
+    // The calling thread only watches: progress at least every 50 ms, counts every other call.
+    constexpr auto kTick = std::chrono::milliseconds(50);
+    for (unsigned tick = 1;; ++tick) {
+        {
+            std::unique_lock lock(stateMutex);
+            if (wake.wait_for(lock, kTick, [&] { return finishedWorkers == workerCount; }))
+                break;
+        }
+        if (control.cancelled()) {
+            sawCancel = true;
+            break;
+        }
+        if (control.onProgress)
+            control.onProgress(snapshot(tick % 2 == 0));
+    }
+    stop = true;
+    for (std::thread& t : joiner.threads)
+        t.join();
+
+    if (firstError)
+        std::rethrow_exception(firstError);
+    if (sawCancel)
+        throw Cancelled();
+
+    CountProgress final = snapshot(true);
+    if (control.onProgress)
+        control.onProgress(final);
+    return final;
+}
+
+std::size_t workersFor(int threads, const TileSchedule& schedule) {
+    return static_cast<std::size_t>(
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(threads), schedule.total()));
+}
+
+// A catalog's points ordered by region, so that every tile splits into a few rectangles whose
+// points share one region on each side; each rectangle is then counted by the plain kernels.
+// Reordering changes no pair and no arithmetic, only which rectangle a pair is counted in.
+struct RegionOrderedPoints {
+    std::vector<double> x, y, z;          // empty when the catalog is already in region order
+    std::vector<std::size_t> regionStart; // regionCount + 1 offsets into the ordered points
+    Points points{nullptr, nullptr, nullptr, 0};
+
+    RegionOrderedPoints(const Catalog& catalog, std::size_t regionCount) {
+        const auto region = catalog.region();
+        const std::size_t n = catalog.size();
+        regionStart.assign(regionCount + 1, 0);
+        for (std::int32_t r : region)
+            ++regionStart[static_cast<std::size_t>(r) + 1];
+        for (std::size_t r = 0; r < regionCount; ++r)
+            regionStart[r + 1] += regionStart[r];
+        if (std::is_sorted(region.begin(), region.end())) {
+            points = Points(catalog);
+            return;
+        }
+        x.resize(n);
+        y.resize(n);
+        z.resize(n);
+        std::vector<std::size_t> next(regionStart.begin(), regionStart.end() - 1);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t to = next[static_cast<std::size_t>(region[i])]++;
+            x[to] = catalog.x()[i];
+            y[to] = catalog.y()[i];
+            z[to] = catalog.z()[i];
+        }
+        points = Points(x.data(), y.data(), z.data(), n);
+    }
+
+    /// Region of ordered point i.
+    std::size_t regionOf(std::size_t i) const {
+        return static_cast<std::size_t>(
+            std::upper_bound(regionStart.begin(), regionStart.end(), i) - regionStart.begin() - 1);
+    }
+};
+
 } // namespace
 
 CpuPairCounter::CpuPairCounter(int threads) : CpuPairCounter(threads, CpuKernel::Best) {}
@@ -408,21 +552,14 @@ std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
     }
     const TileSchedule schedule(plans);
 
-    const std::size_t workerCount = static_cast<std::size_t>(
-        std::min<std::uint64_t>(static_cast<std::uint64_t>(m_threads), schedule.total()));
+    const std::size_t workerCount = workersFor(m_threads, schedule);
     std::vector<WorkerTally> tallies(workerCount);
-    for (WorkerTally& tally : tallies) {
-        tally.slotCounts.assign(tasks.size() * slots, 0);
-        tally.pairsDone.assign(tasks.size(), 0);
+    std::vector<std::vector<std::uint32_t>> tileHistograms(workerCount);
+    for (std::size_t w = 0; w < workerCount; ++w) {
+        tallies[w].slotCounts.assign(tasks.size() * slots, 0);
+        tallies[w].pairsDone.assign(tasks.size(), 0);
+        tileHistograms[w].resize(kHistogramCopies * slots);
     }
-
-    std::atomic<std::uint64_t> nextTile{0};
-    std::atomic<bool> stop{false};
-    std::atomic<bool> sawCancel{false};
-    std::mutex stateMutex; // guards finishedWorkers and firstError; pairs with `wake`
-    std::condition_variable wake;
-    std::size_t finishedWorkers = 0;
-    std::exception_ptr firstError;
 
     TileKernel kernel = countTilePortable;
 #ifdef TPACF_HAVE_AVX512_KERNEL
@@ -430,58 +567,20 @@ std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         kernel = countTileAvx512;
 #endif
 
-    const auto work = [&](WorkerTally& tally) {
-        try {
-            std::vector<std::uint32_t> tileHistogram(kHistogramCopies * slots);
-            while (!stop.load(std::memory_order_relaxed)) {
-                if (control.cancelled()) {
-                    sawCancel = true;
-                    stop = true;
-                    break;
-                }
-                const std::uint64_t index = nextTile.fetch_add(1, std::memory_order_relaxed);
-                if (index >= schedule.total())
-                    break;
-                const auto [task, tileIndex] = schedule.locate(index);
-                const TaskPlan& plan = plans[task];
-                const TaskPlan::Tile tile = plan.tile(tileIndex);
-                std::fill(tileHistogram.begin(), tileHistogram.end(), 0u);
-                kernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal, lookup,
-                       tileHistogram.data());
-                const std::lock_guard lock(tally.mutex);
-                std::uint64_t* counts = tally.slotCounts.data() + task * slots;
-                for (std::size_t copy = 0; copy < kHistogramCopies; ++copy)
-                    for (std::size_t s = 0; s < slots; ++s)
-                        counts[s] += tileHistogram[copy * slots + s];
-                tally.pairsDone[task] += TaskPlan::pairsOf(tile);
-            }
-        } catch (...) {
-            const std::lock_guard lock(stateMutex);
-            if (!firstError)
-                firstError = std::current_exception();
-            stop = true;
-        }
-        {
-            const std::lock_guard lock(stateMutex);
-            ++finishedWorkers;
-        }
-        wake.notify_one();
+    const auto countTile = [&](std::size_t worker, std::size_t task, const TaskPlan::Tile& tile) {
+        std::vector<std::uint32_t>& tileHistogram = tileHistograms[worker];
+        const TaskPlan& plan = plans[task];
+        std::fill(tileHistogram.begin(), tileHistogram.end(), 0u);
+        kernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal, lookup,
+               tileHistogram.data());
+        WorkerTally& tally = tallies[worker];
+        const std::lock_guard lock(tally.mutex);
+        std::uint64_t* counts = tally.slotCounts.data() + task * slots;
+        for (std::size_t copy = 0; copy < kHistogramCopies; ++copy)
+            for (std::size_t s = 0; s < slots; ++s)
+                counts[s] += tileHistogram[copy * slots + s];
+        tally.pairsDone[task] += TaskPlan::pairsOf(tile);
     };
-
-    // Joins on every way out, a throwing progress callback included.
-    struct Joiner {
-        std::vector<std::thread> threads;
-        std::atomic<bool>& stop;
-        ~Joiner() {
-            stop = true;
-            for (std::thread& t : threads)
-                if (t.joinable())
-                    t.join();
-        }
-    } joiner{{}, stop};
-    joiner.threads.reserve(workerCount);
-    for (std::size_t w = 0; w < workerCount; ++w)
-        joiner.threads.emplace_back(work, std::ref(tallies[w]));
 
     const auto snapshot = [&](bool withCounts) {
         CountProgress progress;
@@ -508,34 +607,203 @@ std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         return progress;
     };
 
-    // The calling thread only watches: progress at least every 50 ms, counts every other call.
-    constexpr auto kTick = std::chrono::milliseconds(50);
-    for (unsigned tick = 1;; ++tick) {
-        {
-            std::unique_lock lock(stateMutex);
-            if (wake.wait_for(lock, kTick, [&] { return finishedWorkers == workerCount; }))
-                break;
-        }
-        if (control.cancelled()) {
-            sawCancel = true;
-            break;
-        }
-        if (control.onProgress)
-            control.onProgress(snapshot(tick % 2 == 0));
-    }
-    stop = true;
-    for (std::thread& t : joiner.threads)
-        t.join();
+    return std::move(
+        runTiles(plans, schedule, workerCount, control, countTile, snapshot).partialCounts);
+}
 
-    if (firstError)
-        std::rethrow_exception(firstError);
-    if (sawCancel)
+std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const CountTask> tasks,
+                                                                 const Binning& binning,
+                                                                 std::size_t regionCount,
+                                                                 const CountControl& control) {
+    if (regionCount == 0)
+        throw ConfigError("counting by jackknife region needs at least one region");
+    if (regionCount > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        throw ConfigError("too many jackknife regions: " + std::to_string(regionCount));
+    const auto checkRegions = [&](const Catalog& catalog) {
+        const auto region = catalog.region();
+        if (region.size() != catalog.size())
+            throw ConfigError("catalog '" + catalog.name() + "' has no jackknife regions");
+        for (std::size_t i = 0; i < region.size(); ++i)
+            if (region[i] < 0 || static_cast<std::size_t>(region[i]) >= regionCount)
+                throw ConfigError("catalog '" + catalog.name() + "', point " +
+                                  std::to_string(i + 1) + ": region " + std::to_string(region[i]) +
+                                  " is outside [0, " + std::to_string(regionCount) + ")");
+    };
+    for (const CountTask& task : tasks) {
+        if (!task.first)
+            throw ConfigError("a pair-count task has no catalog");
+        checkRegions(*task.first);
+        if (task.second)
+            checkRegions(*task.second);
+    }
+    if (control.cancelled())
         throw Cancelled();
 
-    CountProgress final = snapshot(true);
-    if (control.onProgress)
-        control.onProgress(final);
-    return std::move(final.partialCounts);
+    const SlotLookup lookup(binning.chord2Edges());
+    const std::size_t slots = lookup.slotCount();
+    const std::size_t bins = binning.count();
+
+    // Each distinct catalog is put in region order once, however many tasks use it.
+    std::vector<std::pair<const Catalog*, std::unique_ptr<RegionOrderedPoints>>> ordered;
+    const auto orderedOf = [&](const Catalog* catalog) -> const RegionOrderedPoints& {
+        for (const auto& [known, points] : ordered)
+            if (known == catalog)
+                return *points;
+        ordered.emplace_back(catalog, std::make_unique<RegionOrderedPoints>(*catalog, regionCount));
+        return *ordered.back().second;
+    };
+    std::vector<const RegionOrderedPoints*> sideA, sideB;
+    std::vector<TaskPlan> plans;
+    plans.reserve(tasks.size());
+    std::uint64_t pairsTotal = 0;
+    for (const CountTask& task : tasks) {
+        sideA.push_back(&orderedOf(task.first));
+        sideB.push_back(&orderedOf(task.second ? task.second : task.first));
+        plans.emplace_back(sideA.back()->points, sideB.back()->points, task.isAuto());
+        pairsTotal += task.pairTotal();
+    }
+    const TileSchedule schedule(plans);
+
+    // Per task, shared by the workers (one merge per tile, under the task's mutex): for each
+    // region and slot, the pairs whose first point lies in it (byFirst), whose second point
+    // does (bySecond), and whose both points do (within). touching = byFirst + bySecond − within.
+    struct TaskTally {
+        std::mutex mutex;
+        std::vector<std::uint64_t> byFirst, bySecond, within; // regionCount × slots
+        std::uint64_t pairsDone = 0;
+    };
+    std::vector<TaskTally> tallies(tasks.size());
+    for (TaskTally& tally : tallies) {
+        tally.byFirst.assign(regionCount * slots, 0);
+        tally.bySecond.assign(regionCount * slots, 0);
+        tally.within.assign(regionCount * slots, 0);
+    }
+    // Per worker: one rectangle's histogram, and the tile's counts for the regions it touched
+    // (O(regions · bins) each, cleared region by region, so a tile costs no O(regions) sweep).
+    struct WorkerScratch {
+        std::vector<std::uint32_t> histogram;
+        std::vector<std::uint64_t> byFirst, bySecond, within;
+        std::vector<std::size_t> firstRegions, secondRegions;
+    };
+    const std::size_t workerCount = workersFor(m_threads, schedule);
+    std::vector<WorkerScratch> scratch(workerCount);
+    for (WorkerScratch& s : scratch) {
+        s.histogram.resize(kHistogramCopies * slots);
+        s.byFirst.assign(regionCount * slots, 0);
+        s.bySecond.assign(regionCount * slots, 0);
+        s.within.assign(regionCount * slots, 0);
+    }
+
+    TileKernel kernel = countTilePortable;
+#ifdef TPACF_HAVE_AVX512_KERNEL
+    if (m_avx512)
+        kernel = countTileAvx512;
+#endif
+
+    const auto countTile = [&](std::size_t worker, std::size_t task, const TaskPlan::Tile& tile) {
+        WorkerScratch& s = scratch[worker];
+        const TaskPlan& plan = plans[task];
+        const RegionOrderedPoints& first = *sideA[task];
+        const RegionOrderedPoints& second = *sideB[task];
+        s.firstRegions.clear();
+        s.secondRegions.clear();
+        for (std::size_t i0 = tile.i0; i0 < tile.i1;) {
+            const std::size_t ra = first.regionOf(i0);
+            const std::size_t i1 = std::min(tile.i1, first.regionStart[ra + 1]);
+            s.firstRegions.push_back(ra);
+            // On a diagonal tile only j ≥ i: the rectangle's j range starts at its own i0.
+            for (std::size_t j0 = tile.diagonal ? i0 : tile.j0; j0 < tile.j1;) {
+                const std::size_t rb = second.regionOf(j0);
+                const std::size_t j1 = std::min(tile.j1, second.regionStart[rb + 1]);
+                const bool diagonal = tile.diagonal && j0 == i0;
+                std::fill(s.histogram.begin(), s.histogram.end(), 0u);
+                kernel(plan.a, i0, i1, plan.b, j0, j1, diagonal, lookup, s.histogram.data());
+                std::uint64_t* byFirst = s.byFirst.data() + ra * slots;
+                std::uint64_t* bySecond = s.bySecond.data() + rb * slots;
+                for (std::size_t copy = 0; copy < kHistogramCopies; ++copy) {
+                    const std::uint32_t* h = s.histogram.data() + copy * slots;
+                    for (std::size_t k = 0; k < slots; ++k) {
+                        byFirst[k] += h[k];
+                        bySecond[k] += h[k];
+                    }
+                    if (ra == rb) {
+                        std::uint64_t* within = s.within.data() + ra * slots;
+                        for (std::size_t k = 0; k < slots; ++k)
+                            within[k] += h[k];
+                    }
+                }
+                s.secondRegions.push_back(rb);
+                j0 = j1;
+            }
+            i0 = i1;
+        }
+        std::sort(s.firstRegions.begin(), s.firstRegions.end());
+        s.firstRegions.erase(std::unique(s.firstRegions.begin(), s.firstRegions.end()),
+                             s.firstRegions.end());
+        std::sort(s.secondRegions.begin(), s.secondRegions.end());
+        s.secondRegions.erase(std::unique(s.secondRegions.begin(), s.secondRegions.end()),
+                              s.secondRegions.end());
+
+        TaskTally& tally = tallies[task];
+        const std::lock_guard lock(tally.mutex);
+        const auto moveRow = [&](std::vector<std::uint64_t>& from, std::vector<std::uint64_t>& to,
+                                 std::size_t region) {
+            for (std::size_t k = region * slots; k < (region + 1) * slots; ++k) {
+                to[k] += from[k];
+                from[k] = 0;
+            }
+        };
+        for (std::size_t r : s.firstRegions) {
+            moveRow(s.byFirst, tally.byFirst, r);
+            moveRow(s.within, tally.within, r);
+        }
+        for (std::size_t r : s.secondRegions)
+            moveRow(s.bySecond, tally.bySecond, r);
+        tally.pairsDone += TaskPlan::pairsOf(tile);
+    };
+
+    // Partial counts are the totals: every pair is in byFirst of exactly one region.
+    const auto snapshot = [&](bool withCounts) {
+        CountProgress progress;
+        progress.pairsTotal = pairsTotal;
+        progress.pairsDonePerTask.assign(tasks.size(), 0);
+        if (withCounts)
+            progress.partialCounts.assign(tasks.size(), PairCounts(bins, 0));
+        for (std::size_t t = 0; t < tasks.size(); ++t) {
+            TaskTally& tally = tallies[t];
+            const std::lock_guard lock(tally.mutex);
+            progress.pairsDonePerTask[t] = tally.pairsDone;
+            if (withCounts)
+                for (std::size_t r = 0; r < regionCount; ++r)
+                    for (std::size_t bin = 0; bin < bins; ++bin)
+                        progress.partialCounts[t][bin] += tally.byFirst[r * slots + bin + 1];
+        }
+        for (std::uint64_t done : progress.pairsDonePerTask)
+            progress.pairsDone += done;
+        return progress;
+    };
+
+    CountProgress final = runTiles(plans, schedule, workerCount, control, countTile, snapshot);
+
+    std::vector<RegionPairCounts> result(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        RegionPairCounts& counts = result[t];
+        const TaskTally& tally = tallies[t];
+        counts.regionCount = regionCount;
+        counts.binCount = bins;
+        counts.total = std::move(final.partialCounts[t]);
+        counts.touching.assign(regionCount * bins, 0);
+        counts.within.assign(regionCount * bins, 0);
+        // Slot bin+1 is the bin; the slots below and above the range are dropped.
+        for (std::size_t r = 0; r < regionCount; ++r)
+            for (std::size_t bin = 0; bin < bins; ++bin) {
+                const std::size_t slot = r * slots + bin + 1;
+                counts.within[r * bins + bin] = tally.within[slot];
+                counts.touching[r * bins + bin] =
+                    tally.byFirst[slot] + tally.bySecond[slot] - tally.within[slot];
+            }
+    }
+    return result;
 }
 
 } // namespace tpacf

@@ -209,6 +209,10 @@ Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
         options.weightColumn.isSet()
             ? chooseColumn(table, path, options.weightColumn, nullptr, "the weight", taken)
             : 0;
+    const int regionCol = options.regionColumn.isSet()
+                              ? chooseColumn(table, path, options.regionColumn, nullptr,
+                                             "the jackknife region", taken)
+                              : 0;
     if (table.rows <= 0)
         throw InputError(path, 0, 0,
                          "the binary table in HDU " + std::to_string(table.hdu) + " has no rows");
@@ -218,6 +222,14 @@ Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
     std::vector<double> weight;
     if (weightCol > 0)
         weight = readColumn(table, path, weightCol, "weight");
+    std::vector<std::int32_t> region;
+    if (regionCol > 0) {
+        const std::vector<double> labels = readColumn(table, path, regionCol, "region");
+        region.reserve(labels.size());
+        for (std::size_t i = 0; i < labels.size(); ++i)
+            region.push_back(regionLabel(labels[i], path, static_cast<long>(i + 1), regionCol,
+                                         formatNumber(labels[i])));
+    }
 
     const CoordinateConverter convert(options);
     for (std::size_t i = 0; i < ra.size(); ++i) {
@@ -231,7 +243,8 @@ Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
         ra[i] = convert.raRadians(ra[i]);
         dec[i] = *decRadians;
     }
-    return Catalog::fromRadians(path, std::move(ra), std::move(dec), std::move(weight));
+    return Catalog::fromRadians(path, std::move(ra), std::move(dec), std::move(weight),
+                                std::move(region));
 }
 
 TablePreview previewFitsFile(const std::string& path, std::size_t maxRows) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,11 @@ class CoordinateConverter {
     double m_raRadiansPer;
     double m_decLimit; // 90° in m_unit
 };
+
+/// A jackknife region label read as a number: an integer within int32, else InputError naming
+/// the place ("region label '2.5' is not an integer"). Labels are remapped to 0..K−1 by the job.
+std::int32_t regionLabel(double value, const std::string& source, long line, int column,
+                         std::string_view written);
 
 /// FITS binary tables (defined only where built with cfitsio).
 Catalog readFitsCatalog(const std::string& path, const ReadOptions& options);

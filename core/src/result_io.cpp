@@ -138,11 +138,22 @@ Metadata resultMetadata(const CorrelationResult& result) {
     lines.emplace_back("elapsed", formatDouble(result.elapsedSeconds) + " s");
     if (!result.backendNotice.empty())
         lines.emplace_back("notice", oneLine(result.backendNotice));
+    if (result.hasJackknife()) {
+        lines.emplace_back("jackknife", std::to_string(result.jackknifeRegions.count) +
+                                            " regions, " + oneLine(result.jackknifeRegions.method));
+        for (const std::string& warning : result.jackknifeRegions.warnings)
+            lines.emplace_back("jackknife warning", oneLine(warning));
+    }
     return lines;
 }
 
+const char* const kJackknifeConvention =
+    "w_err = sqrt(C_ii), C_ij = (K-1)/K sum_k (w_k,i - mean_i)(w_k,j - mean_j) over the K "
+    "jackknife samples; w_k is the estimator on the counts without the pairs touching region k, "
+    "normalised by the pair totals of the catalogs without region k";
+
 std::vector<std::string> resultConventions(const CorrelationResult& result) {
-    return {
+    std::vector<std::string> conventions{
         "DD and RR_i count each unordered pair (i<j) once; DR_i counts all N_D*N_Ri pairs",
         kBinConvention,
         precisionConvention(result.precision),
@@ -153,6 +164,9 @@ std::vector<std::string> resultConventions(const CorrelationResult& result) {
         "w from DD_norm, DR_norm, RR_norm: " + std::string(estimatorFormula(result.estimator)),
         thetaConvention(result.bins.unit, result.bins.scale),
     };
+    if (result.hasJackknife())
+        conventions.emplace_back(kJackknifeConvention);
+    return conventions;
 }
 
 void writeMetadata(std::ostream& out, const Metadata& metadata,
@@ -186,6 +200,15 @@ std::size_t checkedRowCount(const CorrelationResult& result) {
     requireSize(result.normalised.dr.size(), bins, "DR_norm");
     requireSize(result.normalised.rr.size(), bins, "RR_norm");
     requireSize(result.w.size(), bins, "w");
+    if (result.hasJackknife()) {
+        requireSize(result.wError.size(), bins, "w_err");
+        if (result.covariance.size() != bins * bins)
+            throw ConfigError("result is inconsistent: the covariance has " +
+                              std::to_string(result.covariance.size()) + " entries for " +
+                              std::to_string(bins) + " x " + std::to_string(bins) + " bins");
+        for (const std::vector<double>& sample : result.jackknifeSamples)
+            requireSize(sample.size(), bins, "a jackknife sample");
+    }
     return bins;
 }
 
@@ -235,7 +258,9 @@ std::vector<std::string_view> splitFields(std::string_view line) {
 void writeResultCsv(std::ostream& out, const CorrelationResult& result) {
     const std::size_t rows = checkedRowCount(result);
     writeMetadata(out, resultMetadata(result), resultConventions(result));
-    out << "theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w\n";
+    // w_err only with jackknife, so readers of the plain table see the columns they always did.
+    out << "theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w"
+        << (result.hasJackknife() ? ",w_err\n" : "\n");
     if (rows == 0)
         return;
     const std::vector<std::uint64_t> drSum = result.drSummed();
@@ -248,8 +273,10 @@ void writeResultCsv(std::ostream& out, const CorrelationResult& result) {
             << std::to_string(drSum[bin]) << ',' << std::to_string(rrSum[bin]) << ','
             << formatDouble(result.normalised.dd[bin]) << ','
             << formatDouble(result.normalised.dr[bin]) << ','
-            << formatDouble(result.normalised.rr[bin]) << ',' << formatDouble(result.w[bin])
-            << '\n';
+            << formatDouble(result.normalised.rr[bin]) << ',' << formatDouble(result.w[bin]);
+        if (result.hasJackknife())
+            out << ',' << formatDouble(result.wError[bin]);
+        out << '\n';
     }
 }
 
@@ -361,7 +388,81 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
 
     field("w");
     writeJsonArray(out, result.w, jsonDouble);
-    out << "\n}\n";
+    out << ",\n";
+
+    // Without jackknife the keys are still there (null), so readers need no second schema.
+    field("w_err");
+    if (result.hasJackknife())
+        writeJsonArray(out, result.wError, jsonDouble);
+    else
+        out << "null";
+    out << ",\n";
+    field("jackknife");
+    if (!result.hasJackknife()) {
+        out << "null\n}\n";
+        return;
+    }
+    const JackknifeRegionsSummary& regions = result.jackknifeRegions;
+    out << "{\n    \"regions\": " << std::to_string(regions.count)
+        << ",\n    \"method\": " << jsonString(regions.method) << ",\n    \"data_per_region\": ";
+    writeJsonArray(out, regions.dataPerRegion, jsonInteger);
+    out << ",\n    \"random_per_region\": ";
+    writeJsonArray(out, regions.randomPerRegion, jsonInteger);
+    out << ",\n    \"warnings\": ";
+    writeJsonArray(out, regions.warnings, [](const std::string& w) { return jsonString(w); });
+    out << ",\n    \"covariance\": [";
+    for (std::size_t row = 0; row < rows; ++row) {
+        out << (row ? ",\n      " : "\n      ");
+        const auto first = result.covariance.begin() + static_cast<std::ptrdiff_t>(row * rows);
+        writeJsonArray(out, std::vector<double>(first, first + static_cast<std::ptrdiff_t>(rows)),
+                       jsonDouble);
+    }
+    out << "],\n    \"samples\": [";
+    for (std::size_t k = 0; k < result.jackknifeSamples.size(); ++k) {
+        out << (k ? ",\n      " : "\n      ");
+        writeJsonArray(out, result.jackknifeSamples[k], jsonDouble);
+    }
+    out << "]\n  }\n}\n";
+}
+
+void writeCovarianceCsv(std::ostream& out, const CorrelationResult& result) {
+    if (!result.hasJackknife())
+        throw ConfigError("the result has no jackknife covariance (run with jackknife regions)");
+    const std::size_t bins = checkedRowCount(result);
+    Metadata metadata = resultMetadata(result);
+    std::vector<std::string> conventions{
+        kJackknifeConvention,
+        "row i, column cov_j: C_ij of bins i and j (row-major, symmetric); the diagonal is "
+        "w_err^2",
+        thetaConvention(result.bins.unit, result.bins.scale),
+    };
+    writeMetadata(out, metadata, conventions);
+    out << "bin,theta_mid";
+    for (std::size_t j = 0; j < bins; ++j)
+        out << ",cov_" << std::to_string(j);
+    out << '\n';
+    for (std::size_t i = 0; i < bins; ++i) {
+        out << std::to_string(i) << ',' << formatDouble(result.centres[i]);
+        for (std::size_t j = 0; j < bins; ++j)
+            out << ',' << formatDouble(result.covariance[i * bins + j]);
+        out << '\n';
+    }
+}
+
+void writeCovarianceCsv(const std::string& path, const CorrelationResult& result) {
+    std::ostringstream text;
+    writeCovarianceCsv(text, result);
+    std::ofstream out(path, std::ios::out | std::ios::trunc | std::ios::binary);
+    if (!out)
+        throwCannotWrite(path, errno);
+    out << text.str();
+    out.flush();
+    if (!out)
+        throwCannotWrite(path, errno);
+}
+
+void writeCovarianceCsvFile(const std::string& path, const CorrelationResult& result) {
+    writeCovarianceCsv(path, result);
 }
 
 void writeCountsCsv(std::ostream& out, const CountSummary& summary) {

@@ -232,6 +232,7 @@ class TestCatalogReader : public QObject {
     void fitsColumns_data();
     void fitsColumns();
     void fitsGzip();
+    void fitsRegionColumn();
     void fitsErrors_data();
     void fitsErrors();
 
@@ -796,6 +797,34 @@ void TestCatalogReader::fitsGzip() {
     const Catalog catalog = tpacf::readCatalog(path.toStdString());
     compareDegrees(catalog.ra(), {10, 10, 355});
     compareDegrees(catalog.dec(), {20, -90, 45.5});
+}
+
+// Jackknife labels from an integer (J) or float (E) column; a fractional label names its row.
+void TestCatalogReader::fitsRegionColumn() {
+    if (!tpacf::fitsSupported())
+        QSKIP("built without cfitsio");
+    const QList<FitsColumn> columns{{"RA", 'D', {1, 2, 3}},
+                                    {"DEC", 'D', {0, 10, 20}},
+                                    {"PATCH", 'J', {12, -4, 12}},
+                                    {"ZONE", 'E', {1, 2.5, 3}}};
+    const QString path = writeFile(m_dir, QStringLiteral("regions.fits"), fitsFile(columns));
+    ReadOptions options;
+    options.regionColumn = tpacf::ColumnRef::parse("patch");
+    const Catalog catalog = tpacf::readCatalog(path.toStdString(), options);
+    QCOMPARE(std::vector<std::int32_t>(catalog.region().begin(), catalog.region().end()),
+             std::vector<std::int32_t>({12, -4, 12}));
+    QVERIFY(tpacf::readCatalog(path.toStdString()).region().empty());
+    options.regionColumn = tpacf::ColumnRef::parse("ZONE");
+    try {
+        tpacf::readCatalog(path.toStdString(), options);
+        QFAIL("a fractional region label was accepted");
+    } catch (const tpacf::InputError& e) {
+        QCOMPARE(e.line(), 2L);
+        QCOMPARE(e.column(), 4);
+        QVERIFY(std::string(e.what()).find("2.5") != std::string::npos);
+    }
+    options.regionColumn = tpacf::ColumnRef::parse("nope");
+    QVERIFY_THROWS_EXCEPTION(tpacf::InputError, tpacf::readCatalog(path.toStdString(), options));
 }
 
 void TestCatalogReader::fitsErrors_data() {

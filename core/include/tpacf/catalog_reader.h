@@ -26,6 +26,9 @@ struct ReadOptions {
     ColumnRef raColumn;  // default: column "ra"/"RA" (ASCII header or FITS), else first numeric
     ColumnRef decColumn; // default: column "dec"/"DEC", else the next numeric column
     ColumnRef weightColumn; // unset: no weights
+    /// Jackknife region labels (integers, any values; the job maps them onto 0..K−1 in sorted
+    /// order over all catalogs). Unset: no regions. A non-integer is an InputError.
+    ColumnRef regionColumn;
     AngleUnit coordUnit = AngleUnit::Degree;
     bool raInHours = false; // RA given in hours (Dec still in coordUnit)
 };

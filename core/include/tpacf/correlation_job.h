@@ -83,8 +83,10 @@ public:
     explicit CorrelationJob(CorrelationParams params, const GpuBackendProvider* gpu = nullptr);
 
     /// Runs on the calling thread; progress is reported on it too. Throws ConfigError (bad bins,
-    /// no randoms, empty catalog), BackendUnavailable; a cancel request gives status Cancelled
-    /// with no counts.
+    /// no randoms, empty catalog, bad jackknife settings, jackknife on an explicitly chosen
+    /// backend that cannot count by region; Auto falls back to the CPU with a notice),
+    /// BackendUnavailable; a cancel request gives status Cancelled with no counts. Partial
+    /// results in progress reports carry no jackknife fields.
     CorrelationResult run(const ProgressCallback& onProgress = {},
                           const std::atomic<bool>* cancelRequested = nullptr);
 

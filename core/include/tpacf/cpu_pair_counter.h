@@ -26,6 +26,14 @@ public:
     std::vector<PairCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control = {}) override;
 
+    bool supportsRegions() const override { return true; }
+    /// The same kernels and schedule as countBatch; each catalog is taken in region order so
+    /// every tile splits into rectangles of one region pair (memory O(regions · bins) per task).
+    std::vector<RegionPairCounts> countBatchByRegion(std::span<const CountTask> tasks,
+                                                     const Binning& binning,
+                                                     std::size_t regionCount,
+                                                     const CountControl& control = {}) override;
+
 private:
     int m_threads;
     bool m_avx512 = false;

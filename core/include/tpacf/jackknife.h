@@ -1,10 +1,13 @@
 #pragma once
 // Jackknife error bars: sky regions, and statistics from per-region pair counts.
 #include "tpacf/catalog.h"
+#include "tpacf/estimator.h"
+#include "tpacf/pair_counter.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,11 +27,89 @@ struct JackknifeSettings {
 /// The regions a job used, for output and the GUI's region map.
 struct JackknifeRegionsSummary {
     int count = 0;
-    std::string method;                          // "k-means (seed 1)" or "column 'patch'"
-    std::vector<std::uint64_t> dataPerRegion;    // count entries
-    std::vector<std::uint64_t> randomPerRegion;  // summed over random sets
-    std::vector<std::string> warnings;           // empty or tiny regions, one line each
+    std::string method;                         // "k-means (seed 1)" or "column 'patch'"
+    std::vector<std::uint64_t> dataPerRegion;   // count entries
+    std::vector<std::uint64_t> randomPerRegion; // summed over random sets
+    std::vector<std::string> warnings;          // empty or tiny regions, one line each
     std::shared_ptr<const std::vector<std::int32_t>> dataRegions; // region of each data point
 };
+
+/// Largest region count accepted (memory and the k-means cost grow with it).
+inline constexpr int kMaxJackknifeRegions = 10000;
+
+/// Throws ConfigError unless 2 ≤ regions ≤ kMaxJackknifeRegions. Frontends call it for a count
+/// the user gave explicitly (a 0 the user typed is an error, not "off").
+void validateJackknifeRegionCount(int regions);
+
+/// A region centre: a unit vector.
+struct RegionCentre {
+    double x = 0, y = 0, z = 1;
+};
+
+/// Centres of `regions` roughly equal-count regions: spherical k-means (k-means++ start, then
+/// Lloyd steps) on the unit vectors of a seeded subsample of `data`. Deterministic for a seed.
+/// Throws ConfigError when the count is invalid or exceeds the data's distinct positions.
+std::vector<RegionCentre> kMeansRegionCentres(const Catalog& data, int regions, std::uint64_t seed);
+
+/// Region of every point: the index of the nearest centre (largest dot product; the lowest
+/// index on ties). threads <= 0: all hardware threads.
+std::vector<std::int32_t> nearestCentreRegions(const Catalog& catalog,
+                                               std::span<const RegionCentre> centres,
+                                               int threads = 0);
+
+/// Regions of a job's catalogs, 0..count−1, data and randoms on the same regions.
+struct RegionAssignment {
+    int count = 0;
+    std::string method;                             // as in JackknifeRegionsSummary
+    std::vector<std::int32_t> data;                 // one per data point
+    std::vector<std::vector<std::int32_t>> randoms; // one vector per random set
+    std::vector<std::int32_t> columnLabels;         // column method: the label of each region
+};
+
+/// Column method: maps the integer labels that the readers put in Catalog::region() onto
+/// 0..K−1 in sorted order, over the union of all catalogs (so data and randoms agree).
+/// Throws ConfigError naming a catalog without labels, or when fewer than 2 labels occur.
+RegionAssignment remapRegionLabels(const Catalog& data, std::span<const Catalog* const> randoms,
+                                   const std::string& column);
+
+/// The regions `settings` ask for: k-means regions grown on the data, or the labels of
+/// settings.regionColumn (remapRegionLabels). Throws ConfigError for K < 2 (K = 1, negative),
+/// K > kMaxJackknifeRegions, K larger than the data, a region count that contradicts the column.
+RegionAssignment assignJackknifeRegions(const JackknifeSettings& settings, const Catalog& data,
+                                        std::span<const Catalog* const> randoms, int threads = 0);
+
+/// Points per region and warnings for empty or tiny regions (fewer than a quarter of the mean).
+JackknifeRegionsSummary summariseRegions(const RegionAssignment& assignment);
+
+/// A copy of `catalog` with `regions` attached and its points stably ordered by region (the
+/// order that counting by region wants; no pair changes). Coordinates are bit-identical.
+Catalog regionOrderedCopy(const Catalog& catalog, const std::vector<std::int32_t>& regions);
+
+/// Per-region counts of one job and the sizes needed to normalise each leave-one-out sample.
+struct JackknifeCounts {
+    RegionPairCounts dd;
+    std::vector<RegionPairCounts> dr, rr; // one per random set
+    std::vector<std::uint64_t> dataPerRegion;
+    std::vector<std::vector<std::uint64_t>> randomPerRegion; // per random set, then region
+    std::uint64_t dataSize = 0;
+    std::vector<std::uint64_t> randomSizes;
+};
+
+/// The raw counts and catalog sizes of the sample without `region` (N_D^(k), N_Ri^(k)).
+RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region);
+
+/// w of every leave-one-out sample: samples[k][bin].
+std::vector<std::vector<double>> leaveOneOutSamples(Estimator estimator,
+                                                    const JackknifeCounts& counts);
+
+/// Jackknife mean, σ and covariance (row-major bins × bins) of K samples:
+/// C_ij = (K−1)/K Σ_k (w_k,i − w̄_i)(w_k,j − w̄_j), σ_i = √C_ii. Throws ConfigError for K < 2.
+struct JackknifeStatistics {
+    std::vector<double> mean, sigma, covariance;
+};
+JackknifeStatistics jackknifeStatistics(const std::vector<std::vector<double>>& samples);
+
+/// Correlation matrix C_ij / (σ_i σ_j) of a row-major bins × bins covariance (NaN where σ = 0).
+std::vector<double> correlationMatrix(std::span<const double> covariance, std::size_t bins);
 
 } // namespace tpacf

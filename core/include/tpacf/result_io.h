@@ -11,13 +11,24 @@ namespace tpacf {
 
 /// '#' metadata lines (version, inputs with N, bins, estimator, backend, device, precision,
 /// elapsed time, conventions in words), a header row, then one row per bin:
-/// theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w (θ in the bins' unit).
+/// theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w (θ in the bins' unit), and
+/// w_err appended when the result has jackknife errors.
 void writeResultCsv(std::ostream& out, const CorrelationResult& result);
 /// Writes to a file; throws InputError naming the path when it cannot be written.
 void writeResultCsvFile(const std::string& path, const CorrelationResult& result);
 
-/// The same content as JSON, with per-set raw counts.
+/// The same content as JSON, with per-set raw counts; "w_err" and "jackknife" (regions, per-
+/// region sizes, warnings, covariance rows, the leave-one-out samples) are null without jackknife.
 void writeResultJson(std::ostream& out, const CorrelationResult& result);
+
+/// The jackknife covariance: the result's '#' metadata, a header row
+/// bin,theta_mid,cov_0..cov_(n-1), then one row per bin i holding C_i0..C_i(n-1).
+/// Throws ConfigError when the result has no jackknife.
+void writeCovarianceCsv(std::ostream& out, const CorrelationResult& result);
+/// Writes to a file; throws InputError naming the path when it cannot be written.
+void writeCovarianceCsv(const std::string& path, const CorrelationResult& result);
+/// The same as writeCovarianceCsv(path, result), named like writeResultCsvFile.
+void writeCovarianceCsvFile(const std::string& path, const CorrelationResult& result);
 
 /// One count as CSV: metadata lines, then theta_lo,theta_hi,theta_mid,count.
 struct CountSummary {
