@@ -24,13 +24,14 @@ step() { # step NAME LOG COMMAND...: runs, appends to $OUT/LOG.log, records stat
 
 step nvidia-smi devices nvidia-smi
 step build build bash -c "cmake --preset headless -DTPACF_CUDA=ON -DBUILD_TESTING=ON -DTPACF_CUDA_PTXAS_VERBOSE=ON \
-    && cmake --build $BUILD -j \$(nproc) --target tpacf_gpu_tests tpacf_gpu_bench" || { printf '%s\n' "${SUMMARY[@]}"; exit 1; }
+    && cmake --build $BUILD -j \$(nproc) --target tpacf_gpu_tests tpacf_gpu_region_tests tpacf_gpu_bench" || { printf '%s\n' "${SUMMARY[@]}"; exit 1; }
 # The CLI (and anything else) separately: the GPU suite runs even if another part does not build.
 step build-all build cmake --build $BUILD -j "$(nproc)"
 TPACF=$BUILD/app/tpacf
 step devices devices "$TPACF" devices
 if [[ $QUICK == 1 ]]; then
     step gpu-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_tests" --quick
+    step region-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_region_tests" --quick
 else
     step gpu-tests gpu-tests ctest --test-dir "$BUILD" -L gpu -V --timeout 360
 fi
@@ -47,6 +48,8 @@ step bench bench timeout 300 bash -c "
   TPACF_CUDA_BRUTE_FORCE=1 $TPACF bench --backend cuda --precision float --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 60 --unit arcmin --repeat 3"
 step gpu-bench bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N"
 step gpu-bench-plain bench env TPACF_CUDA_HIST=thread timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N"
+# Jackknife (issue "Error bars"): K = 32 regions against the plain count, always at N = 2^20.
+step gpu-bench-jk bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" 1048576 --jackknife 32
 
 # Resource report and the inner loops' machine code.
 step sass sass bash -c "grep -A2 'pairCountKernel' '$OUT/build.log' | grep -E 'registers|spill' | sort | uniq -c;
@@ -58,4 +61,4 @@ step sass sass bash -c "grep -A2 'pairCountKernel' '$OUT/build.log' | grep -E 'r
 echo
 echo "==== summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 printf '%s\n' "${SUMMARY[@]}" | tee "$OUT/summary.log"
-grep -hE '^(cuda|PASS|FAIL|auto|job|device|===)|note ' "$OUT/bench.log" "$OUT/gpu-tests.log" 2>/dev/null | grep -v '^=== .*bash -c' | tail -60
+grep -hE '^(cuda|PASS|FAIL|auto|job|device|float|double|jackknife|===)|note ' "$OUT/bench.log" "$OUT/gpu-tests.log" 2>/dev/null | grep -v '^=== .*bash -c' | tail -60

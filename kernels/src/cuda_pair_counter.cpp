@@ -6,6 +6,10 @@
 // device take chunks of ~30 ms of work from a shared cursor (so faster devices take more). Each
 // chunk is one launch of the persistent pair kernel; two launches stay queued so the GPU never
 // waits for the host, and the host waits on blocking-sync events (no spinning).
+//
+// countBatchByRegion (jackknife) is the same batch over region layouts: every catalog sorted by
+// region and padded so that every tile holds one region, and (1 + 2K) rows of counters per task
+// (total, touching[K], within[K]); docs/gpu-kernel-notes.md.
 #include "cuda_pair_counter.h"
 
 #include "bin_tables.h"
@@ -24,6 +28,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -38,11 +43,13 @@ constexpr int kLaunchesInFlight = 2;
 
 /// Debug and benchmark knobs, read per call: TPACF_CUDA_HIST=thread|thread-atomic|warp|global
 /// forces the histogram mode, TPACF_CUDA_BRUTE_FORCE=1 turns off the tile classification,
-/// TPACF_CUDA_BLOCK=N caps the block size.
+/// TPACF_CUDA_BLOCK=N caps the block size, TPACF_CUDA_REGION_LEVEL=L sets the coarse cells of
+/// the region layout (2^L per axis; 0, the default: grouped by region alone).
 struct Knobs {
     std::optional<HistMode> hist;
     bool bruteForce = false;
     int blockCap = 0;
+    int regionCellLevel = 0;
 };
 
 Knobs readKnobs() {
@@ -62,12 +69,89 @@ Knobs readKnobs() {
         knobs.bruteForce = std::string_view(brute) == "1";
     if (const char* block = std::getenv("TPACF_CUDA_BLOCK"))
         knobs.blockCap = std::atoi(block);
+    if (const char* level = std::getenv("TPACF_CUDA_REGION_LEVEL"))
+        knobs.regionCellLevel = std::clamp(std::atoi(level), 0, 5);
     return knobs;
 }
 
-std::uint64_t tilePointCount(std::uint64_t size, std::uint64_t tile, std::uint64_t tileSize) {
-    const std::uint64_t begin = tile * tileSize;
-    return std::min(tileSize, size - begin);
+/// Real points of every tile of a catalog: plain layout, full tiles and a ragged last one.
+std::vector<std::uint32_t> plainTileCounts(std::uint64_t size, std::uint32_t tileSize) {
+    std::vector<std::uint32_t> counts;
+    for (std::uint64_t begin = 0; begin < size; begin += tileSize)
+        counts.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(tileSize, size - begin)));
+    return counts;
+}
+
+/// Region layout of one catalog (jackknife): points grouped by region, every group padded to
+/// whole tiles, so that every tile holds the points of one region only and a whole tile pair has
+/// one region pair. Costs at most one partly filled tile per group. With cellLevel > 0 the
+/// groups are (coarse cell, region), a 2^level grid per axis over the unit cube in Morton order,
+/// meant to keep tiles from joining distant stretches of the Morton curve inside a region;
+/// measured slower (more padding than it saves, BENCHMARKS.md), so level 0 is the default.
+struct RegionLayout {
+    std::vector<std::uint32_t> tileRegion;      ///< region of each tile
+    std::vector<std::uint32_t> tileSortedStart; ///< index, in group-sorted order, of its first point
+    std::vector<std::uint32_t> tileCount;       ///< real points of each tile
+    std::uint32_t groupCount = 0;
+};
+
+/// Coarse cell of a unit vector: 2^level per axis, bits interleaved (Morton order).
+std::uint32_t coarseCell(double x, double y, double z, int level) {
+    const double side = static_cast<double>(1 << level);
+    auto quantise = [&](double v) {
+        return static_cast<std::uint32_t>(std::clamp((v + 1.0) * 0.5 * side, 0.0, side - 1.0));
+    };
+    const std::uint32_t q[3] = {quantise(x), quantise(y), quantise(z)};
+    std::uint32_t cell = 0;
+    for (int bit = level - 1; bit >= 0; --bit)
+        for (int axis = 0; axis < 3; ++axis)
+            cell = (cell << 1) | ((q[axis] >> bit) & 1u);
+    return cell;
+}
+
+/// Validates the regions (ConfigError naming the catalog and row) and lays the catalog out;
+/// groupOfPoint (size() entries) receives each point's group, the key the device sorts by.
+RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
+                               std::uint32_t tileSize, int cellLevel, std::int32_t* groupOfPoint) {
+    const auto regions = catalog.region();
+    if (regions.size() != catalog.size())
+        throw ConfigError("CUDA backend: catalog '" + catalog.name() +
+                          "' has no jackknife regions");
+    // Dense (cell, region) ids stay below 2^22; coarser cells where K is large.
+    while (cellLevel > 0 && (regionCount << (3 * cellLevel)) > (std::size_t{1} << 22))
+        --cellLevel;
+    const std::size_t cells = std::size_t{1} << (3 * cellLevel);
+    std::vector<std::uint32_t> perGroup(cells * regionCount, 0);
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        const std::int32_t r = regions[i];
+        if (r < 0 || static_cast<std::size_t>(r) >= regionCount)
+            throw ConfigError("CUDA backend: catalog '" + catalog.name() + "' row " +
+                              std::to_string(i + 1) + " has region " + std::to_string(r) +
+                              ", outside [0, " + std::to_string(regionCount) + ")");
+        const std::size_t cell =
+            cellLevel > 0 ? coarseCell(catalog.x()[i], catalog.y()[i], catalog.z()[i], cellLevel)
+                          : 0;
+        const std::size_t group = cell * regionCount + static_cast<std::size_t>(r);
+        groupOfPoint[i] = static_cast<std::int32_t>(group);
+        ++perGroup[group];
+    }
+    RegionLayout layout;
+    std::vector<std::int32_t> rank(perGroup.size(), -1);
+    std::uint32_t sortedStart = 0;
+    for (std::size_t group = 0; group < perGroup.size(); ++group) {
+        if (perGroup[group] == 0)
+            continue;
+        rank[group] = static_cast<std::int32_t>(layout.groupCount++);
+        for (std::uint32_t done = 0; done < perGroup[group]; done += tileSize) {
+            layout.tileRegion.push_back(static_cast<std::uint32_t>(group % regionCount));
+            layout.tileSortedStart.push_back(sortedStart + done);
+            layout.tileCount.push_back(std::min(tileSize, perGroup[group] - done));
+        }
+        sortedStart += perGroup[group];
+    }
+    for (std::size_t i = 0; i < regions.size(); ++i)
+        groupOfPoint[i] = rank[static_cast<std::size_t>(groupOfPoint[i])];
+    return layout;
 }
 
 /// The whole batch as work units, plus what progress needs.
@@ -80,13 +164,13 @@ struct Schedule {
 
 Schedule buildSchedule(std::span<const CountTask> tasks, const std::vector<std::uint32_t>& taskCatA,
                        const std::vector<std::uint32_t>& taskCatB,
-                       const std::vector<std::uint64_t>& catSizes, std::uint32_t tileSize) {
+                       const std::vector<std::vector<std::uint32_t>>& catTileCounts) {
     Schedule schedule;
     schedule.pairPrefix.push_back(0);
     std::uint64_t tilePairs = 0;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
-        const std::uint64_t tilesA = (catSizes[taskCatA[t]] + tileSize - 1) / tileSize;
-        const std::uint64_t tilesB = (catSizes[taskCatB[t]] + tileSize - 1) / tileSize;
+        const std::uint64_t tilesA = catTileCounts[taskCatA[t]].size();
+        const std::uint64_t tilesB = catTileCounts[taskCatB[t]].size();
         tilePairs += tasks[t].isAuto() ? tilesA * (tilesA + 1) / 2 : tilesA * tilesB;
     }
     schedule.tilesPerUnit =
@@ -95,17 +179,17 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const std::vector<std::
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         const std::size_t begin = schedule.units.size();
         const bool isAuto = tasks[t].isAuto();
-        const std::uint64_t sizeA = catSizes[taskCatA[t]];
-        const std::uint64_t sizeB = catSizes[taskCatB[t]];
-        const std::uint64_t tilesA = (sizeA + tileSize - 1) / tileSize;
-        const std::uint64_t tilesB = (sizeB + tileSize - 1) / tileSize;
+        const std::vector<std::uint32_t>& countsA = catTileCounts[taskCatA[t]];
+        const std::vector<std::uint32_t>& countsB = catTileCounts[taskCatB[t]];
+        const std::uint64_t tilesA = countsA.size();
+        const std::uint64_t tilesB = countsB.size();
         for (std::uint64_t a = 0; a < tilesA; ++a) {
-            const std::uint64_t countA = tilePointCount(sizeA, a, tileSize);
+            const std::uint64_t countA = countsA[a];
             for (std::uint64_t b0 = isAuto ? a : 0; b0 < tilesB; b0 += step) {
                 const std::uint64_t b1 = std::min<std::uint64_t>(b0 + step, tilesB);
                 std::uint64_t pairs = 0;
                 for (std::uint64_t b = b0; b < b1; ++b) {
-                    const std::uint64_t countB = tilePointCount(sizeB, b, tileSize);
+                    const std::uint64_t countB = countsB[b];
                     pairs += (isAuto && b == a) ? countA * (countA - 1) / 2 : countA * countB;
                 }
                 if (pairs == 0)
@@ -194,7 +278,15 @@ class CudaPairCounter final : public PairCounter {
     std::optional<double> lastDeviceSeconds() const override { return m_lastDeviceSeconds; }
 
     std::vector<PairCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
-                                       const CountControl& control) override;
+                                       const CountControl& control) override {
+        return runBatch(tasks, binning, 0, control);
+    }
+
+    bool supportsRegions() const override { return true; }
+    std::vector<RegionPairCounts> countBatchByRegion(std::span<const CountTask> tasks,
+                                                     const Binning& binning,
+                                                     std::size_t regionCount,
+                                                     const CountControl& control) override;
 
   private:
     struct DeviceResult {
@@ -202,10 +294,16 @@ class CudaPairCounter final : public PairCounter {
         double busySeconds = 0;
     };
 
+    /// Both entry points: regionCount 0 counts plainly (binCount counters per task), K > 0 by
+    /// region ((1 + 2K) · binCount per task: total, touching[K], within[K]).
+    std::vector<PairCounts> runBatch(std::span<const CountTask> tasks, const Binning& binning,
+                                     std::size_t regionCount, const CountControl& control);
+
     void runDevice(int device, const KernelPlan& plan, const HostBinTables& tables,
                    const Knobs& knobs, const std::vector<const Catalog*>& catalogs,
-                   const std::vector<std::size_t>& stagingOffsets, std::size_t taskCount,
-                   BatchState& state, DeviceResult& result);
+                   const std::vector<std::size_t>& stagingOffsets,
+                   const std::vector<RegionLayout>& regionLayouts, std::size_t regionCount,
+                   std::size_t taskCount, BatchState& state, DeviceResult& result);
 
     Precision m_precision;
     std::vector<int> m_devices;
@@ -213,14 +311,41 @@ class CudaPairCounter final : public PairCounter {
     std::optional<double> m_lastDeviceSeconds;
     PinnedBuffer<double>
         m_staging; // x, y, z of every catalog of the batch; grows, kept between calls
+    PinnedBuffer<std::int32_t> m_regionStaging; // layout group of every point (region batches)
 };
 
-std::vector<PairCounts> CudaPairCounter::countBatch(std::span<const CountTask> tasks,
-                                                    const Binning& binning,
-                                                    const CountControl& control) {
+std::vector<RegionPairCounts> CudaPairCounter::countBatchByRegion(std::span<const CountTask> tasks,
+                                                                  const Binning& binning,
+                                                                  std::size_t regionCount,
+                                                                  const CountControl& control) {
+    // K <= 2^16 keeps (1 + 2K) rows of counters per task small and region keys in 46 bits.
+    if (regionCount == 0 || regionCount > (std::size_t{1} << 16))
+        throw ConfigError("CUDA backend: " + std::to_string(regionCount) +
+                          " jackknife regions (1 to 65536 supported)");
+    std::vector<PairCounts> raw = runBatch(tasks, binning, regionCount, control);
+    const std::size_t binCount = binning.count();
+    const std::size_t rowBins = regionCount * binCount;
+    std::vector<RegionPairCounts> results(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        RegionPairCounts& r = results[t];
+        r.regionCount = regionCount;
+        r.binCount = binCount;
+        const auto begin = raw[t].begin();
+        r.total.assign(begin, begin + static_cast<std::ptrdiff_t>(binCount));
+        r.touching.assign(begin + static_cast<std::ptrdiff_t>(binCount),
+                          begin + static_cast<std::ptrdiff_t>(binCount + rowBins));
+        r.within.assign(begin + static_cast<std::ptrdiff_t>(binCount + rowBins), raw[t].end());
+    }
+    return results;
+}
+
+std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tasks,
+                                                  const Binning& binning, std::size_t regionCount,
+                                                  const CountControl& control) {
     m_lastDeviceSeconds.reset();
     const std::size_t binCount = binning.count();
-    std::vector<PairCounts> results(tasks.size(), PairCounts(binCount, 0));
+    const std::size_t countsPerTask = (regionCount > 0 ? 1 + 2 * regionCount : 1) * binCount;
+    std::vector<PairCounts> results(tasks.size(), PairCounts(countsPerTask, 0));
 
     // Distinct catalogs, each uploaded and prepared once.
     std::vector<const Catalog*> catalogs;
@@ -241,18 +366,21 @@ std::vector<PairCounts> CudaPairCounter::countBatch(std::span<const CountTask> t
         taskCatB.push_back(task.isAuto() ? taskCatA.back() : indexOf(task.second));
         pairsTotal += task.pairTotal();
     }
-    std::vector<std::uint64_t> catSizes;
     std::size_t stagingSize = 0;
     std::vector<std::size_t> stagingOffsets;
     for (const Catalog* catalog : catalogs) {
         if (catalog->size() > std::numeric_limits<std::int32_t>::max() / 2)
             throw ConfigError("CUDA backend: catalog '" + catalog->name() +
                               "' has more than 2^30 points");
-        catSizes.push_back(catalog->size());
         stagingOffsets.push_back(stagingSize);
         stagingSize += 3 * catalog->size();
     }
     if (pairsTotal == 0) {
+        for (const Catalog* catalog : catalogs) { // still report bad regions (any tile size)
+            std::vector<std::int32_t> groups(catalog->size());
+            if (regionCount > 0)
+                buildRegionLayout(*catalog, regionCount, 1024, 0, groups.data());
+        }
         m_lastDeviceSeconds = 0.0;
         return results;
     }
@@ -271,7 +399,8 @@ std::vector<PairCounts> CudaPairCounter::countBatch(std::span<const CountTask> t
         for (int device : m_devices) {
             DeviceGuard guard(device);
             plans.push_back(planPairKernel(real, static_cast<std::uint32_t>(binCount), lookupSize,
-                                           tables.singleStep, blockCap, knobs.hist));
+                                           tables.singleStep, regionCount > 0, blockCap,
+                                           knobs.hist));
             smallest = std::min(smallest, plans.back().blockSize);
         }
         if (std::all_of(plans.begin(), plans.end(),
@@ -280,7 +409,22 @@ std::vector<PairCounts> CudaPairCounter::countBatch(std::span<const CountTask> t
         blockCap = smallest;
     }
     const auto tileSize = static_cast<std::uint32_t>(plans.front().tileSize);
-    const Schedule schedule = buildSchedule(tasks, taskCatA, taskCatB, catSizes, tileSize);
+    std::vector<RegionLayout> regionLayouts;
+    std::vector<std::vector<std::uint32_t>> catTileCounts;
+    if (regionCount > 0 && m_regionStaging.size() < stagingSize / 3)
+        m_regionStaging = PinnedBuffer<std::int32_t>(stagingSize / 3);
+    for (std::size_t c = 0; c < catalogs.size(); ++c) {
+        const Catalog* catalog = catalogs[c];
+        if (regionCount > 0) {
+            regionLayouts.push_back(buildRegionLayout(*catalog, regionCount, tileSize,
+                                                      knobs.regionCellLevel,
+                                                      m_regionStaging.get() + stagingOffsets[c] / 3));
+            catTileCounts.push_back(regionLayouts.back().tileCount);
+        } else {
+            catTileCounts.push_back(plainTileCounts(catalog->size(), tileSize));
+        }
+    }
+    const Schedule schedule = buildSchedule(tasks, taskCatA, taskCatB, catTileCounts);
 
     // Stage every catalog's unit vectors once in pinned memory; all devices copy from it.
     if (m_staging.size() < stagingSize)
@@ -303,7 +447,7 @@ std::vector<PairCounts> CudaPairCounter::countBatch(std::span<const CountTask> t
         threads.emplace_back([&, d] {
             try {
                 runDevice(m_devices[d], plans[d], tables, knobs, catalogs, stagingOffsets,
-                          tasks.size(), state, deviceResults[d]);
+                          regionLayouts, regionCount, tasks.size(), state, deviceResults[d]);
             } catch (...) {
                 state.fail(std::current_exception());
             }
@@ -363,8 +507,8 @@ std::vector<PairCounts> CudaPairCounter::countBatch(std::span<const CountTask> t
     for (const DeviceResult& result : deviceResults) {
         busy = std::max(busy, result.busySeconds);
         for (std::size_t t = 0; t < tasks.size(); ++t)
-            for (std::size_t k = 0; k < binCount; ++k)
-                results[t][k] += result.counts[t * binCount + k];
+            for (std::size_t k = 0; k < countsPerTask; ++k)
+                results[t][k] += result.counts[t * countsPerTask + k];
     }
     m_lastDeviceSeconds = busy;
     report(true);
@@ -374,7 +518,9 @@ std::vector<PairCounts> CudaPairCounter::countBatch(std::span<const CountTask> t
 void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBinTables& tables,
                                 const Knobs& knobs, const std::vector<const Catalog*>& catalogs,
                                 const std::vector<std::size_t>& stagingOffsets,
-                                std::size_t taskCount, BatchState& state, DeviceResult& result) {
+                                const std::vector<RegionLayout>& regionLayouts,
+                                std::size_t regionCount, std::size_t taskCount, BatchState& state,
+                                DeviceResult& result) {
     DeviceGuard guard(device);
     cudaDeviceProp props{};
     TPACF_CUDA_TRY(cudaGetDeviceProperties(&props, device));
@@ -394,26 +540,41 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
         DeviceBuffer<double> sorted; // 4 per point
         DeviceBuffer<float> hi, lo;  // 4 per point
         DeviceBuffer<TileBox> tiles;
+        DeviceBuffer<std::int32_t> regions;                              // region layout only
+        DeviceBuffer<std::uint32_t> tileRegion, tileSortedStart, tileCount; // region layout only
     };
+    const bool byRegion = regionCount > 0;
+    std::uint32_t groups = 1;
+    for (const RegionLayout& layout : regionLayouts)
+        groups = std::max(groups, layout.groupCount);
+    int regionBits = 1; // bits of the largest group index, above the 30-bit Morton key
+    while ((std::uint64_t{1} << regionBits) < groups)
+        ++regionBits;
     std::vector<DeviceCatalog> deviceCatalogs(catalogs.size());
     std::vector<CatalogView> views(catalogs.size());
     {
         std::uint32_t largest = 0;
         for (const Catalog* catalog : catalogs)
             largest = std::max(largest, static_cast<std::uint32_t>(catalog->size()));
-        DeviceBuffer<std::uint32_t> keys(largest, s), keysSorted(largest, s), order(largest, s),
-            orderSorted(largest, s);
+        DeviceBuffer<std::uint32_t> keys(byRegion ? 0 : largest, s),
+            keysSorted(byRegion ? 0 : largest, s), order(largest, s), orderSorted(largest, s);
+        DeviceBuffer<std::uint64_t> regionKeys(byRegion ? largest : 0, s),
+            regionKeysSorted(byRegion ? largest : 0, s);
         std::size_t tempBytes = 0;
         for (const Catalog* catalog : catalogs)
-            if (!catalog->empty())
-                tempBytes =
-                    std::max(tempBytes, sortTempBytes(static_cast<std::uint32_t>(catalog->size())));
+            if (!catalog->empty()) {
+                const auto n = static_cast<std::uint32_t>(catalog->size());
+                tempBytes = std::max(tempBytes, byRegion ? regionSortTempBytes(n, regionBits)
+                                                         : sortTempBytes(n));
+            }
         DeviceBuffer<unsigned char> sortTemp(tempBytes, s);
         for (std::size_t c = 0; c < catalogs.size(); ++c) {
             const auto n = static_cast<std::uint32_t>(catalogs[c]->size());
             if (n == 0)
                 continue;
-            const std::uint32_t tiles = (n + tileSize - 1) / tileSize;
+            const std::uint32_t tiles =
+                byRegion ? static_cast<std::uint32_t>(regionLayouts[c].tileCount.size())
+                         : (n + tileSize - 1) / tileSize;
             const std::uint32_t padded = tiles * tileSize;
             DeviceCatalog& dc = deviceCatalogs[c];
             dc.xyz = DeviceBuffer<double>(3 * static_cast<std::size_t>(n), s);
@@ -441,6 +602,29 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
                                 dc.hi.get(),
                                 dc.lo.get(),
                                 dc.tiles.get()};
+            if (byRegion) {
+                const RegionLayout& layout = regionLayouts[c];
+                auto upload = [&](DeviceBuffer<std::uint32_t>& buffer,
+                                  const std::vector<std::uint32_t>& values) {
+                    buffer = DeviceBuffer<std::uint32_t>(values.size(), s);
+                    TPACF_CUDA_TRY(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(),
+                                                   cudaMemcpyHostToDevice, s));
+                };
+                dc.regions = DeviceBuffer<std::int32_t>(n, s);
+                TPACF_CUDA_TRY(cudaMemcpyAsync(dc.regions.get(),
+                                               m_regionStaging.get() + stagingOffsets[c] / 3,
+                                               dc.regions.bytes(), cudaMemcpyHostToDevice, s));
+                upload(dc.tileRegion, layout.tileRegion);
+                upload(dc.tileSortedStart, layout.tileSortedStart);
+                upload(dc.tileCount, layout.tileCount);
+                prep.d_regions = dc.regions.get();
+                prep.d_regionKeys = regionKeys.get();
+                prep.d_regionKeysSorted = regionKeysSorted.get();
+                prep.d_tileRegion = dc.tileRegion.get();
+                prep.d_tileSortedStart = dc.tileSortedStart.get();
+                prep.d_tileCount = dc.tileCount.get();
+                prep.regionBits = regionBits;
+            }
             launchPrepareCatalog(prep, s);
             views[c].d_points = isFloat ? static_cast<const void*>(dc.hi.get()) : dc.sorted.get();
             views[c].d_lows = isFloat ? dc.lo.get() : nullptr;
@@ -471,7 +655,8 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
     DeviceBuffer<WorkUnit> d_units(schedule.units.size(), s);
     TPACF_CUDA_TRY(cudaMemcpyAsync(d_units.get(), schedule.units.data(), d_units.bytes(),
                                    cudaMemcpyHostToDevice, s));
-    DeviceBuffer<unsigned long long> d_counts(taskCount * binCount, s);
+    const std::size_t countsPerTask = (byRegion ? 1 + 2 * regionCount : 1) * binCount;
+    DeviceBuffer<unsigned long long> d_counts(taskCount * countsPerTask, s);
     TPACF_CUDA_TRY(cudaMemsetAsync(d_counts.get(), 0, d_counts.bytes(), s));
     DeviceBuffer<std::uint32_t> d_cursors(kLaunchesInFlight + 1, s);
     Event prepareEnd;
@@ -482,6 +667,7 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
     args.d_units = d_units.get();
     args.d_catalogs = d_views.get();
     args.d_counts = d_counts.get();
+    args.regionCount = static_cast<std::uint32_t>(regionCount);
     args.bins.d_thresholds =
         isFloat ? static_cast<const void*>(d_thresholdsFloat.get()) : d_thresholdsDouble.get();
     args.bins.d_thresholdsDouble = d_thresholdsDouble.get();
@@ -551,13 +737,14 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
         }
     }
 
-    result.counts.assign(taskCount * binCount, 0);
-    PinnedBuffer<unsigned long long> hostCounts(taskCount * binCount);
+    result.counts.assign(taskCount * countsPerTask, 0);
+    PinnedBuffer<unsigned long long> hostCounts(taskCount * countsPerTask);
     TPACF_CUDA_TRY(cudaMemcpyAsync(hostCounts.get(), d_counts.get(), d_counts.bytes(),
                                    cudaMemcpyDeviceToHost, s));
     batchEnd.record(s);
     batchEnd.synchronize();
-    std::copy(hostCounts.get(), hostCounts.get() + taskCount * binCount, result.counts.begin());
+    std::copy(hostCounts.get(), hostCounts.get() + taskCount * countsPerTask,
+              result.counts.begin());
     // Busy: preparation, every launch, and the final copy; gaps waiting for the host excluded.
     const double prepareSeconds = prepareEnd.millisecondsSince(batchStart) * 1e-3;
     const double span = batchEnd.millisecondsSince(batchStart) * 1e-3;

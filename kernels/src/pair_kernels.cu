@@ -7,6 +7,9 @@
 // Before a tile pair is computed, the bounding boxes of both tiles classify it: out of range
 // (skipped), inside one bin (counted whole), far enough apart for the hi parts alone (float),
 // or computed pair by pair in full precision.
+//
+// Jackknife (regionPairCountKernel): the same body over region-pure tiles; each flush goes to the
+// three rows of the tile pair's region pair (total, touching[a], within[a] or touching[b]).
 #include "cuda_check.h"
 #include "pair_kernels.h"
 
@@ -75,11 +78,46 @@ template <> struct Traits<double> {
 // slots 1..binCount are the bins, slot binCount+1 is above the last edge (and NaN padding). The
 // two outer rows are never flushed, so the pair loops need no range branch.
 
-template <HistMode Mode> struct PrivateHist {
+/// The global rows one tile pair's pairs go to. Without regions: the task's counts (total).
+/// With regions, a pair in regions (a, b) adds to exactly three rows: total, touching[a], and
+/// within[a] when b == a, touching[b] otherwise (pair_counter.h's RegionPairCounts).
+struct CounterRows {
+    unsigned long long* total;
+    unsigned long long* first;
+    unsigned long long* second;
+};
+
+template <bool Regions>
+__device__ __forceinline__ CounterRows counterRows(const PairKernelArgs& args, std::uint32_t task,
+                                                   std::uint32_t regionA, std::uint32_t regionB) {
+    const std::size_t binCount = args.bins.binCount;
+    if constexpr (!Regions) {
+        return {args.d_counts + task * binCount, nullptr, nullptr};
+    } else {
+        const std::size_t regions = args.regionCount;
+        unsigned long long* total = args.d_counts + task * (1 + 2 * regions) * binCount;
+        unsigned long long* touching = total + binCount;
+        unsigned long long* within = touching + regions * binCount;
+        return {total, touching + regionA * binCount,
+                regionA == regionB ? within + regionA * binCount : touching + regionB * binCount};
+    }
+}
+
+template <bool Regions>
+__device__ __forceinline__ void addToRows(const CounterRows& rows, std::uint32_t bin,
+                                          unsigned long long pairs) {
+    atomicAdd(rows.total + bin, pairs);
+    if constexpr (Regions) {
+        atomicAdd(rows.first + bin, pairs);
+        atomicAdd(rows.second + bin, pairs);
+    }
+}
+
+template <HistMode Mode, bool Regions> struct PrivateHist {
     std::uint32_t* mine;  // this thread's (or warp's) column
     std::uint32_t stride; // counters between slots
     std::uint32_t binCount;
-    unsigned long long* taskCounts;
+    CounterRows rows; // Global mode: where each pair goes
 
     __device__ __forceinline__ void add(int slot) const {
         if constexpr (Mode == HistMode::PerThread) {
@@ -88,16 +126,16 @@ template <HistMode Mode> struct PrivateHist {
             atomicAdd(mine + slot * stride, 1u);
         } else {
             if (slot >= 1 && slot <= static_cast<int>(binCount))
-                atomicAdd(taskCounts + (slot - 1), 1ull);
+                addToRows<Regions>(rows, static_cast<std::uint32_t>(slot - 1), 1ull);
         }
     }
 };
 
-/// Sums the private columns of slots 1..binCount into the task's global counters and zeroes
-/// every row. Block-wide.
-template <HistMode Mode>
+/// Sums the private columns of slots 1..binCount into the global rows and zeroes every row.
+/// Block-wide.
+template <HistMode Mode, bool Regions>
 __device__ void flushHist(std::uint32_t* s_hist, std::uint32_t stride, std::uint32_t columns,
-                          std::uint32_t binCount, unsigned long long* taskCounts) {
+                          std::uint32_t binCount, const CounterRows& rows) {
     if constexpr (Mode != HistMode::Global) {
         __syncthreads();
         for (std::uint32_t slot = threadIdx.x; slot < binCount + 2; slot += blockDim.x) {
@@ -108,7 +146,7 @@ __device__ void flushHist(std::uint32_t* s_hist, std::uint32_t stride, std::uint
                 row[c] = 0;
             }
             if (sum != 0 && slot >= 1 && slot <= binCount)
-                atomicAdd(taskCounts + (slot - 1), sum);
+                addToRows<Regions>(rows, slot - 1, sum);
         }
         __syncthreads();
     }
@@ -191,14 +229,14 @@ __device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTab
 /// Float. Fast: the hi parts alone (tile pairs far apart, where they keep c² to ~3e-7).
 /// Otherwise d = (hi_i - hi_j) + (lo_i - lo_j); with Margin, only for pairs whose hi-only c² is
 /// within the margins of the range (the rest are out of range whatever the lo parts say).
-template <bool Diagonal, bool Fast, bool Margin, bool SingleStep, HistMode Mode>
+template <bool Diagonal, bool Fast, bool Margin, bool SingleStep, HistMode Mode, bool Regions>
 __device__ void
 pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerThread],
               const float (&iz)[kPointsPerThread], const float (&lx)[kPointsPerThread],
               const float (&ly)[kPointsPerThread], const float (&lz)[kPointsPerThread],
               const float4* s_hi, const float4* s_lo, const float* s_thr,
               const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
-              const PrivateHist<Mode>& hist) {
+              const PrivateHist<Mode, Regions>& hist) {
     for (int j = 0; j < tileSize; ++j) {
         const float4 h = s_hi[j];
         float4 l{};
@@ -230,12 +268,12 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
 
 /// Double: the reference's arithmetic exactly, ((dx*dx + dy*dy) + dz*dz), each operation
 /// rounded on its own (no FMA contraction). EarlyReject: skip the lookup for pairs out of range.
-template <bool Diagonal, bool EarlyReject, bool SingleStep, HistMode Mode>
+template <bool Diagonal, bool EarlyReject, bool SingleStep, HistMode Mode, bool Regions>
 __device__ void pairLoopDouble(const double (&ix)[kPointsPerThread],
                                const double (&iy)[kPointsPerThread],
                                const double (&iz)[kPointsPerThread], const DoublePoint* s_pts,
                                const double* s_thr, const LookupContext& lookup, int tileSize,
-                               double thrLow, double thrHigh, const PrivateHist<Mode>& hist) {
+                               double thrLow, double thrHigh, const PrivateHist<Mode, Regions>& hist) {
     for (int j = 0; j < tileSize; ++j) {
         const DoublePoint p = s_pts[j];
 #pragma unroll
@@ -256,8 +294,9 @@ __device__ void pairLoopDouble(const double (&ix)[kPointsPerThread],
 
 // ---- the kernel ------------------------------------------------------------------------------
 
-template <class Real, HistMode Mode, bool SingleStep>
-__global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
+/// The kernel body; pairCountKernel (plain) and regionPairCountKernel (jackknife) wrap it.
+template <class Real, HistMode Mode, bool SingleStep, bool Regions>
+__device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     using Point = typename Traits<Real>::Point;
     extern __shared__ __align__(32) unsigned char s_raw[];
     __shared__ std::uint32_t s_unit;
@@ -293,7 +332,7 @@ __global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
     const float lowMargin = static_cast<float>(bins.lowMargin);
     const float highMargin = static_cast<float>(bins.highMargin);
 
-    PrivateHist<Mode> hist{};
+    PrivateHist<Mode, Regions> hist{};
     hist.stride = stride;
     hist.binCount = binCount;
     if constexpr (kPerThread)
@@ -301,7 +340,13 @@ __global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
     else if constexpr (Mode == HistMode::PerWarp)
         hist.mine = s_hist + threadIdx.x / 32;
 
+    // The private histogram holds pairs of currentTask (and, with regions, of the region pair
+    // openRegionA/B: region tiles are region-pure, so a whole tile pair has one region pair)
+    // since the last flush; `open` says whether it may hold any. Rows are recomputed at each
+    // flush rather than kept: registers are what limits the blocks per SM.
     int currentTask = -1;
+    bool open = false;
+    std::uint32_t openRegionA = 0, openRegionB = 0;
     std::uint32_t unitsSinceFlush = 0;
     for (;;) {
         if (threadIdx.x == 0)
@@ -313,16 +358,20 @@ __global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
             break;
         const WorkUnit unit = args.d_units[unitIndex];
         if (static_cast<int>(unit.task) != currentTask || unitsSinceFlush >= args.flushEveryUnits) {
-            if (currentTask >= 0)
-                flushHist<Mode>(s_hist, stride, columns, binCount,
-                                args.d_counts + static_cast<std::size_t>(currentTask) * binCount);
+            if (Regions ? open : currentTask >= 0)
+                flushHist<Mode, Regions>(
+                    s_hist, stride, columns, binCount,
+                    counterRows<Regions>(args, static_cast<std::uint32_t>(currentTask),
+                                         openRegionA, openRegionB));
             currentTask = static_cast<int>(unit.task);
             unitsSinceFlush = 0;
+            open = false; // regions: opened below for the first computed tile pair
         }
         ++unitsSinceFlush;
-        unsigned long long* taskCounts =
+        unsigned long long* taskCounts = // plain only
             args.d_counts + static_cast<std::size_t>(unit.task) * binCount;
-        hist.taskCounts = taskCounts;
+        if constexpr (!Regions)
+            hist.rows.total = taskCounts;
 
         const CatalogView catA = args.d_catalogs[unit.catA];
         const CatalogView catB = args.d_catalogs[unit.catB];
@@ -369,9 +418,27 @@ __global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
                             ? static_cast<unsigned long long>(boxA.count) * (boxA.count - 1) / 2
                             : static_cast<unsigned long long>(boxA.count) * boxB.count;
                     if (pairs != 0)
-                        atomicAdd(taskCounts + oneBin, pairs);
+                        addToRows<Regions>(
+                            Regions ? counterRows<Regions>(args, unit.task, boxA.region,
+                                                           boxB.region)
+                                    : CounterRows{taskCounts, nullptr, nullptr},
+                            static_cast<std::uint32_t>(oneBin), pairs);
                 }
                 continue;
+            }
+            if constexpr (Regions) {
+                // Uniform over the block (boxes and unit are), so the flush's barriers are safe.
+                if (!open || boxA.region != openRegionA || boxB.region != openRegionB) {
+                    if (open)
+                        flushHist<Mode, Regions>(
+                            s_hist, stride, columns, binCount,
+                            counterRows<Regions>(args, unit.task, openRegionA, openRegionB));
+                    open = true;
+                    openRegionA = boxA.region;
+                    openRegionB = boxB.region;
+                    if constexpr (Mode == HistMode::Global)
+                        hist.rows = counterRows<Regions>(args, unit.task, openRegionA, openRegionB);
+                }
             }
             // Stage the j-tile.
             __syncthreads();
@@ -388,60 +455,89 @@ __global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
             __syncthreads();
             if constexpr (Traits<Real>::kHasLows) {
                 if (diagonal)
-                    pairLoopFloat<true, false, true, SingleStep, Mode>(
+                    pairLoopFloat<true, false, true, SingleStep, Mode, Regions>(
                         ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
                         highMargin, hist);
                 else if (cls == kFast)
-                    pairLoopFloat<false, true, false, SingleStep, Mode>(
+                    pairLoopFloat<false, true, false, SingleStep, Mode, Regions>(
                         ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
                         highMargin, hist);
                 else if (cls == kInRange)
-                    pairLoopFloat<false, false, false, SingleStep, Mode>(
+                    pairLoopFloat<false, false, false, SingleStep, Mode, Regions>(
                         ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
                         highMargin, hist);
                 else
-                    pairLoopFloat<false, false, true, SingleStep, Mode>(
+                    pairLoopFloat<false, false, true, SingleStep, Mode, Regions>(
                         ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
                         highMargin, hist);
             } else {
                 if (diagonal)
-                    pairLoopDouble<true, true, SingleStep, Mode>(ix, iy, iz, s_pts, s_thr, lookup,
+                    pairLoopDouble<true, true, SingleStep, Mode, Regions>(ix, iy, iz, s_pts, s_thr, lookup,
                                                                  tileSize, thrLow, thrHigh, hist);
                 else if (cls == kInRange)
-                    pairLoopDouble<false, false, SingleStep, Mode>(ix, iy, iz, s_pts, s_thr, lookup,
+                    pairLoopDouble<false, false, SingleStep, Mode, Regions>(ix, iy, iz, s_pts, s_thr, lookup,
                                                                    tileSize, thrLow, thrHigh, hist);
                 else
-                    pairLoopDouble<false, true, SingleStep, Mode>(ix, iy, iz, s_pts, s_thr, lookup,
+                    pairLoopDouble<false, true, SingleStep, Mode, Regions>(ix, iy, iz, s_pts, s_thr, lookup,
                                                                   tileSize, thrLow, thrHigh, hist);
             }
         }
     }
-    if (currentTask >= 0)
-        flushHist<Mode>(s_hist, stride, columns, binCount,
-                        args.d_counts + static_cast<std::size_t>(currentTask) * binCount);
+    if (Regions ? open : currentTask >= 0)
+        flushHist<Mode, Regions>(s_hist, stride, columns, binCount,
+                                 counterRows<Regions>(args, static_cast<std::uint32_t>(currentTask),
+                                                      openRegionA, openRegionB));
+}
+
+template <class Real, HistMode Mode, bool SingleStep>
+__global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
+    pairCount<Real, Mode, SingleStep, false>(args);
+}
+
+/// With regions the kernel holds a few more values across the pair loops, which would cost a
+/// block per SM (92 registers instead of 70: two blocks of 256 instead of three); the bounds
+/// keep it at three.
+template <class Real, HistMode Mode, bool SingleStep>
+__global__ void __launch_bounds__(256, 3)
+    regionPairCountKernel(const __grid_constant__ PairKernelArgs args) {
+    pairCount<Real, Mode, SingleStep, true>(args);
 }
 
 using KernelFn = void (*)(PairKernelArgs);
 
-template <class Real, bool SingleStep> KernelFn pairKernelFor(HistMode mode) {
+template <class Real, HistMode Mode, bool SingleStep, bool Regions> KernelFn kernelFor() {
+    if constexpr (Regions)
+        return regionPairCountKernel<Real, Mode, SingleStep>;
+    else
+        return pairCountKernel<Real, Mode, SingleStep>;
+}
+
+template <class Real, bool SingleStep, bool Regions> KernelFn pairKernelFor(HistMode mode) {
     switch (mode) {
     case HistMode::PerThread:
-        return pairCountKernel<Real, HistMode::PerThread, SingleStep>;
+        return kernelFor<Real, HistMode::PerThread, SingleStep, Regions>();
     case HistMode::PerThreadAtomic:
-        return pairCountKernel<Real, HistMode::PerThreadAtomic, SingleStep>;
+        return kernelFor<Real, HistMode::PerThreadAtomic, SingleStep, Regions>();
     case HistMode::PerWarp:
-        return pairCountKernel<Real, HistMode::PerWarp, SingleStep>;
+        return kernelFor<Real, HistMode::PerWarp, SingleStep, Regions>();
     case HistMode::Global:
-        return pairCountKernel<Real, HistMode::Global, SingleStep>;
+        return kernelFor<Real, HistMode::Global, SingleStep, Regions>();
     }
     return nullptr;
 }
 
+template <class Real, bool Regions> KernelFn pairKernelFor(HistMode mode, bool singleStep) {
+    return singleStep ? pairKernelFor<Real, true, Regions>(mode)
+                      : pairKernelFor<Real, false, Regions>(mode);
+}
+
 /// The one dispatch ladder from runtime choices to kernel instantiations.
-KernelFn pairKernelFor(RealKind real, HistMode mode, bool singleStep) {
+KernelFn pairKernelFor(RealKind real, HistMode mode, bool singleStep, bool regions) {
     if (real == RealKind::Float)
-        return singleStep ? pairKernelFor<float, true>(mode) : pairKernelFor<float, false>(mode);
-    return singleStep ? pairKernelFor<double, true>(mode) : pairKernelFor<double, false>(mode);
+        return regions ? pairKernelFor<float, true>(mode, singleStep)
+                       : pairKernelFor<float, false>(mode, singleStep);
+    return regions ? pairKernelFor<double, true>(mode, singleStep)
+                   : pairKernelFor<double, false>(mode, singleStep);
 }
 
 // ---- catalog preparation ------------------------------------------------------------------
@@ -470,40 +566,79 @@ __global__ void mortonKernel(const double* x, const double* y, const double* z, 
     }
 }
 
+/// Point src of (x, y, z), or a NaN padding point where src is ~0u, stored at i.
+__device__ __forceinline__ void storePoint(const double* x, const double* y, const double* z,
+                                           std::uint32_t src, std::uint32_t i,
+                                           DoublePoint* sorted, float4* hi, float4* lo) {
+    DoublePoint p;
+    if (src != ~0u) {
+        p = DoublePoint{x[src], y[src], z[src], 0.0};
+    } else {
+        const double nan = __longlong_as_double(0x7ff8000000000000ll);
+        p = DoublePoint{nan, nan, nan, 0.0};
+    }
+    sorted[i] = p;
+    if (hi != nullptr) {
+        // hi = float(x), lo = float(x - hi): hi + lo carries x to ~2^-48.
+        const float hx = __double2float_rn(p.x), hy = __double2float_rn(p.y),
+                    hz = __double2float_rn(p.z);
+        hi[i] = make_float4(hx, hy, hz, 0.f);
+        lo[i] = make_float4(__double2float_rn(p.x - hx), __double2float_rn(p.y - hy),
+                            __double2float_rn(p.z - hz), 0.f);
+    }
+}
+
 __global__ void gatherKernel(const double* x, const double* y, const double* z,
                              const std::uint32_t* order, std::uint32_t n, std::uint32_t paddedSize,
                              DoublePoint* sorted, float4* hi, float4* lo) {
     for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < paddedSize;
+         i += gridDim.x * blockDim.x)
+        storePoint(x, y, z, i < n ? order[i] : ~0u, i, sorted, hi, lo);
+}
+
+/// Region layout: 64-bit keys (layout group above the 30-bit Morton key), so one sort orders
+/// by group, then along the Morton curve.
+__global__ void regionKeyKernel(const double* x, const double* y, const double* z,
+                                const std::int32_t* regions, std::uint32_t n, std::uint64_t* keys,
+                                std::uint32_t* order) {
+    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += gridDim.x * blockDim.x) {
-        DoublePoint p;
-        if (i < n) {
-            const std::uint32_t src = order[i];
-            p = DoublePoint{x[src], y[src], z[src], 0.0};
-        } else {
-            const double nan = __longlong_as_double(0x7ff8000000000000ll);
-            p = DoublePoint{nan, nan, nan, 0.0};
-        }
-        sorted[i] = p;
-        if (hi != nullptr) {
-            // hi = float(x), lo = float(x - hi): hi + lo carries x to ~2^-48.
-            const float hx = __double2float_rn(p.x), hy = __double2float_rn(p.y),
-                        hz = __double2float_rn(p.z);
-            hi[i] = make_float4(hx, hy, hz, 0.f);
-            lo[i] = make_float4(__double2float_rn(p.x - hx), __double2float_rn(p.y - hy),
-                                __double2float_rn(p.z - hz), 0.f);
-        }
+        const std::uint32_t morton = spreadBits10(quantise10(x[i])) |
+                                     (spreadBits10(quantise10(y[i])) << 1) |
+                                     (spreadBits10(quantise10(z[i])) << 2);
+        keys[i] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(regions[i])) << 30) |
+                  morton;
+        order[i] = i;
     }
 }
 
-/// One warp per tile: min/max of each axis over the tile's real points.
+/// Region layout: padded slot i belongs to tile i / tileSize; the tile's first tileCount slots
+/// take its region's next points in sorted order, the rest are NaN padding.
+__global__ void gatherByRegionKernel(const double* x, const double* y, const double* z,
+                                     const std::uint32_t* order, const std::uint32_t* tileSortedStart,
+                                     const std::uint32_t* tileCount, std::uint32_t tileSize,
+                                     std::uint32_t paddedSize, DoublePoint* sorted, float4* hi,
+                                     float4* lo) {
+    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < paddedSize;
+         i += gridDim.x * blockDim.x) {
+        const std::uint32_t tile = i / tileSize, offset = i % tileSize;
+        storePoint(x, y, z, offset < tileCount[tile] ? order[tileSortedStart[tile] + offset] : ~0u,
+                   i, sorted, hi, lo);
+    }
+}
+
+/// One warp per tile: min/max of each axis over the tile's real points. Plain layout: the real
+/// points are [0, n). Region layout (tileRegion set): tileCounts/tileRegion give them.
 __global__ void tileBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::uint32_t tileSize,
-                              std::uint32_t tileCount, TileBox* tiles) {
+                              std::uint32_t tileCount, const std::uint32_t* tileRegion,
+                              const std::uint32_t* tileCounts, TileBox* tiles) {
     const std::uint32_t warpsPerBlock = blockDim.x / 32;
     const std::uint32_t lane = threadIdx.x % 32;
     for (std::uint32_t tile = blockIdx.x * warpsPerBlock + threadIdx.x / 32; tile < tileCount;
          tile += gridDim.x * warpsPerBlock) {
         const std::uint32_t begin = tile * tileSize;
-        const std::uint32_t end = min(begin + tileSize, n);
+        const std::uint32_t end =
+            tileRegion != nullptr ? begin + tileCounts[tile] : min(begin + tileSize, n);
         double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
         for (std::uint32_t i = begin + lane; i < end; i += 32) {
             const DoublePoint p = sorted[i];
@@ -525,7 +660,7 @@ __global__ void tileBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::u
                 box.hi[axis] = hi[axis];
             }
             box.count = end > begin ? end - begin : 0;
-            box.padding = 0;
+            box.region = tileRegion != nullptr ? tileRegion[tile] : 0u;
             tiles[tile] = box;
         }
     }
@@ -571,7 +706,8 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
 }
 
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
-                          bool singleStep, int blockSizeCap, std::optional<HistMode> forcedMode) {
+                          bool singleStep, bool regions, int blockSizeCap,
+                          std::optional<HistMode> forcedMode) {
     int device = 0;
     TPACF_CUDA_TRY(cudaGetDevice(&device));
     cudaDeviceProp props{};
@@ -585,7 +721,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
     if (forcedMode)
         modes = {*forcedMode, HistMode::Global};
     for (HistMode mode : modes) {
-        KernelFn kernel = pairKernelFor(real, mode, singleStep);
+        KernelFn kernel = pairKernelFor(real, mode, singleStep, regions);
         cudaFuncAttributes attributes{};
         TPACF_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
         const std::size_t dynamicLimit = optin - attributes.sharedSizeBytes;
@@ -617,6 +753,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         plan.real = real;
         plan.hist = mode;
         plan.singleStep = singleStep;
+        plan.regions = regions;
         plan.blockSize = blockSize;
         plan.tileSize = blockSize * kPointsPerThread;
         plan.layout = sharedLayout(real, mode, blockSize, binCount, lookupSize);
@@ -632,7 +769,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
 
 void launchPairKernel(const KernelPlan& plan, const PairKernelArgs& args, int gridSize,
                       cudaStream_t stream) {
-    KernelFn kernel = pairKernelFor(plan.real, plan.hist, plan.singleStep);
+    KernelFn kernel = pairKernelFor(plan.real, plan.hist, plan.singleStep, plan.regions);
     kernel<<<gridSize, plan.blockSize, plan.layout.totalBytes, stream>>>(args);
     TPACF_CUDA_CHECK_LAUNCH("pairCountKernel");
 }
@@ -646,27 +783,57 @@ std::size_t sortTempBytes(std::uint32_t size) {
     return bytes;
 }
 
+std::size_t regionSortTempBytes(std::uint32_t size, int regionBits) {
+    std::size_t bytes = 0;
+    TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+        nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
+        static_cast<std::uint64_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
+        static_cast<std::uint32_t*>(nullptr), size, 0, 30 + regionBits));
+    return bytes;
+}
+
 void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
     int grid = 0, block = 0;
-    if (b.size > 0) {
-        gridFor(mortonKernel, b.size, grid, block);
-        mortonKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.size, b.d_keys, b.d_order);
-        TPACF_CUDA_CHECK_LAUNCH("mortonKernel");
-        std::size_t tempBytes = b.sortTempBytes;
-        TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(b.d_sortTemp, tempBytes, b.d_keys,
-                                                       b.d_keysSorted, b.d_order, b.d_orderSorted,
-                                                       b.size, 0, 30, stream));
+    if (b.d_regions != nullptr) {
+        if (b.size > 0) {
+            gridFor(regionKeyKernel, b.size, grid, block);
+            regionKeyKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.d_regions, b.size,
+                                                        b.d_regionKeys, b.d_order);
+            TPACF_CUDA_CHECK_LAUNCH("regionKeyKernel");
+            std::size_t tempBytes = b.sortTempBytes;
+            TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+                b.d_sortTemp, tempBytes, b.d_regionKeys, b.d_regionKeysSorted, b.d_order,
+                b.d_orderSorted, b.size, 0, 30 + b.regionBits, stream));
+        }
+        gridFor(gatherByRegionKernel, b.paddedSize, grid, block);
+        gatherByRegionKernel<<<grid, block, 0, stream>>>(
+            b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.d_tileSortedStart, b.d_tileCount, b.tileSize,
+            b.paddedSize, static_cast<DoublePoint*>(b.d_sorted), static_cast<float4*>(b.d_hi),
+            static_cast<float4*>(b.d_lo));
+        TPACF_CUDA_CHECK_LAUNCH("gatherByRegionKernel");
+    } else {
+        if (b.size > 0) {
+            gridFor(mortonKernel, b.size, grid, block);
+            mortonKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.size, b.d_keys,
+                                                     b.d_order);
+            TPACF_CUDA_CHECK_LAUNCH("mortonKernel");
+            std::size_t tempBytes = b.sortTempBytes;
+            TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(b.d_sortTemp, tempBytes, b.d_keys,
+                                                           b.d_keysSorted, b.d_order,
+                                                           b.d_orderSorted, b.size, 0, 30, stream));
+        }
+        gridFor(gatherKernel, b.paddedSize, grid, block);
+        gatherKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size,
+                                                 b.paddedSize, static_cast<DoublePoint*>(b.d_sorted),
+                                                 static_cast<float4*>(b.d_hi),
+                                                 static_cast<float4*>(b.d_lo));
+        TPACF_CUDA_CHECK_LAUNCH("gatherKernel");
     }
-    gridFor(gatherKernel, b.paddedSize, grid, block);
-    gatherKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size,
-                                             b.paddedSize, static_cast<DoublePoint*>(b.d_sorted),
-                                             static_cast<float4*>(b.d_hi),
-                                             static_cast<float4*>(b.d_lo));
-    TPACF_CUDA_CHECK_LAUNCH("gatherKernel");
     const std::uint32_t tiles = b.paddedSize / b.tileSize;
     gridFor(tileBoxKernel, tiles * 32u, grid, block);
     tileBoxKernel<<<grid, block, 0, stream>>>(static_cast<const DoublePoint*>(b.d_sorted), b.size,
-                                              b.tileSize, tiles, b.d_tiles);
+                                              b.tileSize, tiles, b.d_tileRegion, b.d_tileCount,
+                                              b.d_tiles);
     TPACF_CUDA_CHECK_LAUNCH("tileBoxKernel");
 }
 

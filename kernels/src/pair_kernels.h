@@ -29,12 +29,13 @@ enum class HistMode : int {
 };
 const char* histModeName(HistMode mode) noexcept;
 
-/// Bounding box of one tile of (sorted) points, in double; count = real points in the tile.
+/// Bounding box of one tile of (sorted) points, in double; count = real points in the tile;
+/// region = jackknife region of every point of the tile (region layouts; 0 otherwise).
 struct TileBox {
     double lo[3];
     double hi[3];
     std::uint32_t count;
-    std::uint32_t padding;
+    std::uint32_t region;
 };
 
 /// A prepared catalog on one device. points: float4 hi parts (float) or double4 (double);
@@ -91,6 +92,7 @@ struct KernelPlan {
     RealKind real = RealKind::Float;
     HistMode hist = HistMode::PerThread;
     bool singleStep = true; ///< every lookup cell holds at most one threshold
+    bool regions = false;   ///< counts keyed by jackknife region (region-pure tiles)
     int blockSize = 0;
     int tileSize = 0;
     int blocksPerSm = 0;
@@ -101,7 +103,8 @@ struct KernelPlan {
 /// Chooses the histogram mode and block size for the current device from its shared-memory
 /// limits and the occupancy API. blockSizeCap > 0 forces at most that block size.
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
-                          bool singleStep, int blockSizeCap, std::optional<HistMode> forcedMode);
+                          bool singleStep, bool regions, int blockSizeCap,
+                          std::optional<HistMode> forcedMode);
 
 struct PairKernelArgs {
     const WorkUnit* d_units = nullptr;
@@ -109,7 +112,9 @@ struct PairKernelArgs {
     std::uint32_t unitEnd = 0;
     std::uint32_t* d_unitCursor = nullptr; ///< zeroed before the launch; blocks take units from it
     const CatalogView* d_catalogs = nullptr;
-    unsigned long long* d_counts = nullptr; ///< [task][bin]
+    /// [task][bin]; with regions [task][row][bin], rows: total, touching[K], within[K].
+    unsigned long long* d_counts = nullptr;
+    std::uint32_t regionCount = 0; ///< K (region plans only)
     BinTables bins;
     SharedLayout layout;
     std::uint32_t tileSize = 0;
@@ -138,9 +143,20 @@ struct PrepareBuffers {
     void* d_hi;       ///< float4[paddedSize] or null (double)
     void* d_lo;       ///< float4[paddedSize] or null (double)
     TileBox* d_tiles; ///< paddedSize / tileSize
+    /// Region layout (all null otherwise): points sorted by (layout group, Morton key), every
+    /// group (one region in one coarse cell) padded to whole tiles, so that every tile holds
+    /// one region's points.
+    const std::int32_t* d_regions = nullptr;         ///< size: layout group of each point
+    std::uint64_t* d_regionKeys = nullptr;           ///< size
+    std::uint64_t* d_regionKeysSorted = nullptr;     ///< size
+    const std::uint32_t* d_tileRegion = nullptr;     ///< per tile
+    const std::uint32_t* d_tileSortedStart = nullptr; ///< per tile: sorted index of its first point
+    const std::uint32_t* d_tileCount = nullptr;      ///< per tile: its real points
+    int regionBits = 0;                              ///< bits of the largest group index
 };
-/// Temporary bytes the radix sort needs for `size` keys.
+/// Temporary bytes the radix sort needs for `size` keys (32-bit keys, or 64-bit region keys).
 std::size_t sortTempBytes(std::uint32_t size);
+std::size_t regionSortTempBytes(std::uint32_t size, int regionBits);
 void launchPrepareCatalog(const PrepareBuffers& buffers, cudaStream_t stream);
 
 } // namespace tpacf::cuda::detail

@@ -1,6 +1,8 @@
 // Throughput of the CUDA backend (BENCHMARKS.md): uniform points on the sphere, 30 log bins.
 // Pairs/s = unique pairs / device-busy seconds (lastDeviceSeconds); wall = countBatch on the host.
-// Usage: tpacf_gpu_bench [N]   (default 1048576)
+// Usage: tpacf_gpu_bench [N] [--jackknife K]   (default 1048576)
+//   --jackknife K: only the jackknife comparison: countBatch against countBatchByRegion with K
+//   regions (spatially coherent: nearest of K centres, as the jackknife makes them; and random).
 #include "gpu_test_support.h"
 #include "tpacf/bins.h"
 #include "tpacf/cuda/cuda_backend.h"
@@ -22,12 +24,18 @@ struct Timing {
 };
 
 Timing median(PairCounter& counter, const std::vector<CountTask>& tasks, const Binning& binning,
-              int repeats) {
-    counter.countBatch(tasks, binning); // warm-up
+              int repeats, std::size_t regions = 0) {
+    auto count = [&] {
+        if (regions > 0)
+            counter.countBatchByRegion(tasks, binning, regions);
+        else
+            counter.countBatch(tasks, binning);
+    };
+    count(); // warm-up
     std::vector<Timing> runs;
     for (int r = 0; r < repeats; ++r) {
         const auto start = std::chrono::steady_clock::now();
-        counter.countBatch(tasks, binning);
+        count();
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         runs.push_back({counter.lastDeviceSeconds().value_or(0), wall});
@@ -37,15 +45,75 @@ Timing median(PairCounter& counter, const std::vector<CountTask>& tasks, const B
     return runs[runs.size() / 2];
 }
 
+/// countBatchByRegion against countBatch on the same N uniform points: the target is
+/// K = 32 at most 1.5x the time without jackknife at N = 2^20.
+int jackknifeBench(const GpuBackendProvider& provider, std::size_t n, int regions) {
+    auto gpuFloat = provider.create(Precision::Float, {});
+    auto gpuDouble = provider.create(Precision::Double, {});
+    const Catalog plain = gputest::uniformCatalog(n, 42, "uniform");
+    const Catalog coherent = gputest::withRegions(
+        plain, gputest::coherentRegions(plain, plain, regions, 43));
+    const Catalog random =
+        gputest::withRegions(plain, gputest::randomRegions(n, regions, 44));
+    const double pairs = static_cast<double>(n) * static_cast<double>(n - 1) / 2;
+    const Binning full(BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 30));
+    const Binning small(BinSpec::logCount(0.01, 60, AngleUnit::Arcminute, 30));
+    const auto k = static_cast<std::size_t>(regions);
+    std::printf("\njackknife K=%d, N=%zu, auto (DD), 30 log bins; ratio = device time / plain\n",
+                regions, n);
+    std::printf("%-44s %12s %10s %10s %7s\n", "case", "pairs/s", "device s", "wall s", "ratio");
+    struct Row {
+        const char* label;
+        PairCounter* counter;
+        const Catalog* catalog;
+        const Binning* binning;
+        std::size_t regions;
+        const char* level = nullptr; // TPACF_CUDA_REGION_LEVEL, else the default
+    };
+    const Row rows[] = {
+        {"float 0.01'-180deg plain", gpuFloat.get(), &plain, &full, 0},
+        // TPACF_CUDA_REGION_LEVEL: coarse cells in the region layout (default 0: none).
+        {"float 0.01'-180deg coherent, cells level 1", gpuFloat.get(), &coherent, &full, k, "1"},
+        {"float 0.01'-180deg coherent, cells level 2", gpuFloat.get(), &coherent, &full, k, "2"},
+        {"float 0.01'-180deg plain", gpuFloat.get(), &plain, &full, 0},
+        {"float 0.01'-180deg regions coherent", gpuFloat.get(), &coherent, &full, k},
+        {"float 0.01'-180deg regions random", gpuFloat.get(), &random, &full, k},
+        {"double 0.01'-180deg plain", gpuDouble.get(), &plain, &full, 0},
+        {"double 0.01'-180deg regions coherent", gpuDouble.get(), &coherent, &full, k},
+        {"float 0.01'-1deg plain", gpuFloat.get(), &plain, &small, 0},
+        {"float 0.01'-1deg regions coherent", gpuFloat.get(), &coherent, &small, k},
+    };
+    double plainSeconds = 0;
+    for (const Row& row : rows) {
+        const std::vector<CountTask> tasks{{row.catalog, nullptr}};
+        if (row.level)
+            setenv("TPACF_CUDA_REGION_LEVEL", row.level, 1);
+        const Timing t = median(*row.counter, tasks, *row.binning, 3, row.regions);
+        unsetenv("TPACF_CUDA_REGION_LEVEL");
+        if (row.regions == 0)
+            plainSeconds = t.deviceSeconds;
+        std::printf("%-44s %12.3e %10.4f %10.4f %7.3f\n", row.label, pairs / t.deviceSeconds,
+                    t.deviceSeconds, t.wallSeconds, t.deviceSeconds / plainSeconds);
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (1u << 20);
+    int jackknife = 0;
+    for (int a = 1; a + 1 < argc; ++a)
+        if (std::string(argv[a]) == "--jackknife")
+            jackknife = std::atoi(argv[a + 1]);
     const auto provider = cuda::makeProvider();
     if (provider->devices().empty()) {
         std::printf("SKIP: no CUDA device: %s\n", provider->unavailableReason().c_str());
         return 77;
     }
+    if (jackknife > 0)
+        return jackknifeBench(*provider, n, jackknife);
     auto gpuFloat = provider->create(Precision::Float, {});
     auto gpuDouble = provider->create(Precision::Double, {});
     std::printf("device: %s; %s\n", gpuFloat->deviceDescription().c_str(),

@@ -65,4 +65,48 @@ inline Catalog clusteredCatalog(std::size_t n, std::uint64_t seed, std::string n
     return Catalog::fromRadians(std::move(name), std::move(ra), std::move(dec));
 }
 
+/// Jackknife regions drawn at random, uniform in [0, regions).
+inline std::vector<std::int32_t> randomRegions(std::size_t n, int regions, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int32_t> pick(0, regions - 1);
+    std::vector<std::int32_t> out(n);
+    for (std::int32_t& r : out)
+        r = pick(rng);
+    return out;
+}
+
+/// Spatially coherent regions, as the jackknife makes them: every point goes to the nearest of
+/// `regions` centres drawn from `centres` (seeded); regions may come out empty.
+inline std::vector<std::int32_t> coherentRegions(const Catalog& catalog, const Catalog& centres,
+                                                 int regions, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::size_t> picks(static_cast<std::size_t>(regions));
+    for (std::size_t& p : picks)
+        p = centres.empty() ? 0 : static_cast<std::size_t>(rng() % centres.size());
+    std::vector<std::int32_t> out(catalog.size(), 0);
+    if (centres.empty())
+        return out;
+    for (std::size_t i = 0; i < catalog.size(); ++i) {
+        double best = -2;
+        for (int k = 0; k < regions; ++k) {
+            const std::size_t c = picks[static_cast<std::size_t>(k)];
+            const double dot = catalog.x()[i] * centres.x()[c] + catalog.y()[i] * centres.y()[c] +
+                               catalog.z()[i] * centres.z()[c];
+            if (dot > best) {
+                best = dot;
+                out[i] = k;
+            }
+        }
+    }
+    return out;
+}
+
+/// The same catalog with jackknife regions attached.
+inline Catalog withRegions(const Catalog& catalog, std::vector<std::int32_t> regions) {
+    return Catalog::fromRadians(catalog.name(),
+                                std::vector<double>(catalog.ra().begin(), catalog.ra().end()),
+                                std::vector<double>(catalog.dec().begin(), catalog.dec().end()),
+                                {}, std::move(regions));
+}
+
 } // namespace tpacf::gputest
