@@ -7,12 +7,18 @@
 #include "tpacf/correlation_job.h"
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
+#include "tpacf/jackknife.h"
 #include "tpacf/result_io.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <ostream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tpacf::cli {
 
@@ -22,7 +28,8 @@ std::string runHelp() {
 
 Computes w(theta) of the data catalog D against one or more random catalogs of the same
 footprint: pair counts DD, DR_i and RR_i, then the estimator. Writes a CSV with '#' metadata
-lines and one row per bin: theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w.
+lines and one row per bin: theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w
+(and w_err with jackknife error bars).
 
 Inputs and outputs:
   --data FILE        data catalog (ASCII: RA Dec columns; .fits where built with cfitsio)
@@ -31,8 +38,20 @@ Inputs and outputs:
   --json FILE        the same result as JSON, with per-set raw counts
   --estimator E      ls (Landy-Szalay, default), natural, dp (Davis-Peebles), hamilton
   --quiet            no progress bar and no summary on the terminal
-  --jackknife K      reserved: jackknife errors are not supported by the CLI yet
   --plot FILE        reserved: plotting needs the GUI build and is not available yet
+
+Error bars (jackknife: w is recomputed with each sky region left out):
+  --jackknife K      K regions of about equal data count, grown on the sky by k-means;
+                     adds w_err (sigma) to the CSV, and the regions, covariance and the
+                     K leave-one-out samples to the JSON. K from 2 to )" +
+               std::to_string(kMaxJackknifeRegions) + R"(
+  --jackknife-column C
+                     regions from column C of the data and every random catalog (header name
+                     or 1-based index; integer labels, any values); with --jackknife K too,
+                     the column must hold K distinct labels
+  --jackknife-seed S seed of the k-means regions (default 1); the same seed on the same data
+                     gives the same regions
+  --covariance FILE  the bins x bins covariance matrix of w as CSV (needs jackknife)
 
 )") + std::string(readOptionsHelp()) +
            "\n" + std::string(binOptionsHelp()) + "\n" + std::string(backendOptionsHelp()) +
@@ -43,16 +62,93 @@ Ctrl-C cancels cleanly (exit 130).
 Example:
   tpacf run --data data.txt --random r1.txt --random r2.txt --bins log --min 0.1 \
             --max 600 --unit arcmin --per-decade 5 --output w.csv
+  tpacf run --data data.txt --random r1.txt --preset log5 --jackknife 20 \
+            --output w.csv --covariance cov.csv
 )";
 }
 
 namespace {
 
+/// A number of the summary table, "nan" where it has none.
+std::string formatValue(double value, const char* format) {
+    char text[32];
+    std::snprintf(text, sizeof text, format, std::isfinite(value) ? value : 0.0);
+    if (std::isfinite(value))
+        return text;
+    // The same width, for the columns to line up.
+    std::string nan = "nan";
+    const std::size_t width = std::string_view(text).size();
+    return width > nan.size() ? std::string(width - nan.size(), ' ') + nan : nan;
+}
+
+/// "20 regions, k-means (seed 1), 18-23 data points each".
+std::string describeRegions(const JackknifeRegionsSummary& regions) {
+    std::string text = std::to_string(regions.count) + " regions";
+    if (!regions.method.empty())
+        text += ", " + regions.method;
+    const auto& perRegion = regions.dataPerRegion;
+    if (!perRegion.empty()) {
+        const auto [low, high] = std::minmax_element(perRegion.begin(), perRegion.end());
+        text += ", ";
+        text += std::to_string(*low);
+        if (*high != *low) {
+            text += '-';
+            text += std::to_string(*high);
+        }
+        text += " data points each";
+    }
+    return text;
+}
+
+/// The jackknife flags as the core's settings, with the column the readers must read; fails
+/// (usage) on a combination that cannot mean anything, before any catalog is read.
+struct JackknifeRequest {
+    JackknifeSettings settings;
+    ColumnRef column;
+};
+
+JackknifeRequest jackknifeFrom(const ParsedArgs& args) {
+    JackknifeRequest request;
+    const auto regions = args.integer("--jackknife", std::numeric_limits<std::int64_t>::min(),
+                                      std::numeric_limits<std::int64_t>::max());
+    const auto column = args.value("--jackknife-column");
+    const auto seed = args.unsignedInteger("--jackknife-seed");
+    if (regions && *regions < 2)
+        args.fail("--jackknife: K = " + std::to_string(*regions) +
+                  " regions cannot give error bars: K must be at least 2 (w is recomputed with "
+                  "each region left out; 10-100 is usual)");
+    if (regions && *regions > kMaxJackknifeRegions)
+        args.fail("--jackknife: K = " + std::to_string(*regions) +
+                  " regions is more than the limit of " + std::to_string(kMaxJackknifeRegions));
+    // With --jackknife-column too, the job checks that the column holds K regions.
+    if (regions)
+        request.settings.regions = static_cast<int>(*regions);
+    if (seed && (!regions || column))
+        args.fail("--jackknife-seed seeds the regions --jackknife K grows on the sky; regions "
+                  "from --jackknife-column take no seed");
+    if (seed)
+        request.settings.seed = *seed;
+    if (column) {
+        try {
+            request.column = ColumnRef::parse(*column);
+        } catch (const ConfigError& error) {
+            args.fail(std::string("--jackknife-column: ") + error.what());
+        }
+        request.settings.regionColumn = *column;
+    }
+    if (args.has("--covariance") && !request.settings.enabled())
+        args.fail("--covariance needs jackknife error bars: add --jackknife K or "
+                  "--jackknife-column C");
+    return request;
+}
+
 void printSummary(std::ostream& out, const CorrelationResult& result, const std::string& csvPath,
-                  const std::string& jsonPath) {
+                  const std::string& jsonPath, const std::string& covariancePath) {
     out << "w(theta) written to " << csvPath << '\n';
     if (!jsonPath.empty())
         out << "JSON written to " << jsonPath << '\n';
+    if (!covariancePath.empty())
+        out << "covariance written to " << covariancePath << '\n';
     out << "  data      " << result.data.name << " (" << result.data.size << " points)\n";
     for (std::size_t i = 0; i < result.randoms.size(); ++i)
         out << (i == 0 ? "  randoms   " : "            ") << result.randoms[i].name << " ("
@@ -62,27 +158,28 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const std:
     out << "  backend   " << result.backendName << ", " << result.deviceDescription << ", "
         << precisionName(result.precision) << " precision, " << formatSeconds(result.elapsedSeconds)
         << '\n';
+    const bool errors = result.hasJackknife();
+    if (errors)
+        out << "  jackknife " << describeRegions(result.jackknifeRegions) << '\n';
 
     // Bins without random pairs carry no estimate; leave them to the CSV.
     const auto dr = result.drSummed();
     const auto rr = result.rrSummed();
-    char line[160];
-    std::snprintf(line, sizeof line, "  %14s %14s %14s %14s %12s\n",
+    char line[192];
+    std::snprintf(line, sizeof line, "  %14s %14s %14s %14s %12s%s\n",
                   ("theta[" + std::string(angleUnitName(result.bins.unit)) + "]").c_str(), "DD",
-                  "DR", "RR", "w");
+                  "DR", "RR", "w", errors ? " +/- sigma" : "");
     out << line;
     for (std::size_t k = 0; k < result.binCount(); ++k) {
         if (rr[k] == 0 && result.raw.dd[k] == 0)
             continue;
-        char w[32];
-        if (std::isfinite(result.w[k]))
-            std::snprintf(w, sizeof w, "%12.5g", result.w[k]);
-        else
-            std::snprintf(w, sizeof w, "%12s", "nan");
+        std::string w = formatValue(result.w[k], "%12.5g");
+        if (errors && k < result.wError.size())
+            w += " +/- " + formatValue(result.wError[k], "%.3g");
         std::snprintf(line, sizeof line, "  %14.6g %14llu %14llu %14llu %s\n", result.centres[k],
                       static_cast<unsigned long long>(result.raw.dd[k]),
                       static_cast<unsigned long long>(dr[k]),
-                      static_cast<unsigned long long>(rr[k]), w);
+                      static_cast<unsigned long long>(rr[k]), w.c_str());
         out << line;
     }
 }
@@ -97,6 +194,9 @@ int runCommand(const Context& context) {
         .addValue("--json")
         .addValue("--estimator")
         .addValue("--jackknife")
+        .addValue("--jackknife-column")
+        .addValue("--jackknife-seed")
+        .addValue("--covariance")
         .addValue("--plot")
         .addSwitch("--quiet");
     addReadOptions(options);
@@ -104,10 +204,7 @@ int runCommand(const Context& context) {
     addBackendOptions(options);
     const ParsedArgs args = parseArgs("run", options, context.args);
 
-    // Reserved flags fail loudly: silently dropping error bars or a plot would mislead.
-    if (args.has("--jackknife"))
-        args.fail("--jackknife is not supported yet (jackknife errors are planned; run without "
-                  "it for w(theta) without error bars)");
+    // A reserved flag fails loudly: silently dropping a plot would mislead.
     if (args.has("--plot"))
         args.fail("--plot is not available yet: needs the GUI build (plot the CSV instead)");
 
@@ -117,7 +214,9 @@ int runCommand(const Context& context) {
         args.fail("--random is required (at least one random catalog)");
     const std::string outputPath = args.required("--output");
     const std::string jsonPath = args.value("--json").value_or("");
+    const std::string covariancePath = args.value("--covariance").value_or("");
     const bool quiet = args.has("--quiet");
+    const JackknifeRequest jackknife = jackknifeFrom(args);
 
     CorrelationParams params;
     if (const auto text = args.value("--estimator")) {
@@ -129,7 +228,9 @@ int runCommand(const Context& context) {
     }
     params.bins = binSpecFrom(args);
     params.backend = backendOptionsFrom(args);
-    const ReadOptions readOptions = readOptionsFrom(args);
+    params.jackknife = jackknife.settings;
+    ReadOptions readOptions = readOptionsFrom(args);
+    readOptions.regionColumn = jackknife.column; // read from the data and every random set
 
     // Everything that can be checked cheaply is checked before the catalogs are read.
     static_cast<void>(Binning(params.bins)); // throws ConfigError naming the bad bin value
@@ -137,6 +238,8 @@ int runCommand(const Context& context) {
     checkOutputPath("--output", outputPath);
     if (!jsonPath.empty())
         checkOutputPath("--json", jsonPath);
+    if (!covariancePath.empty())
+        checkOutputPath("--covariance", covariancePath);
 
     params.data = loadCatalog(dataPath, readOptions);
     for (const auto& path : randomPaths)
@@ -163,12 +266,20 @@ int runCommand(const Context& context) {
         printNotice(context.err, result.backendNotice);
     if (result.status == JobStatus::Cancelled)
         throw Cancelled();
+    // Error bars were asked for: a result without them must not pass for one with them.
+    if (job.params().jackknife.enabled() && !result.hasJackknife())
+        throw std::logic_error("the job returned no jackknife error bars");
+    // Empty or tiny regions make the error bars doubtful: say so even with --quiet.
+    for (const auto& warning : result.jackknifeRegions.warnings)
+        printNotice(context.err, warning);
 
     writeResultCsvFile(outputPath, result);
     if (!jsonPath.empty())
         writeTextFile(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
+    if (!covariancePath.empty())
+        writeCovarianceCsvFile(covariancePath, result);
     if (!quiet)
-        printSummary(context.out, result, outputPath, jsonPath);
+        printSummary(context.out, result, outputPath, jsonPath, covariancePath);
     return 0;
 }
 
