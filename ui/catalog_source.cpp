@@ -52,7 +52,11 @@ CatalogSource CatalogSource::fromJson(const QJsonObject& object) {
     return source;
 }
 
-std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source) {
+std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source,
+                                           const QString& regionColumn) {
+    ReadOptions options = source.readOptions();
+    if (!regionColumn.isEmpty())
+        options.regionColumn = ColumnRef::parse(regionColumn.toStdString());
     if (source.isResource()) {
         QFile file(source.path);
         if (!file.open(QIODevice::ReadOnly))
@@ -60,10 +64,10 @@ std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source) {
         const QByteArray bytes = file.readAll();
         return std::make_shared<const Catalog>(
             parseAsciiCatalog(std::string_view(bytes.constData(), std::size_t(bytes.size())),
-                              source.displayName().toStdString(), source.readOptions()));
+                              source.displayName().toStdString(), options));
     }
     return std::make_shared<const Catalog>(
-        readCatalog(QFile::encodeName(source.path).toStdString(), source.readOptions()));
+        readCatalog(QFile::encodeName(source.path).toStdString(), options));
 }
 
 QString describeReadError(const std::exception& error) {

@@ -33,7 +33,9 @@ struct CatalogSource {
 
 /// Reads a source: files through tpacf::readCatalog, Qt resources (which the core cannot open)
 /// through tpacf::parseAsciiCatalog on their bytes. Throws tpacf::InputError.
-std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source);
+/// `regionColumn` (header name or 1-based index): also read jackknife region labels from it.
+std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source,
+                                           const QString& regionColumn = {});
 
 /// A user-facing message for a reader failure, naming file, line and column where known.
 QString describeReadError(const std::exception& error);

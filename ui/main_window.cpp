@@ -3,6 +3,8 @@
 #include "backend_panel.h"
 #include "binning_panel.h"
 #include "column_mapping_dialog.h"
+#include "covariance_view.h"
+#include "errors_panel.h"
 #include "plot_panel.h"
 #include "result_table.h"
 #include "sky_plot.h"
@@ -25,6 +27,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonDocument>
@@ -215,6 +218,11 @@ void MainWindow::createActions() {
                     tr("&Export Results (CSV)…"), this);
     m_exportCsvAction->setShortcut(QKeySequence(tr("Ctrl+E")));
     connect(m_exportCsvAction, &QAction::triggered, this, &MainWindow::exportCsvDialog);
+    m_exportCovarianceAction = new QAction(tr("Export &Covariance (CSV)…"), this);
+    m_exportCovarianceAction->setToolTip(
+        tr("The jackknife covariance matrix of w(θ), bins × bins, as CSV"));
+    connect(m_exportCovarianceAction, &QAction::triggered, this,
+            &MainWindow::exportCovarianceDialog);
     m_exportPlotAction = new QAction(
         themedIcon(QStringLiteral("image-x-generic"), QStyle::SP_FileDialogContentsView),
         tr("Export &Plot (PNG/PDF)…"), this);
@@ -254,6 +262,7 @@ void MainWindow::createMenus() {
     file->addAction(m_saveSessionAction);
     file->addSeparator();
     file->addAction(m_exportCsvAction);
+    file->addAction(m_exportCovarianceAction);
     file->addAction(m_exportPlotAction);
     file->addSeparator();
     file->addAction(m_quitAction);
@@ -272,6 +281,10 @@ void MainWindow::createMenus() {
         m_plotPanel->setCurrentPlot(PlotPanel::Plot::PairCounts);
     });
     countsTab->setShortcut(QKeySequence(tr("Ctrl+2")));
+    auto* covarianceTab = m_viewMenu->addAction(tr("Show &Covariance Matrix"), this, [this] {
+        m_plotPanel->setCurrentPlot(PlotPanel::Plot::Covariance);
+    });
+    covarianceTab->setShortcut(QKeySequence(tr("Ctrl+3")));
     auto* reset = m_viewMenu->addAction(tr("&Reset Plot View"), m_plotPanel, &PlotPanel::resetView);
     reset->setShortcut(QKeySequence(tr("Ctrl+0")));
     m_viewMenu->addSeparator();
@@ -332,8 +345,23 @@ void MainWindow::createDocks() {
     m_skyPlot = new SkyPlot(this);
     m_binningPanel = new BinningPanel(this);
     m_backendPanel = new BackendPanel(m_gpu, this);
+    m_errorsPanel = new ErrorsPanel(this);
     connect(m_binningPanel, &BinningPanel::changed, this, &MainWindow::updateRunState);
     connect(m_backendPanel, &BackendPanel::changed, this, &MainWindow::updateRunState);
+    connect(m_errorsPanel, &ErrorsPanel::changed, this, &MainWindow::updateRunState);
+    // Estimator, error bars and backend share one dock: the errors in their own group below
+    // the estimator's formula.
+    auto* estimatorWidget = new QWidget(this);
+    auto* errorsGroup = new QGroupBox(tr("Error bars"), estimatorWidget);
+    auto* errorsLayout = new QVBoxLayout(errorsGroup);
+    errorsLayout->setContentsMargins(6, 4, 6, 4);
+    errorsLayout->addWidget(m_errorsPanel);
+    auto* estimatorLayout = new QVBoxLayout(estimatorWidget);
+    estimatorLayout->setContentsMargins(0, 0, 0, 0);
+    estimatorLayout->setSpacing(0);
+    estimatorLayout->addWidget(m_backendPanel);
+    estimatorLayout->addWidget(errorsGroup);
+    estimatorLayout->addStretch();
 
     // Run: start, cancel, progress with pairs/s and ETA, and why Run is disabled.
     auto* runWidget = new QWidget(this);
@@ -370,11 +398,16 @@ void MainWindow::createDocks() {
     runLayout->addWidget(m_rateLabel);
     runLayout->addWidget(m_runReason);
     runLayout->addStretch();
+    // Room for a two-line reason under the rate line, so the dock splitter never clips it.
+    runWidget->setMinimumHeight(m_runButton->minimumHeight() + m_progressBar->sizeHint().height() +
+                                3 * runWidget->fontMetrics().lineSpacing() +
+                                4 * runLayout->spacing() + 12);
 
     m_resultModel = new ResultTableModel(this);
     m_resultView = new ResultTableView(this);
     m_resultView->setModel(m_resultModel);
     m_log = new QPlainTextEdit(this);
+    m_log->setObjectName(QStringLiteral("log"));
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(5000);
 
@@ -383,8 +416,8 @@ void MainWindow::createDocks() {
     auto* skyDock = makeDock(tr("Sky Preview"), QStringLiteral("skyDock"), m_skyPlot, this);
     auto* binningDock =
         makeDock(tr("Binning"), QStringLiteral("binningDock"), m_binningPanel, this);
-    auto* backendDock =
-        makeDock(tr("Estimator & Backend"), QStringLiteral("backendDock"), m_backendPanel, this);
+    auto* backendDock = makeDock(tr("Estimator, Errors & Backend"), QStringLiteral("backendDock"),
+                                 estimatorWidget, this);
     auto* runDock = makeDock(tr("Run"), QStringLiteral("runDock"), runWidget, this);
     auto* resultsDock = makeDock(tr("Results"), QStringLiteral("resultsDock"), m_resultView, this);
     auto* logDock = makeDock(tr("Log"), QStringLiteral("logDock"), m_log, this);
@@ -404,21 +437,29 @@ void MainWindow::createDocks() {
     resultsDock->raise();
     resizeDocks({catalogDock, binningDock}, {380, 360}, Qt::Horizontal);
     resizeDocks({catalogDock, skyDock}, {200, 440}, Qt::Vertical);
+    resizeDocks({binningDock, backendDock, runDock}, {210, 370, 150}, Qt::Vertical);
     resizeDocks({resultsDock}, {230}, Qt::Vertical);
 
-    m_inputPanels = {catalogWidget, m_binningPanel, m_backendPanel};
+    m_inputPanels = {catalogWidget, m_binningPanel, m_backendPanel, m_errorsPanel};
 }
 
 // ----------------------------------------------------------------------------------------------
 // Messages
 
-void MainWindow::reportMessage(MessageSeverity severity, const QString& text) {
+void MainWindow::logLine(MessageSeverity severity, const QString& text) {
     const QString prefix = severity == MessageSeverity::Error     ? tr("Error: ")
                            : severity == MessageSeverity::Warning ? tr("Warning: ")
                                                                   : QString();
     m_log->appendPlainText(
         QStringLiteral("[%1] %2%3")
             .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), prefix, text));
+}
+
+void MainWindow::reportMessage(MessageSeverity severity, const QString& text) {
+    logLine(severity, text);
+    const QString prefix = severity == MessageSeverity::Error     ? tr("Error: ")
+                           : severity == MessageSeverity::Warning ? tr("Warning: ")
+                                                                  : QString();
     statusBar()->showMessage(prefix + text, 8000);
     Q_EMIT messageReported(severity, text);
     if (!m_options.interactive || severity == MessageSeverity::Info)
@@ -523,6 +564,7 @@ bool MainWindow::loadBundledSample() {
     sample.settings.bins = m_binningPanel->spec();
     sample.settings.estimator = m_backendPanel->estimator();
     sample.settings.backend = m_backendPanel->backendOptions();
+    sample.settings.errors = m_errorsPanel->settings();
     if (!applySession(sample))
         return false;
     reportMessage(MessageSeverity::Info,
@@ -600,6 +642,15 @@ QString MainWindow::runBlockedReason() const {
         return tr("Add at least one random catalog.");
     if (!m_binningPanel->isValid())
         return tr("Run disabled: %1").arg(m_binningPanel->problem());
+    if (!m_errorsPanel->isValid())
+        return tr("Run disabled: %1").arg(m_errorsPanel->problem());
+    const ErrorSettings errors = m_errorsPanel->settings();
+    if (errors.method == ErrorSettings::Method::Regions &&
+        m_data->catalog->size() < std::size_t(errors.regions))
+        return tr("Run disabled: jackknife with %1 regions needs at least %1 data points; the "
+                  "data catalog has %2. Lower K.")
+            .arg(errors.regions)
+            .arg(m_data->catalog->size());
     return {};
 }
 
@@ -619,6 +670,7 @@ void MainWindow::updateRunState() {
     m_runReason->setVisible(!m_running && !reason.isEmpty());
     const bool haveResult = m_result != nullptr;
     m_exportCsvAction->setEnabled(haveResult);
+    m_exportCovarianceAction->setEnabled(haveResult && m_result->hasJackknife());
     m_exportPlotAction->setEnabled(haveResult);
     m_removeRandomAction->setEnabled(!m_running && !m_randoms.isEmpty());
     for (QAction* action :
@@ -639,21 +691,51 @@ bool MainWindow::startRun() {
     params.bins = m_binningPanel->spec();
     params.estimator = m_backendPanel->estimator();
     params.backend = m_backendPanel->backendOptions();
+    const ErrorSettings errors = m_errorsPanel->settings();
+    params.jackknife = errors.jackknife();
+    if (errors.method == ErrorSettings::Method::Column) {
+        // Region labels are read with the catalogs: read them again, with the column.
+        QApplication::setOverrideCursor(Qt::WaitCursor);
+        QString problem;
+        try {
+            params.data = loadCatalog(m_data->source, errors.regionColumn);
+            params.randoms.clear();
+            for (const LoadedCatalog& random : std::as_const(m_randoms))
+                params.randoms.push_back(loadCatalog(random.source, errors.regionColumn));
+        } catch (const std::exception& error) {
+            problem = describeReadError(error);
+        }
+        QApplication::restoreOverrideCursor();
+        if (!problem.isEmpty()) {
+            reportMessage(
+                MessageSeverity::Error,
+                tr("Cannot read the region column '%1'. %2").arg(errors.regionColumn, problem));
+            return false;
+        }
+    }
+    const std::shared_ptr<const Catalog> runData = params.data;
     if (!m_worker->start(std::move(params))) {
         reportMessage(MessageSeverity::Warning, tr("A run is already in progress."));
         return false;
     }
+    m_runData = runData;
     m_latestPartial.reset();
     m_partialDirty = false;
     m_plotPanel->clear();
     setRunning(true);
     m_progressBar->setValue(0);
     m_rateLabel->setText(tr("Starting…"));
+    QString errorText = tr("no error bars");
+    if (errors.method == ErrorSettings::Method::Regions)
+        errorText = tr("jackknife, %1 regions (seed %2)").arg(errors.regions).arg(errors.seed);
+    else if (errors.method == ErrorSettings::Method::Column)
+        errorText = tr("jackknife, regions from column '%1'").arg(errors.regionColumn);
     reportMessage(MessageSeverity::Info,
-                  tr("Run started: %1; %2; random sets: %3")
+                  tr("Run started: %1; %2; random sets: %3; %4")
                       .arg(QString::fromStdString(m_binningPanel->spec().describe()),
                            QString::fromLatin1(estimatorName(m_backendPanel->estimator())))
-                      .arg(m_randoms.size()));
+                      .arg(m_randoms.size())
+                      .arg(errorText));
     Q_EMIT runStarted();
     return true;
 }
@@ -713,6 +795,13 @@ void MainWindow::onFinished(const ResultPtr& result) {
                              .arg(QString::fromStdString(result->deviceDescription)));
     m_resultModel->setResult(result);
     m_plotPanel->setResult(result, false);
+    // The region map applies to the data the run used, and only while that data is loaded.
+    if (result->hasJackknife() && m_data && m_runData &&
+        m_runData->size() == m_data->catalog->size())
+        m_skyPlot->setRegions(result->jackknifeRegions.dataRegions, result->jackknifeRegions.count);
+    else
+        m_skyPlot->setRegions(nullptr, 0);
+    m_runData.reset();
     if (!result->backendNotice.empty())
         reportMessage(MessageSeverity::Info, QString::fromStdString(result->backendNotice));
     reportMessage(MessageSeverity::Info,
@@ -722,11 +811,47 @@ void MainWindow::onFinished(const ResultPtr& result) {
                       .arg(QString::fromStdString(result->backendName),
                            QString::fromStdString(result->deviceDescription),
                            QString::fromLatin1(precisionName(result->precision))));
+    reportJackknife(*result);
     updateRunState();
     Q_EMIT runFinished(result);
 }
 
+void MainWindow::reportJackknife(const CorrelationResult& result) {
+    const JackknifeRegionsSummary& regions = result.jackknifeRegions;
+    if (!result.hasJackknife())
+        return;
+    logLine(MessageSeverity::Info,
+            tr("Jackknife: %1 regions (%2); σ(θ) in the w_err column, covariance in the "
+               "Covariance tab")
+                .arg(regions.count)
+                .arg(QString::fromStdString(regions.method)));
+    // A bin can have a finite w but no σ (a leave-one-out sample without pairs there): its
+    // point is drawn without a bar, which must not read as "exact".
+    int withoutSigma = 0;
+    for (std::size_t k = 0; k < result.w.size() && k < result.wError.size(); ++k)
+        withoutSigma += std::isfinite(result.w[k]) && !std::isfinite(result.wError[k]) ? 1 : 0;
+    if (withoutSigma > 0)
+        logLine(MessageSeverity::Info,
+                tr("Jackknife: %1 bins with a finite w have no σ (a leave-one-out sample has no "
+                   "pairs there); their points are drawn without error bars.")
+                    .arg(withoutSigma));
+    if (regions.warnings.empty())
+        return;
+    // Every warning gets its own log line; one message (and in interactive mode one box) says
+    // that there are some.
+    for (const std::string& warning : regions.warnings)
+        logLine(MessageSeverity::Warning, tr("Jackknife: %1").arg(QString::fromStdString(warning)));
+    const QString first = QString::fromStdString(regions.warnings.front());
+    reportMessage(MessageSeverity::Warning,
+                  regions.warnings.size() == 1
+                      ? tr("Jackknife regions: %1").arg(first)
+                      : tr("Jackknife regions: %1 warnings, listed in the log (first: %2)")
+                            .arg(regions.warnings.size())
+                            .arg(first));
+}
+
 void MainWindow::onFailed(const QString& message) {
+    m_runData.reset();
     setRunning(false);
     m_progressBar->setValue(0);
     m_rateLabel->setText(tr("Failed"));
@@ -740,6 +865,7 @@ void MainWindow::onFailed(const QString& message) {
 }
 
 void MainWindow::onCancelled() {
+    m_runData.reset();
     setRunning(false);
     m_progressBar->setValue(0);
     m_rateLabel->setText(tr("Cancelled"));
@@ -763,6 +889,7 @@ Session MainWindow::session() const {
     session.settings.bins = m_binningPanel->spec();
     session.settings.estimator = m_backendPanel->estimator();
     session.settings.backend = m_backendPanel->backendOptions();
+    session.settings.errors = m_errorsPanel->settings();
     return session;
 }
 
@@ -788,6 +915,7 @@ bool MainWindow::applySession(const Session& session) {
     m_binningPanel->setSpec(session.settings.bins);
     m_backendPanel->setEstimator(session.settings.estimator);
     m_backendPanel->setBackendOptions(session.settings.backend);
+    m_errorsPanel->setSettings(session.settings.errors);
     updateCatalogViews();
     return true;
 }
@@ -833,6 +961,22 @@ bool MainWindow::exportResultCsv(const QString& path) {
         return false;
     }
     reportMessage(MessageSeverity::Info, tr("Results written to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportCovarianceCsv(const QString& path) {
+    if (!m_result || !m_result->hasJackknife()) {
+        reportMessage(MessageSeverity::Warning,
+                      tr("There is no covariance to export: run with jackknife errors first."));
+        return false;
+    }
+    try {
+        writeCovarianceCsvFile(QFile::encodeName(path).toStdString(), *m_result);
+    } catch (const std::exception& error) {
+        reportMessage(MessageSeverity::Error, describeReadError(error));
+        return false;
+    }
+    reportMessage(MessageSeverity::Info, tr("Covariance written to %1").arg(path));
     return true;
 }
 
@@ -909,11 +1053,30 @@ void MainWindow::exportCsvDialog() {
     exportResultCsv(path);
 }
 
+void MainWindow::exportCovarianceDialog() {
+    if (!m_result || !m_result->hasJackknife())
+        return;
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Covariance"), QDir(m_lastDirectory).filePath(tr("wtheta_covariance.csv")),
+        tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".csv");
+    exportCovarianceCsv(path);
+}
+
 void MainWindow::exportPlotDialog() {
     if (!m_result)
         return;
     const PlotPanel::Plot which = m_plotPanel->currentPlot();
-    const QString base = which == PlotPanel::Plot::Correlation ? tr("wtheta") : tr("pair_counts");
+    const QString base =
+        which == PlotPanel::Plot::Correlation ? tr("wtheta")
+        : which == PlotPanel::Plot::PairCounts
+            ? tr("pair_counts")
+            : (m_plotPanel->covarianceView()->mode() == CovarianceView::Mode::Correlation
+                   ? tr("wtheta_correlation_matrix")
+                   : tr("wtheta_covariance"));
     QString selectedFilter;
     QString path = QFileDialog::getSaveFileName(
         this, tr("Export Plot"), QDir(m_lastDirectory).filePath(base + QStringLiteral(".png")),
@@ -1062,6 +1225,7 @@ void MainWindow::restoreSettings() {
         m_binningPanel->setSpec(run.bins);
         m_backendPanel->setEstimator(run.estimator);
         m_backendPanel->setBackendOptions(run.backend);
+        m_errorsPanel->setSettings(run.errors);
     }
     updateRecentMenu();
 }

@@ -28,6 +28,7 @@ namespace tpacf::ui {
 
 class BackendPanel;
 class BinningPanel;
+class ErrorsPanel;
 class PlotPanel;
 class ResultTableModel;
 class ResultTableView;
@@ -84,6 +85,7 @@ class MainWindow : public QMainWindow {
     // --- Panels, for tests.
     BinningPanel* binningPanel() const { return m_binningPanel; }
     BackendPanel* backendPanel() const { return m_backendPanel; }
+    ErrorsPanel* errorsPanel() const { return m_errorsPanel; }
     PlotPanel* plotPanel() const { return m_plotPanel; }
     SkyPlot* skyPlot() const { return m_skyPlot; }
     ResultTableModel* resultModel() const { return m_resultModel; }
@@ -97,7 +99,9 @@ class MainWindow : public QMainWindow {
     bool saveSession(const QString& path);
     bool loadSession(const QString& path);
     bool exportResultCsv(const QString& path);
-    /// PNG or PDF by the file's suffix.
+    /// The jackknife covariance matrix as CSV (the core's writer); false without jackknife.
+    bool exportCovarianceCsv(const QString& path);
+    /// PNG or PDF by the file's suffix; `plot` is a PlotPanel::Plot (w, counts, covariance).
     bool exportPlot(int plot, const QString& path, const PlotExportSettings& settings);
 
     /// The one path every notice, warning and error takes: log, status bar, the
@@ -135,6 +139,9 @@ class MainWindow : public QMainWindow {
     void addRecentFile(const QString& path);
     void updateRecentMenu();
 
+    /// A line in the log only (no status bar, signal or message box): details of a message.
+    void logLine(MessageSeverity severity, const QString& text);
+    void reportJackknife(const CorrelationResult& result);
     void onProgress(const JobProgressUpdate& update);
     void onFinished(const ResultPtr& result);
     void onFailed(const QString& message);
@@ -148,6 +155,7 @@ class MainWindow : public QMainWindow {
     void openSessionDialog();
     void saveSessionDialog();
     void exportCsvDialog();
+    void exportCovarianceDialog();
     void exportPlotDialog();
     void showAbout();
 
@@ -159,6 +167,7 @@ class MainWindow : public QMainWindow {
     std::optional<LoadedCatalog> m_data;
     QList<LoadedCatalog> m_randoms;
     ResultPtr m_result;
+    std::shared_ptr<const Catalog> m_runData; // the data catalog of the run in progress
     ResultPtr m_latestPartial;
     bool m_partialDirty = false;
     bool m_running = false;
@@ -171,6 +180,7 @@ class MainWindow : public QMainWindow {
     SkyPlot* m_skyPlot = nullptr;
     BinningPanel* m_binningPanel = nullptr;
     BackendPanel* m_backendPanel = nullptr;
+    ErrorsPanel* m_errorsPanel = nullptr;
     QPushButton* m_runButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
     QProgressBar* m_progressBar = nullptr;
@@ -189,6 +199,7 @@ class MainWindow : public QMainWindow {
     QAction* m_openSessionAction = nullptr;
     QAction* m_saveSessionAction = nullptr;
     QAction* m_exportCsvAction = nullptr;
+    QAction* m_exportCovarianceAction = nullptr;
     QAction* m_exportPlotAction = nullptr;
     QAction* m_quitAction = nullptr;
     QAction* m_runAction = nullptr;

@@ -1,6 +1,7 @@
 #include "plot_panel.h"
 
 #include "catalog_source.h"
+#include "covariance_view.h"
 
 #include <qcustomplot.h>
 
@@ -12,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <limits>
 
 namespace tpacf::ui {
 
@@ -62,6 +64,9 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
     m_countsPlot = createPlot();
     m_tabs->addTab(m_wPlot, tr("w(θ)"));
     m_tabs->addTab(m_countsPlot, tr("Pair counts"));
+    m_covariance = new CovarianceView(this);
+    m_tabs->addTab(m_covariance, tr("Covariance"));
+    connect(m_covariance, &CovarianceView::readout, this, &PlotPanel::readout);
 
     // w(θ): one graph for linear y; on log y, the same graph holds w > 0 and a second one |w < 0|.
     m_wTitle = new QCPTextElement(m_wPlot, tr("w(θ)"),
@@ -111,7 +116,8 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
 
     m_logYCheck = new QCheckBox(tr("Log &y"), this);
     m_logYCheck->setToolTip(
-        tr("Logarithmic y axis. For w(θ) it plots |w|; negative values get open red markers."));
+        tr("Logarithmic y axis. For w(θ) it plots |w|; negative values get open red markers, and "
+           "error bars that reach zero run off the bottom of the plot."));
     auto* resetButton = new QPushButton(tr("Reset &view"), this);
     resetButton->setToolTip(tr("Fit the axes to the data (drag to pan, wheel to zoom)"));
     auto* bar = new QHBoxLayout;
@@ -134,6 +140,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         const QSignalBlocker blocker(m_logYCheck);
         m_logYCheck->setChecked(logY(currentPlot()));
+        m_logYCheck->setEnabled(currentPlot() != Plot::Covariance);
     });
     for (Plot which : {Plot::Correlation, Plot::PairCounts}) {
         QCustomPlot* target = plot(which);
@@ -170,7 +177,15 @@ QCustomPlot* PlotPanel::createPlot() {
 }
 
 QCustomPlot* PlotPanel::plot(Plot which) const {
-    return which == Plot::Correlation ? m_wPlot : m_countsPlot;
+    switch (which) {
+    case Plot::Correlation:
+        return m_wPlot;
+    case Plot::PairCounts:
+        return m_countsPlot;
+    case Plot::Covariance:
+        return m_covariance->plot();
+    }
+    return m_wPlot;
 }
 
 PlotPanel::Plot PlotPanel::currentPlot() const {
@@ -182,10 +197,20 @@ void PlotPanel::setCurrentPlot(Plot which) {
 }
 
 QString PlotPanel::plotTitle(Plot which) const {
-    return which == Plot::Correlation ? m_wTitle->text() : m_countsTitle->text();
+    switch (which) {
+    case Plot::Correlation:
+        return m_wTitle->text();
+    case Plot::PairCounts:
+        return m_countsTitle->text();
+    case Plot::Covariance:
+        return m_covariance->title();
+    }
+    return {};
 }
 
 void PlotPanel::setLogY(Plot which, bool on) {
+    if (which == Plot::Covariance)
+        return;
     m_logY[int(which)] = on;
     if (which == currentPlot() && m_logYCheck->isChecked() != on) {
         const QSignalBlocker blocker(m_logYCheck);
@@ -198,12 +223,15 @@ void PlotPanel::setLogY(Plot which, bool on) {
 void PlotPanel::resetView() {
     m_userMovedView[0] = m_userMovedView[1] = false;
     rebuild();
+    m_covariance->setResult(m_partial ? nullptr : m_result);
 }
 
 void PlotPanel::clear() {
     m_result.reset();
     m_partial = false;
+    m_sigma.clear();
     m_userMovedView[0] = m_userMovedView[1] = false;
+    m_covariance->clear();
     rebuild();
 }
 
@@ -211,6 +239,10 @@ void PlotPanel::setResult(const ResultPtr& result, bool partial) {
     const bool newBins = !m_result || !result || m_result->edges != result->edges;
     m_result = result;
     m_partial = partial;
+    // The error bars travel with the result: a partial result has none, so stale bars of an
+    // earlier run never sit on new points.
+    m_sigma = result ? result->wError : std::vector<double>{};
+    m_covariance->setResult(partial ? nullptr : result);
     if (newBins) {
         // New bins: default to log y where the bins are logarithmic (the usual w(θ) figure).
         const bool logBins = result && result->bins.scale == BinScale::Logarithmic;
@@ -265,7 +297,13 @@ void PlotPanel::applyAxes(Plot which) {
     if (foundRange) {
         target->xAxis->setRange(keys);
         padRange(target->xAxis, 1.12);
-        target->yAxis->rescale(true);
+        // w(θ) frames its points and error bars itself (bars reaching zero on log y excluded);
+        // the counts fit their graphs.
+        // A single value (no spread to frame) is left to QCustomPlot's own fit.
+        if (which == Plot::Correlation && m_wLow < m_wHigh)
+            target->yAxis->setRange(m_wLow, m_wHigh);
+        else
+            target->yAxis->rescale(true);
         padRange(target->yAxis, 1.15);
     } else if (m_result && m_result->edges.size() >= 2) {
         // Nothing finite to show yet (e.g. the first partial result): frame the bin range.
@@ -277,7 +315,14 @@ void PlotPanel::applyAxes(Plot which) {
 
 void PlotPanel::rebuildCorrelation() {
     m_wPoints.clear();
-    QVector<double> keys, values, negKeys, negValues, errors, negErrors;
+    m_wErrorValues.clear();
+    const bool haveErrors = !m_sigma.empty();
+    // Per plotted point: value, σ, and which graph (positive or |negative|) it is on.
+    struct Point {
+        double theta, value, sigma;
+        bool negative;
+    };
+    QVector<Point> points;
     const bool logAxis = logY(Plot::Correlation);
     if (m_result) {
         const std::size_t bins = qMin(m_result->centres.size(), m_result->w.size());
@@ -287,35 +332,58 @@ void PlotPanel::rebuildCorrelation() {
             if (!std::isfinite(theta) || !std::isfinite(w))
                 continue;
             m_wPoints.append(QPointF(theta, w));
-            const double sigma = k < m_sigma.size() ? m_sigma[k] : 0.0;
-            if (logAxis && w < 0) {
-                negKeys.append(theta);
-                negValues.append(-w);
-                negErrors.append(sigma);
-            } else if (!logAxis || w > 0) {
-                keys.append(theta);
-                values.append(w);
-                errors.append(sigma);
-            }
+            double sigma = k < m_sigma.size() ? m_sigma[k] : 0.0;
+            if (haveErrors)
+                m_wErrorValues.append(sigma);
+            if (!std::isfinite(sigma) || sigma < 0)
+                sigma = 0; // no bar rather than a broken one
+            if (logAxis && w < 0)
+                points.append({theta, -w, sigma, true});
+            else if (!logAxis || w > 0)
+                points.append({theta, w, sigma, false});
         }
+    }
+    // The y extent: every point and bar end a log axis can show. On log y a bar whose lower end
+    // is ≤ 0 does not pull the axis down; it is drawn to far below the frame instead.
+    double low = std::numeric_limits<double>::infinity();
+    double high = -low;
+    for (const Point& point : std::as_const(points)) {
+        const double lower = point.value - point.sigma;
+        low = qMin(low, logAxis && lower <= 0 ? point.value : lower);
+        high = qMax(high, point.value + point.sigma);
+    }
+    m_wLow = low <= high ? low : 1.0; // low > high: none
+    m_wHigh = low <= high ? high : 0.0;
+    const double offBottom = logAxis && low > 0 ? low * 1e-3 : 0.0;
+
+    QVector<double> keys, values, negKeys, negValues, minus, plus, negMinus, negPlus;
+    for (const Point& point : std::as_const(points)) {
+        const double lower = point.value - point.sigma;
+        const double down = logAxis && lower <= 0 ? point.value - offBottom : point.sigma;
+        (point.negative ? negKeys : keys).append(point.theta);
+        (point.negative ? negValues : values).append(point.value);
+        (point.negative ? negMinus : minus).append(down);
+        (point.negative ? negPlus : plus).append(point.sigma);
     }
     m_wGraph->setData(keys, values, true);
     m_wNegGraph->setData(negKeys, negValues, true);
     m_wNegGraph->setVisible(logAxis);
     // On log y the positive points are not joined: the gaps where w < 0 would mislead.
     m_wGraph->setLineStyle(logAxis ? QCPGraph::lsNone : QCPGraph::lsLine);
-    const bool haveErrors = !m_sigma.empty();
     m_wErrors->setVisible(haveErrors);
     m_wNegErrors->setVisible(haveErrors && logAxis);
-    if (haveErrors) {
-        m_wErrors->setData(errors);
-        m_wNegErrors->setData(negErrors);
-    }
+    m_wErrors->setData(haveErrors ? minus : QVector<double>(),
+                       haveErrors ? plus : QVector<double>());
+    m_wNegErrors->setData(haveErrors ? negMinus : QVector<double>(),
+                          haveErrors ? negPlus : QVector<double>());
     m_zeroLine->setVisible(!logAxis);
 
     const QString estimator =
         m_result ? QString::fromLatin1(estimatorName(m_result->estimator)) : QString();
-    m_wGraph->setName(logAxis ? tr("w > 0 (%1)").arg(estimator) : tr("w (%1)").arg(estimator));
+    QString name = logAxis ? tr("w > 0 (%1)").arg(estimator) : tr("w (%1)").arg(estimator);
+    if (haveErrors && m_result)
+        name += tr(" ± σ, jackknife over %1 regions").arg(m_result->jackknifeRegions.count);
+    m_wGraph->setName(name);
     if (logAxis && !negKeys.isEmpty())
         m_wNegGraph->addToLegend();
     else
@@ -400,7 +468,8 @@ void PlotPanel::onMouseMove(Plot which, QMouseEvent* event) {
             if (which == Plot::Correlation) {
                 text += tr("w = %1").arg(valueAt(m_result->w), 0, 'g', 5);
                 if (k < m_sigma.size())
-                    text += tr(" ± %1").arg(m_sigma[k], 0, 'g', 3);
+                    text += std::isfinite(m_sigma[k]) ? tr(" ± %1").arg(m_sigma[k], 0, 'g', 3)
+                                                      : tr(" (no jackknife σ)");
             } else {
                 text += tr("DD = %1, DR = %2, RR = %3")
                             .arg(valueAt(m_result->normalised.dd), 0, 'g', 4)

@@ -1,6 +1,7 @@
 #pragma once
-// The Plots panel: "w(θ)" and "Pair counts" (normalised DD, DR, RR) as QCustomPlots in tabs.
-// The owner feeds it results; it only draws them (no science here).
+// The Plots panel: "w(θ)" (with jackknife error bars when the result has them), "Pair counts"
+// (normalised DD, DR, RR) and "Covariance" as QCustomPlots in tabs. The owner feeds it results;
+// it only draws them (no science here).
 #include "job_worker.h"
 
 #include <QPointF>
@@ -19,16 +20,19 @@ class QTabWidget;
 
 namespace tpacf::ui {
 
+class CovarianceView;
+
 class PlotPanel : public QWidget {
     Q_OBJECT
   public:
-    enum class Plot { Correlation = 0, PairCounts = 1 };
+    enum class Plot { Correlation = 0, PairCounts = 1, Covariance = 2 };
     enum class Series { DD = 0, DR = 1, RR = 2 };
 
     explicit PlotPanel(QWidget* parent = nullptr);
 
-    /// Shows `result` (a partial one while a job runs). Redraws through a queued replot, so
-    /// calling this often costs at most one redraw per event-loop pass.
+    /// Shows `result` (a partial one while a job runs), with the result's jackknife σ as error
+    /// bars where it has them. Redraws through a queued replot, so calling this often costs at
+    /// most one redraw per event-loop pass.
     void setResult(const ResultPtr& result, bool partial);
     void clear();
     const ResultPtr& result() const { return m_result; }
@@ -40,6 +44,8 @@ class PlotPanel : public QWidget {
 
     /// Log y on the current plot. For w(θ), log y plots |w|: positive values as filled circles,
     /// negative ones as open red circles, so no bin disappears (a log axis cannot show w ≤ 0).
+    /// An error bar whose lower end |w| − σ reaches zero runs off the bottom of the plot: the
+    /// bin is consistent with zero. The covariance tab has no log y.
     bool logY(Plot which) const { return m_logY[int(which)]; }
     void setLogY(Plot which, bool on);
     void resetView();
@@ -50,10 +56,13 @@ class PlotPanel : public QWidget {
     const QVector<QPointF>& plottedCounts(Series series) const {
         return m_countPoints[int(series)];
     }
+    /// σ of each point of plottedW() (empty when the result has no error bars).
+    const QVector<double>& plottedWErrors() const { return m_wErrorValues; }
 
-    /// Hook for jackknife error bars: σ per bin (empty: none). The core's result carries no
-    /// errors yet; when it does, the owner passes them here and the w(θ) plot shows them.
+    /// Replaces the error bars: σ per bin (empty: none). setResult() sets them from the result.
     void setWErrors(std::vector<double> sigma);
+
+    CovarianceView* covarianceView() const { return m_covariance; }
 
   Q_SIGNALS:
     /// A one-line value read-out for the position under the cursor ("" when it leaves a plot).
@@ -79,13 +88,16 @@ class PlotPanel : public QWidget {
     QCPErrorBars* m_wNegErrors = nullptr;
     QCPItemStraightLine* m_zeroLine = nullptr;
     QCPGraph* m_countGraphs[3] = {nullptr, nullptr, nullptr};
+    CovarianceView* m_covariance = nullptr;
 
     ResultPtr m_result;
     bool m_partial = false;
-    bool m_logY[2] = {true, true};
-    bool m_userMovedView[2] = {false, false};
+    bool m_logY[3] = {true, true, false};
+    bool m_userMovedView[3] = {false, false, false};
     std::vector<double> m_sigma;
     QVector<QPointF> m_wPoints;
+    QVector<double> m_wErrorValues;
+    double m_wLow = 1, m_wHigh = 0; // y extent of the points and bars; low > high when none
     QVector<QPointF> m_countPoints[3];
 };
 

@@ -12,7 +12,21 @@
 namespace tpacf::ui {
 
 namespace {
-enum Column { ThetaLo, ThetaHi, ThetaMid, DD, DR, RR, DDNorm, DRNorm, RRNorm, W, ColumnCount };
+enum Column {
+    ThetaLo,
+    ThetaHi,
+    ThetaMid,
+    DD,
+    DR,
+    RR,
+    DDNorm,
+    DRNorm,
+    RRNorm,
+    W,
+    WErr,
+    ColumnCount
+};
+const QString kWErrName = QStringLiteral("w_err");
 } // namespace
 
 const QStringList& ResultTableModel::columnNames() {
@@ -22,6 +36,17 @@ const QStringList& ResultTableModel::columnNames() {
                                       QStringLiteral("DD_norm"),   QStringLiteral("DR_norm"),
                                       QStringLiteral("RR_norm"),   QStringLiteral("w")};
     return names;
+}
+
+QStringList ResultTableModel::currentColumnNames() const {
+    QStringList names = columnNames();
+    if (wErrorColumn() >= 0)
+        names.append(kWErrName);
+    return names;
+}
+
+int ResultTableModel::wErrorColumn() const {
+    return m_result && m_result->hasJackknife() ? int(WErr) : -1;
 }
 
 ResultTableModel::ResultTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -39,7 +64,7 @@ int ResultTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int ResultTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : (wErrorColumn() >= 0 ? ColumnCount : int(WErr));
 }
 
 double ResultTableModel::value(int row, int column) const {
@@ -70,6 +95,8 @@ double ResultTableModel::value(int row, int column) const {
         return at(m_result->normalised.rr);
     case W:
         return at(m_result->w);
+    case WErr:
+        return m_result->hasJackknife() ? at(m_result->wError) : std::nan("");
     default:
         return std::nan("");
     }
@@ -111,12 +138,13 @@ QVariant ResultTableModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     if (orientation == Qt::Vertical)
         return section + 1;
-    if (section < 0 || section >= columnNames().size())
+    const QStringList names = currentColumnNames();
+    if (section < 0 || section >= names.size())
         return {};
     if (m_result && section <= ThetaMid) // θ columns carry the bins' unit
         return tr("%1\n(%2)")
-            .arg(columnNames()[section], QString::fromLatin1(angleUnitName(m_result->bins.unit)));
-    return columnNames()[section];
+            .arg(names[section], QString::fromLatin1(angleUnitName(m_result->bins.unit)));
+    return names[section];
 }
 
 ResultTableView::ResultTableView(QWidget* parent) : QTableView(parent) {
@@ -162,8 +190,11 @@ QString ResultTableView::selectionAsText() const {
     bool wholeRows = true;
     for (const auto& [row, columns] : cells)
         wholeRows = wholeRows && int(columns.size()) == model()->columnCount();
-    if (wholeRows)
-        lines.append(ResultTableModel::columnNames().join(QLatin1Char('\t')));
+    if (wholeRows) {
+        const auto* results = qobject_cast<const ResultTableModel*>(model());
+        lines.append((results ? results->currentColumnNames() : ResultTableModel::columnNames())
+                         .join(QLatin1Char('\t')));
+    }
     for (const auto& [row, columns] : cells) {
         QStringList fields;
         for (int column = minColumn; column <= maxColumn; ++column) {

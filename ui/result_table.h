@@ -1,5 +1,6 @@
 #pragma once
-// The Results table: the same columns as the CLI's CSV, copyable with Ctrl+C.
+// The Results table: the same columns as the CLI's CSV (w_err after w when the run had jackknife
+// errors), copyable with Ctrl+C.
 #include "job_worker.h"
 
 #include <QAbstractTableModel>
@@ -10,8 +11,12 @@ namespace tpacf::ui {
 class ResultTableModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    /// Column names as the result CSV's header row spells them.
+    /// Column names as the result CSV's header row spells them, without jackknife errors.
     static const QStringList& columnNames();
+    /// The columns of the current result: columnNames(), plus w_err when it has jackknife errors.
+    QStringList currentColumnNames() const;
+    /// Index of the w_err column; -1 when the current result has none.
+    int wErrorColumn() const;
 
     explicit ResultTableModel(QObject* parent = nullptr);
 

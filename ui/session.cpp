@@ -28,7 +28,56 @@ QString precisionKey(const std::optional<Precision>& precision) {
     return QString::fromLatin1(precisionName(*precision));
 }
 
+QString methodKey(ErrorSettings::Method method) {
+    switch (method) {
+    case ErrorSettings::Method::Regions:
+        return QStringLiteral("jackknife-regions");
+    case ErrorSettings::Method::Column:
+        return QStringLiteral("jackknife-column");
+    case ErrorSettings::Method::None:
+        break;
+    }
+    return QStringLiteral("none");
+}
+
 } // namespace
+
+JackknifeSettings ErrorSettings::jackknife() const {
+    JackknifeSettings settings;
+    settings.seed = seed;
+    if (method == Method::Regions)
+        settings.regions = regions;
+    else if (method == Method::Column)
+        settings.regionColumn = regionColumn.toStdString();
+    return settings;
+}
+
+QJsonObject ErrorSettings::toJson() const {
+    QJsonObject object;
+    object[QStringLiteral("method")] = methodKey(method);
+    object[QStringLiteral("regions")] = regions;
+    object[QStringLiteral("regionColumn")] = regionColumn;
+    // JSON numbers are doubles: a seed beyond 2^53 would not survive as one.
+    object[QStringLiteral("seed")] = QString::number(seed);
+    return object;
+}
+
+ErrorSettings ErrorSettings::fromJson(const QJsonObject& object) {
+    ErrorSettings settings;
+    const QString method = object.value(QStringLiteral("method")).toString();
+    for (Method candidate : {Method::None, Method::Regions, Method::Column})
+        if (method == methodKey(candidate))
+            settings.method = candidate;
+    settings.regions = object.value(QStringLiteral("regions")).toInt(settings.regions);
+    settings.regionColumn = object.value(QStringLiteral("regionColumn")).toString();
+    const QJsonValue seed = object.value(QStringLiteral("seed"));
+    bool ok = false;
+    if (const quint64 parsed = seed.toString().toULongLong(&ok); seed.isString() && ok)
+        settings.seed = parsed;
+    else if (seed.isDouble() && seed.toDouble() >= 0)
+        settings.seed = quint64(seed.toDouble());
+    return settings;
+}
 
 QJsonObject RunSettings::toJson() const {
     QJsonObject binsObject;
@@ -53,6 +102,7 @@ QJsonObject RunSettings::toJson() const {
     object[QStringLiteral("bins")] = binsObject;
     object[QStringLiteral("estimator")] = QString::fromLatin1(estimatorKey(estimator));
     object[QStringLiteral("backend")] = backendObject;
+    object[QStringLiteral("errors")] = errors.toJson();
     return object;
 }
 
@@ -87,6 +137,7 @@ RunSettings RunSettings::fromJson(const QJsonObject& object) {
     settings.backend.cpuThreads = backendObject.value(QStringLiteral("cpuThreads")).toInt(0);
     for (const QJsonValue& device : backendObject.value(QStringLiteral("gpuDevices")).toArray())
         settings.backend.gpuDevices.push_back(device.toInt());
+    settings.errors = ErrorSettings::fromJson(object.value(QStringLiteral("errors")).toObject());
     return settings;
 }
 

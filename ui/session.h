@@ -5,6 +5,7 @@
 #include <tpacf/backend.h>
 #include <tpacf/bins.h>
 #include <tpacf/estimator.h>
+#include <tpacf/jackknife.h>
 
 #include <QJsonObject>
 #include <QList>
@@ -14,11 +15,33 @@
 
 namespace tpacf::ui {
 
+/// The error-bar choice as the Errors controls hold it: the method plus every field, so K and the
+/// column name survive switching the method off and on (JackknifeSettings alone would lose them).
+struct ErrorSettings {
+    enum class Method { None, Regions, Column };
+    static constexpr int kDefaultRegions = 32;
+    static constexpr int kMinRegions = 2;
+    static constexpr int kMaxRegions = 500;
+
+    Method method = Method::None;
+    int regions = kDefaultRegions;
+    QString regionColumn;
+    quint64 seed = 1;
+
+    /// What the job gets: disabled for None, K regions or the column otherwise.
+    JackknifeSettings jackknife() const;
+    QJsonObject toJson() const;
+    /// Missing or unknown values keep their defaults.
+    static ErrorSettings fromJson(const QJsonObject& object);
+    bool operator==(const ErrorSettings&) const = default;
+};
+
 /// The settings part of a session (also what QSettings remembers between starts).
 struct RunSettings {
     BinSpec bins = BinSpec::preset("log5");
     Estimator estimator = Estimator::LandySzalay;
     BackendOptions backend;
+    ErrorSettings errors;
 
     QJsonObject toJson() const;
     /// Missing or unknown values keep their defaults.

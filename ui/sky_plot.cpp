@@ -5,7 +5,10 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
+
+#include <cmath>
 
 namespace tpacf::ui {
 
@@ -26,6 +29,14 @@ std::size_t strideFor(std::size_t total) {
     return total <= SkyPlot::kMaxPointsPerGroup
                ? 1
                : (total + SkyPlot::kMaxPointsPerGroup - 1) / SkyPlot::kMaxPointsPerGroup;
+}
+
+// Well-separated colours for region labels: hues a golden-ratio step apart, so neighbouring labels
+// (which k-means tends to place side by side) never look alike.
+QColor regionColor(int region) {
+    const double hue = std::fmod(0.07 + region * 0.6180339887498949, 1.0);
+    const double value = region % 2 == 0 ? 0.85 : 0.65;
+    return QColor::fromHsvF(float(hue), 0.8f, float(value), 0.85f);
 }
 
 } // namespace
@@ -57,18 +68,47 @@ SkyPlot::SkyPlot(QWidget* parent) : QWidget(parent) {
     m_dataGraph->setName(tr("data"));
 
     m_showRandoms = new QCheckBox(tr("Show randoms"), this);
+    m_showRegions = new QCheckBox(tr("Colour by jackknife region"), this);
+    m_showRegions->setToolTip(tr("After a jackknife run: each data point in the colour of the "
+                                 "region it was assigned to"));
+    m_showRegions->setChecked(true);
+    m_showRegions->setEnabled(false);
+    auto* toggles = new QHBoxLayout;
+    toggles->addWidget(m_showRandoms);
+    toggles->addWidget(m_showRegions);
+    toggles->addStretch();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_plot, 1);
-    layout->addWidget(m_showRandoms);
+    layout->addLayout(toggles);
     connect(m_showRandoms, &QCheckBox::toggled, this, &SkyPlot::rebuild);
+    connect(m_showRegions, &QCheckBox::toggled, this, &SkyPlot::rebuild);
 }
 
 void SkyPlot::setCatalogs(std::shared_ptr<const Catalog> data,
                           std::vector<std::shared_ptr<const Catalog>> randoms) {
+    if (data != m_data) { // regions belong to the data they were computed for
+        m_regions.reset();
+        m_regionCount = 0;
+    }
     m_data = std::move(data);
     m_randoms = std::move(randoms);
     rebuild();
+}
+
+void SkyPlot::setRegions(std::shared_ptr<const std::vector<std::int32_t>> regions, int count) {
+    if (regions && (!m_data || regions->size() != m_data->size() || count <= 0))
+        regions.reset();
+    m_regions = std::move(regions);
+    m_regionCount = m_regions ? count : 0;
+    rebuild();
+}
+
+int SkyPlot::plottedRegions() const {
+    int drawn = 0;
+    for (const QCPGraph* graph : m_regionGraphs)
+        drawn += graph->dataCount() > 0 ? 1 : 0;
+    return drawn;
 }
 
 int SkyPlot::plottedDataPoints() const {
@@ -84,6 +124,40 @@ void SkyPlot::rebuild() {
         appendSubsample(*m_data, strideFor(m_data->size()), ra, dec);
     m_dataGraph->setData(ra, dec);
     m_dataGraph->setName(m_data ? tr("data (%1)").arg(m_data->size()) : tr("data"));
+
+    // The region map: one graph per region over the same subsample as the plain data graph.
+    for (QCPGraph* graph : std::as_const(m_regionGraphs))
+        m_plot->removeGraph(graph);
+    m_regionGraphs.clear();
+    m_showRegions->setEnabled(m_regions != nullptr);
+    const bool regionMap = m_regions && m_data && m_showRegions->isChecked();
+    if (regionMap) {
+        QVector<QVector<double>> regionRa(m_regionCount), regionDec(m_regionCount);
+        const auto raValues = m_data->ra();
+        const auto decValues = m_data->dec();
+        const std::size_t stride = strideFor(m_data->size());
+        for (std::size_t i = 0; i < m_data->size(); i += stride) {
+            const int region = (*m_regions)[i];
+            if (region < 0 || region >= m_regionCount)
+                continue;
+            regionRa[region].append(fromRadians(raValues[i], AngleUnit::Degree));
+            regionDec[region].append(fromRadians(decValues[i], AngleUnit::Degree));
+        }
+        for (int region = 0; region < m_regionCount; ++region) {
+            QCPGraph* graph = m_plot->addGraph();
+            graph->setLineStyle(QCPGraph::lsNone);
+            graph->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssDisc, regionColor(region), 3));
+            graph->setData(regionRa[region], regionDec[region], true);
+            graph->removeFromLegend();
+            m_regionGraphs.append(graph);
+        }
+        m_dataGraph->setName(
+            tr("data (%1), coloured by region (%2)").arg(m_data->size()).arg(m_regionCount));
+    }
+    // The plain data graph keeps its legend entry (with the region count in its name); its
+    // points give way to the coloured ones.
+    m_dataGraph->setVisible(!regionMap);
 
     QVector<double> randomRa, randomDec;
     std::size_t randomTotal = 0;

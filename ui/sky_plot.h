@@ -1,9 +1,13 @@
 #pragma once
-// The Sky preview: RA/Dec scatter of the data and, optionally, the randoms.
+// The Sky preview: RA/Dec scatter of the data and, optionally, the randoms; after a jackknife
+// run, the data coloured by the region the core put each point in.
 #include <tpacf/catalog.h>
 
 #include <QWidget>
 
+#include <QList>
+
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -24,6 +28,15 @@ class SkyPlot : public QWidget {
 
     void setCatalogs(std::shared_ptr<const Catalog> data,
                      std::vector<std::shared_ptr<const Catalog>> randoms);
+    /// The jackknife region of each data point (as in JackknifeRegionsSummary::dataRegions) and
+    /// the region count; null clears. Ignored when its size is not the data's. New data clears it.
+    void setRegions(std::shared_ptr<const std::vector<std::int32_t>> regions, int count);
+    bool hasRegions() const { return m_regions != nullptr; }
+    /// The "Colour by region" toggle (enabled while regions are known).
+    QCheckBox* regionsCheck() const { return m_showRegions; }
+    /// Regions drawn in their own colour (0 when the map is off).
+    int plottedRegions() const;
+
     QCustomPlot* plot() const { return m_plot; }
     /// Points currently drawn for the data and for all randoms together.
     int plottedDataPoints() const;
@@ -34,8 +47,12 @@ class SkyPlot : public QWidget {
 
     QCustomPlot* m_plot = nullptr;
     QCheckBox* m_showRandoms = nullptr;
+    QCheckBox* m_showRegions = nullptr;
     QCPGraph* m_dataGraph = nullptr;
     QCPGraph* m_randomGraph = nullptr;
+    QList<QCPGraph*> m_regionGraphs;
+    std::shared_ptr<const std::vector<std::int32_t>> m_regions;
+    int m_regionCount = 0;
     std::shared_ptr<const Catalog> m_data;
     std::vector<std::shared_ptr<const Catalog>> m_randoms;
 };

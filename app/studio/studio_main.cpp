@@ -1,4 +1,5 @@
 // tpacf-studio: the desktop application. Thin: application, GPU provider, main window.
+#include "errors_panel.h"
 #include "main_window.h"
 #include "plot_panel.h"
 
@@ -55,11 +56,16 @@ int main(int argc, char** argv) {
                                   QStringLiteral("PATH"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption screenshotTab(QStringLiteral("screenshot-tab"),
-                                     QStringLiteral("Plot tab to show: w or counts."),
+                                     QStringLiteral("Plot tab to show: w, counts or covariance."),
                                      QStringLiteral("TAB"), QStringLiteral("w"));
     screenshotTab.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption screenshotJackknife(
+        QStringLiteral("screenshot-jackknife"),
+        QStringLiteral("Run with jackknife error bars over K regions."), QStringLiteral("K"));
+    screenshotJackknife.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(screenshot);
     parser.addOption(screenshotTab);
+    parser.addOption(screenshotJackknife);
     parser.process(app);
 
     const auto provider = tpacf::cuda::makeProvider();
@@ -81,6 +87,14 @@ int main(int argc, char** argv) {
         const QString path = parser.value(screenshot);
         if (parser.value(screenshotTab) == QStringLiteral("counts"))
             window.plotPanel()->setCurrentPlot(tpacf::ui::PlotPanel::Plot::PairCounts);
+        else if (parser.value(screenshotTab) == QStringLiteral("covariance"))
+            window.plotPanel()->setCurrentPlot(tpacf::ui::PlotPanel::Plot::Covariance);
+        if (parser.isSet(screenshotJackknife)) {
+            tpacf::ui::ErrorSettings errors;
+            errors.method = tpacf::ui::ErrorSettings::Method::Regions;
+            errors.regions = parser.value(screenshotJackknife).toInt();
+            window.errorsPanel()->setSettings(errors);
+        }
         QObject::connect(&window, &tpacf::ui::MainWindow::runFinished, &window, [&window, path] {
             // Let queued replots and layout settle before grabbing.
             QTimer::singleShot(800, &window, [&window, path] {

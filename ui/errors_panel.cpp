@@ -1,0 +1,134 @@
+#include "errors_panel.h"
+
+#include <tpacf/jackknife.h>
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPalette>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <limits>
+
+namespace tpacf::ui {
+
+ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
+    m_method = new QComboBox(this);
+    m_method->addItem(tr("None"), int(ErrorSettings::Method::None));
+    m_method->addItem(tr("Jackknife, K regions on the sky"), int(ErrorSettings::Method::Regions));
+    m_method->addItem(tr("Jackknife, regions from a column"), int(ErrorSettings::Method::Column));
+    m_method->setToolTip(tr("Jackknife: w(θ) is recomputed with each sky region left out; the "
+                            "spread gives σ(θ) and the covariance matrix."));
+
+    m_regions = new QSpinBox(this);
+    m_regions->setRange(ErrorSettings::kMinRegions, ErrorSettings::kMaxRegions);
+    m_regions->setValue(ErrorSettings::kDefaultRegions);
+    m_regions->setToolTip(tr("Number of jackknife regions K (equal-count regions grown on the "
+                             "sphere by k-means on the data)"));
+    m_column = new QLineEdit(this);
+    m_column->setPlaceholderText(tr("column name, e.g. patch"));
+    m_column->setToolTip(tr("A catalog column holding integer region labels, in the data and "
+                            "every random catalog"));
+    m_seed = new QSpinBox(this);
+    m_seed->setRange(0, std::numeric_limits<int>::max());
+    m_seed->setValue(1);
+    m_seed->setToolTip(
+        tr("Seed of the k-means region split: the same seed gives the same regions"));
+
+    auto* form = new QFormLayout;
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Errors:"), m_method);
+    m_regionsLabel = new QLabel(tr("Regions K:"), this);
+    m_columnLabel = new QLabel(tr("Region column:"), this);
+    m_seedLabel = new QLabel(tr("Seed:"), this);
+    // K and the seed share a row: the dock column is short on height, not on width.
+    m_regionsRow = new QWidget(this);
+    auto* regionsLayout = new QHBoxLayout(m_regionsRow);
+    regionsLayout->setContentsMargins(0, 0, 0, 0);
+    regionsLayout->addWidget(m_regions, 1);
+    regionsLayout->addWidget(m_seedLabel);
+    regionsLayout->addWidget(m_seed, 1);
+    form->addRow(m_regionsLabel, m_regionsRow);
+    form->addRow(m_columnLabel, m_column);
+
+    m_error = new QLabel(this);
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("QLabel { color: #b00020; font-weight: bold; }"));
+    m_error->setObjectName(QStringLiteral("errorsError"));
+    m_error->hide();
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(form);
+    layout->addWidget(m_error);
+
+    connect(m_method, &QComboBox::currentIndexChanged, this, &ErrorsPanel::onEdited);
+    connect(m_regions, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
+    connect(m_column, &QLineEdit::textChanged, this, &ErrorsPanel::onEdited);
+    connect(m_seed, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
+    updateState();
+}
+
+ErrorSettings ErrorsPanel::settings() const {
+    ErrorSettings settings;
+    settings.method = ErrorSettings::Method(m_method->currentData().toInt());
+    settings.regions = m_regions->value();
+    settings.regionColumn = m_column->text().trimmed();
+    settings.seed = quint64(m_seed->value());
+    return settings;
+}
+
+void ErrorsPanel::setSettings(const ErrorSettings& settings) {
+    m_updating = true;
+    {
+        const QSignalBlocker b1(m_method), b2(m_regions), b3(m_column), b4(m_seed);
+        m_method->setCurrentIndex(qMax(0, m_method->findData(int(settings.method))));
+        // Out-of-range K (a hand-edited session) is clamped by the spin box to 2..500.
+        m_regions->setValue(settings.regions);
+        m_column->setText(settings.regionColumn);
+        m_seed->setValue(int(qMin<quint64>(settings.seed, quint64(m_seed->maximum()))));
+    }
+    m_updating = false;
+    onEdited();
+}
+
+void ErrorsPanel::onEdited() {
+    if (m_updating)
+        return;
+    updateState();
+    Q_EMIT changed();
+}
+
+void ErrorsPanel::updateState() {
+    const ErrorSettings current = settings();
+    const bool regions = current.method == ErrorSettings::Method::Regions;
+    const bool column = current.method == ErrorSettings::Method::Column;
+    // Only the fields of the chosen method are shown, so the panel stays short.
+    m_regionsLabel->setVisible(regions);
+    m_regionsRow->setVisible(regions);
+    m_columnLabel->setVisible(column);
+    m_column->setVisible(column);
+
+    m_problem.clear();
+    if (column && current.regionColumn.isEmpty())
+        m_problem = tr("Jackknife: enter the name of the region column.");
+    if (regions) {
+        try { // the core's rule for an explicit K (the spin box range is inside it)
+            validateJackknifeRegionCount(current.regions);
+        } catch (const std::exception& error) {
+            m_problem = QString::fromStdString(error.what());
+        }
+    }
+    QPalette palette = m_column->parentWidget()->palette();
+    if (column && !m_problem.isEmpty())
+        palette.setColor(QPalette::Base, QColor(0xff, 0xdd, 0xdd));
+    m_column->setPalette(palette);
+    m_error->setText(m_problem);
+    m_error->setVisible(!m_problem.isEmpty());
+}
+
+} // namespace tpacf::ui

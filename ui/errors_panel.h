@@ -1,0 +1,54 @@
+#pragma once
+// The Errors controls: none, or jackknife error bars over K regions (k-means on the sky, seeded)
+// or over the regions a catalog column names. The panel only collects the choice; regions and
+// statistics are the core's.
+#include "session.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace tpacf::ui {
+
+class ErrorsPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ErrorsPanel(QWidget* parent = nullptr);
+
+    ErrorSettings settings() const;
+    void setSettings(const ErrorSettings& settings);
+
+    /// Whether the fields make a usable choice, and why not (empty when valid). Checks that need
+    /// the catalogs (K against N) are the main window's.
+    bool isValid() const { return m_problem.isEmpty(); }
+    QString problem() const { return m_problem; }
+
+    QComboBox* methodCombo() const { return m_method; }
+    QSpinBox* regionsSpin() const { return m_regions; }
+    QLineEdit* columnEdit() const { return m_column; }
+    QSpinBox* seedSpin() const { return m_seed; }
+
+  Q_SIGNALS:
+    void changed();
+
+  private:
+    void onEdited();
+    void updateState();
+
+    QComboBox* m_method = nullptr;
+    QSpinBox* m_regions = nullptr;
+    QLineEdit* m_column = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QWidget* m_regionsRow = nullptr;
+    QLabel* m_regionsLabel = nullptr;
+    QLabel* m_columnLabel = nullptr;
+    QLabel* m_seedLabel = nullptr;
+    QLabel* m_error = nullptr;
+    QString m_problem;
+    bool m_updating = false;
+};
+
+} // namespace tpacf::ui
