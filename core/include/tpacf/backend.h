@@ -20,6 +20,7 @@ struct BackendOptions {
     std::optional<Precision> precision;
     int cpuThreads = 0;           // <= 0: all hardware threads
     std::vector<int> gpuDevices;  // empty: every visible device
+    CullingMode culling = CullingMode::Auto;
 };
 
 struct GpuDeviceInfo {

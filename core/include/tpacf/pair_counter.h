@@ -2,6 +2,7 @@
 // The interface every pair-counting backend implements (CPU here, CUDA in kernels/).
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
+#include "tpacf/culling.h"
 
 #include <atomic>
 #include <cstdint>
@@ -84,6 +85,13 @@ public:
                                                const Binning& binning,
                                                const CountControl& control = {}) = 0;
 
+    /// Spatial culling for the following counts (Auto: decided per batch by chooseCulling).
+    void setCulling(CullingMode mode) noexcept { m_culling = mode; }
+    CullingMode culling() const noexcept { return m_culling; }
+    /// Whether the last countBatch / countBatchByRegion visited only the cell pairs within
+    /// reach of the bins (false: brute force). Metadata and benchmarks report it.
+    bool lastBatchCulled() const noexcept { return m_lastBatchCulled; }
+
     /// Device-timed busy time of the last countBatch in seconds (GPU events), where the backend
     /// measures one; nullopt otherwise. Benchmarks use it.
     virtual std::optional<double> lastDeviceSeconds() const { return std::nullopt; }
@@ -101,6 +109,14 @@ public:
                          const CountControl& control = {});
     PairCounts countCross(const Catalog& a, const Catalog& b, const Binning& binning,
                           const CountControl& control = {});
+
+protected:
+    /// Backends set this in every countBatch / countBatchByRegion.
+    void setLastBatchCulled(bool culled) noexcept { m_lastBatchCulled = culled; }
+
+private:
+    CullingMode m_culling = CullingMode::Auto;
+    bool m_lastBatchCulled = false;
 };
 
 /// "double" / "float" (also "fp64", "fp32").

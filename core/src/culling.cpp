@@ -1,0 +1,287 @@
+#include "tpacf/culling.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tpacf {
+
+std::optional<CullingMode> parseCullingMode(std::string_view text) noexcept {
+    if (text == "auto")
+        return CullingMode::Auto;
+    if (text == "on")
+        return CullingMode::On;
+    if (text == "off")
+        return CullingMode::Off;
+    return std::nullopt;
+}
+
+std::string_view cullingModeName(CullingMode mode) noexcept {
+    switch (mode) {
+    case CullingMode::Auto:
+        return "auto";
+    case CullingMode::On:
+        return "on";
+    case CullingMode::Off:
+        return "off";
+    }
+    return "auto";
+}
+
+// Below this many unique pairs a batch takes well under a millisecond by brute force, less than
+// sorting the catalogs into cells. The culled path also counts every pair of a far cell pair
+// that lies inside one bin with one addition, so it is not slower at large θ_max either:
+// θ_max alone never turns it off.
+constexpr std::uint64_t kMinPairsForCulling = std::uint64_t{1} << 20;
+
+bool chooseCulling(CullingMode mode, double /*thetaMaxDegrees*/, std::uint64_t pairTotal) noexcept {
+    switch (mode) {
+    case CullingMode::On:
+        return true;
+    case CullingMode::Off:
+        return false;
+    case CullingMode::Auto:
+        break;
+    }
+    return pairTotal >= kMinPairsForCulling;
+}
+
+std::uint64_t cellPairCount(std::span<const CellPairRun> runs) noexcept {
+    std::uint64_t total = 0;
+    for (const CellPairRun& run : runs)
+        total += run.bEnd - run.bBegin;
+    return total;
+}
+
+namespace {
+
+// The chord is the R³ distance of unit vectors, so these box distances bound every pair's chord.
+// They are computed with the same operations, in the same order, as a pair's c² in the double
+// backends ((dx² + dy²) + dz² of coordinate differences); rounding is monotone, so a pair's
+// computed c² never leaves the computed [min, max] of its boxes. The query's margin covers
+// backends that compute c² less exactly (float).
+double minChord2(const CellBounds& a, const CellBounds& b) noexcept {
+    double sum = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        const double gap = std::max({0.0, b.lo[axis] - a.hi[axis], a.lo[axis] - b.hi[axis]});
+        sum += gap * gap;
+    }
+    return sum;
+}
+
+double maxChord2(const CellBounds& a, const CellBounds& b) noexcept {
+    double sum = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        const double span = std::max(b.hi[axis] - a.lo[axis], a.hi[axis] - b.lo[axis]);
+        sum += span * span;
+    }
+    return sum;
+}
+
+bool isEmpty(const CellBounds& box) noexcept {
+    return !(box.lo[0] <= box.hi[0] && box.lo[1] <= box.hi[1] && box.lo[2] <= box.hi[2]);
+}
+
+CellBounds emptyBounds() noexcept {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    return CellBounds{{inf, inf, inf}, {-inf, -inf, -inf}};
+}
+
+void include(CellBounds& into, const CellBounds& box) noexcept {
+    for (int axis = 0; axis < 3; ++axis) {
+        into.lo[axis] = std::min(into.lo[axis], box.lo[axis]);
+        into.hi[axis] = std::max(into.hi[axis], box.hi[axis]);
+    }
+}
+
+// A binary tree over consecutive cells: node i covers cells [begin, end) and holds their merged
+// box. Consecutive cells of a Morton or band order are close, so merged boxes stay compact.
+struct CellTree {
+    struct Node {
+        CellBounds box;
+        std::uint32_t begin = 0;
+        std::uint32_t end = 0;
+        std::int32_t left = -1; // -1: leaf
+        std::int32_t right = -1;
+    };
+    std::vector<Node> nodes;
+
+    static constexpr std::uint32_t kLeafCells = 4;
+
+    explicit CellTree(std::span<const CellBounds> cells) {
+        if (!cells.empty()) {
+            nodes.reserve(2 * cells.size() / kLeafCells + 2);
+            build(cells, 0, static_cast<std::uint32_t>(cells.size()));
+        }
+    }
+
+    std::int32_t build(std::span<const CellBounds> cells, std::uint32_t begin, std::uint32_t end) {
+        const auto index = static_cast<std::int32_t>(nodes.size());
+        nodes.push_back(Node{emptyBounds(), begin, end, -1, -1});
+        if (end - begin <= kLeafCells) {
+            for (std::uint32_t c = begin; c < end; ++c)
+                if (!isEmpty(cells[c]))
+                    include(nodes[index].box, cells[c]);
+            return index;
+        }
+        const std::uint32_t middle = begin + (end - begin) / 2;
+        const std::int32_t left = build(cells, begin, middle);
+        const std::int32_t right = build(cells, middle, end);
+        Node& node = nodes[index];
+        node.left = left;
+        node.right = right;
+        node.box = nodes[left].box;
+        include(node.box, nodes[right].box);
+        return index;
+    }
+};
+
+class PairLister {
+public:
+    PairLister(std::span<const CellBounds> cellsA, std::span<const CellBounds> cellsB,
+               const CellPairQuery& query)
+        : m_cellsA(cellsA), m_cellsB(cellsB), m_query(query),
+          m_dropAbove(query.chord2Max * (1 + query.relativeMargin)),
+          m_dropBelow(query.chord2Min * (1 - query.relativeMargin)),
+          m_insideFrom(query.chord2Min * (1 + query.relativeMargin)),
+          m_insideBelow(query.chord2Max * (1 - query.relativeMargin)) {}
+
+    std::vector<CellPairRun> run() {
+        const CellTree treeA(m_cellsA);
+        if (m_query.autoPairs) {
+            if (!treeA.nodes.empty())
+                visitAuto(treeA, 0, 0);
+        } else {
+            const CellTree treeB(m_cellsB);
+            if (!treeA.nodes.empty() && !treeB.nodes.empty())
+                visitCross(treeA, 0, treeB, 0);
+        }
+        return sortedAndMerged();
+    }
+
+private:
+    enum class Reach { None, Partial, Inside };
+
+    Reach reach(const CellBounds& a, const CellBounds& b) const noexcept {
+        if (isEmpty(a) || isEmpty(b))
+            return Reach::None;
+        const double nearest = minChord2(a, b);
+        if (nearest > m_dropAbove)
+            return Reach::None;
+        const double farthest = maxChord2(a, b);
+        if (m_query.chord2Min > 0 && farthest < m_dropBelow)
+            return Reach::None;
+        if (nearest >= m_insideFrom && farthest < m_insideBelow)
+            return Reach::Inside;
+        return Reach::Partial;
+    }
+
+    void emitBlock(std::uint32_t aBegin, std::uint32_t aEnd, std::uint32_t bBegin,
+                   std::uint32_t bEnd, CellPairClass kind) {
+        for (std::uint32_t a = aBegin; a < aEnd; ++a) {
+            const std::uint32_t from = m_query.autoPairs ? std::max(bBegin, a) : bBegin;
+            if (from < bEnd)
+                m_runs.push_back(CellPairRun{a, from, bEnd, kind});
+        }
+    }
+
+    void visitLeaves(const CellTree::Node& na, const CellTree::Node& nb) {
+        for (std::uint32_t a = na.begin; a < na.end; ++a) {
+            const std::uint32_t from = m_query.autoPairs ? std::max(nb.begin, a) : nb.begin;
+            for (std::uint32_t b = from; b < nb.end; ++b) {
+                const Reach r = reach(m_cellsA[a], m_cellsB.empty() ? m_cellsA[b] : m_cellsB[b]);
+                if (r != Reach::None)
+                    m_runs.push_back(CellPairRun{a, b, b + 1,
+                                                 r == Reach::Inside ? CellPairClass::InsideRange
+                                                                    : CellPairClass::Partial});
+            }
+        }
+    }
+
+    // Both nodes from one tree; ia's cells never come after ib's (ia == ib or ia wholly before).
+    void visitAuto(const CellTree& tree, std::int32_t ia, std::int32_t ib) {
+        const CellTree::Node& na = tree.nodes[ia];
+        const CellTree::Node& nb = tree.nodes[ib];
+        const Reach r = reach(na.box, nb.box);
+        if (r == Reach::None)
+            return;
+        if (ia != ib && r == Reach::Inside) {
+            emitBlock(na.begin, na.end, nb.begin, nb.end, CellPairClass::InsideRange);
+            return;
+        }
+        const bool leafA = na.left < 0;
+        const bool leafB = nb.left < 0;
+        if (leafA && leafB) {
+            visitLeaves(na, nb);
+        } else if (ia == ib) {
+            visitAuto(tree, na.left, na.left);
+            visitAuto(tree, na.left, na.right);
+            visitAuto(tree, na.right, na.right);
+        } else if (leafB || (!leafA && na.end - na.begin >= nb.end - nb.begin)) {
+            visitAuto(tree, na.left, ib);
+            visitAuto(tree, na.right, ib);
+        } else {
+            visitAuto(tree, ia, nb.left);
+            visitAuto(tree, ia, nb.right);
+        }
+    }
+
+    void visitCross(const CellTree& treeA, std::int32_t ia, const CellTree& treeB,
+                    std::int32_t ib) {
+        const CellTree::Node& na = treeA.nodes[ia];
+        const CellTree::Node& nb = treeB.nodes[ib];
+        const Reach r = reach(na.box, nb.box);
+        if (r == Reach::None)
+            return;
+        if (r == Reach::Inside) {
+            emitBlock(na.begin, na.end, nb.begin, nb.end, CellPairClass::InsideRange);
+            return;
+        }
+        const bool leafA = na.left < 0;
+        const bool leafB = nb.left < 0;
+        if (leafA && leafB) {
+            visitLeaves(na, nb);
+        } else if (leafB || (!leafA && na.end - na.begin >= nb.end - nb.begin)) {
+            visitCross(treeA, na.left, treeB, ib);
+            visitCross(treeA, na.right, treeB, ib);
+        } else {
+            visitCross(treeA, ia, treeB, nb.left);
+            visitCross(treeA, ia, treeB, nb.right);
+        }
+    }
+
+    std::vector<CellPairRun> sortedAndMerged() {
+        std::sort(m_runs.begin(), m_runs.end(), [](const CellPairRun& x, const CellPairRun& y) {
+            return x.a != y.a ? x.a < y.a : x.bBegin < y.bBegin;
+        });
+        std::vector<CellPairRun> merged;
+        merged.reserve(m_runs.size());
+        for (const CellPairRun& run : m_runs) {
+            if (!merged.empty() && merged.back().a == run.a && merged.back().bEnd == run.bBegin &&
+                merged.back().kind == run.kind)
+                merged.back().bEnd = run.bEnd;
+            else
+                merged.push_back(run);
+        }
+        return merged;
+    }
+
+    std::span<const CellBounds> m_cellsA;
+    std::span<const CellBounds> m_cellsB; // empty for auto
+    CellPairQuery m_query;
+    double m_dropAbove;
+    double m_dropBelow;
+    double m_insideFrom;
+    double m_insideBelow;
+    std::vector<CellPairRun> m_runs;
+};
+
+} // namespace
+
+std::vector<CellPairRun> listCellPairs(std::span<const CellBounds> cellsA,
+                                       std::span<const CellBounds> cellsB,
+                                       const CellPairQuery& query) {
+    return PairLister(cellsA, query.autoPairs ? std::span<const CellBounds>{} : cellsB, query)
+        .run();
+}
+
+} // namespace tpacf
