@@ -22,8 +22,21 @@ std::string gpuUnavailableReason(const GpuBackendProvider* gpu) {
     return {};
 }
 
+// Every counter leaves here with the culling mode asked for, whichever backend it is.
+std::unique_ptr<PairCounter> withCulling(std::unique_ptr<PairCounter> counter,
+                                         const BackendOptions& options) {
+    counter->setCulling(options.culling);
+    return counter;
+}
+
 std::unique_ptr<PairCounter> makeCpuCounter(const BackendOptions& options) {
-    return std::make_unique<CpuPairCounter>(options.cpuThreads);
+    return withCulling(std::make_unique<CpuPairCounter>(options.cpuThreads), options);
+}
+
+std::unique_ptr<PairCounter> makeGpuCounter(const BackendOptions& options,
+                                            const GpuBackendProvider& gpu) {
+    return withCulling(gpu.create(options.precision.value_or(Precision::Float), options.gpuDevices),
+                       options);
 }
 
 } // namespace
@@ -38,7 +51,7 @@ BackendSelection selectBackend(const BackendOptions& options, const GpuBackendPr
         const std::string reason = gpuUnavailableReason(gpu);
         if (!reason.empty())
             throw BackendUnavailable("the CUDA backend is not available: " + reason);
-        return {gpu->create(options.precision.value_or(Precision::Float), options.gpuDevices), {}};
+        return {makeGpuCounter(options, *gpu), {}};
     }
     case BackendKind::Auto:
         break;
@@ -47,8 +60,7 @@ BackendSelection selectBackend(const BackendOptions& options, const GpuBackendPr
     std::string reason = gpuUnavailableReason(gpu);
     if (reason.empty()) {
         try {
-            return {gpu->create(options.precision.value_or(Precision::Float), options.gpuDevices),
-                    {}};
+            return {makeGpuCounter(options, *gpu), {}};
         } catch (const BackendUnavailable& e) {
             // Devices were listed but cannot be used (out of memory, busy, driver mismatch):
             // "auto" means the user accepts the CPU then. Bad settings (ConfigError) still fail.

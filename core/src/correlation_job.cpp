@@ -98,6 +98,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                               "backend for error bars");
         const std::string name = backend.counter->backendName();
         backend.counter = std::make_unique<CpuPairCounter>(m_params.backend.cpuThreads);
+        backend.counter->setCulling(m_params.backend.culling);
         if (!backend.notice.empty())
             backend.notice += "; ";
         backend.notice += "the " + name +
@@ -132,6 +133,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     header.deviceDescription = backend.counter->deviceDescription();
     header.precision = backend.counter->precision();
     header.backendNotice = backend.notice;
+    header.cullingRequested = m_params.backend.culling;
     header.data = {m_params.data->name(), m_params.data->size()};
     for (const auto& random : m_params.randoms)
         header.randoms.push_back({random->name(), random->size()});
@@ -163,6 +165,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                 job.elapsedSeconds - lastPartial >= kPartialInterval) {
                 lastPartial = job.elapsedSeconds;
                 auto partial = std::make_shared<CorrelationResult>(header);
+                partial->culled = backend.counter->lastBatchCulled();
                 partial->raw = rawCountsOf(progress.partialCounts, m_params);
                 partial->normalised =
                     normaliseByPairsVisited(partial->raw, progress.pairsDonePerTask);
@@ -194,6 +197,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
             result.raw =
                 rawCountsOf(backend.counter->countBatch(tasks, binning, control), m_params);
         }
+        result.culled = backend.counter->lastBatchCulled();
     } catch (const Cancelled&) {
         result.status = JobStatus::Cancelled;
         result.elapsedSeconds = secondsSince(start);

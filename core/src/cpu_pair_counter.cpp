@@ -1,5 +1,6 @@
 #include "tpacf/cpu_pair_counter.h"
 
+#include "sky_cells.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -56,7 +58,7 @@ constexpr std::uint32_t kMultiEdgeCell = 0x80000000u;
 // thresholds then decide the slot exactly: one where the cell holds at most one threshold, more
 // (a loop) where it is flagged kMultiEdgeCell.
 class SlotLookup {
-  public:
+public:
     explicit SlotLookup(std::span<const double> chord2Edges) : m_edgeCount(chord2Edges.size()) {
         m_thresholds.assign(chord2Edges.begin(), chord2Edges.end());
         // Sentinel: no finite c2 reaches it, so the refinement needs no bounds check.
@@ -318,21 +320,23 @@ struct TaskPlan {
     }
 };
 
-// The order in which tiles are handed out: round r takes tile r of every task that has one, so
-// all tasks advance together and early partial counts cover DD, DR and RR alike. Tasks sorted by
-// tile count split the rounds into segments with a fixed set of tasks each.
+// The order in which work units (tiles, or the culled path's work items) are handed out: round
+// r takes unit r of every task that has one, so all tasks advance together and early partial
+// counts cover DD, DR and RR alike. Tasks sorted by unit count split the rounds into segments
+// with a fixed set of tasks each.
 class TileSchedule {
-  public:
-    explicit TileSchedule(const std::vector<TaskPlan>& plans) {
-        m_byTileCount.resize(plans.size());
-        for (std::size_t t = 0; t < plans.size(); ++t)
+public:
+    TileSchedule() = default;
+    explicit TileSchedule(std::vector<std::uint64_t> unitsPerTask) {
+        m_byTileCount.resize(unitsPerTask.size());
+        for (std::size_t t = 0; t < unitsPerTask.size(); ++t)
             m_byTileCount[t] = t;
         std::stable_sort(
             m_byTileCount.begin(), m_byTileCount.end(),
-            [&](std::size_t l, std::size_t r) { return plans[l].tileCount < plans[r].tileCount; });
+            [&](std::size_t l, std::size_t r) { return unitsPerTask[l] < unitsPerTask[r]; });
         std::uint64_t previousRounds = 0, start = 0;
         for (std::size_t s = 0; s < m_byTileCount.size(); ++s) {
-            const std::uint64_t rounds = plans[m_byTileCount[s]].tileCount;
+            const std::uint64_t rounds = unitsPerTask[m_byTileCount[s]];
             const std::uint64_t width = m_byTileCount.size() - s;
             m_segments.push_back({start, previousRounds, width, s});
             start += (rounds - previousRounds) * width;
@@ -341,9 +345,16 @@ class TileSchedule {
         m_total = start;
     }
 
+    static TileSchedule ofTiles(const std::vector<TaskPlan>& plans) {
+        std::vector<std::uint64_t> tiles;
+        for (const TaskPlan& plan : plans)
+            tiles.push_back(plan.tileCount);
+        return TileSchedule(std::move(tiles));
+    }
+
     std::uint64_t total() const noexcept { return m_total; }
 
-    /// (task, tile within the task) of global tile `index` < total().
+    /// (task, unit within the task) of global unit `index` < total().
     std::pair<std::size_t, std::uint64_t> locate(std::uint64_t index) const {
         auto segment =
             std::upper_bound(m_segments.begin(), m_segments.end(), index,
@@ -356,7 +367,7 @@ class TileSchedule {
         return {task, round};
     }
 
-  private:
+private:
     struct Segment {
         std::uint64_t start, firstRound, width;
         std::size_t firstSorted;
@@ -374,15 +385,14 @@ struct WorkerTally {
     std::vector<std::uint64_t> pairsDone;  // per task
 };
 
-// Hands the tiles of `schedule` to `workerCount` threads and watches them from the calling
+// Hands the units of `schedule` to `workerCount` threads and watches them from the calling
 // thread: progress every 50 ms (counts every other call), cancellation, the first error.
-// countTile(worker, task, tile) counts one tile and publishes it; snapshot(withCounts) reads
-// what has been published. Both count modes share this, so they schedule, report and cancel
-// alike.
-template <class CountTile, class Snapshot>
-CountProgress runTiles(const std::vector<TaskPlan>& plans, const TileSchedule& schedule,
-                       std::size_t workerCount, const CountControl& control, CountTile&& countTile,
-                       Snapshot&& snapshot) {
+// countUnit(worker, task, unit) counts one unit (a tile, or a culled work item) and publishes
+// it; snapshot(withCounts) reads what has been published. All count modes share this, so they
+// schedule, report and cancel alike.
+template <class CountUnit, class Snapshot>
+CountProgress runTiles(const TileSchedule& schedule, std::size_t workerCount,
+                       const CountControl& control, CountUnit&& countUnit, Snapshot&& snapshot) {
     std::atomic<std::uint64_t> nextTile{0};
     std::atomic<bool> stop{false};
     std::atomic<bool> sawCancel{false};
@@ -402,8 +412,8 @@ CountProgress runTiles(const std::vector<TaskPlan>& plans, const TileSchedule& s
                 const std::uint64_t index = nextTile.fetch_add(1, std::memory_order_relaxed);
                 if (index >= schedule.total())
                     break;
-                const auto [task, tileIndex] = schedule.locate(index);
-                countTile(worker, task, plans[task].tile(tileIndex));
+                const auto [task, unit] = schedule.locate(index);
+                countUnit(worker, task, unit);
             }
         } catch (...) {
             const std::lock_guard lock(stateMutex);
@@ -508,6 +518,261 @@ struct RegionOrderedPoints {
     }
 };
 
+// Pairs of one task counted so far, keyed by jackknife region (see countBatchByRegion): for each
+// region and slot, the pairs whose first point lies in it (byFirst), whose second point does
+// (bySecond), and whose both points do (within). touching = byFirst + bySecond − within. Shared
+// by the workers: one merge per work unit, under the mutex.
+struct RegionTaskTally {
+    std::mutex mutex;
+    std::vector<std::uint64_t> byFirst, bySecond, within; // regionCount × slots
+    std::uint64_t pairsDone = 0;
+};
+
+// One worker's region-keyed counts of the current work unit: a histogram for the rectangle of
+// one region pair being counted, and the unit's counts for the regions it touched (O(regions ·
+// bins) each, cleared region by region, so a unit costs no O(regions) sweep).
+struct RegionScratch {
+    std::vector<std::uint32_t> histogram;
+    std::vector<std::uint64_t> byFirst, bySecond, within;
+    std::vector<std::size_t> firstRegions, secondRegions;
+    std::size_t slots = 0;
+
+    RegionScratch(std::size_t regionCount, std::size_t slotCount) : slots(slotCount) {
+        histogram.assign(kHistogramCopies * slots, 0);
+        byFirst.assign(regionCount * slots, 0);
+        bySecond.assign(regionCount * slots, 0);
+        within.assign(regionCount * slots, 0);
+    }
+
+    /// Adds the histogram as pairs of a point in region `first` and one in `second`, and clears
+    /// it for the next rectangle.
+    void addRectangle(std::size_t first, std::size_t second) {
+        std::uint64_t* toFirst = byFirst.data() + first * slots;
+        std::uint64_t* toSecond = bySecond.data() + second * slots;
+        std::uint64_t* toWithin = within.data() + first * slots;
+        for (std::size_t copy = 0; copy < kHistogramCopies; ++copy) {
+            const std::uint32_t* h = histogram.data() + copy * slots;
+            for (std::size_t k = 0; k < slots; ++k) {
+                toFirst[k] += h[k];
+                toSecond[k] += h[k];
+            }
+            if (first == second)
+                for (std::size_t k = 0; k < slots; ++k)
+                    toWithin[k] += h[k];
+        }
+        std::fill(histogram.begin(), histogram.end(), 0u);
+        firstRegions.push_back(first);
+        secondRegions.push_back(second);
+    }
+
+    /// Moves the unit's counts into the task's tally and credits `pairs` as done.
+    void publish(RegionTaskTally& tally, std::uint64_t pairs) {
+        const auto unique = [](std::vector<std::size_t>& regions) {
+            std::sort(regions.begin(), regions.end());
+            regions.erase(std::unique(regions.begin(), regions.end()), regions.end());
+        };
+        unique(firstRegions);
+        unique(secondRegions);
+        const std::lock_guard lock(tally.mutex);
+        const auto moveRow = [&](std::vector<std::uint64_t>& from, std::vector<std::uint64_t>& to,
+                                 std::size_t region) {
+            for (std::size_t k = region * slots; k < (region + 1) * slots; ++k) {
+                to[k] += from[k];
+                from[k] = 0;
+            }
+        };
+        for (std::size_t r : firstRegions) {
+            moveRow(byFirst, tally.byFirst, r);
+            moveRow(within, tally.within, r);
+        }
+        for (std::size_t r : secondRegions)
+            moveRow(bySecond, tally.bySecond, r);
+        firstRegions.clear();
+        secondRegions.clear();
+        tally.pairsDone += pairs;
+    }
+};
+
+double thetaMaxDegrees(const Binning& binning) {
+    return binning.edgesRadians().back() * (180.0 / 3.14159265358979323846);
+}
+
+// Work of one culled work item, in pair-kernel units (sky_cells.h): at most a few ms on one
+// core, so cancellation and progress stay prompt while the per-item merge costs nothing; less
+// where the whole batch is small, so that every thread gets several items.
+constexpr double kMaxItemWork = double(std::uint64_t{1} << 22);
+constexpr double kMinItemWork = double(std::uint64_t{1} << 16);
+constexpr double kItemsPerThread = 16;
+
+// Reports zero progress while the culled path sorts and plans (the calling thread polls it
+// between short steps), so the caller hears from the count at least every 50 ms and can cancel
+// it during the preparation too.
+class PreparationPacer {
+public:
+    PreparationPacer(const CountControl& control, std::size_t taskCount, std::uint64_t pairsTotal)
+        : m_control(control), m_taskCount(taskCount), m_pairsTotal(pairsTotal),
+          m_last(std::chrono::steady_clock::now()) {}
+
+    void operator()() {
+        if (m_control.cancelled())
+            throw Cancelled();
+        if (!m_control.onProgress)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - m_last < std::chrono::milliseconds(50))
+            return;
+        m_last = now;
+        CountProgress progress;
+        progress.pairsTotal = m_pairsTotal;
+        progress.pairsDonePerTask.assign(m_taskCount, 0);
+        m_control.onProgress(progress);
+    }
+
+private:
+    const CountControl& m_control;
+    std::size_t m_taskCount;
+    std::uint64_t m_pairsTotal;
+    std::chrono::steady_clock::time_point m_last;
+};
+
+// The culled path's work: every distinct catalog sorted into cells once, the chosen cell-pair
+// plan, and each task's counting runs cut into work items of similar duration.
+struct CulledBatch {
+    std::vector<sky::SortedCatalog> catalogs;
+    std::vector<sky::CellTask> cellTasks;
+    sky::CellPlan plan;
+    std::vector<std::vector<std::size_t>> itemStart;    // per task: items + 1 offsets into runs
+    std::vector<std::vector<std::uint64_t>> itemCredit; // per task: pairs reported done per item
+    std::vector<std::uint64_t> initialDone;             // per task: pairs done before any item
+    TileSchedule schedule;
+
+    Points pointsOf(std::size_t catalog) const {
+        const sky::SortedCatalog& c = catalogs[catalog];
+        return Points(c.x.data(), c.y.data(), c.z.data(), c.size());
+    }
+
+    /// Pairs of a run: a diagonal run (auto, starting at its own cell) counts j > i in that cell.
+    std::uint64_t runPairs(std::size_t task, const sky::CountRun& run) const {
+        const sky::CellTask& t = cellTasks[task];
+        const sky::CellPartition& cellsA = plan.cells[t.first];
+        const sky::CellPartition& cellsB = plan.cells[t.second];
+        const std::uint64_t countA = cellsA.countOf(run.a);
+        if (t.isAuto && run.bBegin == run.a)
+            return trianglePairs(countA) +
+                   countA * (cellsB.start[run.bEnd] - cellsB.start[run.a + 1]);
+        return countA * (cellsB.start[run.bEnd] - cellsB.start[run.bBegin]);
+    }
+
+    /// Counts one run into `histogram` with the tile kernels: cells are contiguous, so a run is
+    /// one rectangle (a diagonal run: the triangle of its first cell and the rectangle beyond).
+    void countRun(TileKernel kernel, std::size_t task, const sky::CountRun& run, const Points& a,
+                  const Points& b, const SlotLookup& lookup, std::uint32_t* histogram) const {
+        const sky::CellTask& t = cellTasks[task];
+        const sky::CellPartition& cellsA = plan.cells[t.first];
+        const sky::CellPartition& cellsB = plan.cells[t.second];
+        const std::size_t i0 = cellsA.start[run.a], i1 = cellsA.start[run.a + 1];
+        const bool diagonal = t.isAuto && run.bBegin == run.a;
+        kernel(a, i0, i1, b, diagonal ? i0 : cellsB.start[run.bBegin], cellsB.start[run.bEnd],
+               diagonal, lookup, histogram);
+    }
+};
+
+CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& binning,
+                               std::size_t regionCount, std::size_t threads,
+                               const sky::Poll& poll) {
+    CulledBatch batch;
+    // Each distinct catalog is sorted once, however many tasks use it.
+    std::vector<const Catalog*> distinct;
+    const auto indexOf = [&](const Catalog* catalog) {
+        const auto known = std::find(distinct.begin(), distinct.end(), catalog);
+        if (known != distinct.end())
+            return static_cast<std::size_t>(known - distinct.begin());
+        distinct.push_back(catalog);
+        batch.catalogs.push_back(sky::sortCatalog(*catalog, regionCount, poll));
+        return distinct.size() - 1;
+    };
+    for (const CountTask& task : tasks) {
+        const std::size_t first = indexOf(task.first);
+        const std::size_t second = task.second ? indexOf(task.second) : first;
+        batch.cellTasks.push_back(sky::CellTask{first, second, task.isAuto()});
+    }
+    batch.plan = sky::planCellPairs(batch.catalogs, batch.cellTasks, binning.chord2Edges(),
+                                    regionCount, poll, threads);
+
+    // Work items: consecutive runs of about itemWork. Each item is credited its visited pairs
+    // plus a share, in proportion, of the pairs culled away (never listed, or outside the bins
+    // as whole cell pairs), so pairsDone reaches pairsTotal and tracks the work. Whole in-range
+    // cell pairs are done from the start (their counts are in the first partial counts).
+    const auto runWork = [&](std::size_t t, const sky::CountRun& run) {
+        const sky::CellPartition& cellsA = batch.plan.cells[batch.cellTasks[t].first];
+        return static_cast<double>(batch.runPairs(t, run)) + sky::kRunCost +
+               sky::kRowCost * static_cast<double>(cellsA.countOf(run.a));
+    };
+    double totalWork = 0;
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        for (const sky::CountRun& run : batch.plan.tasks[t].runs)
+            totalWork += runWork(t, run);
+    const double itemWork = std::clamp(
+        totalWork / (kItemsPerThread * static_cast<double>(std::max<std::size_t>(1, threads))),
+        kMinItemWork, kMaxItemWork);
+    std::vector<std::uint64_t> itemsPerTask;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
+        std::vector<std::size_t>& starts = batch.itemStart.emplace_back(1, 0);
+        std::vector<std::uint64_t> visited;
+        double work = 0;
+        std::uint64_t pairs = 0;
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            pairs += batch.runPairs(t, runs[r]);
+            work += runWork(t, runs[r]);
+            if (work >= itemWork || r + 1 == runs.size()) {
+                starts.push_back(r + 1);
+                visited.push_back(pairs);
+                work = 0;
+                pairs = 0;
+            }
+        }
+        const std::uint64_t total = tasks[t].pairTotal();
+        const std::uint64_t whole = batch.plan.tasks[t].wholePairs;
+        const std::uint64_t counted = batch.plan.tasks[t].countedPairs;
+        std::vector<std::uint64_t>& credit = batch.itemCredit.emplace_back();
+        if (visited.empty()) {
+            batch.initialDone.push_back(total);
+        } else {
+            batch.initialDone.push_back(whole);
+            const std::uint64_t culledAway = total - whole - counted;
+            // share(c): culled-away pairs credited once c visited pairs are done; monotone in c,
+            // so every item gets at least its own visited pairs.
+            const auto share = [&](std::uint64_t done) -> std::uint64_t {
+                if (done == counted)
+                    return culledAway;
+                const double fraction = static_cast<double>(done) / static_cast<double>(counted);
+                return std::min(culledAway, static_cast<std::uint64_t>(
+                                                static_cast<double>(culledAway) * fraction));
+            };
+            std::uint64_t done = 0;
+            for (std::uint64_t v : visited) {
+                credit.push_back(v + share(done + v) - share(done));
+                done += v;
+            }
+        }
+        itemsPerTask.push_back(visited.size());
+    }
+    batch.schedule = TileSchedule(std::move(itemsPerTask));
+    poll();
+    return batch;
+}
+
+TileKernel kernelFor(bool avx512) {
+#ifdef TPACF_HAVE_AVX512_KERNEL
+    if (avx512)
+        return countTileAvx512;
+#else
+    (void)avx512;
+#endif
+    return countTilePortable;
+}
+
 } // namespace
 
 CpuPairCounter::CpuPairCounter(int threads) : CpuPairCounter(threads, CpuKernel::Best) {}
@@ -542,44 +807,48 @@ std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
     const SlotLookup lookup(binning.chord2Edges());
     const std::size_t slots = lookup.slotCount();
     const std::size_t bins = binning.count();
+    const TileKernel kernel = kernelFor(m_avx512);
+
+    std::uint64_t pairsTotal = 0;
+    for (const CountTask& task : tasks)
+        pairsTotal += task.pairTotal();
+    const bool culled = chooseCulling(culling(), thetaMaxDegrees(binning), pairsTotal);
+    setLastBatchCulled(culled);
 
     std::vector<TaskPlan> plans;
-    plans.reserve(tasks.size());
-    std::uint64_t pairsTotal = 0;
-    for (const CountTask& task : tasks) {
-        plans.emplace_back(task);
-        pairsTotal += task.pairTotal();
+    CulledBatch batch;
+    if (culled) {
+        PreparationPacer pacer(control, tasks.size(), pairsTotal);
+        batch = prepareCulledBatch(tasks, binning, 0, std::size_t(m_threads), std::ref(pacer));
+    } else {
+        plans.reserve(tasks.size());
+        for (const CountTask& task : tasks)
+            plans.emplace_back(task);
+        batch.schedule = TileSchedule::ofTiles(plans);
     }
-    const TileSchedule schedule(plans);
+    const TileSchedule& schedule = batch.schedule;
 
     const std::size_t workerCount = workersFor(m_threads, schedule);
-    std::vector<WorkerTally> tallies(workerCount);
-    std::vector<std::vector<std::uint32_t>> tileHistograms(workerCount);
-    for (std::size_t w = 0; w < workerCount; ++w) {
-        tallies[w].slotCounts.assign(tasks.size() * slots, 0);
-        tallies[w].pairsDone.assign(tasks.size(), 0);
-        tileHistograms[w].resize(kHistogramCopies * slots);
+    // At least one tally: the culled path starts it with the whole cell pairs' counts.
+    std::vector<WorkerTally> tallies(std::max<std::size_t>(1, workerCount));
+    std::vector<std::vector<std::uint32_t>> unitHistograms(workerCount);
+    for (WorkerTally& tally : tallies) {
+        tally.slotCounts.assign(tasks.size() * slots, 0);
+        tally.pairsDone.assign(tasks.size(), 0);
     }
+    for (std::vector<std::uint32_t>& histogram : unitHistograms)
+        histogram.resize(kHistogramCopies * slots);
 
-    TileKernel kernel = countTilePortable;
-#ifdef TPACF_HAVE_AVX512_KERNEL
-    if (m_avx512)
-        kernel = countTileAvx512;
-#endif
-
-    const auto countTile = [&](std::size_t worker, std::size_t task, const TaskPlan::Tile& tile) {
-        std::vector<std::uint32_t>& tileHistogram = tileHistograms[worker];
-        const TaskPlan& plan = plans[task];
-        std::fill(tileHistogram.begin(), tileHistogram.end(), 0u);
-        kernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal, lookup,
-               tileHistogram.data());
+    // Adds a worker's unit histogram to its tally and credits the unit's pairs.
+    const auto publish = [&](std::size_t worker, std::size_t task, std::uint64_t pairs) {
+        const std::vector<std::uint32_t>& histogram = unitHistograms[worker];
         WorkerTally& tally = tallies[worker];
         const std::lock_guard lock(tally.mutex);
         std::uint64_t* counts = tally.slotCounts.data() + task * slots;
         for (std::size_t copy = 0; copy < kHistogramCopies; ++copy)
             for (std::size_t s = 0; s < slots; ++s)
-                counts[s] += tileHistogram[copy * slots + s];
-        tally.pairsDone[task] += TaskPlan::pairsOf(tile);
+                counts[s] += histogram[copy * slots + s];
+        tally.pairsDone[task] += pairs;
     };
 
     const auto snapshot = [&](bool withCounts) {
@@ -607,8 +876,38 @@ std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         return progress;
     };
 
-    return std::move(
-        runTiles(plans, schedule, workerCount, control, countTile, snapshot).partialCounts);
+    if (!culled) {
+        const auto countTile = [&](std::size_t worker, std::size_t task, std::uint64_t index) {
+            std::vector<std::uint32_t>& histogram = unitHistograms[worker];
+            const TaskPlan& plan = plans[task];
+            const TaskPlan::Tile tile = plan.tile(index);
+            std::fill(histogram.begin(), histogram.end(), 0u);
+            kernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal, lookup,
+                   histogram.data());
+            publish(worker, task, TaskPlan::pairsOf(tile));
+        };
+        return std::move(
+            runTiles(schedule, workerCount, control, countTile, snapshot).partialCounts);
+    }
+
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const sky::TaskCellPlan& plan = batch.plan.tasks[t];
+        for (std::size_t bin = 0; bin < bins; ++bin)
+            tallies[0].slotCounts[t * slots + bin + 1] += plan.wholeByFirst[bin];
+        tallies[0].pairsDone[t] = batch.initialDone[t];
+    }
+    const auto countItem = [&](std::size_t worker, std::size_t task, std::uint64_t item) {
+        std::vector<std::uint32_t>& histogram = unitHistograms[worker];
+        std::fill(histogram.begin(), histogram.end(), 0u);
+        const sky::CellTask& cellTask = batch.cellTasks[task];
+        const Points a = batch.pointsOf(cellTask.first), b = batch.pointsOf(cellTask.second);
+        const std::vector<sky::CountRun>& runs = batch.plan.tasks[task].runs;
+        const std::vector<std::size_t>& starts = batch.itemStart[task];
+        for (std::size_t r = starts[item]; r < starts[item + 1]; ++r)
+            batch.countRun(kernel, task, runs[r], a, b, lookup, histogram.data());
+        publish(worker, task, batch.itemCredit[task][item]);
+    };
+    return std::move(runTiles(schedule, workerCount, control, countItem, snapshot).partialCounts);
 }
 
 std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const CountTask> tasks,
@@ -642,8 +941,16 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
     const SlotLookup lookup(binning.chord2Edges());
     const std::size_t slots = lookup.slotCount();
     const std::size_t bins = binning.count();
+    const TileKernel kernel = kernelFor(m_avx512);
 
-    // Each distinct catalog is put in region order once, however many tasks use it.
+    std::uint64_t pairsTotal = 0;
+    for (const CountTask& task : tasks)
+        pairsTotal += task.pairTotal();
+    const bool culled = chooseCulling(culling(), thetaMaxDegrees(binning), pairsTotal);
+    setLastBatchCulled(culled);
+
+    // Brute force: each distinct catalog is put in region order once, however many tasks use
+    // it. Culled: each is sorted by region, then Morton order, so no cell holds two regions.
     std::vector<std::pair<const Catalog*, std::unique_ptr<RegionOrderedPoints>>> ordered;
     const auto orderedOf = [&](const Catalog* catalog) -> const RegionOrderedPoints& {
         for (const auto& [known, points] : ordered)
@@ -654,113 +961,30 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
     };
     std::vector<const RegionOrderedPoints*> sideA, sideB;
     std::vector<TaskPlan> plans;
-    plans.reserve(tasks.size());
-    std::uint64_t pairsTotal = 0;
-    for (const CountTask& task : tasks) {
-        sideA.push_back(&orderedOf(task.first));
-        sideB.push_back(&orderedOf(task.second ? task.second : task.first));
-        plans.emplace_back(sideA.back()->points, sideB.back()->points, task.isAuto());
-        pairsTotal += task.pairTotal();
+    CulledBatch batch;
+    if (culled) {
+        PreparationPacer pacer(control, tasks.size(), pairsTotal);
+        batch = prepareCulledBatch(tasks, binning, regionCount, std::size_t(m_threads),
+                                   std::ref(pacer));
+    } else {
+        plans.reserve(tasks.size());
+        for (const CountTask& task : tasks) {
+            sideA.push_back(&orderedOf(task.first));
+            sideB.push_back(&orderedOf(task.second ? task.second : task.first));
+            plans.emplace_back(sideA.back()->points, sideB.back()->points, task.isAuto());
+        }
+        batch.schedule = TileSchedule::ofTiles(plans);
     }
-    const TileSchedule schedule(plans);
+    const TileSchedule& schedule = batch.schedule;
 
-    // Per task, shared by the workers (one merge per tile, under the task's mutex): for each
-    // region and slot, the pairs whose first point lies in it (byFirst), whose second point
-    // does (bySecond), and whose both points do (within). touching = byFirst + bySecond − within.
-    struct TaskTally {
-        std::mutex mutex;
-        std::vector<std::uint64_t> byFirst, bySecond, within; // regionCount × slots
-        std::uint64_t pairsDone = 0;
-    };
-    std::vector<TaskTally> tallies(tasks.size());
-    for (TaskTally& tally : tallies) {
+    std::vector<RegionTaskTally> tallies(tasks.size());
+    for (RegionTaskTally& tally : tallies) {
         tally.byFirst.assign(regionCount * slots, 0);
         tally.bySecond.assign(regionCount * slots, 0);
         tally.within.assign(regionCount * slots, 0);
     }
-    // Per worker: one rectangle's histogram, and the tile's counts for the regions it touched
-    // (O(regions · bins) each, cleared region by region, so a tile costs no O(regions) sweep).
-    struct WorkerScratch {
-        std::vector<std::uint32_t> histogram;
-        std::vector<std::uint64_t> byFirst, bySecond, within;
-        std::vector<std::size_t> firstRegions, secondRegions;
-    };
     const std::size_t workerCount = workersFor(m_threads, schedule);
-    std::vector<WorkerScratch> scratch(workerCount);
-    for (WorkerScratch& s : scratch) {
-        s.histogram.resize(kHistogramCopies * slots);
-        s.byFirst.assign(regionCount * slots, 0);
-        s.bySecond.assign(regionCount * slots, 0);
-        s.within.assign(regionCount * slots, 0);
-    }
-
-    TileKernel kernel = countTilePortable;
-#ifdef TPACF_HAVE_AVX512_KERNEL
-    if (m_avx512)
-        kernel = countTileAvx512;
-#endif
-
-    const auto countTile = [&](std::size_t worker, std::size_t task, const TaskPlan::Tile& tile) {
-        WorkerScratch& s = scratch[worker];
-        const TaskPlan& plan = plans[task];
-        const RegionOrderedPoints& first = *sideA[task];
-        const RegionOrderedPoints& second = *sideB[task];
-        s.firstRegions.clear();
-        s.secondRegions.clear();
-        for (std::size_t i0 = tile.i0; i0 < tile.i1;) {
-            const std::size_t ra = first.regionOf(i0);
-            const std::size_t i1 = std::min(tile.i1, first.regionStart[ra + 1]);
-            s.firstRegions.push_back(ra);
-            // On a diagonal tile only j ≥ i: the rectangle's j range starts at its own i0.
-            for (std::size_t j0 = tile.diagonal ? i0 : tile.j0; j0 < tile.j1;) {
-                const std::size_t rb = second.regionOf(j0);
-                const std::size_t j1 = std::min(tile.j1, second.regionStart[rb + 1]);
-                const bool diagonal = tile.diagonal && j0 == i0;
-                std::fill(s.histogram.begin(), s.histogram.end(), 0u);
-                kernel(plan.a, i0, i1, plan.b, j0, j1, diagonal, lookup, s.histogram.data());
-                std::uint64_t* byFirst = s.byFirst.data() + ra * slots;
-                std::uint64_t* bySecond = s.bySecond.data() + rb * slots;
-                for (std::size_t copy = 0; copy < kHistogramCopies; ++copy) {
-                    const std::uint32_t* h = s.histogram.data() + copy * slots;
-                    for (std::size_t k = 0; k < slots; ++k) {
-                        byFirst[k] += h[k];
-                        bySecond[k] += h[k];
-                    }
-                    if (ra == rb) {
-                        std::uint64_t* within = s.within.data() + ra * slots;
-                        for (std::size_t k = 0; k < slots; ++k)
-                            within[k] += h[k];
-                    }
-                }
-                s.secondRegions.push_back(rb);
-                j0 = j1;
-            }
-            i0 = i1;
-        }
-        std::sort(s.firstRegions.begin(), s.firstRegions.end());
-        s.firstRegions.erase(std::unique(s.firstRegions.begin(), s.firstRegions.end()),
-                             s.firstRegions.end());
-        std::sort(s.secondRegions.begin(), s.secondRegions.end());
-        s.secondRegions.erase(std::unique(s.secondRegions.begin(), s.secondRegions.end()),
-                              s.secondRegions.end());
-
-        TaskTally& tally = tallies[task];
-        const std::lock_guard lock(tally.mutex);
-        const auto moveRow = [&](std::vector<std::uint64_t>& from, std::vector<std::uint64_t>& to,
-                                 std::size_t region) {
-            for (std::size_t k = region * slots; k < (region + 1) * slots; ++k) {
-                to[k] += from[k];
-                from[k] = 0;
-            }
-        };
-        for (std::size_t r : s.firstRegions) {
-            moveRow(s.byFirst, tally.byFirst, r);
-            moveRow(s.within, tally.within, r);
-        }
-        for (std::size_t r : s.secondRegions)
-            moveRow(s.bySecond, tally.bySecond, r);
-        tally.pairsDone += TaskPlan::pairsOf(tile);
-    };
+    std::vector<RegionScratch> scratch(workerCount, RegionScratch(regionCount, slots));
 
     // Partial counts are the totals: every pair is in byFirst of exactly one region.
     const auto snapshot = [&](bool withCounts) {
@@ -770,7 +994,7 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
         if (withCounts)
             progress.partialCounts.assign(tasks.size(), PairCounts(bins, 0));
         for (std::size_t t = 0; t < tasks.size(); ++t) {
-            TaskTally& tally = tallies[t];
+            RegionTaskTally& tally = tallies[t];
             const std::lock_guard lock(tally.mutex);
             progress.pairsDonePerTask[t] = tally.pairsDone;
             if (withCounts)
@@ -783,12 +1007,77 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
         return progress;
     };
 
-    CountProgress final = runTiles(plans, schedule, workerCount, control, countTile, snapshot);
+    CountProgress final;
+    if (!culled) {
+        const auto countTile = [&](std::size_t worker, std::size_t task, std::uint64_t index) {
+            RegionScratch& s = scratch[worker];
+            const TaskPlan& plan = plans[task];
+            const TaskPlan::Tile tile = plan.tile(index);
+            const RegionOrderedPoints& first = *sideA[task];
+            const RegionOrderedPoints& second = *sideB[task];
+            for (std::size_t i0 = tile.i0; i0 < tile.i1;) {
+                const std::size_t ra = first.regionOf(i0);
+                const std::size_t i1 = std::min(tile.i1, first.regionStart[ra + 1]);
+                // On a diagonal tile only j ≥ i: the rectangle's j range starts at its own i0.
+                for (std::size_t j0 = tile.diagonal ? i0 : tile.j0; j0 < tile.j1;) {
+                    const std::size_t rb = second.regionOf(j0);
+                    const std::size_t j1 = std::min(tile.j1, second.regionStart[rb + 1]);
+                    const bool diagonal = tile.diagonal && j0 == i0;
+                    kernel(plan.a, i0, i1, plan.b, j0, j1, diagonal, lookup, s.histogram.data());
+                    s.addRectangle(ra, rb);
+                    j0 = j1;
+                }
+                i0 = i1;
+            }
+            s.publish(tallies[task], TaskPlan::pairsOf(tile));
+        };
+        final = runTiles(schedule, workerCount, control, countTile, snapshot);
+    } else {
+        for (std::size_t t = 0; t < tasks.size(); ++t) {
+            const sky::TaskCellPlan& plan = batch.plan.tasks[t];
+            RegionTaskTally& tally = tallies[t];
+            for (std::size_t r = 0; r < regionCount; ++r)
+                for (std::size_t bin = 0; bin < bins; ++bin) {
+                    tally.byFirst[r * slots + bin + 1] = plan.wholeByFirst[r * bins + bin];
+                    tally.bySecond[r * slots + bin + 1] = plan.wholeBySecond[r * bins + bin];
+                    tally.within[r * slots + bin + 1] = plan.wholeWithin[r * bins + bin];
+                }
+            tally.pairsDone = batch.initialDone[t];
+        }
+        // Runs never mix regions on either side (cells hold one region, runs one region of b
+        // cells), so a run is a rectangle of one region pair; consecutive runs of one pair share
+        // the histogram.
+        const auto countItem = [&](std::size_t worker, std::size_t task, std::uint64_t item) {
+            RegionScratch& s = scratch[worker];
+            const sky::CellTask& cellTask = batch.cellTasks[task];
+            const sky::CellPartition& cellsA = batch.plan.cells[cellTask.first];
+            const sky::CellPartition& cellsB = batch.plan.cells[cellTask.second];
+            const Points a = batch.pointsOf(cellTask.first), b = batch.pointsOf(cellTask.second);
+            const std::vector<sky::CountRun>& runs = batch.plan.tasks[task].runs;
+            const std::vector<std::size_t>& starts = batch.itemStart[task];
+            std::size_t pendingFirst = 0, pendingSecond = 0;
+            bool pending = false;
+            for (std::size_t r = starts[item]; r < starts[item + 1]; ++r) {
+                const std::size_t ra = cellsA.segment[runs[r].a];
+                const std::size_t rb = cellsB.segment[runs[r].bBegin];
+                if (pending && (ra != pendingFirst || rb != pendingSecond))
+                    s.addRectangle(pendingFirst, pendingSecond);
+                pending = true;
+                pendingFirst = ra;
+                pendingSecond = rb;
+                batch.countRun(kernel, task, runs[r], a, b, lookup, s.histogram.data());
+            }
+            if (pending)
+                s.addRectangle(pendingFirst, pendingSecond);
+            s.publish(tallies[task], batch.itemCredit[task][item]);
+        };
+        final = runTiles(schedule, workerCount, control, countItem, snapshot);
+    }
 
     std::vector<RegionPairCounts> result(tasks.size());
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         RegionPairCounts& counts = result[t];
-        const TaskTally& tally = tallies[t];
+        const RegionTaskTally& tally = tallies[t];
         counts.regionCount = regionCount;
         counts.binCount = bins;
         counts.total = std::move(final.partialCounts[t]);

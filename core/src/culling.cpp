@@ -187,12 +187,21 @@ private:
     void visitLeaves(const CellTree::Node& na, const CellTree::Node& nb) {
         for (std::uint32_t a = na.begin; a < na.end; ++a) {
             const std::uint32_t from = m_query.autoPairs ? std::max(nb.begin, a) : nb.begin;
+            // Consecutive b of one kind become one run here already: fewer runs to sort.
+            bool open = false;
             for (std::uint32_t b = from; b < nb.end; ++b) {
                 const Reach r = reach(m_cellsA[a], m_cellsB.empty() ? m_cellsA[b] : m_cellsB[b]);
-                if (r != Reach::None)
-                    m_runs.push_back(CellPairRun{a, b, b + 1,
-                                                 r == Reach::Inside ? CellPairClass::InsideRange
-                                                                    : CellPairClass::Partial});
+                if (r == Reach::None) {
+                    open = false;
+                    continue;
+                }
+                const CellPairClass kind =
+                    r == Reach::Inside ? CellPairClass::InsideRange : CellPairClass::Partial;
+                if (open && m_runs.back().kind == kind)
+                    m_runs.back().bEnd = b + 1;
+                else
+                    m_runs.push_back(CellPairRun{a, b, b + 1, kind});
+                open = true;
             }
         }
     }
@@ -249,18 +258,39 @@ private:
         }
     }
 
+    // The traversal emits each a's runs in increasing b (both recursions visit the b side left
+    // to right), so a stable counting sort by a orders the list in O(runs + cells); a group that
+    // is not in order (not expected) is sorted on its own rather than trusted.
     std::vector<CellPairRun> sortedAndMerged() {
-        std::sort(m_runs.begin(), m_runs.end(), [](const CellPairRun& x, const CellPairRun& y) {
-            return x.a != y.a ? x.a < y.a : x.bBegin < y.bBegin;
-        });
+        std::vector<std::size_t> start(m_cellsA.size() + 1, 0);
+        for (const CellPairRun& run : m_runs)
+            ++start[run.a + 1];
+        for (std::size_t a = 0; a < m_cellsA.size(); ++a)
+            start[a + 1] += start[a];
+        std::vector<CellPairRun> byA(m_runs.size());
+        {
+            std::vector<std::size_t> next(start.begin(), start.end() - 1);
+            for (const CellPairRun& run : m_runs)
+                byA[next[run.a]++] = run;
+        }
+        m_runs = std::vector<CellPairRun>();
+        const auto byB = [](const CellPairRun& x, const CellPairRun& y) {
+            return x.bBegin < y.bBegin;
+        };
         std::vector<CellPairRun> merged;
-        merged.reserve(m_runs.size());
-        for (const CellPairRun& run : m_runs) {
-            if (!merged.empty() && merged.back().a == run.a && merged.back().bEnd == run.bBegin &&
-                merged.back().kind == run.kind)
-                merged.back().bEnd = run.bEnd;
-            else
-                merged.push_back(run);
+        merged.reserve(byA.size());
+        for (std::size_t a = 0; a < m_cellsA.size(); ++a) {
+            const auto first = byA.begin() + static_cast<std::ptrdiff_t>(start[a]);
+            const auto last = byA.begin() + static_cast<std::ptrdiff_t>(start[a + 1]);
+            if (!std::is_sorted(first, last, byB))
+                std::sort(first, last, byB);
+            for (auto run = first; run != last; ++run) {
+                if (run != first && merged.back().bEnd == run->bBegin &&
+                    merged.back().kind == run->kind)
+                    merged.back().bEnd = run->bEnd;
+                else
+                    merged.push_back(*run);
+            }
         }
         return merged;
     }

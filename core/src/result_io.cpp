@@ -135,6 +135,7 @@ Metadata resultMetadata(const CorrelationResult& result) {
     lines.emplace_back("backend", oneLine(result.backendName));
     lines.emplace_back("device", oneLine(result.deviceDescription));
     lines.emplace_back("precision", std::string(precisionName(result.precision)));
+    lines.emplace_back("culling", describeCulling(result.cullingRequested, result.culled));
     lines.emplace_back("elapsed", formatDouble(result.elapsedSeconds) + " s");
     if (!result.backendNotice.empty())
         lines.emplace_back("notice", oneLine(result.backendNotice));
@@ -330,6 +331,9 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << jsonString(result.deviceDescription) << ",\n";
     field("precision");
     out << jsonString(precisionName(result.precision)) << ",\n";
+    field("culling");
+    out << "{\"used\": " << jsonString(result.culled ? "on" : "off")
+        << ", \"requested\": " << jsonString(cullingModeName(result.cullingRequested)) << "},\n";
     field("elapsed_seconds");
     out << formatJsonDouble(result.elapsedSeconds) << ",\n";
     field("notice");
@@ -465,6 +469,18 @@ void writeCovarianceCsvFile(const std::string& path, const CorrelationResult& re
     writeCovarianceCsv(path, result);
 }
 
+std::string describeCulling(CullingMode requested, bool culled) {
+    // Culling changes how long a count takes, never what it counts: say both.
+    std::string text = culled ? "on" : "off";
+    text += " (requested ";
+    text += cullingModeName(requested);
+    text += "): ";
+    text += culled ? "only cell pairs within reach of theta_max were visited; counts are "
+                     "identical to brute force"
+                   : "brute force, every pair computed";
+    return text;
+}
+
 void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
     const Binning& binning = summary.binning;
     const std::size_t bins = binning.count();
@@ -484,6 +500,7 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
     metadata.emplace_back("backend", oneLine(summary.backendName));
     metadata.emplace_back("device", oneLine(summary.deviceDescription));
     metadata.emplace_back("precision", std::string(precisionName(summary.precision)));
+    metadata.emplace_back("culling", describeCulling(summary.cullingRequested, summary.culled));
     metadata.emplace_back("elapsed", formatDouble(summary.elapsedSeconds) + " s");
 
     const std::vector<std::string> conventions{

@@ -4,6 +4,7 @@
 #include "tpacf/correlation_job.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
+#include "tpacf/mock.h"
 
 #include <QtTest/QtTest>
 
@@ -71,6 +72,87 @@ CorrelationParams params(std::size_t nData, std::vector<std::size_t> nRandoms) {
     return p;
 }
 
+// A GPU backend stand-in that counts on the CPU and reports culling as a backend that decides
+// before counting would: culled exactly when On was asked for. It pins down the job's plumbing
+// (selectBackend passes the mode, the result records what the counter reported) whatever the
+// real backends decide under Auto.
+class CullingReportingCounter final : public tpacf::PairCounter {
+public:
+    std::string backendName() const override { return "fake"; }
+    std::string deviceDescription() const override { return "fake device"; }
+    tpacf::Precision precision() const override { return tpacf::Precision::Double; }
+    bool supportsRegions() const override { return true; }
+
+    std::vector<PairCounts> countBatch(std::span<const tpacf::CountTask> tasks,
+                                       const Binning& binning,
+                                       const tpacf::CountControl& control) override {
+        decide();
+        return m_cpu.countBatch(tasks, binning, control);
+    }
+    std::vector<tpacf::RegionPairCounts>
+    countBatchByRegion(std::span<const tpacf::CountTask> tasks, const Binning& binning,
+                       std::size_t regionCount, const tpacf::CountControl& control) override {
+        decide();
+        return m_cpu.countBatchByRegion(tasks, binning, regionCount, control);
+    }
+
+private:
+    void decide() {
+        m_cpu.setCulling(tpacf::CullingMode::Off);
+        setLastBatchCulled(culling() == tpacf::CullingMode::On);
+    }
+    tpacf::CpuPairCounter m_cpu{2};
+};
+
+class CullingReportingProvider final : public tpacf::GpuBackendProvider {
+public:
+    std::string name() const override { return "cuda"; }
+    bool compiledIn() const override { return true; }
+    std::vector<tpacf::GpuDeviceInfo> devices() const override {
+        return {{0, "fake", 1ull << 30, 9, 0, 1}};
+    }
+    std::string unavailableReason() const override { return ""; }
+    std::string versionDescription() const override { return ""; }
+    std::unique_ptr<tpacf::PairCounter> create(tpacf::Precision,
+                                               const std::vector<int>&) const override {
+        return std::make_unique<CullingReportingCounter>();
+    }
+};
+
+// Catalogs spread far wider than the bins reach, so culling has pairs to skip: a clumped box
+// (RA 29-57 deg, Dec 11-40 deg), or a Soneira-Peebles mock in a box that wraps through RA 0
+// and reaches within 1 deg of the pole.
+CorrelationParams cullingParams(bool acrossRaZero) {
+    CorrelationParams p;
+    if (acrossRaZero) {
+        const auto box = tpacf::Footprint::box(340, 20, 50, 89);
+        tpacf::MockParams mock;
+        mock.count = 3000;
+        mock.seed = 5;
+        mock.footprint = box;
+        mock.outerRadiusDeg = 3;
+        p.data = std::make_shared<const Catalog>(tpacf::generateClusteredMock(mock, "mock"));
+        for (std::uint64_t set = 0; set < 2; ++set)
+            p.randoms.push_back(std::make_shared<const Catalog>(
+                tpacf::generateUniformRandoms(3000, box, 6 + set, "random")));
+    } else {
+        p.data = catalog(3000, 1, 0.3, "data.txt");
+        for (std::uint64_t set = 0; set < 2; ++set)
+            p.randoms.push_back(catalog(3000, 100 + set, 0.0, "random.txt"));
+    }
+    p.bins = BinSpec::logPerDecade(0.5, 120.0, AngleUnit::Arcminute, 5.0); // theta_max = 2 deg
+    p.backend.kind = BackendKind::Cpu;
+    p.backend.cpuThreads = 2;
+    return p;
+}
+
+std::uint64_t sum(const PairCounts& counts) {
+    std::uint64_t total = 0;
+    for (const std::uint64_t count : counts)
+        total += count;
+    return total;
+}
+
 bool sameDoubles(const std::vector<double>& a, const std::vector<double>& b) {
     if (a.size() != b.size())
         return false;
@@ -85,7 +167,7 @@ bool sameDoubles(const std::vector<double>& a, const std::vector<double>& b) {
 class TestCorrelationJob : public QObject {
     Q_OBJECT
 
-  private slots:
+private slots:
     void countsEqualDirectCounts();
     void fieldsFilled();
     void estimatorsByHand_data();
@@ -98,6 +180,10 @@ class TestCorrelationJob : public QObject {
     void cancelBeforeStart();
     void cancelWhileRunning();
     void progressAndPartialResults();
+    void cullingOnAndOffCountTheSame_data();
+    void cullingOnAndOffCountTheSame();
+    void resultRecordsCulling_data();
+    void resultRecordsCulling();
 };
 
 void TestCorrelationJob::countsEqualDirectCounts() {
@@ -374,6 +460,117 @@ void TestCorrelationJob::progressAndPartialResults() {
             break;
         }
     }
+}
+
+void TestCorrelationJob::cullingOnAndOffCountTheSame_data() {
+    QTest::addColumn<bool>("acrossRaZero");
+    QTest::addColumn<int>("jackknifeRegions");
+    QTest::newRow("clumped box") << false << 0;
+    QTest::newRow("clumped box, jackknife") << false << 8;
+    QTest::newRow("mock across RA 0 near the pole") << true << 0;
+    QTest::newRow("mock across RA 0 near the pole, jackknife") << true << 8;
+}
+
+void TestCorrelationJob::cullingOnAndOffCountTheSame() {
+    QFETCH(bool, acrossRaZero);
+    QFETCH(int, jackknifeRegions);
+    CorrelationParams p = cullingParams(acrossRaZero);
+    p.jackknife.regions = jackknifeRegions;
+    p.backend.culling = tpacf::CullingMode::Off;
+    const CorrelationResult off = CorrelationJob(p).run();
+    p.backend.culling = tpacf::CullingMode::On;
+    const CorrelationResult on = CorrelationJob(p).run();
+    QCOMPARE(int(off.status), int(JobStatus::Completed));
+    QCOMPARE(int(on.status), int(JobStatus::Completed));
+    QCOMPARE(int(off.cullingRequested), int(tpacf::CullingMode::Off));
+    QCOMPARE(int(on.cullingRequested), int(tpacf::CullingMode::On));
+    QVERIFY(!off.culled); // Off is brute force, whatever the backend
+
+    // The comparison means something: the bins hold many pairs, and most pairs of the
+    // catalogs lie beyond theta_max, where a culled count must skip them and lose none.
+    const std::uint64_t dataPairs = 3000ull * 2999 / 2;
+    QVERIFY2(sum(off.raw.dd) > 5000, qPrintable(QString::number(sum(off.raw.dd))));
+    QVERIFY(sum(off.raw.rr[0]) > 500);
+    QVERIFY(sum(off.raw.dd) < dataPairs / 4);
+    QVERIFY(sum(off.raw.rr[1]) < dataPairs / 4);
+
+    // Exact: the same integers in every bin of every count, so the same w (and errors).
+    QCOMPARE(on.raw.dd, off.raw.dd);
+    QCOMPARE(on.raw.dr, off.raw.dr);
+    QCOMPARE(on.raw.rr, off.raw.rr);
+    QVERIFY(sameDoubles(on.w, off.w));
+    QCOMPARE(on.hasJackknife(), jackknifeRegions > 0);
+    if (jackknifeRegions > 0) {
+        QVERIFY(sameDoubles(on.wError, off.wError));
+        QVERIFY(sameDoubles(on.covariance, off.covariance));
+        QCOMPARE(on.jackknifeSamples.size(), std::size_t(jackknifeRegions));
+        for (std::size_t k = 0; k < on.jackknifeSamples.size(); ++k)
+            QVERIFY(sameDoubles(on.jackknifeSamples[k], off.jackknifeSamples[k]));
+    }
+
+    // The result says what the CPU backend reported for the same mode.
+    const Binning binning(p.bins);
+    tpacf::CpuPairCounter probe(2);
+    probe.setCulling(tpacf::CullingMode::On);
+    const std::vector<tpacf::CountTask> tasks{{p.data.get(), nullptr}};
+    static_cast<void>(probe.countBatch(tasks, binning));
+    if (jackknifeRegions == 0)
+        QCOMPARE(on.culled, probe.lastBatchCulled());
+    qInfo("culling on: %s; DD in bins %llu of %llu pairs",
+          on.culled ? "culled" : "brute force (the CPU backend did not cull)",
+          static_cast<unsigned long long>(sum(on.raw.dd)),
+          static_cast<unsigned long long>(dataPairs));
+}
+
+void TestCorrelationJob::resultRecordsCulling_data() {
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<bool>("jackknife");
+    for (const auto mode :
+         {tpacf::CullingMode::Auto, tpacf::CullingMode::On, tpacf::CullingMode::Off}) {
+        const std::string name(tpacf::cullingModeName(mode));
+        QTest::newRow(name.c_str()) << int(mode) << false;
+        QTest::newRow((name + ", jackknife").c_str()) << int(mode) << true;
+    }
+}
+
+void TestCorrelationJob::resultRecordsCulling() {
+    QFETCH(int, mode);
+    QFETCH(bool, jackknife);
+    const auto culling = tpacf::CullingMode(mode);
+    CorrelationParams p = params(1500, {1200, 900});
+    p.backend.kind = BackendKind::Cuda;
+    p.backend.culling = culling;
+    if (jackknife)
+        p.jackknife.regions = 4;
+    const CullingReportingProvider gpu;
+    std::vector<std::shared_ptr<const CorrelationResult>> partials;
+    const CorrelationResult r = CorrelationJob(p, &gpu).run([&](const JobProgress& progress) {
+        if (progress.partial)
+            partials.push_back(progress.partial);
+    });
+    QCOMPARE(int(r.status), int(JobStatus::Completed));
+    QCOMPARE(r.backendName, std::string("fake"));
+    QCOMPARE(int(r.cullingRequested), mode);
+    // The counter got the mode through selectBackend and its report reached the result.
+    QCOMPARE(r.culled, culling == tpacf::CullingMode::On);
+    QCOMPARE(r.hasJackknife(), jackknife);
+    for (const auto& partial : partials) {
+        QCOMPARE(int(partial->cullingRequested), mode);
+        QCOMPARE(partial->culled, r.culled);
+    }
+    // The counts are the CPU's, culling or not.
+    const CorrelationResult reference = CorrelationJob(params(1500, {1200, 900})).run();
+    QCOMPARE(r.raw.dd, reference.raw.dd);
+    QCOMPARE(r.raw.rr, reference.raw.rr);
+
+    // selectBackend hands every counter the mode, the CPU's too.
+    tpacf::BackendOptions cpu;
+    cpu.kind = BackendKind::Cpu;
+    cpu.culling = culling;
+    QCOMPARE(int(tpacf::selectBackend(cpu, nullptr).counter->culling()), mode);
+    cpu.kind = BackendKind::Auto;
+    QCOMPARE(int(tpacf::selectBackend(cpu, nullptr).counter->culling()), mode);
+    QCOMPARE(int(tpacf::selectBackend(cpu, &gpu).counter->culling()), mode);
 }
 
 QTEST_GUILESS_MAIN(TestCorrelationJob)

@@ -88,7 +88,7 @@ void writeFile(const std::string& path, const std::string& content) {
 class TestResultIo : public QObject {
     Q_OBJECT
 
-  private slots:
+private slots:
     void csvHeaderRowIsExact();
     void csvMetadataLines();
     void csvStatesConventions();
@@ -99,6 +99,8 @@ class TestResultIo : public QObject {
     void inconsistentResultRejected();
     void jsonIsWellFormedAndHoldsNumbers();
     void jsonEscapesStrings();
+    void cullingRecorded_data();
+    void cullingRecorded();
     void countsCsv_data();
     void countsCsv();
     void readAcceptsVariants();
@@ -364,6 +366,85 @@ void TestResultIo::jsonEscapesStrings() {
                  .value(QStringLiteral("name"))
                  .toString(),
              QString::fromStdString(awkward));
+}
+
+void TestResultIo::cullingRecorded_data() {
+    QTest::addColumn<int>("requested");
+    QTest::addColumn<bool>("culled");
+    QTest::addColumn<QString>("line");
+    const QString on = QStringLiteral(": only cell pairs within reach of theta_max were visited; "
+                                      "counts are identical to brute force");
+    const QString off = QStringLiteral(": brute force, every pair computed");
+    QTest::newRow("auto, culled") << int(tpacf::CullingMode::Auto) << true
+                                  << QStringLiteral("# culling: on (requested auto)") + on;
+    QTest::newRow("auto, brute force") << int(tpacf::CullingMode::Auto) << false
+                                       << QStringLiteral("# culling: off (requested auto)") + off;
+    QTest::newRow("on") << int(tpacf::CullingMode::On) << true
+                        << QStringLiteral("# culling: on (requested on)") + on;
+    QTest::newRow("off") << int(tpacf::CullingMode::Off) << false
+                         << QStringLiteral("# culling: off (requested off)") + off;
+}
+
+void TestResultIo::cullingRecorded() {
+    QFETCH(int, requested);
+    QFETCH(bool, culled);
+    QFETCH(QString, line);
+    const auto mode = tpacf::CullingMode(requested);
+    CorrelationResult result = sampleResult();
+    result.cullingRequested = mode;
+    result.culled = culled;
+
+    // Result CSV: one metadata line, in the block of backend lines.
+    const std::vector<std::string> lines = linesOf(csvText(result));
+    QVERIFY2(hasLine(lines, line.toStdString()), qPrintable(line));
+    const auto at = [&](const std::string& wanted) {
+        return std::find_if(lines.begin(), lines.end(),
+                            [&](const std::string& l) { return l.rfind(wanted, 0) == 0; }) -
+               lines.begin();
+    };
+    QCOMPARE(at("# culling: "), at("# precision: ") + 1);
+    QCOMPARE(std::count_if(lines.begin(), lines.end(),
+                           [](const std::string& l) { return l.rfind("# culling: ", 0) == 0; }),
+             std::ptrdiff_t{1});
+
+    // JSON: what was used and what was asked for.
+    std::ostringstream json;
+    tpacf::writeResultJson(json, result);
+    QJsonParseError error;
+    const QJsonDocument document =
+        QJsonDocument::fromJson(QByteArray::fromStdString(json.str()), &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+    const QJsonObject culling = document.object().value(QStringLiteral("culling")).toObject();
+    QCOMPARE(culling.value(QStringLiteral("used")).toString(),
+             culled ? QStringLiteral("on") : QStringLiteral("off"));
+    QCOMPARE(culling.value(QStringLiteral("requested")).toString().toStdString(),
+             std::string(tpacf::cullingModeName(mode)));
+
+    // The counts CSV of 'tpacf count' says the same.
+    const tpacf::Binning binning(result.bins);
+    const std::string backend = "cpu", device = "CPU, 2 threads";
+    tpacf::CountSummary summary{binning,
+                                tpacf::PairCounts{1, 2, 3, 4},
+                                tpacf::InputSummary{"a.txt", 10},
+                                std::nullopt,
+                                backend,
+                                device,
+                                tpacf::Precision::Double,
+                                1.0};
+    summary.cullingRequested = mode;
+    summary.culled = culled;
+    std::ostringstream counts;
+    tpacf::writeCountsCsv(counts, summary);
+    QVERIFY2(hasLine(linesOf(counts.str()), line.toStdString()), counts.str().c_str());
+
+    // The covariance CSV carries the result's metadata, culling included.
+    CorrelationResult withErrors = result;
+    withErrors.wError.assign(4, 0.1);
+    withErrors.covariance.assign(16, 0.01);
+    withErrors.jackknifeRegions.count = 2;
+    std::ostringstream covariance;
+    tpacf::writeCovarianceCsv(covariance, withErrors);
+    QVERIFY(hasLine(linesOf(covariance.str()), line.toStdString()));
 }
 
 void TestResultIo::countsCsv_data() {

@@ -18,8 +18,8 @@ struct BackendOptions {
     BackendKind kind = BackendKind::Auto;
     /// Unset: float on a GPU, double on the CPU (the CPU backend is always double).
     std::optional<Precision> precision;
-    int cpuThreads = 0;           // <= 0: all hardware threads
-    std::vector<int> gpuDevices;  // empty: every visible device
+    int cpuThreads = 0;          // <= 0: all hardware threads
+    std::vector<int> gpuDevices; // empty: every visible device
     CullingMode culling = CullingMode::Auto;
 };
 
@@ -58,7 +58,8 @@ struct BackendSelection {
 };
 
 /// Auto: the GPU where one is usable, else the CPU with a notice. Cuda: the GPU or
-/// BackendUnavailable. Cpu with Precision::Float: ConfigError. `gpu` may be null.
+/// BackendUnavailable. Cpu with Precision::Float: ConfigError. `gpu` may be null. The counter
+/// comes with setCulling(options.culling) applied.
 BackendSelection selectBackend(const BackendOptions& options, const GpuBackendProvider* gpu);
 
 /// "auto", "cpu", "cuda" (also "gpu").

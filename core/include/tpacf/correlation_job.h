@@ -46,6 +46,12 @@ struct CorrelationResult {
     std::string deviceDescription;
     Precision precision = Precision::Double;
     std::string backendNotice; // e.g. the fallback to the CPU; "" when none
+    /// Spatial culling: the mode asked for (BackendOptions::culling) and whether the counts
+    /// visited only the cell pairs within reach of the bins (false: every pair computed), as the
+    /// backend reported it (PairCounter::lastBatchCulled). In a partial result, what the backend
+    /// reports while the batch runs.
+    CullingMode cullingRequested = CullingMode::Auto;
+    bool culled = false;
     double elapsedSeconds = 0;
     InputSummary data;
     std::vector<InputSummary> randoms;
@@ -66,7 +72,7 @@ struct CorrelationResult {
 };
 
 struct JobProgress {
-    double fraction = 0;          // 0..1 of all pairs
+    double fraction = 0; // 0..1 of all pairs
     std::uint64_t pairsDone = 0;
     std::uint64_t pairsTotal = 0;
     double pairsPerSecond = 0;

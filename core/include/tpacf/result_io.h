@@ -10,14 +10,16 @@
 namespace tpacf {
 
 /// '#' metadata lines (version, inputs with N, bins, estimator, backend, device, precision,
-/// elapsed time, conventions in words), a header row, then one row per bin:
+/// spatial culling used and requested, elapsed time, conventions in words), a header row, then
+/// one row per bin:
 /// theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w (θ in the bins' unit), and
 /// w_err appended when the result has jackknife errors.
 void writeResultCsv(std::ostream& out, const CorrelationResult& result);
 /// Writes to a file; throws InputError naming the path when it cannot be written.
 void writeResultCsvFile(const std::string& path, const CorrelationResult& result);
 
-/// The same content as JSON, with per-set raw counts; "w_err" and "jackknife" (regions, per-
+/// The same content as JSON ("culling": {"used": "on"|"off", "requested": "auto"|"on"|"off"}),
+/// with per-set raw counts; "w_err" and "jackknife" (regions, per-
 /// region sizes, warnings, covariance rows, the leave-one-out samples) are null without jackknife.
 void writeResultJson(std::ostream& out, const CorrelationResult& result);
 
@@ -30,6 +32,10 @@ void writeCovarianceCsv(const std::string& path, const CorrelationResult& result
 /// The same as writeCovarianceCsv(path, result), named like writeResultCsvFile.
 void writeCovarianceCsvFile(const std::string& path, const CorrelationResult& result);
 
+/// The value of the '#' culling metadata line, e.g. "on (requested auto): only cell pairs within
+/// reach of theta_max were visited; counts are identical to brute force".
+std::string describeCulling(CullingMode requested, bool culled);
+
 /// One count as CSV: metadata lines, then theta_lo,theta_hi,theta_mid,count.
 struct CountSummary {
     Binning binning;
@@ -39,6 +45,8 @@ struct CountSummary {
     std::string backendName, deviceDescription;
     Precision precision = Precision::Double;
     double elapsedSeconds = 0;
+    CullingMode cullingRequested = CullingMode::Auto;
+    bool culled = false; // PairCounter::lastBatchCulled() of the count
 };
 void writeCountsCsv(std::ostream& out, const CountSummary& summary);
 

@@ -1,0 +1,153 @@
+#pragma once
+// Internal to the CPU backend: the host-side partition of catalogs into spatially coherent cells
+// and the plan of which cell pairs to count point by point and which to add whole, for the
+// culled path of CpuPairCounter. Nothing here is public API.
+#include "tpacf/catalog.h"
+#include "tpacf/culling.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace tpacf::sky {
+
+/// Called between short steps (well under 50 ms each) of the preparation, on the thread that
+/// called the count: checks the cancel token (throws Cancelled) and reports progress.
+using Poll = std::function<void()>;
+
+/// A catalog's unit vectors copied into Morton (Z-order) order of their position in R³, as
+/// structure of arrays. With regions, points are ordered by region first, Morton within each
+/// region, so that no cell ever holds two regions.
+struct SortedCatalog {
+    std::vector<double> x, y, z;
+    std::vector<std::uint64_t> keys;       ///< Morton key of each sorted point
+    std::vector<std::size_t> segmentStart; ///< regions + 1 offsets (one segment without regions)
+    std::size_t size() const noexcept { return x.size(); }
+};
+
+/// Sorts a catalog (its regions too when `regionCount` > 0; they must lie in [0, regionCount)).
+/// A stable LSD radix sort: deterministic, O(N) and interruptible between passes.
+SortedCatalog sortCatalog(const Catalog& catalog, std::size_t regionCount, const Poll& poll);
+
+/// A node of the octree over the cells: a cell (no children) or the octree node above several.
+/// Its cells are consecutive.
+struct CellNode {
+    CellBounds box;
+    std::uint32_t cellBegin = 0, cellEnd = 0;   ///< cells under the node
+    std::uint32_t childBegin = 0, childEnd = 0; ///< range in CellPartition::children
+    std::int32_t segment = 0;                   ///< region of its points, −1 where several
+    bool isCell() const noexcept { return childBegin == childEnd; }
+};
+
+/// Consecutive cells over a SortedCatalog: cell c holds sorted points [start[c], start[c+1]).
+struct CellPartition {
+    std::vector<std::size_t> start;     ///< cells + 1 offsets
+    std::vector<CellBounds> bounds;     ///< box of each cell's unit vectors
+    std::vector<std::uint32_t> segment; ///< region of each cell (0 without regions)
+    /// The octree above the cells (children before parents) and its root (−1: no cells). Lets
+    /// the planner test a whole group of cells against another with one box pair.
+    std::vector<CellNode> nodes;
+    std::vector<std::uint32_t> children;
+    std::int64_t root = -1;
+    std::size_t cellCount() const noexcept { return bounds.size(); }
+    std::size_t countOf(std::size_t cell) const noexcept { return start[cell + 1] - start[cell]; }
+};
+
+/// Adaptive octree leaves over the Morton order holding at most `population` points each (more
+/// only where more than that many points share one finest Morton cell, ≈ 0.2″), never crossing a
+/// segment. Every cell is non-empty.
+CellPartition partitionCells(const SortedCatalog& sorted, std::size_t population);
+
+/// Bounds on the squared chord of every pair (p in box a, q in box b) as the CPU kernels compute
+/// it: the same subtractions, squares and ((x + y) + z) sum, each rounded on its own; rounding is
+/// monotone, so a pair's computed c² never leaves [boxMinChord2, boxMaxChord2] computed here.
+/// (fl(b.lo − a.hi) ≤ |fl(p − q)| for every p ≤ a.hi, q ≥ b.lo: rounding to nearest is monotone
+/// and odd.) The same as listCellPairs' bounds in culling.cpp. Inline: the planner calls them
+/// for every box pair it tests.
+inline double boxMinChord2(const CellBounds& a, const CellBounds& b) noexcept {
+    double sum = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        const double gap =
+            std::max(0.0, std::max(b.lo[axis] - a.hi[axis], a.lo[axis] - b.hi[axis]));
+        sum += gap * gap;
+    }
+    return sum;
+}
+inline double boxMaxChord2(const CellBounds& a, const CellBounds& b) noexcept {
+    double sum = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        const double span = std::max(b.hi[axis] - a.lo[axis], a.hi[axis] - b.lo[axis]);
+        sum += span * span;
+    }
+    return sum;
+}
+
+/// Cell pairs (a, b) for b in [bBegin, bEnd) whose pairs must be binned one by one. The b cells
+/// of one run lie in one segment (region) and are contiguous in memory.
+struct CountRun {
+    std::uint32_t a = 0;
+    std::uint32_t bBegin = 0;
+    std::uint32_t bEnd = 0;
+};
+
+/// One count of the batch: catalogs by index into the sorted catalogs.
+struct CellTask {
+    std::size_t first = 0;
+    std::size_t second = 0; ///< == first for auto
+    bool isAuto = false;
+};
+
+/// Per task, what the plan found out without looking at single pairs.
+struct TaskCellPlan {
+    std::vector<CountRun> runs;
+    /// Pairs of whole cell pairs lying in one bin, keyed as the region counts are (segment of the
+    /// first point, of the second, of both): regionCount × bins each, row-major by region
+    /// (regionCount 1 without regions; then bySecond and within repeat byFirst).
+    std::vector<std::uint64_t> wholeByFirst, wholeBySecond, wholeWithin;
+    std::uint64_t wholePairs = 0;   ///< pairs added whole (in range)
+    std::uint64_t countedPairs = 0; ///< pairs the runs visit
+};
+
+/// The partition chosen for the batch and the cell-pair plan of every task.
+struct CellPlan {
+    std::size_t population = 0;       ///< cell population of the largest catalog
+    std::vector<CellPartition> cells; ///< per sorted catalog
+    std::vector<TaskCellPlan> tasks;
+    double cost = 0;                   ///< the cost model's figure, in pair-kernel units
+    std::uint64_t listedCellPairs = 0; ///< coarse cell pairs listCellPairs returned
+    std::uint64_t checks = 0;          ///< box pairs tested while refining them (estimated)
+};
+
+/// The cost model, in units of one pair in the kernel (≈ 1.3 ns of wall time on 2 threads of
+/// the reference machine, AVX-512). Measured there on 100,000 points (clustered 40° box and
+/// uniform full sky) for populations 8–2048: each row of a run (a point of its a cell) costs
+/// ≈ 20 ns on top of its pairs (loop exits, the histogram tail), a run a call, and a box pair
+/// tested while planning ≈ 60 ns on the calling thread. The scheduler uses the same figures to
+/// cut the runs into work items of similar duration.
+inline constexpr double kRowCost = 15;
+inline constexpr double kRunCost = 20;
+inline constexpr double kCheckCost = 45;
+
+/// Longest run in pairs: a run is one kernel call and one piece of a work item.
+inline constexpr std::uint64_t kMaxRunPairs = std::uint64_t{1} << 21;
+
+/// Tries a few cell populations and keeps the plan of least modelled cost (see sky_cells.cpp).
+/// chord2Edges: the binning's ascending squared-chord edges. regionCount: 0 without regions.
+/// threads: how many may refine the list (the calling thread, which polls, among them).
+CellPlan planCellPairs(std::span<const SortedCatalog> catalogs, std::span<const CellTask> tasks,
+                       std::span<const double> chord2Edges, std::size_t regionCount,
+                       const Poll& poll, std::size_t threads);
+
+/// One plan for a given population (the tests force one; planCellPairs calls it). With
+/// maxSampleStride > 1, a task whose first catalog has many coarse cells is planned only for
+/// every stride-th of them (stride ≤ maxSampleStride) and its cost and box tests are scaled up:
+/// an estimate for choosing, not a plan to count.
+CellPlan planForPopulation(std::span<const SortedCatalog> catalogs, std::span<const CellTask> tasks,
+                           std::span<const double> chord2Edges, std::size_t regionCount,
+                           std::size_t population, const Poll& poll, std::size_t threads = 1,
+                           std::uint32_t maxSampleStride = 1);
+
+} // namespace tpacf::sky
