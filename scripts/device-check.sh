@@ -2,7 +2,9 @@
 # One-shot check on a GPU machine, from the repository root: configure (headless preset, CUDA on,
 # tests on), build, `tpacf devices`, the GPU suite, the benchmarks, a SASS/ptxas report.
 # Every step's output goes to $OUT/<step>.log (default ./out/device-check); a summary ends it.
-#   scripts/device-check.sh [--quick]     --quick: GPU suite without the N=100000 cases, short benches
+#   scripts/device-check.sh [--quick]     --quick: GPU suites without their largest cases, short benches
+# The spatial-culling targets (issue "Spatial culling") run in both modes: tpacf_gpu_bench --culling,
+# and the same cases through `tpacf bench --culling on|off` where the CLI has that flag.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out/device-check}
@@ -24,7 +26,7 @@ step() { # step NAME LOG COMMAND...: runs, appends to $OUT/LOG.log, records stat
 
 step nvidia-smi devices nvidia-smi
 step build build bash -c "cmake --preset headless -DTPACF_CUDA=ON -DBUILD_TESTING=ON -DTPACF_CUDA_PTXAS_VERBOSE=ON \
-    && cmake --build $BUILD -j \$(nproc) --target tpacf_gpu_tests tpacf_gpu_region_tests tpacf_gpu_bench" || { printf '%s\n' "${SUMMARY[@]}"; exit 1; }
+    && cmake --build $BUILD -j \$(nproc) --target tpacf_gpu_tests tpacf_gpu_region_tests tpacf_gpu_culling_tests tpacf_gpu_bench" || { printf '%s\n' "${SUMMARY[@]}"; exit 1; }
 # The CLI (and anything else) separately: the GPU suite runs even if another part does not build.
 step build-all build cmake --build $BUILD -j "$(nproc)"
 TPACF=$BUILD/app/tpacf
@@ -32,6 +34,7 @@ step devices devices "$TPACF" devices
 if [[ $QUICK == 1 ]]; then
     step gpu-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_tests" --quick
     step region-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_region_tests" --quick
+    step culling-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_culling_tests" --quick
 else
     step gpu-tests gpu-tests ctest --test-dir "$BUILD" -L gpu -V --timeout 360
 fi
@@ -51,6 +54,20 @@ step gpu-bench-plain bench env TPACF_CUDA_HIST=thread timeout 150 "$BUILD/tests/
 # Jackknife (issue "Error bars"): K = 32 regions against the plain count, always at N = 2^20.
 step gpu-bench-jk bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" 1048576 --jackknife 32
 
+# Spatial culling (issue "Spatial culling"): uniform full sky, 30 log bins from 0.01'. DD of 1e6
+# points to 10 deg, DD of 1e7 to 1 deg (sort included), the job DD + 10 DR_i + 10 RR_i of 1e6
+# each to 10 deg, culling on against off at 180 deg. Always at full size (seconds of GPU time).
+step gpu-bench-culling bench timeout 300 "$BUILD/tests/gpu/tpacf_gpu_bench" --culling
+if "$TPACF" bench --help 2>&1 | grep -q -- '--culling'; then
+    step cli-bench-culling bench timeout 300 bash -c "
+  $TPACF bench --backend cuda --precision float --n 1000000 --bins 30 --theta-min 0.01 --theta-max 600 --unit arcmin --culling on --repeat 3;
+  $TPACF bench --backend cuda --precision float --n 10000000 --bins 30 --theta-min 0.01 --theta-max 60 --unit arcmin --culling on --repeat 3;
+  $TPACF bench --backend cuda --precision float --n 1000000 --bins 30 --theta-min 0.01 --theta-max 600 --unit arcmin --sets 10 --culling on --repeat 3;
+  for c in on off; do $TPACF bench --backend cuda --precision float --n 1000000 --bins 30 --theta-min 0.01 --theta-max 10800 --unit arcmin --culling \$c --repeat 3; done"
+else
+    echo "tpacf bench has no --culling flag in this build: CLI culling cases skipped" | tee -a "$OUT/bench.log"
+fi
+
 # Resource report and the inner loops' machine code.
 step sass sass bash -c "grep -A2 'pairCountKernel' '$OUT/build.log' | grep -E 'registers|spill' | sort | uniq -c;
   obj=\$(find $BUILD/kernels -name 'pair_kernels.cu.o' | head -1);
@@ -61,4 +78,4 @@ step sass sass bash -c "grep -A2 'pairCountKernel' '$OUT/build.log' | grep -E 'r
 echo
 echo "==== summary ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 printf '%s\n' "${SUMMARY[@]}" | tee "$OUT/summary.log"
-grep -hE '^(cuda|PASS|FAIL|auto|job|device|float|double|jackknife|===)|note ' "$OUT/bench.log" "$OUT/gpu-tests.log" 2>/dev/null | grep -v '^=== .*bash -c' | tail -60
+grep -hE '^(cuda|PASS|FAIL|auto|job|device|float|double|jackknife|DD|===)|note ' "$OUT/bench.log" "$OUT/gpu-tests.log" 2>/dev/null | grep -v '^=== .*bash -c' | tail -80

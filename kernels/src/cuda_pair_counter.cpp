@@ -7,6 +7,11 @@
 // chunk is one launch of the persistent pair kernel; two launches stay queued so the GPU never
 // waits for the host, and the host waits on blocking-sync events (no spinning).
 //
+// Spatial culling (issue "Spatial culling", docs/gpu-kernel-notes.md): with culling on, the work
+// list is built after the preparation, from the tile boxes: the tiles are the cells, and
+// listCellPairs (core/culling.h) lists only the tile pairs within reach of the bins. With it
+// off, the list is dense (every tile pair) and the kernel computes every pair (brute force).
+//
 // countBatchByRegion (jackknife) is the same batch over region layouts: every catalog sorted by
 // region and padded so that every tile holds one region, and (1 + 2K) rows of counters per task
 // (total, touching[K], within[K]); docs/gpu-kernel-notes.md.
@@ -15,6 +20,7 @@
 #include "bin_tables.h"
 #include "cuda_check.h"
 #include "pair_kernels.h"
+#include "tpacf/culling.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -25,11 +31,14 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -40,16 +49,22 @@ constexpr double kChunkSeconds = 0.03;    // target device time of one launch
 constexpr double kChunkMaxSeconds = 0.05; // ... and the most a chunk may take at full brute force
 constexpr auto kProgressInterval = std::chrono::milliseconds(100);
 constexpr int kLaunchesInFlight = 2;
+/// Culling with bins up to this θ_max: blocks of kSmallTileBlock threads (smaller tiles).
+constexpr double kSmallTileThetaMaxDegrees = 20.0;
+constexpr int kSmallTileBlock = 64;
 
 /// Debug and benchmark knobs, read per call: TPACF_CUDA_HIST=thread|thread-atomic|warp|global
-/// forces the histogram mode, TPACF_CUDA_BRUTE_FORCE=1 turns off the tile classification,
-/// TPACF_CUDA_BLOCK=N caps the block size, TPACF_CUDA_REGION_LEVEL=L sets the coarse cells of
+/// forces the histogram mode, TPACF_CUDA_BRUTE_FORCE=1 forces CullingMode::Off (dense list, no
+/// tile classification: every pair computed) whatever setCulling says,
+/// TPACF_CUDA_BLOCK=N caps the block size, TPACF_CUDA_SUBTILES=0 turns off the sub-tile culling
+/// inside tile pairs (culling on only), TPACF_CUDA_REGION_LEVEL=L sets the coarse cells of
 /// the region layout (2^L per axis; 0, the default: grouped by region alone).
 struct Knobs {
     std::optional<HistMode> hist;
     bool bruteForce = false;
     int blockCap = 0;
     int regionCellLevel = 0;
+    bool cullSubTiles = true;
 };
 
 Knobs readKnobs() {
@@ -69,16 +84,51 @@ Knobs readKnobs() {
         knobs.bruteForce = std::string_view(brute) == "1";
     if (const char* block = std::getenv("TPACF_CUDA_BLOCK"))
         knobs.blockCap = std::atoi(block);
+    if (const char* sub = std::getenv("TPACF_CUDA_SUBTILES"))
+        knobs.cullSubTiles = std::string_view(sub) != "0";
     if (const char* level = std::getenv("TPACF_CUDA_REGION_LEVEL"))
         knobs.regionCellLevel = std::clamp(std::atoi(level), 0, 5);
     return knobs;
+}
+
+/// fn(i) for every i in [0, count), spread over the host's cores (the calling thread helps);
+/// the first exception is rethrown once all are done.
+template <class Fn> void parallelFor(std::size_t count, const Fn& fn) {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(count);
+    auto work = [&] {
+        for (std::size_t i = next++; i < count; i = next++) {
+            try {
+                fn(i);
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        }
+    };
+    const std::size_t helpers =
+        std::min<std::size_t>(count, std::max(1u, std::thread::hardware_concurrency())) - 1;
+    std::vector<std::thread> pool;
+    for (std::size_t h = 0; h < helpers; ++h) {
+        try {
+            pool.emplace_back(work);
+        } catch (const std::system_error&) {
+            break; // fewer helpers; this thread does the rest
+        }
+    }
+    work();
+    for (std::thread& thread : pool)
+        thread.join();
+    for (const std::exception_ptr& error : errors)
+        if (error)
+            std::rethrow_exception(error);
 }
 
 /// Real points of every tile of a catalog: plain layout, full tiles and a ragged last one.
 std::vector<std::uint32_t> plainTileCounts(std::uint64_t size, std::uint32_t tileSize) {
     std::vector<std::uint32_t> counts;
     for (std::uint64_t begin = 0; begin < size; begin += tileSize)
-        counts.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(tileSize, size - begin)));
+        counts.push_back(
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(tileSize, size - begin)));
     return counts;
 }
 
@@ -89,9 +139,10 @@ std::vector<std::uint32_t> plainTileCounts(std::uint64_t size, std::uint32_t til
 /// meant to keep tiles from joining distant stretches of the Morton curve inside a region;
 /// measured slower (more padding than it saves, BENCHMARKS.md), so level 0 is the default.
 struct RegionLayout {
-    std::vector<std::uint32_t> tileRegion;      ///< region of each tile
-    std::vector<std::uint32_t> tileSortedStart; ///< index, in group-sorted order, of its first point
-    std::vector<std::uint32_t> tileCount;       ///< real points of each tile
+    std::vector<std::uint32_t> tileRegion; ///< region of each tile
+    std::vector<std::uint32_t>
+        tileSortedStart;                  ///< index, in group-sorted order, of its first point
+    std::vector<std::uint32_t> tileCount; ///< real points of each tile
     std::uint32_t groupCount = 0;
 };
 
@@ -156,70 +207,181 @@ RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
 
 /// The whole batch as work units, plus what progress needs.
 struct Schedule {
-    std::uint64_t tilesPerUnit = kTilesPerUnit;
+    std::uint64_t tilesPerUnit = 0;
     std::vector<WorkUnit> units;
-    std::vector<std::uint64_t> pairPrefix;                      // pairs of units [0, i)
+    /// Pairs of the tile pairs units [0, i) list: the work, an upper bound on what the kernel
+    /// computes (chunk sizes and the measured rate use it).
+    std::vector<std::uint64_t> workPrefix;
+    /// The same plus the pairs culling dropped, spread over each task's units in proportion to
+    /// their work, so that progress reaches every task's pairTotal when its last unit is done.
+    std::vector<std::uint64_t> progressPrefix;
     std::vector<std::pair<std::size_t, std::size_t>> taskUnits; // [begin, end) per task
 };
 
+/// Tile runs of every tile pair of a task (culling off): row a against every j-tile, only the
+/// upper triangle (b >= a, the diagonal tile included) for auto tasks.
+std::vector<CellPairRun> denseRuns(bool isAuto, std::size_t tilesA, std::size_t tilesB) {
+    std::vector<CellPairRun> runs;
+    runs.reserve(tilesA);
+    for (std::size_t a = 0; a < tilesA; ++a) {
+        const std::size_t from = isAuto ? a : 0;
+        if (from < tilesB)
+            runs.push_back(CellPairRun{static_cast<std::uint32_t>(a),
+                                       static_cast<std::uint32_t>(from),
+                                       static_cast<std::uint32_t>(tilesB)});
+    }
+    return runs;
+}
+
+/// Tile runs from the runs of a list built over cells of `cellTiles` consecutive tiles: every
+/// tile of cell a against the tiles of cells [bBegin, bEnd) (for auto, from the tile itself on),
+/// sorted by tile, then b. A cell pair out of reach has every tile pair out of reach (the cell
+/// box holds the tile boxes); the kernel's classification drops the rest one by one.
+std::vector<CellPairRun> tileRuns(const std::vector<CellPairRun>& cellRuns, std::uint32_t cellTiles,
+                                  std::uint32_t tilesA, std::uint32_t tilesB, bool isAuto) {
+    if (cellTiles == 1)
+        return cellRuns;
+    std::vector<CellPairRun> runs;
+    for (std::size_t r = 0; r < cellRuns.size();) {
+        std::size_t rowEnd = r;
+        while (rowEnd < cellRuns.size() && cellRuns[rowEnd].a == cellRuns[r].a)
+            ++rowEnd;
+        const std::uint32_t aBegin = cellRuns[r].a * cellTiles;
+        const std::uint32_t aEnd = std::min(aBegin + cellTiles, tilesA);
+        for (std::uint32_t a = aBegin; a < aEnd; ++a) {
+            for (std::size_t k = r; k < rowEnd; ++k) {
+                std::uint32_t b0 = cellRuns[k].bBegin * cellTiles;
+                const std::uint32_t b1 = std::min(cellRuns[k].bEnd * cellTiles, tilesB);
+                if (isAuto)
+                    b0 = std::max(b0, a);
+                if (b0 < b1)
+                    runs.push_back(CellPairRun{a, b0, b1, cellRuns[k].kind});
+            }
+        }
+        r = rowEnd;
+    }
+    return runs;
+}
+
+/// Work units from each task's tile runs (sorted by a, then b; from denseRuns or listCellPairs):
+/// runs of one i-tile that touch are joined (their classes only matter to the list builder; the
+/// kernel classifies each tile pair again), then cut into units of at most tilesPerUnit j-tiles.
 Schedule buildSchedule(std::span<const CountTask> tasks, const std::vector<std::uint32_t>& taskCatA,
                        const std::vector<std::uint32_t>& taskCatB,
-                       const std::vector<std::vector<std::uint32_t>>& catTileCounts) {
+                       const std::vector<std::vector<std::uint32_t>>& catTileCounts,
+                       const std::vector<std::vector<CellPairRun>>& taskRuns,
+                       std::uint32_t tileSize) {
     Schedule schedule;
-    schedule.pairPrefix.push_back(0);
+    schedule.workPrefix.push_back(0);
+    schedule.progressPrefix.push_back(0);
     std::uint64_t tilePairs = 0;
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        const std::uint64_t tilesA = catTileCounts[taskCatA[t]].size();
-        const std::uint64_t tilesB = catTileCounts[taskCatB[t]].size();
-        tilePairs += tasks[t].isAuto() ? tilesA * (tilesA + 1) / 2 : tilesA * tilesB;
-    }
-    schedule.tilesPerUnit =
-        std::max<std::uint64_t>(kTilesPerUnit, (tilePairs + kMaxWorkUnits - 1) / kMaxWorkUnits);
+    for (const auto& runs : taskRuns)
+        tilePairs += cellPairCount(runs);
+    schedule.tilesPerUnit = std::max<std::uint64_t>(
+        unitTiles(tileSize), (tilePairs + kMaxWorkUnits - 1) / kMaxWorkUnits);
     const std::uint64_t step = schedule.tilesPerUnit;
+
+    // Points of tiles [0, i) per catalog: the pairs of a unit in O(1).
+    std::vector<std::vector<std::uint64_t>> catPrefix(catTileCounts.size());
+    for (std::size_t c = 0; c < catTileCounts.size(); ++c) {
+        catPrefix[c].assign(catTileCounts[c].size() + 1, 0);
+        for (std::size_t i = 0; i < catTileCounts[c].size(); ++i)
+            catPrefix[c][i + 1] = catPrefix[c][i] + catTileCounts[c][i];
+    }
+
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         const std::size_t begin = schedule.units.size();
         const bool isAuto = tasks[t].isAuto();
         const std::vector<std::uint32_t>& countsA = catTileCounts[taskCatA[t]];
-        const std::vector<std::uint32_t>& countsB = catTileCounts[taskCatB[t]];
-        const std::uint64_t tilesA = countsA.size();
-        const std::uint64_t tilesB = countsB.size();
-        for (std::uint64_t a = 0; a < tilesA; ++a) {
+        const std::vector<std::uint64_t>& prefixB = catPrefix[taskCatB[t]];
+        auto addRow = [&](std::uint32_t a, std::uint32_t bBegin, std::uint32_t bEnd) {
             const std::uint64_t countA = countsA[a];
-            for (std::uint64_t b0 = isAuto ? a : 0; b0 < tilesB; b0 += step) {
-                const std::uint64_t b1 = std::min<std::uint64_t>(b0 + step, tilesB);
-                std::uint64_t pairs = 0;
-                for (std::uint64_t b = b0; b < b1; ++b) {
-                    const std::uint64_t countB = countsB[b];
-                    pairs += (isAuto && b == a) ? countA * (countA - 1) / 2 : countA * countB;
-                }
+            for (std::uint64_t b0 = bBegin; b0 < bEnd; b0 += step) {
+                const std::uint64_t b1 = std::min<std::uint64_t>(b0 + step, bEnd);
+                std::uint64_t pairs = countA * (prefixB[b1] - prefixB[b0]);
+                if (isAuto && a >= b0 && a < b1) // the diagonal tile: i < j only
+                    pairs -= countA * countA - countA * (countA - 1) / 2;
                 if (pairs == 0)
                     continue;
-                schedule.units.push_back(
-                    WorkUnit{static_cast<std::uint32_t>(t), taskCatA[t], taskCatB[t],
-                             static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b0),
-                             static_cast<std::uint32_t>(b1), isAuto ? 1u : 0u, 0u});
-                schedule.pairPrefix.push_back(schedule.pairPrefix.back() + pairs);
+                schedule.units.push_back(WorkUnit{static_cast<std::uint32_t>(t), taskCatA[t],
+                                                  taskCatB[t], a, static_cast<std::uint32_t>(b0),
+                                                  static_cast<std::uint32_t>(b1), isAuto ? 1u : 0u,
+                                                  0u});
+                schedule.workPrefix.push_back(schedule.workPrefix.back() + pairs);
             }
+        };
+        const std::vector<CellPairRun>& runs = taskRuns[t];
+        for (std::size_t r = 0; r < runs.size();) {
+            const std::uint32_t a = runs[r].a;
+            const std::uint32_t bBegin = runs[r].bBegin;
+            std::uint32_t bEnd = runs[r].bEnd;
+            for (++r; r < runs.size() && runs[r].a == a && runs[r].bBegin == bEnd; ++r)
+                bEnd = runs[r].bEnd;
+            addRow(a, bBegin, bEnd);
         }
-        schedule.taskUnits.emplace_back(begin, schedule.units.size());
+        const std::size_t end = schedule.units.size();
+        schedule.taskUnits.emplace_back(begin, end);
+
+        const std::uint64_t total = tasks[t].pairTotal();
+        const std::uint64_t base = schedule.progressPrefix.back();
+        const std::uint64_t listed = schedule.workPrefix[end] - schedule.workPrefix[begin];
+        const double scale =
+            listed > 0 ? static_cast<double>(total) / static_cast<double>(listed) : 0.0;
+        for (std::size_t u = begin; u < end; ++u) {
+            const std::uint64_t work = schedule.workPrefix[u + 1] - schedule.workPrefix[begin];
+            const std::uint64_t done =
+                u + 1 == end
+                    ? total
+                    : std::min(total,
+                               static_cast<std::uint64_t>(static_cast<double>(work) * scale));
+            schedule.progressPrefix.push_back(
+                std::max(schedule.progressPrefix.back(), base + done));
+        }
     }
     return schedule;
 }
 
 /// State shared by the device threads and the caller for one countBatch.
 struct BatchState {
-    const Schedule* schedule = nullptr;
     std::mutex mutex;
     std::condition_variable wake;
+    std::unique_ptr<const Schedule> schedule; // null until published (culling: after preparation)
     std::size_t nextUnit = 0;
     std::vector<std::atomic<std::uint64_t>> pairsDonePerTask;
+    std::vector<std::uint64_t> taskTotals;
     std::atomic<bool> stop{false};
     std::exception_ptr error;
     int running = 0;
 
-    explicit BatchState(std::size_t taskCount) : pairsDonePerTask(taskCount) {}
+    explicit BatchState(std::span<const CountTask> tasks) : pairsDonePerTask(tasks.size()) {
+        for (const CountTask& task : tasks)
+            taskTotals.push_back(task.pairTotal());
+    }
 
-    /// The next chunk of about `pairBudget` pairs (at least `minUnits` units), or false when done.
+    /// Makes the work list visible to every device thread. Tasks that culling dropped whole
+    /// (no unit) are done at once.
+    void publish(Schedule built) {
+        {
+            std::lock_guard lock(mutex);
+            schedule = std::make_unique<const Schedule>(std::move(built));
+            for (std::size_t t = 0; t < schedule->taskUnits.size(); ++t)
+                if (schedule->taskUnits[t].first == schedule->taskUnits[t].second)
+                    pairsDonePerTask[t].store(taskTotals[t], std::memory_order_relaxed);
+        }
+        wake.notify_all();
+    }
+
+    /// The published schedule, or null once the batch stops (error or cancel) first. Polls the
+    /// stop flag, which is set without the lock in places, so no wake-up can be lost.
+    const Schedule* waitForSchedule() {
+        std::unique_lock lock(mutex);
+        while (!schedule && !stop.load())
+            wake.wait_for(lock, std::chrono::milliseconds(20));
+        return stop.load() ? nullptr : schedule.get();
+    }
+
+    /// The next chunk of about `pairBudget` pairs of work (at least `minUnits` units), or false
+    /// when done.
     bool take(std::uint64_t pairBudget, std::size_t minUnits, std::size_t& begin,
               std::size_t& end) {
         std::lock_guard lock(mutex);
@@ -227,11 +389,11 @@ struct BatchState {
         if (nextUnit >= total || stop.load())
             return false;
         begin = nextUnit;
-        const std::uint64_t target = schedule->pairPrefix[begin] + pairBudget;
-        const auto it =
-            std::upper_bound(schedule->pairPrefix.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
-                             schedule->pairPrefix.end(), target);
-        end = static_cast<std::size_t>(it - schedule->pairPrefix.begin()) - 1;
+        const auto& prefix = schedule->workPrefix;
+        const std::uint64_t target = prefix[begin] + pairBudget;
+        const auto it = std::upper_bound(prefix.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
+                                         prefix.end(), target);
+        end = static_cast<std::size_t>(it - prefix.begin()) - 1;
         end = std::max(end, std::min(total, begin + minUnits));
         end = std::clamp<std::size_t>(end, begin + 1, total);
         nextUnit = end;
@@ -239,7 +401,7 @@ struct BatchState {
     }
 
     void completed(std::size_t begin, std::size_t end) {
-        const auto& prefix = schedule->pairPrefix;
+        const auto& prefix = schedule->progressPrefix;
         for (std::size_t t = 0; t < schedule->taskUnits.size(); ++t) {
             const auto [taskBegin, taskEnd] = schedule->taskUnits[t];
             const std::size_t lo = std::max(begin, taskBegin), hi = std::min(end, taskEnd);
@@ -260,8 +422,23 @@ struct BatchState {
     }
 };
 
+/// What every device thread of one batch needs; the same for all devices.
+struct DeviceJob {
+    const HostBinTables* tables = nullptr;
+    const std::vector<const Catalog*>* catalogs = nullptr;
+    const std::vector<std::size_t>* stagingOffsets = nullptr;
+    const std::vector<RegionLayout>* regionLayouts = nullptr;
+    std::size_t regionCount = 0;
+    std::size_t taskCount = 0;
+    bool culled = false;
+    bool cullSubTiles = true; ///< TPACF_CUDA_SUBTILES=0 turns it off (benchmarks)
+    /// Culling: the leader (first device) downloads every catalog's tile boxes after the
+    /// preparation and turns them into the schedule with this; the others wait for it.
+    std::function<Schedule(const std::vector<std::vector<CellBounds>>&)> scheduleFromBoxes;
+};
+
 class CudaPairCounter final : public PairCounter {
-  public:
+public:
     CudaPairCounter(Precision precision, std::vector<int> devices, std::string description)
         : m_precision(precision), m_devices(std::move(devices)),
           m_description(std::move(description)) {
@@ -288,7 +465,7 @@ class CudaPairCounter final : public PairCounter {
                                                      std::size_t regionCount,
                                                      const CountControl& control) override;
 
-  private:
+private:
     struct DeviceResult {
         std::vector<unsigned long long> counts;
         double busySeconds = 0;
@@ -299,11 +476,10 @@ class CudaPairCounter final : public PairCounter {
     std::vector<PairCounts> runBatch(std::span<const CountTask> tasks, const Binning& binning,
                                      std::size_t regionCount, const CountControl& control);
 
-    void runDevice(int device, const KernelPlan& plan, const HostBinTables& tables,
-                   const Knobs& knobs, const std::vector<const Catalog*>& catalogs,
-                   const std::vector<std::size_t>& stagingOffsets,
-                   const std::vector<RegionLayout>& regionLayouts, std::size_t regionCount,
-                   std::size_t taskCount, BatchState& state, DeviceResult& result);
+    /// One device's share: prepare the catalogs, (leader, culling) build the schedule from the
+    /// tile boxes, then take chunks of units until none are left.
+    void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool leader,
+                   BatchState& state, DeviceResult& result);
 
     Precision m_precision;
     std::vector<int> m_devices;
@@ -346,6 +522,7 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
     const std::size_t binCount = binning.count();
     const std::size_t countsPerTask = (regionCount > 0 ? 1 + 2 * regionCount : 1) * binCount;
     std::vector<PairCounts> results(tasks.size(), PairCounts(countsPerTask, 0));
+    const Knobs knobs = readKnobs();
 
     // Distinct catalogs, each uploaded and prepared once.
     std::vector<const Catalog*> catalogs;
@@ -375,6 +552,12 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
         stagingOffsets.push_back(stagingSize);
         stagingSize += 3 * catalog->size();
     }
+    // Culling on: the list holds only the tile pairs within reach of the bins (built from the
+    // tile boxes after the preparation) and the kernel classifies each tile pair (skip, one bin,
+    // hi parts only). Off: every tile pair, every pair computed (brute force).
+    const double thetaMaxDegrees = binning.edgesRadians().back() * 180.0 / kPi;
+    const bool culled = !knobs.bruteForce && chooseCulling(culling(), thetaMaxDegrees, pairsTotal);
+    setLastBatchCulled(culled);
     if (pairsTotal == 0) {
         for (const Catalog* catalog : catalogs) { // still report bad regions (any tile size)
             std::vector<std::int32_t> groups(catalog->size());
@@ -385,14 +568,20 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
         return results;
     }
 
-    const Knobs knobs = readKnobs();
     const RealKind real = m_precision == Precision::Float ? RealKind::Float : RealKind::Double;
     HostBinTables tables = buildBinTables(binning, real);
     const auto lookupSize = static_cast<std::uint32_t>(tables.lookup.size());
 
-    // One tile size for all devices: the smallest block any of them wants.
+    // One tile size for all devices: the smallest block any of them wants. Culling at small
+    // θ_max: 256-point tiles (64 threads). There most tile pairs straddle θ_max, each warp of a
+    // block keeps a different share of its sub-tiles, and a block waits for its busiest warp at
+    // every tile; smaller blocks wait less (N = 1e6, 10°, H100: the job DD + 10 DR + 10 RR 0.30 s
+    // of GPU time against 0.35 s with 1024-point tiles; BENCHMARKS.md). At large θ_max most
+    // pairs are in range and big tiles stay best (not measured at 256 points: not switched).
     std::vector<KernelPlan> plans;
     int blockCap = knobs.blockCap;
+    if (blockCap == 0 && culled && thetaMaxDegrees <= kSmallTileThetaMaxDegrees)
+        blockCap = kSmallTileBlock;
     for (int pass = 0; pass < 2; ++pass) {
         plans.clear();
         int smallest = std::numeric_limits<int>::max();
@@ -416,38 +605,113 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
     for (std::size_t c = 0; c < catalogs.size(); ++c) {
         const Catalog* catalog = catalogs[c];
         if (regionCount > 0) {
-            regionLayouts.push_back(buildRegionLayout(*catalog, regionCount, tileSize,
-                                                      knobs.regionCellLevel,
-                                                      m_regionStaging.get() + stagingOffsets[c] / 3));
+            regionLayouts.push_back(
+                buildRegionLayout(*catalog, regionCount, tileSize, knobs.regionCellLevel,
+                                  m_regionStaging.get() + stagingOffsets[c] / 3));
             catTileCounts.push_back(regionLayouts.back().tileCount);
         } else {
             catTileCounts.push_back(plainTileCounts(catalog->size(), tileSize));
         }
     }
-    const Schedule schedule = buildSchedule(tasks, taskCatA, taskCatB, catTileCounts);
 
     // Stage every catalog's unit vectors once in pinned memory; all devices copy from it.
     if (m_staging.size() < stagingSize)
         m_staging = PinnedBuffer<double>(stagingSize);
+    // In slices over the host's cores: one thread copies ~5-10 GB/s, and a job of 11 catalogs
+    // of 1e6 points stages 264 MB.
+    constexpr std::size_t kStagingSlice = std::size_t{1} << 18; // doubles
+    std::vector<std::pair<const double*, double*>> slices;
+    std::vector<std::size_t> sliceSizes;
     for (std::size_t c = 0; c < catalogs.size(); ++c) {
         const Catalog& catalog = *catalogs[c];
-        double* out = m_staging.get() + stagingOffsets[c];
         const std::size_t n = catalog.size();
-        std::memcpy(out, catalog.x().data(), n * sizeof(double));
-        std::memcpy(out + n, catalog.y().data(), n * sizeof(double));
-        std::memcpy(out + 2 * n, catalog.z().data(), n * sizeof(double));
+        const std::span<const double> axes[3] = {catalog.x(), catalog.y(), catalog.z()};
+        for (int axis = 0; axis < 3; ++axis)
+            for (std::size_t begin = 0; begin < n; begin += kStagingSlice) {
+                slices.emplace_back(axes[axis].data() + begin,
+                                    m_staging.get() + stagingOffsets[c] + axis * n + begin);
+                sliceSizes.push_back(std::min(kStagingSlice, n - begin));
+            }
+    }
+    parallelFor(slices.size(), [&](std::size_t i) {
+        std::memcpy(slices[i].second, slices[i].first, sliceSizes[i] * sizeof(double));
+    });
+
+    BatchState state(tasks);
+    DeviceJob job;
+    job.tables = &tables;
+    job.catalogs = &catalogs;
+    job.stagingOffsets = &stagingOffsets;
+    job.regionLayouts = &regionLayouts;
+    job.regionCount = regionCount;
+    job.taskCount = tasks.size();
+    job.culled = culled;
+    job.cullSubTiles = knobs.cullSubTiles;
+    if (culled) {
+        // The tiles are the cells. Why the Morton tiles rather than cells of their own (bands,
+        // HEALPix): they hold equal numbers of points (4 x blockDim), so every tile pair is the
+        // same bounded amount of work whatever the clustering, and the dynamic unit cursor
+        // balances the blocks; and consecutive points of the Morton curve are close in R³, so
+        // the boxes are compact wherever the points are dense (a fixed grid would give crowded
+        // cells in clusters and empty ones elsewhere). The catalogs are sorted once, on the
+        // device, as before; only the boxes (tiles x 56 bytes) come back.
+        CellPairQuery query;
+        const auto chord2Edges = binning.chord2Edges();
+        query.chord2Min = chord2Edges.front();
+        query.chord2Max = chord2Edges.back();
+        // The kernel's margin, far above float rounding: what the list drops, the pair-by-pair
+        // count in either precision would not have counted either.
+        query.relativeMargin = kTileBoxMargin;
+        // Cells of ~1024 points for the list (cellTiles tiles each): the list builder's cost
+        // follows the cell pairs it outputs, and small tiles (small θ) would make it a large
+        // share of a job's wall time; the kernel's tile classification then drops the tile pairs
+        // of a listed cell pair that are out of reach.
+        const std::uint32_t cellTiles =
+            std::max<std::uint32_t>(1, kMaxPairBlock * kPointsPerThread / tileSize);
+        job.scheduleFromBoxes =
+            [&, query, cellTiles](const std::vector<std::vector<CellBounds>>& tileBounds) {
+                std::vector<std::vector<CellBounds>> cells(tileBounds.size());
+                for (std::size_t c = 0; c < tileBounds.size(); ++c) {
+                    const std::vector<CellBounds>& tiles = tileBounds[c];
+                    for (std::size_t t = 0; t < tiles.size(); t += cellTiles) {
+                        CellBounds cell = tiles[t];
+                        for (std::size_t u = t + 1; u < std::min(tiles.size(), t + cellTiles); ++u)
+                            for (int axis = 0; axis < 3; ++axis) {
+                                cell.lo[axis] = std::min(cell.lo[axis], tiles[u].lo[axis]);
+                                cell.hi[axis] = std::max(cell.hi[axis], tiles[u].hi[axis]);
+                            }
+                        cells[c].push_back(cell);
+                    }
+                }
+                // One list per task, the tasks spread over the host's cores: a job's 21 lists of
+                // ~1000 cells each take ~0.1 s on one core, a third of its GPU time.
+                std::vector<std::vector<CellPairRun>> taskRuns(tasks.size());
+                parallelFor(tasks.size(), [&](std::size_t t) {
+                    CellPairQuery q = query;
+                    q.autoPairs = tasks[t].isAuto();
+                    taskRuns[t] = tileRuns(
+                        listCellPairs(cells[taskCatA[t]], cells[taskCatB[t]], q), cellTiles,
+                        static_cast<std::uint32_t>(tileBounds[taskCatA[t]].size()),
+                        static_cast<std::uint32_t>(tileBounds[taskCatB[t]].size()), q.autoPairs);
+                });
+                return buildSchedule(tasks, taskCatA, taskCatB, catTileCounts, taskRuns, tileSize);
+            };
+    } else {
+        // The dense list needs no boxes: ready before any device starts.
+        std::vector<std::vector<CellPairRun>> taskRuns(tasks.size());
+        for (std::size_t t = 0; t < tasks.size(); ++t)
+            taskRuns[t] = denseRuns(tasks[t].isAuto(), catTileCounts[taskCatA[t]].size(),
+                                    catTileCounts[taskCatB[t]].size());
+        state.publish(buildSchedule(tasks, taskCatA, taskCatB, catTileCounts, taskRuns, tileSize));
     }
 
-    BatchState state(tasks.size());
-    state.schedule = &schedule;
     std::vector<DeviceResult> deviceResults(m_devices.size());
     std::vector<std::thread> threads;
     state.running = static_cast<int>(m_devices.size());
     for (std::size_t d = 0; d < m_devices.size(); ++d) {
         threads.emplace_back([&, d] {
             try {
-                runDevice(m_devices[d], plans[d], tables, knobs, catalogs, stagingOffsets,
-                          regionLayouts, regionCount, tasks.size(), state, deviceResults[d]);
+                runDevice(m_devices[d], plans[d], job, d == 0, state, deviceResults[d]);
             } catch (...) {
                 state.fail(std::current_exception());
             }
@@ -500,7 +764,7 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
         std::rethrow_exception(state.error);
     if (callbackError)
         std::rethrow_exception(callbackError);
-    if (control.cancelled() || state.nextUnit < schedule.units.size())
+    if (control.cancelled() || !state.schedule || state.nextUnit < state.schedule->units.size())
         throw Cancelled();
 
     double busy = 0;
@@ -515,19 +779,21 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
     return results;
 }
 
-void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBinTables& tables,
-                                const Knobs& knobs, const std::vector<const Catalog*>& catalogs,
-                                const std::vector<std::size_t>& stagingOffsets,
-                                const std::vector<RegionLayout>& regionLayouts,
-                                std::size_t regionCount, std::size_t taskCount, BatchState& state,
-                                DeviceResult& result) {
+void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const DeviceJob& job,
+                                bool leader, BatchState& state, DeviceResult& result) {
+    const HostBinTables& tables = *job.tables;
+    const std::vector<const Catalog*>& catalogs = *job.catalogs;
+    const std::vector<std::size_t>& stagingOffsets = *job.stagingOffsets;
+    const std::vector<RegionLayout>& regionLayouts = *job.regionLayouts;
+    const std::size_t regionCount = job.regionCount;
+    const std::size_t taskCount = job.taskCount;
     DeviceGuard guard(device);
     cudaDeviceProp props{};
     TPACF_CUDA_TRY(cudaGetDeviceProperties(&props, device));
     // Declared before every buffer: the stream outlives the stream-ordered frees.
     Stream stream;
     const cudaStream_t s = stream.get();
-    Event batchStart, batchEnd;
+    Event batchStart, batchEnd, catalogsReady, unitsStart;
     Event launchStart[kLaunchesInFlight + 1], launchEnd[kLaunchesInFlight + 1];
     batchStart.record(s);
 
@@ -540,7 +806,8 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
         DeviceBuffer<double> sorted; // 4 per point
         DeviceBuffer<float> hi, lo;  // 4 per point
         DeviceBuffer<TileBox> tiles;
-        DeviceBuffer<std::int32_t> regions;                              // region layout only
+        DeviceBuffer<SubBox> subBoxes;
+        DeviceBuffer<std::int32_t> regions;                                 // region layout only
         DeviceBuffer<std::uint32_t> tileRegion, tileSortedStart, tileCount; // region layout only
     };
     const bool byRegion = regionCount > 0;
@@ -586,6 +853,7 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
                 dc.lo = DeviceBuffer<float>(4 * static_cast<std::size_t>(padded), s);
             }
             dc.tiles = DeviceBuffer<TileBox>(tiles, s);
+            dc.subBoxes = DeviceBuffer<SubBox>(padded / kSubTileSize, s);
             PrepareBuffers prep{dc.xyz.get(),
                                 dc.xyz.get() + n,
                                 dc.xyz.get() + 2 * static_cast<std::size_t>(n),
@@ -601,7 +869,8 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
                                 dc.sorted.get(),
                                 dc.hi.get(),
                                 dc.lo.get(),
-                                dc.tiles.get()};
+                                dc.tiles.get(),
+                                dc.subBoxes.get()};
             if (byRegion) {
                 const RegionLayout& layout = regionLayouts[c];
                 auto upload = [&](DeviceBuffer<std::uint32_t>& buffer,
@@ -629,6 +898,7 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
             views[c].d_points = isFloat ? static_cast<const void*>(dc.hi.get()) : dc.sorted.get();
             views[c].d_lows = isFloat ? dc.lo.get() : nullptr;
             views[c].d_tiles = dc.tiles.get();
+            views[c].d_subBoxes = dc.subBoxes.get();
             views[c].size = n;
             views[c].tileCount = tiles;
         }
@@ -650,8 +920,40 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
     TPACF_CUDA_TRY(cudaMemcpyAsync(d_lookup.get(), tables.lookup.data(), d_lookup.bytes(),
                                    cudaMemcpyHostToDevice, s));
 
+    catalogsReady.record(s);
+
+    // Culling: the leader turns the tile boxes into the work list. The preparation is
+    // deterministic (a stable radix sort of the same keys has one result; box min/max are
+    // exact), so every device holds the very same tiles: one list serves all, built once, and
+    // must be one list anyway since the devices take its units by index from a shared cursor.
+    if (leader && job.culled) {
+        std::vector<std::vector<TileBox>> boxes(catalogs.size());
+        for (std::size_t c = 0; c < catalogs.size(); ++c) {
+            boxes[c].resize(views[c].tileCount);
+            if (!boxes[c].empty())
+                TPACF_CUDA_TRY(cudaMemcpyAsync(boxes[c].data(), views[c].d_tiles,
+                                               boxes[c].size() * sizeof(TileBox),
+                                               cudaMemcpyDeviceToHost, s));
+        }
+        Event boxesCopied; // blocking sync: the host sleeps while the device finishes
+        boxesCopied.record(s);
+        boxesCopied.synchronize();
+        std::vector<std::vector<CellBounds>> bounds(catalogs.size());
+        for (std::size_t c = 0; c < catalogs.size(); ++c) {
+            bounds[c].reserve(boxes[c].size());
+            for (const TileBox& box : boxes[c])
+                bounds[c].push_back(CellBounds{{box.lo[0], box.lo[1], box.lo[2]},
+                                               {box.hi[0], box.hi[1], box.hi[2]}});
+        }
+        state.publish(job.scheduleFromBoxes(bounds));
+    }
+    const Schedule* published = state.waitForSchedule();
+    if (published == nullptr)
+        return; // stopped (error elsewhere, or cancelled) before the list was ready
+    const Schedule& schedule = *published;
+
     // Work units and counters.
-    const Schedule& schedule = *state.schedule;
+    unitsStart.record(s);
     DeviceBuffer<WorkUnit> d_units(schedule.units.size(), s);
     TPACF_CUDA_TRY(cudaMemcpyAsync(d_units.get(), schedule.units.data(), d_units.bytes(),
                                    cudaMemcpyHostToDevice, s));
@@ -678,10 +980,9 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
     args.bins.binCount = static_cast<std::uint32_t>(binCount);
     args.bins.lowMargin = tables.lowMargin;
     args.bins.highMargin = tables.highMargin;
-    // |d| >= 0.5: the hi parts alone keep c² to 2|d||dl| <= 1.03e-7 absolute, 4e-7 relative,
-    // plus the float rounding of c² itself: inside DESIGN.md's ~1e-6.
-    args.bins.fastMinChord2 = 0.25;
-    args.bins.classifyTiles = knobs.bruteForce ? 0 : 1;
+    args.bins.classifyTiles = job.culled ? 1 : 0;
+    args.bins.cullSubTiles = job.cullSubTiles ? 1 : 0;
+    args.bins.bruteForceSelect = isFloat && tables.highMargin > kFastMinChord2 ? 1 : 0;
     args.layout = plan.layout;
     args.tileSize = tileSize;
     // A private 32-bit counter gains at most this much per unit; flush well before 2^32.
@@ -728,8 +1029,8 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
             launchEnd[done.slot].synchronize();
             const double seconds =
                 launchEnd[done.slot].millisecondsSince(launchStart[done.slot]) * 1e-3;
-            const double pairs = static_cast<double>(schedule.pairPrefix[done.end] -
-                                                     schedule.pairPrefix[done.begin]);
+            const double pairs = static_cast<double>(schedule.workPrefix[done.end] -
+                                                     schedule.workPrefix[done.begin]);
             kernelSeconds += seconds;
             if (seconds > 0)
                 pairRate = std::clamp(pairs / seconds, pairRate / 8, pairRate * 8);
@@ -745,8 +1046,11 @@ void CudaPairCounter::runDevice(int device, const KernelPlan& plan, const HostBi
     batchEnd.synchronize();
     std::copy(hostCounts.get(), hostCounts.get() + taskCount * countsPerTask,
               result.counts.begin());
-    // Busy: preparation, every launch, and the final copy; gaps waiting for the host excluded.
-    const double prepareSeconds = prepareEnd.millisecondsSince(batchStart) * 1e-3;
+    // Busy: preparation, every launch, and the final copy; gaps waiting for the host (the list
+    // building among them) excluded.
+    const double prepareSeconds =
+        (catalogsReady.millisecondsSince(batchStart) + prepareEnd.millisecondsSince(unitsStart)) *
+        1e-3;
     const double span = batchEnd.millisecondsSince(batchStart) * 1e-3;
     result.busySeconds = std::min(span, prepareSeconds + kernelSeconds);
 }

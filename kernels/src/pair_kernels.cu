@@ -1,6 +1,6 @@
 // The pair-counting kernel and the catalog preparation kernels.
 //
-// Work: a list of WorkUnits (one i-tile against up to kTilesPerUnit j-tiles of one task) that a
+// Work: a list of WorkUnits (one i-tile against a run of j-tiles of one task, unitTiles) that a
 // persistent grid takes from an atomic cursor. Each block keeps its i-tile in registers
 // (kPointsPerThread points per thread), stages each j-tile in shared memory, and counts into a
 // private histogram in shared memory that it flushes into the task's 64-bit global counters.
@@ -46,10 +46,6 @@ struct alignas(32) DoublePoint {
 constexpr std::size_t alignUp(std::size_t value, std::size_t alignment) {
     return (value + alignment - 1) / alignment * alignment;
 }
-
-/// Relative margin on box distances for the tile classification: far above the rounding of
-/// any c² either precision computes (float: ~5e-7 relative), far below any sane bin width.
-constexpr double kBoxMargin = 1e-5;
 
 enum TileClass : int { kSkip, kOneBin, kFast, kInRange, kPrecise };
 
@@ -182,9 +178,10 @@ __device__ __forceinline__ int lookupSlot(Real c2, const Real* s_thr, const Look
 // ---- tile classification -----------------------------------------------------------------
 
 /// What the bounding boxes of two tiles say about all their pairs (conservatively, with a
-/// relative margin far above the rounding of either precision).
+/// relative margin far above the rounding of either precision, kTileBoxMargin). mixed: whether
+/// some pair may reach kFastMinChord2 (float: the pair loop must apply the hi-only rule per pair).
 __device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTables& bins,
-                                bool fastAllowed, int* oneBin) {
+                                bool fastAllowed, int* oneBin, bool* mixed) {
     double minD2 = 0, maxD2 = 0;
 #pragma unroll
     for (int axis = 0; axis < 3; ++axis) {
@@ -193,8 +190,9 @@ __device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTab
         minD2 += gap * gap;
         maxD2 += span * span;
     }
-    const double lo = minD2 * (1.0 - kBoxMargin);
-    const double hi = maxD2 * (1.0 + kBoxMargin);
+    const double lo = minD2 * (1.0 - kTileBoxMargin);
+    const double hi = maxD2 * (1.0 + kTileBoxMargin);
+    *mixed = hi >= kFastMinChord2;
     const double* t = bins.d_thresholdsDouble;
     const std::uint32_t n = bins.binCount;
     const double first = __ldg(t), last = __ldg(t + n);
@@ -217,78 +215,155 @@ __device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTab
             return kOneBin;
         }
     }
-    if (fastAllowed && lo >= bins.fastMinChord2)
+    if (fastAllowed && lo >= kFastMinChord2)
         return kFast;
     if (lo >= first && hi < last)
         return kInRange;
     return kPrecise;
 }
 
-// ---- pair loops ----------------------------------------------------------------------------
+/// Sub-tile culling inside one tile pair: whether the points of two sub-boxes (a warp's i-points
+/// and kSubTileSize j-points) are all out of range, by the classification's rule and margin (so
+/// what it skips, no precision would have counted). Empty boxes (padding only) give +inf gaps:
+/// skipped, nothing lost.
+__device__ __forceinline__ bool subBoxesOutOfRange(const SubBox* a, const SubBox* b, double first,
+                                                   double last) {
+    // Read axis by axis through the pointers: few registers live (the kernel is at its cap).
+    double minD2 = 0, maxD2 = 0;
+#pragma unroll
+    for (int axis = 0; axis < 3; ++axis) {
+        const double aLo = a->lo[axis], aHi = a->hi[axis], bLo = b->lo[axis], bHi = b->hi[axis];
+        const double gap = fmax(0.0, fmax(aLo - bHi, bLo - aHi));
+        const double span = fmax(aHi - bLo, bHi - aLo);
+        minD2 += gap * gap;
+        maxD2 += span * span;
+    }
+    return !(minD2 * (1.0 - kTileBoxMargin) < last && maxD2 * (1.0 + kTileBoxMargin) >= first);
+}
 
-/// Float. Fast: the hi parts alone (tile pairs far apart, where they keep c² to ~3e-7).
-/// Otherwise d = (hi_i - hi_j) + (lo_i - lo_j); with Margin, only for pairs whose hi-only c² is
-/// within the margins of the range (the rest are out of range whatever the lo parts say).
-template <bool Diagonal, bool Fast, bool Margin, bool SingleStep, HistMode Mode, bool Regions>
+// ---- pair loops ----------------------------------------------------------------------------
+//
+// Point 32 r + lane of warp w's 128 points (tile index 128 w + 32 r + lane) is held by that lane
+// in register r: each r of a warp is one sub-box of 32 consecutive Morton-sorted points, so the
+// sub-tile culling can drop (r, j sub-tile) pairs, and the i-loads are coalesced.
+
+/// Index, inside its tile, of the i-point this thread holds in register r.
+__device__ __forceinline__ int iPointIndex(int r) {
+    return static_cast<int>((threadIdx.x & ~31u) * kPointsPerThread + (threadIdx.x & 31u)) + r * 32;
+}
+
+/// Which i groups (registers r) visit the j sub-tile starting at jBegin: bit r of the result.
+/// visit: this warp's masks (bit k of visit[r]: j sub-tile k may hold pairs of group r), or null
+/// (no sub-tile culling: every group visits everything).
+__device__ __forceinline__ std::uint32_t groupsVisiting(const uint4* visit, int jBegin) {
+    if (visit == nullptr)
+        return (1u << kPointsPerThread) - 1;
+    static_assert(kPointsPerThread == 4, "one 32-bit mask per register group, read as a uint4");
+    const uint4 masks = *visit;
+    const int k = jBegin / kSubTileSize;
+    return ((masks.x >> k) & 1u) | (((masks.y >> k) & 1u) << 1) | (((masks.z >> k) & 1u) << 2) |
+           (((masks.w >> k) & 1u) << 3);
+}
+
+/// Float. The c² of a pair is a function of the pair alone, whichever path computes it, so that
+/// culled counts equal brute-force counts: c²_hi from the hi parts; if c²_hi >= kFastMinChord2
+/// (|d| >= 0.5) the pair is binned on c²_hi, else on d = (hi_i - hi_j) + (lo_i - lo_j). The
+/// arithmetic is spelled out (_rn intrinsics: no contraction the compiler could choose
+/// differently per instantiation). Fast: every pair is known to be past the cut (hi parts
+/// only). Select: some pair may be on either side (else all are below: no select). Margin:
+/// pairs whose c²_hi is outside the margins of the range are out of range whatever the lo parts
+/// say, and skip the rest.
+template <bool Diagonal, bool Fast, bool Margin, bool Select, bool SingleStep, HistMode Mode,
+          bool Regions>
 __device__ void
 pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerThread],
               const float (&iz)[kPointsPerThread], const float (&lx)[kPointsPerThread],
               const float (&ly)[kPointsPerThread], const float (&lz)[kPointsPerThread],
               const float4* s_hi, const float4* s_lo, const float* s_thr,
               const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
-              const PrivateHist<Mode, Regions>& hist) {
-    for (int j = 0; j < tileSize; ++j) {
-        const float4 h = s_hi[j];
-        float4 l{};
-        if constexpr (!Fast)
-            l = s_lo[j];
+              const uint4* visit, const PrivateHist<Mode, Regions>& hist) {
+    for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
+        const std::uint32_t groups = groupsVisiting(visit, jBegin);
+        if (groups == 0)
+            continue;
+        // Every group visits (the common case): the loop without the per-group test.
+        const auto block = [&]<bool Check>() {
+            for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
+                const float4 h = s_hi[j];
+                [[maybe_unused]] float4 l{};
+                if constexpr (!Fast)
+                    l = s_lo[j];
 #pragma unroll
-        for (int r = 0; r < kPointsPerThread; ++r) {
-            if (Diagonal && j <= static_cast<int>(threadIdx.x) + r * static_cast<int>(blockDim.x))
-                continue;
-            float dx = ix[r] - h.x;
-            float dy = iy[r] - h.y;
-            float dz = iz[r] - h.z;
-            if constexpr (Fast) {
-                hist.add(lookupSlot<SingleStep>(dx * dx + dy * dy + dz * dz, s_thr, lookup));
-            } else {
-                if constexpr (Margin) {
-                    const float c2h = dx * dx + dy * dy + dz * dz;
-                    if (!(c2h >= lowMargin && c2h < highMargin))
+                for (int r = 0; r < kPointsPerThread; ++r) {
+                    if (Check && ((groups >> r) & 1u) == 0)
                         continue;
+                    if (Diagonal && j <= iPointIndex(r))
+                        continue;
+                    const float dx = __fsub_rn(ix[r], h.x);
+                    const float dy = __fsub_rn(iy[r], h.y);
+                    const float dz = __fsub_rn(iz[r], h.z);
+                    const float c2h = __fmaf_rn(dz, dz, __fmaf_rn(dy, dy, __fmul_rn(dx, dx)));
+                    if constexpr (Fast) {
+                        hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup));
+                    } else {
+                        if constexpr (Margin) {
+                            if (!(c2h >= lowMargin && c2h < highMargin))
+                                continue;
+                        }
+                        const float ex = __fadd_rn(dx, __fsub_rn(lx[r], l.x));
+                        const float ey = __fadd_rn(dy, __fsub_rn(ly[r], l.y));
+                        const float ez = __fadd_rn(dz, __fsub_rn(lz[r], l.z));
+                        float c2 = __fmaf_rn(ez, ez, __fmaf_rn(ey, ey, __fmul_rn(ex, ex)));
+                        if constexpr (Select)
+                            c2 = c2h >= kFastMinChord2 ? c2h : c2;
+                        hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+                    }
                 }
-                dx += lx[r] - l.x;
-                dy += ly[r] - l.y;
-                dz += lz[r] - l.z;
-                hist.add(lookupSlot<SingleStep>(dx * dx + dy * dy + dz * dz, s_thr, lookup));
             }
-        }
+        };
+        if (groups == (1u << kPointsPerThread) - 1)
+            block.template operator()<false>();
+        else
+            block.template operator()<true>();
     }
 }
 
 /// Double: the reference's arithmetic exactly, ((dx*dx + dy*dy) + dz*dz), each operation
 /// rounded on its own (no FMA contraction). EarlyReject: skip the lookup for pairs out of range.
 template <bool Diagonal, bool EarlyReject, bool SingleStep, HistMode Mode, bool Regions>
-__device__ void pairLoopDouble(const double (&ix)[kPointsPerThread],
-                               const double (&iy)[kPointsPerThread],
-                               const double (&iz)[kPointsPerThread], const DoublePoint* s_pts,
-                               const double* s_thr, const LookupContext& lookup, int tileSize,
-                               double thrLow, double thrHigh, const PrivateHist<Mode, Regions>& hist) {
-    for (int j = 0; j < tileSize; ++j) {
-        const DoublePoint p = s_pts[j];
+__device__ void
+pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsPerThread],
+               const double (&iz)[kPointsPerThread], const DoublePoint* s_pts, const double* s_thr,
+               const LookupContext& lookup, int tileSize, double thrLow, double thrHigh,
+               const uint4* visit, const PrivateHist<Mode, Regions>& hist) {
+    for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
+        const std::uint32_t groups = groupsVisiting(visit, jBegin);
+        if (groups == 0)
+            continue;
+        const auto block = [&]<bool Check>() {
+            for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
+                const DoublePoint p = s_pts[j];
 #pragma unroll
-        for (int r = 0; r < kPointsPerThread; ++r) {
-            if (Diagonal && j <= static_cast<int>(threadIdx.x) + r * static_cast<int>(blockDim.x))
-                continue;
-            const double dx = __dsub_rn(ix[r], p.x);
-            const double dy = __dsub_rn(iy[r], p.y);
-            const double dz = __dsub_rn(iz[r], p.z);
-            const double c2 =
-                __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
-            if (EarlyReject && !(c2 >= thrLow && c2 < thrHigh))
-                continue;
-            hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
-        }
+                for (int r = 0; r < kPointsPerThread; ++r) {
+                    if (Check && ((groups >> r) & 1u) == 0)
+                        continue;
+                    if (Diagonal && j <= iPointIndex(r))
+                        continue;
+                    const double dx = __dsub_rn(ix[r], p.x);
+                    const double dy = __dsub_rn(iy[r], p.y);
+                    const double dz = __dsub_rn(iz[r], p.z);
+                    const double c2 = __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)),
+                                                __dmul_rn(dz, dz));
+                    if (EarlyReject && !(c2 >= thrLow && c2 < thrHigh))
+                        continue;
+                    hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+                }
+            }
+        };
+        if (groups == (1u << kPointsPerThread) - 1)
+            block.template operator()<false>();
+        else
+            block.template operator()<true>();
     }
 }
 
@@ -306,12 +381,17 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     Real* s_thr = reinterpret_cast<Real*>(s_raw + args.layout.thresholdsOffset);
     std::uint16_t* s_lookup = reinterpret_cast<std::uint16_t*>(s_raw + args.layout.lookupOffset);
     std::uint32_t* s_hist = reinterpret_cast<std::uint32_t*>(s_raw + args.layout.histOffset);
+    uint4* s_visit = reinterpret_cast<uint4*>(s_raw + args.layout.visitOffset);
 
     const BinTables& bins = args.bins;
     const std::uint32_t binCount = bins.binCount;
+    const bool cullSubTiles = bins.classifyTiles != 0 && bins.cullSubTiles != 0;
+    const std::uint32_t subBoxesPerTile = args.tileSize / kSubTileSize;
+    const std::uint32_t maskedTiles = args.layout.maskedTiles;
     const Real* g_thr = static_cast<const Real*>(bins.d_thresholds);
     for (std::uint32_t k = threadIdx.x; k < binCount + 2; k += blockDim.x)
         s_thr[k] = g_thr[k];
+
     for (std::uint32_t k = threadIdx.x; k < bins.lookupSize; k += blockDim.x)
         s_lookup[k] = bins.d_lookup[k];
 
@@ -361,8 +441,8 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             if (Regions ? open : currentTask >= 0)
                 flushHist<Mode, Regions>(
                     s_hist, stride, columns, binCount,
-                    counterRows<Regions>(args, static_cast<std::uint32_t>(currentTask),
-                                         openRegionA, openRegionB));
+                    counterRows<Regions>(args, static_cast<std::uint32_t>(currentTask), openRegionA,
+                                         openRegionB));
             currentTask = static_cast<int>(unit.task);
             unitsSinceFlush = 0;
             open = false; // regions: opened below for the first computed tile pair
@@ -377,7 +457,36 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
         const CatalogView catB = args.d_catalogs[unit.catB];
         const TileBox boxA = catA.d_tiles[unit.tileA];
 
-        // The i-tile: point r of this thread is tile index threadIdx.x + r * blockDim.x.
+        if (cullSubTiles) {
+            // Sub-tile masks of the unit's (first maskedTiles) j-tiles, made here where
+            // few registers are live (the i-points are loaded after): lane k tests j sub-box k
+            // against each of the warp's i sub-boxes (one per register r); the ballot per r
+            // gives the j sub-tiles group r visits (a tile holds <= 32 sub-boxes).
+            const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+            const SubBox* iBoxes = catA.d_subBoxes +
+                                   static_cast<std::size_t>(unit.tileA) * subBoxesPerTile +
+                                   warp * kPointsPerThread;
+            const bool real = lane < subBoxesPerTile;
+            const std::uint32_t tiles = min(unit.tileB1 - unit.tileB0, maskedTiles);
+            for (std::uint32_t t = 0; t < tiles; ++t) {
+                const SubBox* jBox = catB.d_subBoxes +
+                                     static_cast<std::size_t>(unit.tileB0 + t) * subBoxesPerTile +
+                                     lane;
+                std::uint32_t masks[kPointsPerThread];
+#pragma unroll
+                for (int r = 0; r < kPointsPerThread; ++r)
+                    masks[r] = ~__ballot_sync(
+                        0xffffffffu,
+                        real && subBoxesOutOfRange(iBoxes + r, jBox, __ldg(bins.d_thresholdsDouble),
+                                                   __ldg(bins.d_thresholdsDouble + binCount)));
+                if (lane == 0)
+                    s_visit[warp * maskedTiles + t] =
+                        make_uint4(masks[0], masks[1], masks[2], masks[3]);
+            }
+            __syncwarp(); // read by this warp only; rewritten after the next unit's barriers
+        }
+
+        // The i-tile: this thread's point r is tile index iPointIndex(r).
         Real ix[kPointsPerThread], iy[kPointsPerThread], iz[kPointsPerThread];
         float lx[kPointsPerThread], ly[kPointsPerThread], lz[kPointsPerThread];
         {
@@ -386,7 +495,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             const std::size_t tileStart = static_cast<std::size_t>(unit.tileA) * args.tileSize;
 #pragma unroll
             for (int r = 0; r < kPointsPerThread; ++r) {
-                const std::size_t idx = tileStart + threadIdx.x + r * blockDim.x;
+                const std::size_t idx = tileStart + static_cast<std::size_t>(iPointIndex(r));
                 const Point p = pts[idx];
                 ix[r] = p.x;
                 iy[r] = p.y;
@@ -406,9 +515,11 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             const TileBox boxB = catB.d_tiles[tileB];
             const bool diagonal = unit.isAuto != 0 && tileB == unit.tileA;
             int oneBin = -1;
-            const int cls = bins.classifyTiles ? classifyTilePair(boxA, boxB, bins,
-                                                                  Traits<Real>::kHasLows, &oneBin)
-                                               : kPrecise;
+            bool mixed = bins.bruteForceSelect != 0;
+            const int cls =
+                bins.classifyTiles
+                    ? classifyTilePair(boxA, boxB, bins, Traits<Real>::kHasLows, &oneBin, &mixed)
+                    : kPrecise;
             if (cls == kSkip)
                 continue;
             if (cls == kOneBin) {
@@ -418,11 +529,10 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                             ? static_cast<unsigned long long>(boxA.count) * (boxA.count - 1) / 2
                             : static_cast<unsigned long long>(boxA.count) * boxB.count;
                     if (pairs != 0)
-                        addToRows<Regions>(
-                            Regions ? counterRows<Regions>(args, unit.task, boxA.region,
-                                                           boxB.region)
-                                    : CounterRows{taskCounts, nullptr, nullptr},
-                            static_cast<std::uint32_t>(oneBin), pairs);
+                        addToRows<Regions>(Regions ? counterRows<Regions>(args, unit.task,
+                                                                          boxA.region, boxB.region)
+                                                   : CounterRows{taskCounts, nullptr, nullptr},
+                                           static_cast<std::uint32_t>(oneBin), pairs);
                 }
                 continue;
             }
@@ -440,6 +550,13 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                         hist.rows = counterRows<Regions>(args, unit.task, openRegionA, openRegionB);
                 }
             }
+            // Sub-tile culling where the tile pair may cross the range boundary (the paths with
+            // a range check per pair), with the masks made at the unit's start.
+            const std::uint32_t unitTile = tileB - unit.tileB0;
+            const uint4* visit =
+                cullSubTiles && (diagonal || cls == kPrecise) && unitTile < maskedTiles
+                    ? s_visit + (threadIdx.x / 32) * maskedTiles + unitTile
+                    : nullptr;
             // Stage the j-tile.
             __syncthreads();
             {
@@ -454,32 +571,35 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             }
             __syncthreads();
             if constexpr (Traits<Real>::kHasLows) {
+                // Select only where the tile pair may hold pairs on both sides of kFastMinChord2.
+                const auto floatLoop = [&]<bool Diag, bool Fast, bool Margin>() {
+                    if (!Fast && mixed) // (Fast: both calls are the one without select)
+                        pairLoopFloat<Diag, Fast, Margin, !Fast, SingleStep, Mode, Regions>(
+                            ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                            highMargin, visit, hist);
+                    else
+                        pairLoopFloat<Diag, Fast, Margin, false, SingleStep, Mode, Regions>(
+                            ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                            highMargin, visit, hist);
+                };
                 if (diagonal)
-                    pairLoopFloat<true, false, true, SingleStep, Mode, Regions>(
-                        ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
-                        highMargin, hist);
+                    floatLoop.template operator()<true, false, true>();
                 else if (cls == kFast)
-                    pairLoopFloat<false, true, false, SingleStep, Mode, Regions>(
-                        ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
-                        highMargin, hist);
+                    floatLoop.template operator()<false, true, false>();
                 else if (cls == kInRange)
-                    pairLoopFloat<false, false, false, SingleStep, Mode, Regions>(
-                        ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
-                        highMargin, hist);
+                    floatLoop.template operator()<false, false, false>();
                 else
-                    pairLoopFloat<false, false, true, SingleStep, Mode, Regions>(
-                        ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
-                        highMargin, hist);
+                    floatLoop.template operator()<false, false, true>();
             } else {
                 if (diagonal)
-                    pairLoopDouble<true, true, SingleStep, Mode, Regions>(ix, iy, iz, s_pts, s_thr, lookup,
-                                                                 tileSize, thrLow, thrHigh, hist);
+                    pairLoopDouble<true, true, SingleStep, Mode, Regions>(
+                        ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow, thrHigh, visit, hist);
                 else if (cls == kInRange)
-                    pairLoopDouble<false, false, SingleStep, Mode, Regions>(ix, iy, iz, s_pts, s_thr, lookup,
-                                                                   tileSize, thrLow, thrHigh, hist);
+                    pairLoopDouble<false, false, SingleStep, Mode, Regions>(
+                        ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow, thrHigh, visit, hist);
                 else
-                    pairLoopDouble<false, true, SingleStep, Mode, Regions>(ix, iy, iz, s_pts, s_thr, lookup,
-                                                                  tileSize, thrLow, thrHigh, hist);
+                    pairLoopDouble<false, true, SingleStep, Mode, Regions>(
+                        ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow, thrHigh, visit, hist);
             }
         }
     }
@@ -489,8 +609,11 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                                                       openRegionA, openRegionB));
 }
 
+/// The bounds keep the kernel at 80 registers (three blocks of 256 per SM, as before the sub-tile
+/// culling and the per-pair hi-only rule, which left alone take it to 96-99: two blocks).
 template <class Real, HistMode Mode, bool SingleStep>
-__global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
+__global__ void __launch_bounds__(kMaxPairBlock, 3)
+    pairCountKernel(const __grid_constant__ PairKernelArgs args) {
     pairCount<Real, Mode, SingleStep, false>(args);
 }
 
@@ -498,7 +621,7 @@ __global__ void pairCountKernel(const __grid_constant__ PairKernelArgs args) {
 /// block per SM (92 registers instead of 70: two blocks of 256 instead of three); the bounds
 /// keep it at three.
 template <class Real, HistMode Mode, bool SingleStep>
-__global__ void __launch_bounds__(256, 3)
+__global__ void __launch_bounds__(kMaxPairBlock, 3)
     regionPairCountKernel(const __grid_constant__ PairKernelArgs args) {
     pairCount<Real, Mode, SingleStep, true>(args);
 }
@@ -568,8 +691,8 @@ __global__ void mortonKernel(const double* x, const double* y, const double* z, 
 
 /// Point src of (x, y, z), or a NaN padding point where src is ~0u, stored at i.
 __device__ __forceinline__ void storePoint(const double* x, const double* y, const double* z,
-                                           std::uint32_t src, std::uint32_t i,
-                                           DoublePoint* sorted, float4* hi, float4* lo) {
+                                           std::uint32_t src, std::uint32_t i, DoublePoint* sorted,
+                                           float4* hi, float4* lo) {
     DoublePoint p;
     if (src != ~0u) {
         p = DoublePoint{x[src], y[src], z[src], 0.0};
@@ -606,8 +729,8 @@ __global__ void regionKeyKernel(const double* x, const double* y, const double* 
         const std::uint32_t morton = spreadBits10(quantise10(x[i])) |
                                      (spreadBits10(quantise10(y[i])) << 1) |
                                      (spreadBits10(quantise10(z[i])) << 2);
-        keys[i] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(regions[i])) << 30) |
-                  morton;
+        keys[i] =
+            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(regions[i])) << 30) | morton;
         order[i] = i;
     }
 }
@@ -615,7 +738,8 @@ __global__ void regionKeyKernel(const double* x, const double* y, const double* 
 /// Region layout: padded slot i belongs to tile i / tileSize; the tile's first tileCount slots
 /// take its region's next points in sorted order, the rest are NaN padding.
 __global__ void gatherByRegionKernel(const double* x, const double* y, const double* z,
-                                     const std::uint32_t* order, const std::uint32_t* tileSortedStart,
+                                     const std::uint32_t* order,
+                                     const std::uint32_t* tileSortedStart,
                                      const std::uint32_t* tileCount, std::uint32_t tileSize,
                                      std::uint32_t paddedSize, DoublePoint* sorted, float4* hi,
                                      float4* lo) {
@@ -666,6 +790,43 @@ __global__ void tileBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::u
     }
 }
 
+/// One warp per sub-box (kSubTileSize = 32 points, one per lane): min/max of each axis over the
+/// real points, as tileBoxKernel does per tile; empty (padding only): lo = +inf, hi = -inf.
+__global__ void subBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::uint32_t tileSize,
+                             std::uint32_t boxCount, const std::uint32_t* tileRegion,
+                             const std::uint32_t* tileCounts, SubBox* boxes) {
+    static_assert(kSubTileSize == 32, "one lane per point of a sub-box");
+    const std::uint32_t warpsPerBlock = blockDim.x / 32;
+    const std::uint32_t lane = threadIdx.x % 32;
+    for (std::uint32_t box = blockIdx.x * warpsPerBlock + threadIdx.x / 32; box < boxCount;
+         box += gridDim.x * warpsPerBlock) {
+        const std::uint32_t i = box * kSubTileSize + lane;
+        const bool real = tileRegion != nullptr ? i % tileSize < tileCounts[i / tileSize] : i < n;
+        double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        if (real) {
+            const DoublePoint p = sorted[i];
+            lo[0] = hi[0] = p.x;
+            lo[1] = hi[1] = p.y;
+            lo[2] = hi[2] = p.z;
+        }
+#pragma unroll
+        for (int axis = 0; axis < 3; ++axis) {
+            for (int offset = 16; offset > 0; offset /= 2) {
+                lo[axis] = fmin(lo[axis], __shfl_xor_sync(0xffffffffu, lo[axis], offset));
+                hi[axis] = fmax(hi[axis], __shfl_xor_sync(0xffffffffu, hi[axis], offset));
+            }
+        }
+        if (lane == 0) {
+            SubBox out;
+            for (int axis = 0; axis < 3; ++axis) {
+                out.lo[axis] = lo[axis];
+                out.hi[axis] = hi[axis];
+            }
+            boxes[box] = out;
+        }
+    }
+}
+
 template <class Kernel> void gridFor(Kernel kernel, std::uint32_t items, int& grid, int& block) {
     int minGrid = 0;
     TPACF_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&minGrid, &block, kernel, 0, 0));
@@ -683,6 +844,10 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
     std::size_t offset = tile * (isFloat ? sizeof(float4) : sizeof(DoublePoint));
     layout.lowsOffset = offset;
     offset += isFloat ? tile * sizeof(float4) : 0;
+    offset = alignUp(offset, 16);
+    layout.visitOffset = offset;
+    layout.maskedTiles = unitTiles(static_cast<std::uint32_t>(tile));
+    offset += static_cast<std::size_t>(blockSize) / 32 * layout.maskedTiles * sizeof(uint4);
     layout.thresholdsOffset = offset;
     offset = alignUp(offset + (binCount + 2) * (isFloat ? sizeof(float) : sizeof(double)), 16);
     layout.lookupOffset = offset;
@@ -712,7 +877,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
     TPACF_CUDA_TRY(cudaGetDevice(&device));
     cudaDeviceProp props{};
     TPACF_CUDA_TRY(cudaGetDeviceProperties(&props, device));
-    const int cap = blockSizeCap > 0 ? std::min(blockSizeCap, 256) : 256;
+    const int cap = blockSizeCap > 0 ? std::min(blockSizeCap, kMaxPairBlock) : kMaxPairBlock;
     const std::size_t optin = props.sharedMemPerBlockOptin;
 
     // Per-thread counters updated by a shared atomic measured fastest on H100 (one instruction
@@ -823,10 +988,10 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
                                                            b.d_orderSorted, b.size, 0, 30, stream));
         }
         gridFor(gatherKernel, b.paddedSize, grid, block);
-        gatherKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size,
-                                                 b.paddedSize, static_cast<DoublePoint*>(b.d_sorted),
-                                                 static_cast<float4*>(b.d_hi),
-                                                 static_cast<float4*>(b.d_lo));
+        gatherKernel<<<grid, block, 0, stream>>>(
+            b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size, b.paddedSize,
+            static_cast<DoublePoint*>(b.d_sorted), static_cast<float4*>(b.d_hi),
+            static_cast<float4*>(b.d_lo));
         TPACF_CUDA_CHECK_LAUNCH("gatherKernel");
     }
     const std::uint32_t tiles = b.paddedSize / b.tileSize;
@@ -835,6 +1000,12 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
                                               b.tileSize, tiles, b.d_tileRegion, b.d_tileCount,
                                               b.d_tiles);
     TPACF_CUDA_CHECK_LAUNCH("tileBoxKernel");
+    const std::uint32_t subBoxes = b.paddedSize / kSubTileSize;
+    gridFor(subBoxKernel, subBoxes * 32u, grid, block);
+    subBoxKernel<<<grid, block, 0, stream>>>(static_cast<const DoublePoint*>(b.d_sorted), b.size,
+                                             b.tileSize, subBoxes, b.d_tileRegion, b.d_tileCount,
+                                             b.d_subBoxes);
+    TPACF_CUDA_CHECK_LAUNCH("subBoxKernel");
 }
 
 } // namespace tpacf::cuda::detail

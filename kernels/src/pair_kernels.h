@@ -11,12 +11,45 @@ namespace tpacf::cuda::detail {
 
 /// i-points each thread keeps in registers; a tile is blockDim.x * kPointsPerThread points.
 inline constexpr int kPointsPerThread = 4;
-/// j-tiles one work unit visits (one i-tile against a run of j-tiles), at least; more where the
-/// batch would otherwise need more than kMaxWorkUnits units (N ~ 1e7 and up).
-inline constexpr int kTilesPerUnit = 8;
+/// j-points one work unit visits (one i-tile against a run of j-tiles), at least: 8 tiles of the
+/// largest block, more tiles of smaller ones (unitTiles()); more where the batch would otherwise
+/// need more than kMaxWorkUnits units (N ~ 1e7 and up).
+inline constexpr int kPointsPerUnit = 8 * 1024;
 inline constexpr std::uint64_t kMaxWorkUnits = std::uint64_t{1} << 23; // 256 MB of WorkUnits
 /// Largest lookup table over the float bits of c², in entries.
 inline constexpr std::uint32_t kMaxLookupEntries = 4096;
+/// Relative margin on box distances, shared by the kernel's tile classification and the host's
+/// cell-pair list (spatial culling): far above the rounding of any c² either precision computes
+/// (float hi + lo: ~2e-7, hi alone where |d| >= 0.5: ~6e-7 relative), far below any sane bin
+/// width. A tile pair dropped or binned whole with it therefore holds no pair that a pair-by-pair
+/// count, in either precision, would bin differently: culled counts equal brute-force counts.
+inline constexpr double kTileBoxMargin = 1e-5;
+
+/// Points per sub-box. Each warp holds kPointsPerThread x 32 consecutive (Morton-sorted)
+/// i-points, register r of its lanes being one sub-box; inside a tile pair that may cross the
+/// range boundary, register group r skips each run of kSubTileSize j-points whose sub-box is out
+/// of reach of its own (lane k tests j sub-box k, a ballot per r gives the masks: 4 tests per
+/// 32 x 128 pairs). That is culling finer than the tiles, which matters where tiles are large
+/// against θ_max (N = 1e6 at 10°: the listed tile pairs hold 6.4x the in-range pairs, the kept
+/// 32 x 32 sub-tile pairs 1.7x).
+inline constexpr int kSubTileSize = 32;
+/// Largest block the pair kernel is launched with: a tile then holds at most 32 sub-boxes, one
+/// per lane of the warp that tests them (a 32-bit ballot).
+inline constexpr int kMaxPairBlock = 256;
+static_assert(kMaxPairBlock * kPointsPerThread / kSubTileSize <= 32);
+static_assert(kPointsPerUnit % (kMaxPairBlock * kPointsPerThread) == 0);
+/// j-tiles per work unit for a tile size: kPointsPerUnit of j-points. The sub-tile masks of that
+/// many j-tiles are kept per warp (shared memory); where a batch needs longer units (more than
+/// kMaxWorkUnits), the further j-tiles of a unit are visited without sub-tile culling (slower,
+/// still exact).
+constexpr std::uint32_t unitTiles(std::uint32_t tileSize) noexcept {
+    return tileSize > 0 ? static_cast<std::uint32_t>(kPointsPerUnit) / tileSize : 1u;
+}
+/// Float: a pair whose hi-only c² is >= this (|d| >= 0.5) is binned on the hi parts alone, in
+/// every path (brute force too), so a pair's bin never depends on the path that computed it; tile
+/// pairs at least this far apart (with the margin) skip the lo parts altogether. There the hi
+/// parts keep c² to 2|d||dl| <= 1.03e-7 absolute, 4e-7 relative, inside DESIGN.md's ~1e-6.
+inline constexpr float kFastMinChord2 = 0.25f;
 
 enum class RealKind { Float, Double };
 
@@ -38,12 +71,19 @@ struct TileBox {
     std::uint32_t region;
 };
 
+/// Bounding box of kSubTileSize consecutive sorted points (real ones only; empty: lo = +inf).
+struct SubBox {
+    double lo[3];
+    double hi[3];
+};
+
 /// A prepared catalog on one device. points: float4 hi parts (float) or double4 (double);
 /// lows: float4 lo parts (float only). Padded to whole tiles with NaN points.
 struct CatalogView {
     const void* d_points = nullptr;
     const void* d_lows = nullptr;
     const TileBox* d_tiles = nullptr;
+    const SubBox* d_subBoxes = nullptr; ///< tileSize / kSubTileSize per tile
     std::uint32_t size = 0;
     std::uint32_t tileCount = 0;
 };
@@ -70,15 +110,22 @@ struct BinTables {
     std::uint32_t lookupShift = 0;
     std::int32_t lookupBase = 0;
     std::uint32_t binCount = 0;
-    double lowMargin = 0;     ///< float: pairs whose hi-only c² is below this are out of range
-    double highMargin = 0;    ///< float: ... or at/above this
-    double fastMinChord2 = 0; ///< float: tile pairs at least this far apart skip the lo parts
-    int classifyTiles = 1;    ///< 0: brute force (no culling, no whole-tile binning)
+    double lowMargin = 0;  ///< float: pairs whose hi-only c² is below this are out of range
+    double highMargin = 0; ///< float: ... or at/above this
+    int classifyTiles = 1; ///< 0: brute force (no culling, no whole-tile binning)
+    int cullSubTiles = 1;  ///< with classifyTiles: skip out-of-range sub-tiles inside a tile pair
+    /// Brute force, float: whether the bins reach kFastMinChord2 (else no pair that survives
+    /// the range check can take the hi-only rule, and the loops skip the select).
+    int bruteForceSelect = 0;
 };
 
 /// Shared-memory layout of one block, in bytes from the start of dynamic shared memory.
 struct SharedLayout {
     std::size_t lowsOffset = 0;
+    /// Per warp and j-tile of the unit (maskedTiles of them): 4 masks of the j sub-tiles its i
+    /// groups visit.
+    std::size_t visitOffset = 0;
+    std::uint32_t maskedTiles = 0;
     std::size_t thresholdsOffset = 0;
     std::size_t lookupOffset = 0;
     std::size_t histOffset = 0;
@@ -139,20 +186,21 @@ struct PrepareBuffers {
     std::uint32_t* d_orderSorted; ///< size
     void* d_sortTemp;
     std::size_t sortTempBytes;
-    void* d_sorted;   ///< double4[paddedSize]
-    void* d_hi;       ///< float4[paddedSize] or null (double)
-    void* d_lo;       ///< float4[paddedSize] or null (double)
-    TileBox* d_tiles; ///< paddedSize / tileSize
+    void* d_sorted;     ///< double4[paddedSize]
+    void* d_hi;         ///< float4[paddedSize] or null (double)
+    void* d_lo;         ///< float4[paddedSize] or null (double)
+    TileBox* d_tiles;   ///< paddedSize / tileSize
+    SubBox* d_subBoxes; ///< paddedSize / kSubTileSize
     /// Region layout (all null otherwise): points sorted by (layout group, Morton key), every
     /// group (one region in one coarse cell) padded to whole tiles, so that every tile holds
     /// one region's points.
-    const std::int32_t* d_regions = nullptr;         ///< size: layout group of each point
-    std::uint64_t* d_regionKeys = nullptr;           ///< size
-    std::uint64_t* d_regionKeysSorted = nullptr;     ///< size
-    const std::uint32_t* d_tileRegion = nullptr;     ///< per tile
+    const std::int32_t* d_regions = nullptr;          ///< size: layout group of each point
+    std::uint64_t* d_regionKeys = nullptr;            ///< size
+    std::uint64_t* d_regionKeysSorted = nullptr;      ///< size
+    const std::uint32_t* d_tileRegion = nullptr;      ///< per tile
     const std::uint32_t* d_tileSortedStart = nullptr; ///< per tile: sorted index of its first point
-    const std::uint32_t* d_tileCount = nullptr;      ///< per tile: its real points
-    int regionBits = 0;                              ///< bits of the largest group index
+    const std::uint32_t* d_tileCount = nullptr;       ///< per tile: its real points
+    int regionBits = 0;                               ///< bits of the largest group index
 };
 /// Temporary bytes the radix sort needs for `size` keys (32-bit keys, or 64-bit region keys).
 std::size_t sortTempBytes(std::uint32_t size);

@@ -1,11 +1,17 @@
 // Throughput of the CUDA backend (BENCHMARKS.md): uniform points on the sphere, 30 log bins.
 // Pairs/s = unique pairs / device-busy seconds (lastDeviceSeconds); wall = countBatch on the host.
 // Usage: tpacf_gpu_bench [N] [--jackknife K]   (default 1048576)
+//        tpacf_gpu_bench --culling [--quick]
 //   --jackknife K: only the jackknife comparison: countBatch against countBatchByRegion with K
 //   regions (spatially coherent: nearest of K centres, as the jackknife makes them; and random).
+//   --culling: the targets of the issue "Spatial culling" (uniform full sky, 30 log bins from
+//   0.01'): DD of 1,000,000 points to 10 deg, DD of 10,000,000 points to 1 deg (sort included),
+//   the job DD + 10 DR_i + 10 RR_i of 1,000,000 points each to 10 deg; and culling on against off
+//   at 180 deg. --quick: N / 10 everywhere (a smoke run).
 #include "gpu_test_support.h"
 #include "tpacf/bins.h"
 #include "tpacf/cuda/cuda_backend.h"
+#include "tpacf/culling.h"
 
 #include <algorithm>
 #include <chrono>
@@ -51,10 +57,9 @@ int jackknifeBench(const GpuBackendProvider& provider, std::size_t n, int region
     auto gpuFloat = provider.create(Precision::Float, {});
     auto gpuDouble = provider.create(Precision::Double, {});
     const Catalog plain = gputest::uniformCatalog(n, 42, "uniform");
-    const Catalog coherent = gputest::withRegions(
-        plain, gputest::coherentRegions(plain, plain, regions, 43));
-    const Catalog random =
-        gputest::withRegions(plain, gputest::randomRegions(n, regions, 44));
+    const Catalog coherent =
+        gputest::withRegions(plain, gputest::coherentRegions(plain, plain, regions, 43));
+    const Catalog random = gputest::withRegions(plain, gputest::randomRegions(n, regions, 44));
     const double pairs = static_cast<double>(n) * static_cast<double>(n - 1) / 2;
     const Binning full(BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 30));
     const Binning small(BinSpec::logCount(0.01, 60, AngleUnit::Arcminute, 30));
@@ -99,19 +104,144 @@ int jackknifeBench(const GpuBackendProvider& provider, std::size_t n, int region
     return 0;
 }
 
+/// Environment for one row (knobs), restored after it.
+struct ScopedEnv {
+    std::vector<std::string> names;
+    ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> vars) {
+        for (const auto& [name, value] : vars) {
+            setenv(name, value, 1);
+            names.emplace_back(name);
+        }
+    }
+    ~ScopedEnv() {
+        for (const std::string& name : names)
+            unsetenv(name.c_str());
+    }
+};
+
+/// The issue's targets. GPU time = lastDeviceSeconds (catalog upload, sort, boxes and kernels,
+/// event-timed); wall = the whole countBatch on the host (staging, list building included).
+int cullingBench(const GpuBackendProvider& provider, bool quick) {
+    auto gpuFloat = provider.create(Precision::Float, {});
+    auto gpuDouble = provider.create(Precision::Double, {});
+    std::printf("device: %s; %s\n", gpuFloat->deviceDescription().c_str(),
+                provider.versionDescription().c_str());
+    const std::size_t scale = quick ? 10 : 1;
+    const std::size_t million = 1000000 / scale;
+    auto bins = [](double thetaMaxDeg) {
+        return Binning(BinSpec::logCount(0.01, thetaMaxDeg * 60, AngleUnit::Arcminute, 30));
+    };
+    const Binning to10 = bins(10), to1 = bins(1), to180 = bins(180), tiny = bins(0.01);
+
+    std::printf("\nspatial culling (uniform full sky, 30 log bins from 0.01'); median of 3 after "
+                "1 warm-up\n%-52s %8s %12s %10s %10s\n",
+                "case", "culled", "pairs/s", "GPU s", "wall s");
+    auto row = [&](const char* label, PairCounter& counter, CullingMode mode,
+                   const std::vector<CountTask>& tasks, const Binning& binning, int repeats,
+                   std::initializer_list<std::pair<const char*, const char*>> env = {}) {
+        ScopedEnv scoped(env);
+        counter.setCulling(mode);
+        double pairs = 0;
+        for (const CountTask& t : tasks)
+            pairs += static_cast<double>(t.pairTotal());
+        const Timing t = median(counter, tasks, binning, repeats);
+        std::printf("%-52s %8s %12.3e %10.4f %10.4f\n", label,
+                    counter.lastBatchCulled() ? "yes" : "no", pairs / t.deviceSeconds,
+                    t.deviceSeconds, t.wallSeconds);
+        std::fflush(stdout);
+        counter.setCulling(CullingMode::Auto);
+    };
+
+    {
+        const Catalog data = gputest::uniformCatalog(million, 42, "uniform");
+        const std::vector<CountTask> dd{{&data, nullptr}};
+        // Almost no pair within 0.6': the GPU time is the preparation (upload, sort, boxes).
+        row("DD 1e6 to 0.01deg float (~ preparation alone)", *gpuFloat, CullingMode::On, dd, tiny,
+            3);
+        row("DD 1e6 to 10deg float (target <= 0.05 s GPU)", *gpuFloat, CullingMode::On, dd, to10,
+            3);
+        row("DD 1e6 to 10deg float, sub-tiles off", *gpuFloat, CullingMode::On, dd, to10, 3,
+            {{"TPACF_CUDA_SUBTILES", "0"}});
+        row("DD 1e6 to 10deg float, 512-point tiles", *gpuFloat, CullingMode::On, dd, to10, 3,
+            {{"TPACF_CUDA_BLOCK", "128"}});
+        row("DD 1e6 to 10deg float, 256-point tiles", *gpuFloat, CullingMode::On, dd, to10, 3,
+            {{"TPACF_CUDA_BLOCK", "64"}});
+        row("DD 1e6 to 10deg double", *gpuDouble, CullingMode::On, dd, to10, 3);
+        row("DD 1e6 to 10deg float, culling off", *gpuFloat, CullingMode::Off, dd, to10, 1);
+        row("DD 1e6 to 180deg float, culling on", *gpuFloat, CullingMode::On, dd, to180, 3);
+        row("DD 1e6 to 180deg float, culling off", *gpuFloat, CullingMode::Off, dd, to180, 3);
+        row("DD 1e6 to 180deg double, culling on", *gpuDouble, CullingMode::On, dd, to180, 3);
+        row("DD 1e6 to 180deg double, culling off", *gpuDouble, CullingMode::Off, dd, to180, 3);
+    }
+    {
+        // The job of the issue: DD + 10 DR_i + 10 RR_i, 1,000,000 points each.
+        std::vector<Catalog> catalogs;
+        catalogs.reserve(11);
+        catalogs.push_back(gputest::uniformCatalog(million, 1000, "D"));
+        for (int i = 0; i < 10; ++i)
+            catalogs.push_back(gputest::uniformCatalog(million, 1001 + i, "R"));
+        std::vector<CountTask> job{{&catalogs[0], nullptr}};
+        for (int i = 1; i <= 10; ++i)
+            job.push_back({&catalogs[0], &catalogs[i]});
+        for (int i = 1; i <= 10; ++i)
+            job.push_back({&catalogs[i], nullptr});
+        row("job DD+10DR+10RR 1e6 to 10deg float (<= 0.5 s)", *gpuFloat, CullingMode::On, job, to10,
+            3);
+        row("job DD+10DR+10RR 1e6 to 10deg float, 512-pt tiles", *gpuFloat, CullingMode::On, job,
+            to10, 3, {{"TPACF_CUDA_BLOCK", "128"}});
+        row("job DD+10DR+10RR 1e6 to 10deg float, 256-pt tiles", *gpuFloat, CullingMode::On, job,
+            to10, 3, {{"TPACF_CUDA_BLOCK", "64"}});
+        row("job DD+10DR+10RR 1e6 to 10deg double", *gpuDouble, CullingMode::On, job, to10, 3);
+        row("job DD+10DR+10RR 1e6 to 10deg double, 512-pt tiles", *gpuDouble, CullingMode::On, job,
+            to10, 3, {{"TPACF_CUDA_BLOCK", "128"}});
+    }
+    {
+        const std::size_t n = 10 * million;
+        const Catalog data = gputest::uniformCatalog(n, 43, "uniform");
+        const std::vector<CountTask> dd{{&data, nullptr}};
+        // The first call also pays the pinned staging buffer's allocation: shown on its own.
+        auto fresh = provider.create(Precision::Float, {});
+        fresh->setCulling(CullingMode::On);
+        const auto start = std::chrono::steady_clock::now();
+        fresh->countBatch(dd, to1);
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::printf("%-52s %8s %12.3e %10.4f %10.4f\n", "DD 1e7 to 1deg float, first call",
+                    fresh->lastBatchCulled() ? "yes" : "no",
+                    static_cast<double>(dd[0].pairTotal()) / fresh->lastDeviceSeconds().value_or(1),
+                    fresh->lastDeviceSeconds().value_or(0), wall);
+        row("DD 1e7 to 0.01deg float (~ preparation alone)", *gpuFloat, CullingMode::On, dd, tiny,
+            3);
+        row("DD 1e7 to 1deg float (target <= 1 s incl. sort)", *gpuFloat, CullingMode::On, dd, to1,
+            3);
+        row("DD 1e7 to 1deg float, 512-point tiles", *gpuFloat, CullingMode::On, dd, to1, 3,
+            {{"TPACF_CUDA_BLOCK", "128"}});
+        row("DD 1e7 to 1deg double", *gpuDouble, CullingMode::On, dd, to1, 3);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (1u << 20);
+    const std::size_t n =
+        argc > 1 && argv[1][0] != '-' ? std::strtoull(argv[1], nullptr, 10) : (1u << 20);
     int jackknife = 0;
     for (int a = 1; a + 1 < argc; ++a)
         if (std::string(argv[a]) == "--jackknife")
             jackknife = std::atoi(argv[a + 1]);
+    bool culling = false, quick = false;
+    for (int a = 1; a < argc; ++a) {
+        culling = culling || std::string(argv[a]) == "--culling";
+        quick = quick || std::string(argv[a]) == "--quick";
+    }
     const auto provider = cuda::makeProvider();
     if (provider->devices().empty()) {
         std::printf("SKIP: no CUDA device: %s\n", provider->unavailableReason().c_str());
         return 77;
     }
+    if (culling)
+        return cullingBench(*provider, quick);
     if (jackknife > 0)
         return jackknifeBench(*provider, n, jackknife);
     auto gpuFloat = provider->create(Precision::Float, {});

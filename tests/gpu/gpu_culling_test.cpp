@@ -1,0 +1,429 @@
+// GPU suite, spatial culling (issue "Spatial culling"): the CUDA backend with culling on against
+// itself with culling off (brute force) and against the CPU reference (CullingMode::Off).
+// Plain executable. Exit 0: all passed; 1: a failure; 77: skipped (no CUDA, or no device).
+//
+// Every comparison is exact: double culled == double brute force == CPU; float culled == float
+// brute force (the culling margin, 1e-5, is far above float rounding, and a float pair's c² does
+// not depend on the path that computes it, so no pair can move). Catalogs: full-sky uniform, a
+// Soneira-Peebles mock, clumps with duplicates, a small cap, a box straddling RA = 0, points
+// within 1° of each pole, heavy exact duplicates; θ_max from 0.01° to 179°; N from 0 to 200,000
+// (--quick: to 20,001); auto and cross in one batch; the region (jackknife) path too.
+#include "gpu_test_support.h"
+#include "tpacf/bins.h"
+#include "tpacf/cpu_pair_counter.h"
+#include "tpacf/cuda/cuda_backend.h"
+#include "tpacf/culling.h"
+#include "tpacf/errors.h"
+#include "tpacf/mock.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace tpacf;
+
+namespace {
+
+constexpr int kSkip = 77;
+
+struct Stats {
+    int checks = 0;
+    int failures = 0;
+};
+
+bool expect(Stats& stats, bool condition, const std::string& what) {
+    ++stats.checks;
+    if (!condition) {
+        ++stats.failures;
+        std::printf("FAIL %s\n", what.c_str());
+    }
+    return condition;
+}
+
+// ---- catalogs ----------------------------------------------------------------------------
+
+Catalog concatenate(const Catalog& a, const Catalog& b, std::string name) {
+    std::vector<double> ra(a.ra().begin(), a.ra().end()), dec(a.dec().begin(), a.dec().end());
+    ra.insert(ra.end(), b.ra().begin(), b.ra().end());
+    dec.insert(dec.end(), b.dec().begin(), b.dec().end());
+    return Catalog::fromRadians(std::move(name), std::move(ra), std::move(dec));
+}
+
+/// n points of one kind (n = 0 gives an empty catalog).
+Catalog makeCatalog(const std::string& kind, std::size_t n, std::uint64_t seed) {
+    if (n == 0)
+        return Catalog::fromRadians(kind, {}, {});
+    if (kind == "uniform")
+        return gputest::uniformCatalog(n, seed, kind);
+    if (kind == "clumps") // clumps of 0.05' to 1° and 0.5 % exact duplicates
+        return gputest::clusteredCatalog(n, seed, kind);
+    if (kind == "mock") {
+        MockParams params;
+        params.count = n;
+        params.seed = seed;
+        return generateClusteredMock(params, kind);
+    }
+    if (kind == "cap") // radius 0.5°
+        return generateUniformRandoms(n, Footprint::cap(150, 30, 0.5), seed, kind);
+    if (kind == "ra0box") // 10° x 6° through RA = 0
+        return generateUniformRandoms(n, Footprint::box(355, 5, -3, 3), seed, kind);
+    if (kind == "poles") { // within 1° of the north and of the south pole
+        const Catalog north = generateUniformRandoms((n + 1) / 2, Footprint::cap(0, 90, 1), seed);
+        const Catalog south = generateUniformRandoms(n / 2, Footprint::cap(0, -90, 1), seed + 7);
+        return concatenate(north, south, kind);
+    }
+    if (kind == "duplicates") { // n / 64 + 1 distinct points in a 2° cap, each many times over
+        const std::size_t distinct = n / 64 + 1;
+        const Catalog base = generateUniformRandoms(distinct, Footprint::cap(40, -20, 2), seed);
+        std::vector<double> ra(n), dec(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            ra[i] = base.ra()[(i * 7919) % distinct];
+            dec[i] = base.dec()[(i * 7919) % distinct];
+        }
+        return Catalog::fromRadians(kind, std::move(ra), std::move(dec));
+    }
+    throw ConfigError("unknown catalog kind " + kind);
+}
+
+const char* const kKinds[] = {"uniform", "mock", "clumps", "cap", "ra0box", "poles", "duplicates"};
+
+// ---- bins ----------------------------------------------------------------------------------
+
+struct BinCase {
+    std::string label;
+    BinSpec spec;
+};
+
+/// For one θ_max (degrees): 20 log bins from 0.01′; 10 linear bins from 0 (c² = 0 included:
+/// duplicates count); one ring [θ_max / 2, θ_max) (cell pairs wholly inside θ_max / 2 dropped).
+std::vector<BinCase> binCases(double thetaMaxDeg, bool all) {
+    std::vector<BinCase> cases;
+    const std::string at = std::to_string(thetaMaxDeg) + "deg";
+    cases.push_back(
+        {"log20 0.01'-" + at, BinSpec::logCount(0.01, thetaMaxDeg * 60, AngleUnit::Arcminute, 20)});
+    if (all) {
+        cases.push_back(
+            {"lin10 0-" + at, BinSpec::linearCount(0, thetaMaxDeg, AngleUnit::Degree, 10)});
+        cases.push_back({"ring " + at,
+                         BinSpec::linearCount(thetaMaxDeg / 2, thetaMaxDeg, AngleUnit::Degree, 1)});
+    }
+    return cases;
+}
+
+const double kThetaMax[] = {0.01, 0.1, 1, 10, 60, 179};
+
+// ---- comparisons ---------------------------------------------------------------------------
+
+bool sameCounts(const std::string& what, const std::vector<PairCounts>& got,
+                const std::vector<PairCounts>& want) {
+    if (got.size() != want.size()) {
+        std::printf("FAIL %s: %zu results, expected %zu\n", what.c_str(), got.size(), want.size());
+        return false;
+    }
+    int printed = 0;
+    for (std::size_t t = 0; t < want.size(); ++t) {
+        if (got[t].size() != want[t].size()) {
+            std::printf("FAIL %s task %zu: %zu bins, expected %zu\n", what.c_str(), t,
+                        got[t].size(), want[t].size());
+            return false;
+        }
+        for (std::size_t k = 0; k < want[t].size(); ++k)
+            if (got[t][k] != want[t][k] && printed++ < 6)
+                std::printf("FAIL %s task %zu bin %zu: %" PRIu64 " expected %" PRIu64 "\n",
+                            what.c_str(), t, k, got[t][k], want[t][k]);
+    }
+    return printed == 0;
+}
+
+std::vector<PairCounts> countWith(PairCounter& counter, CullingMode mode,
+                                  const std::vector<CountTask>& tasks, const Binning& binning) {
+    counter.setCulling(mode);
+    return counter.countBatch(tasks, binning);
+}
+
+struct Counters {
+    CpuPairCounter* cpu;
+    PairCounter* gpuDouble;
+    PairCounter* gpuFloat;
+};
+
+/// One batch {A auto, A x B, B auto}: double culled == double brute force (== CPU brute force
+/// where withCpu), float culled == float brute force.
+void runCase(Stats& stats, const Counters& counters, const Catalog& a, const Catalog& b,
+             const BinCase& bins, bool withCpu) {
+    const Binning binning(bins.spec);
+    const std::vector<CountTask> tasks{{&a, nullptr}, {&a, &b}, {&b, nullptr}};
+    char what[256];
+    std::snprintf(what, sizeof what, "%s(%zu) x %s(%zu) bins '%s' (%s)", a.name().c_str(), a.size(),
+                  b.name().c_str(), b.size(), bins.label.c_str(), bins.spec.describe().c_str());
+    try {
+        const auto doubleOn = countWith(*counters.gpuDouble, CullingMode::On, tasks, binning);
+        expect(stats, counters.gpuDouble->lastBatchCulled(),
+               std::string(what) + ": culling On reports lastBatchCulled");
+        const auto doubleOff = countWith(*counters.gpuDouble, CullingMode::Off, tasks, binning);
+        expect(stats, !counters.gpuDouble->lastBatchCulled(),
+               std::string(what) + ": culling Off reports !lastBatchCulled");
+        expect(
+            stats,
+            sameCounts(std::string(what) + " [double culled vs brute force]", doubleOn, doubleOff),
+            std::string(what) + ": double culled == double brute force");
+        if (withCpu) {
+            const auto cpu = countWith(*counters.cpu, CullingMode::Off, tasks, binning);
+            expect(stats, sameCounts(std::string(what) + " [double culled vs CPU]", doubleOn, cpu),
+                   std::string(what) + ": double culled == CPU (culling off)");
+        }
+        const auto floatOn = countWith(*counters.gpuFloat, CullingMode::On, tasks, binning);
+        const auto floatOff = countWith(*counters.gpuFloat, CullingMode::Off, tasks, binning);
+        expect(stats,
+               sameCounts(std::string(what) + " [float culled vs brute force]", floatOn, floatOff),
+               std::string(what) + ": float culled == float brute force");
+    } catch (const std::exception& e) {
+        expect(stats, false, std::string(what) + ": threw: " + e.what());
+    }
+}
+
+// ---- region path ---------------------------------------------------------------------------
+
+bool sameRegionCounts(const std::string& what, const std::vector<RegionPairCounts>& got,
+                      const std::vector<RegionPairCounts>& want) {
+    if (got.size() != want.size()) {
+        std::printf("FAIL %s: %zu results, expected %zu\n", what.c_str(), got.size(), want.size());
+        return false;
+    }
+    for (std::size_t t = 0; t < want.size(); ++t) {
+        if (got[t].total != want[t].total || got[t].touching != want[t].touching ||
+            got[t].within != want[t].within) {
+            std::printf("FAIL %s task %zu: region counts differ\n", what.c_str(), t);
+            return false;
+        }
+    }
+    return true;
+}
+
+void runRegionCase(Stats& stats, const Counters& counters, const Catalog& a, const Catalog& b,
+                   std::size_t regions, const BinCase& bins) {
+    const Binning binning(bins.spec);
+    const std::vector<CountTask> tasks{{&a, nullptr}, {&a, &b}, {&b, nullptr}};
+    char what[256];
+    std::snprintf(what, sizeof what, "regions K=%zu %s(%zu) x %s(%zu) bins '%s'", regions,
+                  a.name().c_str(), a.size(), b.name().c_str(), b.size(), bins.label.c_str());
+    try {
+        auto count = [&](PairCounter& counter, CullingMode mode) {
+            counter.setCulling(mode);
+            return counter.countBatchByRegion(tasks, binning, regions);
+        };
+        const auto doubleOn = count(*counters.gpuDouble, CullingMode::On);
+        const auto doubleOff = count(*counters.gpuDouble, CullingMode::Off);
+        const auto cpu = count(*counters.cpu, CullingMode::Off);
+        expect(
+            stats,
+            sameRegionCounts(std::string(what) + " [double culled vs brute]", doubleOn, doubleOff),
+            std::string(what) + ": double culled == double brute force");
+        expect(stats,
+               sameRegionCounts(std::string(what) + " [double culled vs CPU]", doubleOn, cpu),
+               std::string(what) + ": double culled == CPU");
+        const auto floatOn = count(*counters.gpuFloat, CullingMode::On);
+        const auto floatOff = count(*counters.gpuFloat, CullingMode::Off);
+        expect(stats,
+               sameRegionCounts(std::string(what) + " [float culled vs brute]", floatOn, floatOff),
+               std::string(what) + ": float culled == float brute force");
+    } catch (const std::exception& e) {
+        expect(stats, false, std::string(what) + ": threw: " + e.what());
+    }
+}
+
+// ---- control: progress, auto choice, knobs, cancellation -------------------------------------
+
+void runControlChecks(Stats& stats, PairCounter& gpu) {
+    // Two caps 90° apart: at θ_max = 1° their cross task is culled away whole (no work unit).
+    const Catalog north = makeCatalog("cap", 30000, 5);
+    const Catalog far = generateUniformRandoms(30000, Footprint::cap(60, -60, 0.5), 6, "far");
+    const Catalog sky = makeCatalog("uniform", 100000, 7);
+    const std::vector<CountTask> tasks{
+        {&north, nullptr}, {&north, &far}, {&sky, nullptr}, {&sky, &north}};
+    const Binning binning(BinSpec::logCount(0.01, 60, AngleUnit::Arcminute, 30));
+    std::uint64_t total = 0;
+    for (const CountTask& task : tasks)
+        total += task.pairTotal();
+
+    gpu.setCulling(CullingMode::On);
+    int calls = 0;
+    bool monotone = true, shapes = true;
+    std::uint64_t lastDone = 0;
+    std::vector<std::uint64_t> lastPerTask;
+    CountControl control;
+    control.onProgress = [&](const CountProgress& p) {
+        ++calls;
+        monotone = monotone && p.pairsDone >= lastDone && p.pairsDone <= p.pairsTotal;
+        shapes = shapes && p.pairsTotal == total && p.pairsDonePerTask.size() == tasks.size();
+        lastDone = p.pairsDone;
+        lastPerTask = p.pairsDonePerTask;
+    };
+    const auto counts = gpu.countBatch(tasks, binning, control);
+    expect(stats, gpu.lastBatchCulled(), "progress batch ran culled");
+    expect(stats, calls >= 1 && monotone && shapes && lastDone == total,
+           "culled batch: progress is monotone and ends at pairsDone == pairsTotal");
+    bool perTask = lastPerTask.size() == tasks.size();
+    for (std::size_t t = 0; perTask && t < tasks.size(); ++t)
+        perTask = lastPerTask[t] == tasks[t].pairTotal();
+    expect(stats, perTask, "culled batch: every task's progress ends at its pairTotal");
+    std::uint64_t crossCounted = 0;
+    for (std::uint64_t v : counts[1])
+        crossCounted += v;
+    expect(stats, crossCounted == 0, "two caps 90 deg apart have no pair within 1 deg");
+
+    // Progress of a large culled batch, sampled mid-way (at least one report before the end).
+    {
+        const Catalog big = makeCatalog("uniform", 1 << 21, 11);
+        const std::vector<CountTask> bigTasks{{&big, nullptr}};
+        const Binning wide(BinSpec::logCount(0.01, 20 * 60, AngleUnit::Arcminute, 30));
+        std::vector<std::uint64_t> seen;
+        CountControl sampled;
+        sampled.onProgress = [&](const CountProgress& p) { seen.push_back(p.pairsDone); };
+        gpu.countBatch(bigTasks, wide, sampled);
+        expect(stats,
+               !seen.empty() && seen.back() == bigTasks[0].pairTotal() &&
+                   std::is_sorted(seen.begin(), seen.end()),
+               "large culled batch: progress sorted, ends at pairTotal (" +
+                   std::to_string(seen.size()) + " reports)");
+    }
+
+    // Auto follows chooseCulling; TPACF_CUDA_BRUTE_FORCE=1 forces brute force.
+    gpu.setCulling(CullingMode::Auto);
+    const Catalog tiny = makeCatalog("uniform", 100, 12);
+    const std::vector<CountTask> tinyTasks{{&tiny, nullptr}};
+    gpu.countBatch(tinyTasks, binning);
+    expect(stats,
+           gpu.lastBatchCulled() == chooseCulling(CullingMode::Auto, 1.0, tinyTasks[0].pairTotal()),
+           "Auto on a tiny batch follows chooseCulling");
+    gpu.countBatch(tasks, binning);
+    expect(stats, gpu.lastBatchCulled() == chooseCulling(CullingMode::Auto, 1.0, total),
+           "Auto on a large batch follows chooseCulling");
+    gpu.setCulling(CullingMode::On);
+    setenv("TPACF_CUDA_BRUTE_FORCE", "1", 1);
+    const auto brute = gpu.countBatch(tasks, binning);
+    unsetenv("TPACF_CUDA_BRUTE_FORCE");
+    expect(stats, !gpu.lastBatchCulled(), "TPACF_CUDA_BRUTE_FORCE=1 overrides culling On");
+    expect(stats, sameCounts("knob brute force vs culled", brute, counts),
+           "TPACF_CUDA_BRUTE_FORCE=1 gives the culled counts");
+
+    // Cancellation with culling on (before the list is built, and from the progress callback).
+    std::atomic<bool> cancel{true};
+    CountControl cancelled;
+    cancelled.cancelRequested = &cancel;
+    bool threw = false;
+    try {
+        gpu.countBatch(tasks, binning, cancelled);
+    } catch (const Cancelled&) {
+        threw = true;
+    }
+    expect(stats, threw, "culled batch: a set cancel token gives tpacf::Cancelled");
+    gpu.setCulling(CullingMode::Auto);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+    const auto provider = cuda::makeProvider();
+    if (!provider->compiledIn() || provider->devices().empty()) {
+        std::printf("SKIP: no CUDA device: %s\n", provider->unavailableReason().c_str());
+        return kSkip;
+    }
+    Stats stats;
+    try {
+        auto gpuDouble = provider->create(Precision::Double, {});
+        auto gpuFloat = provider->create(Precision::Float, {});
+        CpuPairCounter cpu(0);
+        std::printf("counter: %s%s\n", gpuFloat->deviceDescription().c_str(),
+                    quick ? " (quick)" : "");
+        const Counters counters{&cpu, gpuDouble.get(), gpuFloat.get()};
+
+        std::uint64_t seed = 1;
+        const std::size_t sizes[] = {0, 1, 2, 1000, 4097, 20001};
+        for (const char* kind : kKinds) {
+            for (std::size_t n : sizes) {
+                const Catalog a = makeCatalog(kind, n, seed++);
+                // The second catalog: another kind for the uniform one (cross of different
+                // footprints), the same kind otherwise; a slightly different size.
+                const Catalog b = makeCatalog(std::string(kind) == "uniform" ? "mock" : kind,
+                                              n > 0 ? n + 3 : 5, seed++);
+                for (double thetaMax : kThetaMax)
+                    for (const BinCase& bins : binCases(thetaMax, n >= 1000))
+                        runCase(stats, counters, a, b, bins, true);
+            }
+            std::printf("%-10s done: %d checks, %d failures\n", kind, stats.checks, stats.failures);
+            std::fflush(stdout);
+        }
+
+        // Every histogram path, other tile sizes, and sub-tile culling off, with culling on.
+        {
+            const Catalog a = makeCatalog("mock", 20001, 901);
+            const Catalog b = makeCatalog("clumps", 20004, 902);
+            for (const char* mode : {"thread", "warp", "global"}) {
+                setenv("TPACF_CUDA_HIST", mode, 1);
+                for (double thetaMax : {1.0, 60.0})
+                    runCase(stats, counters, a, b, binCases(thetaMax, false)[0], true);
+                unsetenv("TPACF_CUDA_HIST");
+            }
+            // Smaller tiles (8 sub-boxes per tile at 64 threads) and the sub-tile culling off.
+            for (const char* block : {"64", "128"}) {
+                setenv("TPACF_CUDA_BLOCK", block, 1);
+                for (double thetaMax : {0.1, 10.0})
+                    runCase(stats, counters, a, b, binCases(thetaMax, true)[0], true);
+                unsetenv("TPACF_CUDA_BLOCK");
+            }
+            setenv("TPACF_CUDA_SUBTILES", "0", 1);
+            for (double thetaMax : {0.1, 10.0})
+                runCase(stats, counters, a, b, binCases(thetaMax, true)[2], true);
+            unsetenv("TPACF_CUDA_SUBTILES");
+            std::printf("hist modes done: %d checks, %d failures\n", stats.checks, stats.failures);
+        }
+
+        // The region (jackknife) path, culled against brute force and the CPU.
+        for (std::size_t n : {std::size_t{4097}, std::size_t{20001}}) {
+            const Catalog plainA = makeCatalog("mock", n, seed++);
+            const Catalog plainB = makeCatalog("uniform", n + 2, seed++);
+            for (const auto& [regions, coherent] :
+                 {std::pair<int, bool>{7, true}, std::pair<int, bool>{32, false}}) {
+                auto assign = [&](const Catalog& c) {
+                    return gputest::withRegions(
+                        c, coherent ? gputest::coherentRegions(c, plainA, regions, 3)
+                                    : gputest::randomRegions(c.size(), regions, seed));
+                };
+                const Catalog a = assign(plainA);
+                const Catalog b = assign(plainB);
+                for (double thetaMax : {1.0, 10.0, 179.0})
+                    runRegionCase(stats, counters, a, b, static_cast<std::size_t>(regions),
+                                  binCases(thetaMax, false)[0]);
+            }
+        }
+        std::printf("regions done: %d checks, %d failures\n", stats.checks, stats.failures);
+
+        if (!quick) {
+            // N = 200,000: culled against brute force on the GPU (which the other suites hold
+            // to the CPU), one case against the CPU as well.
+            for (const char* kind : {"uniform", "mock", "poles", "ra0box"}) {
+                const Catalog a = makeCatalog(kind, 200000, seed++);
+                const Catalog b = makeCatalog(kind, 200003, seed++);
+                for (double thetaMax : {0.1, 1.0, 10.0, 179.0})
+                    runCase(stats, counters, a, b, binCases(thetaMax, false)[0],
+                            std::string(kind) == "mock" && thetaMax == 10.0);
+            }
+            std::printf("N=200000 done: %d checks, %d failures\n", stats.checks, stats.failures);
+        }
+        runControlChecks(stats, *gpuFloat);
+    } catch (const std::exception& e) {
+        expect(stats, false, std::string("unexpected exception: ") + e.what());
+    }
+    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
+                stats.failures);
+    return stats.failures == 0 ? 0 : 1;
+}
