@@ -1,6 +1,6 @@
 #pragma once
 // Estimator and backend choice: Auto, the CPU with a thread count, or one CUDA device (listed by
-// name and memory from the GpuBackendProvider), and the precision.
+// name and memory from the GpuBackendProvider), the precision and spatial culling.
 #include <tpacf/backend.h>
 #include <tpacf/estimator.h>
 
@@ -14,7 +14,7 @@ namespace tpacf::ui {
 
 class BackendPanel : public QWidget {
     Q_OBJECT
-  public:
+public:
     /// `gpu` may be null (no GPU module).
     explicit BackendPanel(const GpuBackendProvider* gpu, QWidget* parent = nullptr);
 
@@ -29,11 +29,12 @@ class BackendPanel : public QWidget {
     QComboBox* backendCombo() const { return m_backend; }
     QComboBox* precisionCombo() const { return m_precision; }
     QSpinBox* threadsSpin() const { return m_threads; }
+    QComboBox* cullingCombo() const { return m_culling; }
 
-  Q_SIGNALS:
+Q_SIGNALS:
     void changed();
 
-  private:
+private:
     void updateEnabledState();
 
     const GpuBackendProvider* m_gpu;
@@ -42,6 +43,7 @@ class BackendPanel : public QWidget {
     QComboBox* m_backend = nullptr;
     QSpinBox* m_threads = nullptr;
     QComboBox* m_precision = nullptr;
+    QComboBox* m_culling = nullptr;
     QLabel* m_gpuNote = nullptr;
     bool m_haveGpu = false;
 };

@@ -790,9 +790,10 @@ void MainWindow::onFinished(const ResultPtr& result) {
     m_latestPartial.reset();
     setRunning(false);
     m_progressBar->setValue(kProgressSteps);
-    m_rateLabel->setText(tr("Done in %1 s on %2")
+    const QString culling = result->culled ? tr("culling on") : tr("culling off");
+    m_rateLabel->setText(tr("Done in %1 s on %2 · %3")
                              .arg(result->elapsedSeconds, 0, 'f', 2)
-                             .arg(QString::fromStdString(result->deviceDescription)));
+                             .arg(QString::fromStdString(result->deviceDescription), culling));
     m_resultModel->setResult(result);
     m_plotPanel->setResult(result, false);
     // The region map applies to the data the run used, and only while that data is loaded.
@@ -805,12 +806,13 @@ void MainWindow::onFinished(const ResultPtr& result) {
     if (!result->backendNotice.empty())
         reportMessage(MessageSeverity::Info, QString::fromStdString(result->backendNotice));
     reportMessage(MessageSeverity::Info,
-                  tr("Finished in %1 s: %2 bins on %3 (%4), %5 precision")
+                  tr("Finished in %1 s: %2 bins on %3 (%4), %5 precision, %6 (requested %7)")
                       .arg(result->elapsedSeconds, 0, 'f', 2)
                       .arg(result->binCount())
                       .arg(QString::fromStdString(result->backendName),
                            QString::fromStdString(result->deviceDescription),
-                           QString::fromLatin1(precisionName(result->precision))));
+                           QString::fromLatin1(precisionName(result->precision)), culling,
+                           QString::fromLatin1(cullingModeName(result->cullingRequested))));
     reportJackknife(*result);
     updateRunState();
     Q_EMIT runFinished(result);

@@ -93,6 +93,8 @@ QJsonObject RunSettings::toJson() const {
     backendObject[QStringLiteral("kind")] = QString::fromLatin1(backendKindName(backend.kind));
     backendObject[QStringLiteral("precision")] = precisionKey(backend.precision);
     backendObject[QStringLiteral("cpuThreads")] = backend.cpuThreads;
+    backendObject[QStringLiteral("culling")] =
+        QString::fromLatin1(cullingModeName(backend.culling));
     QJsonArray devices;
     for (int device : backend.gpuDevices)
         devices.append(device);
@@ -135,6 +137,9 @@ RunSettings RunSettings::fromJson(const QJsonObject& object) {
     settings.backend.precision =
         parsePrecision(backendObject.value(QStringLiteral("precision")).toString().toStdString());
     settings.backend.cpuThreads = backendObject.value(QStringLiteral("cpuThreads")).toInt(0);
+    if (const auto culling = parseCullingMode(
+            backendObject.value(QStringLiteral("culling")).toString().toStdString()))
+        settings.backend.culling = *culling;
     for (const QJsonValue& device : backendObject.value(QStringLiteral("gpuDevices")).toArray())
         settings.backend.gpuDevices.push_back(device.toInt());
     settings.errors = ErrorSettings::fromJson(object.value(QStringLiteral("errors")).toObject());

@@ -1,4 +1,5 @@
-// tpacf bench: pairs per second of each backend and precision on uniform full-sky points.
+// tpacf bench: pairs per second of each backend and precision on generated points (uniform or
+// clustered, full sky or a footprint), with spatial culling as asked.
 #include "cli/args.h"
 #include "cli/context.h"
 #include "cli/options.h"
@@ -24,16 +25,19 @@
 namespace tpacf::cli {
 
 std::string benchHelp() {
-    return R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
+    return std::string(
+               R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
                    [--bins B] [--theta-min X --theta-max Y --unit U] [--sets S]
+                   [--footprint F] [--clustered [clustering]] [--culling auto|on|off]
                    [--repeat R] [--seed S] [--json]
 
-Times pair counting on N uniform random points over the whole sky, for every available
-backend x precision: DD (auto count of N points, N(N-1)/2 pairs) and DR (cross count of N x N
-points); with --sets S also one batch of DD + S DR_i + S RR_i scheduled together, as a real
-run with S random sets does. Each measurement is run once to warm up, then R times; the
-report gives the median wall time, unique pairs/s (pairs visited / median wall time), the
-device, and the device-timed seconds where the backend measures them (GPU events).
+Times pair counting on N generated points (default: uniform over the whole sky), for every
+available backend x precision: DD (auto count of N points, N(N-1)/2 pairs) and DR (cross count
+of N x N points); with --sets S also one batch of DD + S DR_i + S RR_i scheduled together, as a
+real run with S random sets does. Each measurement is run once to warm up, then R times; the
+report gives the median wall time, unique pairs/s (the pairs the count covers / median wall
+time, also where culling skips most of them), whether spatial culling was used, the device,
+and the device-timed seconds where the backend measures them (GPU events).
 
   --backend B        cpu, cuda or all (default all; unavailable ones are listed as skipped)
   --precision P      double, float or all (default all; the CPU backend is double only)
@@ -43,21 +47,31 @@ device, and the device-timed seconds where the backend measures them (GPU events
   --theta-max Y      largest bin edge (default 10000)
   --unit U           unit of --theta-min/--theta-max: deg, arcmin (default), arcsec
   --sets S           random sets of the batch measurement (default 0: no batch)
-  --repeat R         timed runs per measurement (default 3)
+  --footprint F      where the points lie (degrees): full-sky (default),
+                     box:RA_MIN,RA_MAX,DEC_MIN,DEC_MAX (RA_MIN > RA_MAX wraps through RA 0)
+                     or cap:RA,DEC,RADIUS
+  --clustered        the data catalog is a Soneira-Peebles clustered mock, as 'tpacf mock'
+                     writes it, instead of uniform (the randoms stay uniform); shaped by:
+)") + std::string(clusteringOptionsHelp()) +
+           std::string(cullingOptionHelp()) +
+           R"(  --repeat R         timed runs per measurement (default 3)
   --seed S           seed of the generated points (default 1)
   --threads N        CPU threads (default: all hardware threads)
   --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU)
   --json             machine-readable report on stdout instead of the table
 
-Example:
+Examples:
   tpacf bench --n 100000 --backend all --precision all --sets 2 --repeat 5
+  tpacf bench --backend cpu --n 100000 --clustered --footprint box:150,190,0,40 --bins 20 \
+              --theta-min 0.01 --theta-max 10 --unit deg --culling on
 )";
 }
 
 namespace {
 
 struct Measurement {
-    std::string kind; // "DD", "DR", "batch"
+    std::string kind;    // "DD", "DR", "batch"
+    bool culled = false; // the counter's lastBatchCulled() after the timed runs
     std::size_t taskCount = 0;
     std::uint64_t pairs = 0;
     std::vector<double> wallSeconds;
@@ -91,6 +105,26 @@ double pairsPerSecond(std::uint64_t pairs, double seconds) {
 struct BenchInputs {
     Catalog data, other;
     std::vector<Catalog> randomSets;
+};
+
+/// What the points are and how the counters are set.
+struct BenchSetup {
+    std::size_t n = 0;
+    Footprint footprint = Footprint::fullSky();
+    bool clustered = false;
+    MockParams mock; // count, seed, footprint and clustering of the data when clustered
+    CullingMode culling = CullingMode::Auto;
+
+    /// "100000 clustered (Soneira-Peebles) data points and uniform randoms per catalog, box RA…".
+    std::string describe() const {
+        std::string text = std::to_string(n);
+        text += clustered ? " clustered (Soneira-Peebles) data points and uniform randoms"
+                          : " uniform points";
+        text += " per catalog, ";
+        text += footprint.shape == Footprint::Shape::FullSky ? std::string("full sky")
+                                                             : footprint.describe();
+        return text;
+    }
 };
 
 Measurement measure(PairCounter& counter, const std::string& kind,
@@ -130,6 +164,7 @@ Measurement measure(PairCounter& counter, const std::string& kind,
         if (run == 0)
             continue;
         measurement.wallSeconds.push_back(wall);
+        measurement.culled = counter.lastBatchCulled();
         if (const auto device = counter.lastDeviceSeconds())
             measurement.deviceSeconds.push_back(*device);
     }
@@ -152,9 +187,9 @@ std::string withThousands(std::uint64_t value) {
 
 void printTable(std::ostream& out, const std::vector<Configuration>& configurations) {
     char line[320];
-    std::snprintf(line, sizeof line, "%-8s %-9s %-9s %-6s %18s %12s %12s %10s  %s\n", "backend",
-                  "precision", "kernel", "count", "pairs", "median wall", "device time", "pairs/s",
-                  "device");
+    std::snprintf(line, sizeof line, "%-8s %-9s %-9s %-6s %-7s %18s %12s %12s %10s  %s\n",
+                  "backend", "precision", "kernel", "count", "culling", "pairs", "median wall",
+                  "device time", "pairs/s", "device");
     out << line;
     for (const auto& configuration : configurations) {
         if (configuration.skipped) {
@@ -167,10 +202,10 @@ void printTable(std::ostream& out, const std::vector<Configuration>& configurati
         for (const auto& m : configuration.measurements) {
             const std::string device =
                 m.medianDevice ? formatSeconds(*m.medianDevice) : std::string("-");
-            std::snprintf(line, sizeof line, "%-8s %-9s %-9s %-6s %18s %12s %12s %10s  %s\n",
+            std::snprintf(line, sizeof line, "%-8s %-9s %-9s %-6s %-7s %18s %12s %12s %10s  %s\n",
                           configuration.backend.c_str(), configuration.precision.c_str(),
                           configuration.kernel.empty() ? "-" : configuration.kernel.c_str(),
-                          m.kind.c_str(), withThousands(m.pairs).c_str(),
+                          m.kind.c_str(), m.culled ? "on" : "off", withThousands(m.pairs).c_str(),
                           formatSeconds(m.medianWall).c_str(), device.c_str(),
                           formatRate(pairsPerSecond(m.pairs, m.medianWall)).c_str(),
                           configuration.device.c_str());
@@ -186,13 +221,23 @@ std::string jsonArray(const std::vector<double>& values) {
     return text + "]";
 }
 
-void printJson(std::ostream& out, const std::vector<Configuration>& configurations, std::size_t n,
-               const Binning& binning, int sets, int repeats, std::uint64_t seed) {
+void printJson(std::ostream& out, const std::vector<Configuration>& configurations,
+               const BenchSetup& setup, const Binning& binning, int sets, int repeats,
+               std::uint64_t seed) {
     out << "{\n";
     out << "  \"tool\": \"tpacf bench\",\n";
     out << "  \"version\": " << jsonString(version()) << ",\n";
-    out << "  \"points\": " << n << ",\n";
-    out << "  \"footprint\": \"full sky, uniform\",\n";
+    out << "  \"points\": " << setup.n << ",\n";
+    out << "  \"footprint\": " << jsonString(setup.footprint.describe()) << ",\n";
+    out << "  \"data\": " << jsonString(setup.clustered ? "clustered" : "uniform") << ",\n";
+    out << "  \"clustering\": ";
+    if (setup.clustered)
+        out << "{\"model\": \"Soneira-Peebles\", \"levels\": " << setup.mock.levels
+            << ", \"eta\": " << setup.mock.eta << ", \"lambda\": " << jsonNumber(setup.mock.lambda)
+            << ", \"outer_radius_deg\": " << jsonNumber(setup.mock.outerRadiusDeg) << "},\n";
+    else
+        out << "null,\n";
+    out << "  \"culling_requested\": " << jsonString(cullingModeName(setup.culling)) << ",\n";
     out << "  \"bins\": {\"count\": " << binning.count()
         << ", \"description\": " << jsonString(binning.spec().describe()) << "},\n";
     out << "  \"sets\": " << sets << ",\n";
@@ -216,6 +261,7 @@ void printJson(std::ostream& out, const std::vector<Configuration>& configuratio
         for (std::size_t i = 0; i < configuration.measurements.size(); ++i) {
             const auto& m = configuration.measurements[i];
             out << (i ? ",\n" : "\n") << "      {\"count\": " << jsonString(m.kind)
+                << ", \"culling\": " << jsonString(m.culled ? "on" : "off")
                 << ", \"tasks\": " << m.taskCount << ", \"pairs\": " << m.pairs
                 << ", \"median_seconds\": " << jsonNumber(m.medianWall)
                 << ", \"pairs_per_second\": " << jsonNumber(pairsPerSecond(m.pairs, m.medianWall))
@@ -247,7 +293,11 @@ int benchCommand(const Context& context) {
         .addValue("--seed")
         .addValue("--threads")
         .addValue("--devices")
+        .addValue("--culling")
+        .addValue("--footprint")
+        .addSwitch("--clustered")
         .addSwitch("--json");
+    addClusteringOptions(options);
     const ParsedArgs args = parseArgs("bench", options, context.args);
 
     // "all" is bench's own word; single values go through the same parsing as everywhere else.
@@ -297,6 +347,23 @@ int benchCommand(const Context& context) {
     BackendOptions common;
     common.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
     common.gpuDevices = gpuDevicesFrom(args);
+    common.culling = cullingModeFrom(args);
+
+    BenchSetup setup;
+    setup.n = n;
+    setup.culling = common.culling;
+    if (const auto text = args.value("--footprint"))
+        setup.footprint = parseFootprint("--footprint", *text);
+    setup.clustered = args.has("--clustered");
+    if (hasClusteringOptions(args) && !setup.clustered)
+        args.fail("--levels, --eta, --lambda and --outer-radius shape the clustering of "
+                  "--clustered data; add --clustered");
+    if (setup.clustered) {
+        setup.mock.count = n;
+        setup.mock.seed = seed;
+        setup.mock.footprint = setup.footprint;
+        applyClusteringOptions(args, setup.mock);
+    }
 
     // Explicit requests that cannot run are errors; under "all" they are reported as skipped.
     if (!allBackends && kinds.front() == BackendKind::Cpu && !allPrecisions &&
@@ -308,8 +375,10 @@ int benchCommand(const Context& context) {
         checkBackendUsable(check, *context.gpu);
     }
 
-    const Footprint sky = Footprint::fullSky();
-    BenchInputs inputs{generateUniformRandoms(n, sky, seed, "bench-data"),
+    // The data as 'tpacf mock' would write it; the randoms uniform over the same footprint.
+    const Footprint& sky = setup.footprint;
+    BenchInputs inputs{setup.clustered ? generateClusteredMock(setup.mock, "bench-data")
+                                       : generateUniformRandoms(n, sky, seed, "bench-data"),
                        generateUniformRandoms(n, sky, seed + 1, "bench-random-1"),
                        {}};
     for (int i = 1; i < sets; ++i)
@@ -358,6 +427,8 @@ int benchCommand(const Context& context) {
                 if (vectorised)
                     counters.push_back(
                         std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Portable));
+                for (const auto& counter : counters)
+                    counter->setCulling(common.culling);
             } else {
                 BackendOptions backend = common;
                 backend.kind = kind;
@@ -398,12 +469,13 @@ int benchCommand(const Context& context) {
     }
 
     if (json) {
-        printJson(context.out, configurations, n, binning, sets, repeats, seed);
+        printJson(context.out, configurations, setup, binning, sets, repeats, seed);
         return 0;
     }
     auto& out = context.out;
-    out << "tpacf bench: " << n << " uniform full-sky points per catalog, "
-        << describeBins(binning.spec(), binning.count()) << ", median of " << repeats
+    out << "tpacf bench: " << setup.describe() << ", "
+        << describeBins(binning.spec(), binning.count()) << ", culling "
+        << cullingModeName(setup.culling) << ", median of " << repeats
         << (repeats == 1 ? " run" : " runs") << " after 1 warm-up, seed " << seed << '\n';
     if (sets > 0)
         out << "batch = DD + " << sets << " DR_i + " << sets << " RR_i in one countBatch\n";

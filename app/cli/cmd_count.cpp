@@ -91,6 +91,8 @@ int countCommand(const Context& context) {
                          counter.deviceDescription(),
                          counter.precision(),
                          elapsed};
+    summary.cullingRequested = counter.culling();
+    summary.culled = counter.lastBatchCulled();
     if (second)
         summary.second = InputSummary{second->name(), second->size()};
     writeTextFile(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
@@ -109,7 +111,8 @@ int countCommand(const Context& context) {
         out << "  pairs     " << task.pairTotal() << " visited, " << binned << " in bins\n";
         out << "  bins      " << describeBins(binning.spec(), binning.count()) << '\n';
         out << "  backend   " << summary.backendName << ", " << summary.deviceDescription << ", "
-            << precisionName(summary.precision) << " precision, " << formatSeconds(elapsed) << '\n';
+            << precisionName(summary.precision) << " precision, culling "
+            << (summary.culled ? "on" : "off") << ", " << formatSeconds(elapsed) << '\n';
     }
     return 0;
 }

@@ -14,7 +14,7 @@
 namespace tpacf::cli {
 
 std::string mockHelp() {
-    return R"(Usage: tpacf mock --n N [--seed S] --output data.txt
+    return std::string(R"(Usage: tpacf mock --n N [--seed S] --output data.txt
                   [--randoms M --random-output r.txt [--random-seed S2]] [footprint] [clustering]
 
 Writes a clustered mock catalog (Soneira-Peebles hierarchy: w(theta) is a power law of known
@@ -36,39 +36,13 @@ Footprint (degrees; default --full-sky):
   --cap RA,DEC,RADIUS                    spherical cap
 
 Clustering (Soneira-Peebles):
-  --levels L         levels of the hierarchy (default 8)
-  --eta E            sub-spheres per sphere (default 2)
-  --lambda X         radius ratio between levels, > 1 (default 1.7818: slope -0.8)
-  --outer-radius D   radius of the top-level spheres in degrees (default 10)
-
+)") + std::string(clusteringOptionsHelp()) +
+           R"(
 Example:
   tpacf mock --n 5000 --seed 1 --box 150,190,0,40 --output data.txt \
              --randoms 10000 --random-output randoms.txt --random-seed 2
 )";
 }
-
-namespace {
-
-Footprint footprintFrom(const ParsedArgs& args) {
-    const int shapes = (args.has("--full-sky") ? 1 : 0) + (args.has("--box") ? 1 : 0) +
-                       (args.has("--cap") ? 1 : 0);
-    if (shapes > 1)
-        args.fail("give only one of --full-sky, --box, --cap");
-    Footprint footprint = Footprint::fullSky();
-    if (const auto box = args.numberList("--box")) {
-        if (box->size() != 4)
-            args.fail("--box takes 4 numbers: RA_MIN,RA_MAX,DEC_MIN,DEC_MAX (degrees)");
-        footprint = Footprint::box((*box)[0], (*box)[1], (*box)[2], (*box)[3]);
-    } else if (const auto cap = args.numberList("--cap")) {
-        if (cap->size() != 3)
-            args.fail("--cap takes 3 numbers: RA,DEC,RADIUS (degrees)");
-        footprint = Footprint::cap((*cap)[0], (*cap)[1], (*cap)[2]);
-    }
-    footprint.validate();
-    return footprint;
-}
-
-} // namespace
 
 int mockCommand(const Context& context) {
     OptionSet options;
@@ -77,14 +51,9 @@ int mockCommand(const Context& context) {
         .addValue("--output")
         .addValue("--randoms")
         .addValue("--random-output")
-        .addValue("--random-seed")
-        .addSwitch("--full-sky")
-        .addValue("--box")
-        .addValue("--cap")
-        .addValue("--levels")
-        .addValue("--eta")
-        .addValue("--lambda")
-        .addValue("--outer-radius");
+        .addValue("--random-seed");
+    addFootprintOptions(options);
+    addClusteringOptions(options);
     const ParsedArgs args = parseArgs("mock", options, context.args);
 
     // 10^9 points is 16 GB of coordinates: beyond that a typo is likelier than a wish.
@@ -105,11 +74,7 @@ int mockCommand(const Context& context) {
     MockParams params;
     params.seed = args.unsignedInteger("--seed").value_or(1);
     params.footprint = footprintFrom(args);
-    params.levels = static_cast<int>(args.integer("--levels", params.levels, 1, 30));
-    params.eta = static_cast<int>(args.integer("--eta", params.eta, 1, 1000));
-    params.lambda = args.number("--lambda", params.lambda);
-    params.outerRadiusDeg = args.number("--outer-radius", params.outerRadiusDeg);
-    // Ranges of the clustering parameters are core's to judge (ConfigError, exit 2).
+    applyClusteringOptions(args, params);
     const std::uint64_t randomSeed =
         args.unsignedInteger("--random-seed").value_or(params.seed + 1);
 

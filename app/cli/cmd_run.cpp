@@ -156,8 +156,8 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const std:
     out << "  bins      " << describeBins(result.bins, result.binCount()) << '\n';
     out << "  estimator " << estimatorName(result.estimator) << '\n';
     out << "  backend   " << result.backendName << ", " << result.deviceDescription << ", "
-        << precisionName(result.precision) << " precision, " << formatSeconds(result.elapsedSeconds)
-        << '\n';
+        << precisionName(result.precision) << " precision, culling "
+        << (result.culled ? "on" : "off") << ", " << formatSeconds(result.elapsedSeconds) << '\n';
     const bool errors = result.hasJackknife();
     if (errors)
         out << "  jackknife " << describeRegions(result.jackknifeRegions) << '\n';

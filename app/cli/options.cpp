@@ -162,7 +162,8 @@ void addBackendOptions(OptionSet& options) {
     options.addValue("--backend")
         .addValue("--precision")
         .addValue("--threads")
-        .addValue("--devices");
+        .addValue("--devices")
+        .addValue("--culling");
 }
 
 BackendOptions backendOptionsFrom(const ParsedArgs& args) {
@@ -182,7 +183,25 @@ BackendOptions backendOptionsFrom(const ParsedArgs& args) {
     }
     options.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
     options.gpuDevices = gpuDevicesFrom(args);
+    options.culling = cullingModeFrom(args);
     return options;
+}
+
+CullingMode cullingModeFrom(const ParsedArgs& args) {
+    const auto text = args.value("--culling");
+    if (!text)
+        return CullingMode::Auto;
+    const auto mode = parseCullingMode(*text);
+    if (!mode)
+        throw UsageError("--culling: " + quote(*text) + " is not a culling mode (auto, on, off)");
+    return *mode;
+}
+
+std::string_view cullingOptionHelp() {
+    return R"(  --culling M        spatial culling: auto (default: the backend decides from theta_max and
+                     N), on (visit only the cell pairs of the sky that can hold a pair below
+                     theta_max) or off (brute force, every pair); counts are the same either way
+)";
 }
 
 std::vector<int> gpuDevicesFrom(const ParsedArgs& args) {
@@ -206,7 +225,7 @@ std::vector<int> gpuDevicesFrom(const ParsedArgs& args) {
     return devices;
 }
 
-std::string_view backendOptionsHelp() {
+std::string backendOptionsHelp() {
     return R"(Backend:
   --backend B        auto (default: the GPU where usable, else the CPU), cpu, cuda
   --precision P      float or double (default: float on a GPU, double on the CPU;
@@ -214,7 +233,7 @@ std::string_view backendOptionsHelp() {
   --threads N        CPU threads (default: all hardware threads)
   --devices LIST     GPU indices to use, e.g. 0,1 (default: every visible GPU);
                      see 'tpacf devices'
-)";
+)" + std::string(cullingOptionHelp());
 }
 
 void checkBackendUsable(const BackendOptions& options, const GpuBackendProvider& gpu) {
@@ -232,6 +251,102 @@ void checkBackendUsable(const BackendOptions& options, const GpuBackendProvider&
             throw ConfigError("--devices: there is no GPU " + std::to_string(wanted) +
                               " here (see 'tpacf devices')");
     }
+}
+
+namespace {
+
+// "150,190,0,40" as numbers; errors name the flag and quote the whole value.
+std::vector<double> numbersOf(std::string_view flag, std::string_view whole,
+                              std::string_view list) {
+    std::vector<double> numbers;
+    while (true) {
+        const auto comma = list.find(',');
+        const std::string_view field = list.substr(0, comma);
+        try {
+            numbers.push_back(parseNumber(flag, field));
+        } catch (const UsageError&) {
+            throw UsageError(std::string(flag) + ": " + quote(whole) +
+                             " is not a comma-separated list of numbers (" + quote(field) + ")");
+        }
+        if (comma == std::string_view::npos)
+            return numbers;
+        list.remove_prefix(comma + 1);
+    }
+}
+
+// The one place that turns a shape and its numbers into a Footprint, for both spellings
+// (mock's --box/--cap flags, bench's --footprint box:/cap:). `what` names the flag.
+Footprint footprintOfShape(const std::string& what, std::string_view shape,
+                           const std::vector<double>& numbers) {
+    Footprint footprint = Footprint::fullSky();
+    if (shape == "box") {
+        if (numbers.size() != 4)
+            throw UsageError(what + " takes 4 numbers: RA_MIN,RA_MAX,DEC_MIN,DEC_MAX (degrees)");
+        footprint = Footprint::box(numbers[0], numbers[1], numbers[2], numbers[3]);
+    } else if (shape == "cap") {
+        if (numbers.size() != 3)
+            throw UsageError(what + " takes 3 numbers: RA,DEC,RADIUS (degrees)");
+        footprint = Footprint::cap(numbers[0], numbers[1], numbers[2]);
+    }
+    footprint.validate();
+    return footprint;
+}
+
+} // namespace
+
+void addFootprintOptions(OptionSet& options) {
+    options.addSwitch("--full-sky").addValue("--box").addValue("--cap");
+}
+
+Footprint footprintFrom(const ParsedArgs& args) {
+    const int shapes = (args.has("--full-sky") ? 1 : 0) + (args.has("--box") ? 1 : 0) +
+                       (args.has("--cap") ? 1 : 0);
+    if (shapes > 1)
+        args.fail("give only one of --full-sky, --box, --cap");
+    if (const auto box = args.numberList("--box"))
+        return footprintOfShape("--box", "box", *box);
+    if (const auto cap = args.numberList("--cap"))
+        return footprintOfShape("--cap", "cap", *cap);
+    return Footprint::fullSky();
+}
+
+Footprint parseFootprint(std::string_view flag, std::string_view text) {
+    const std::string name(flag);
+    if (text == "full-sky" || text == "full")
+        return Footprint::fullSky();
+    const auto colon = text.find(':');
+    const std::string_view shape = text.substr(0, colon);
+    if (colon == std::string_view::npos || (shape != "box" && shape != "cap"))
+        throw UsageError(name + ": " + quote(text) +
+                         " is not a footprint (full-sky, box:RA_MIN,RA_MAX,DEC_MIN,DEC_MAX or "
+                         "cap:RA,DEC,RADIUS, in degrees)");
+    return footprintOfShape(name + " " + std::string(shape), shape,
+                            numbersOf(flag, text, text.substr(colon + 1)));
+}
+
+void addClusteringOptions(OptionSet& options) {
+    options.addValue("--levels").addValue("--eta").addValue("--lambda").addValue("--outer-radius");
+}
+
+void applyClusteringOptions(const ParsedArgs& args, MockParams& params) {
+    // Ranges of the clustering parameters are core's to judge (ConfigError, exit 2).
+    params.levels = static_cast<int>(args.integer("--levels", params.levels, 1, 30));
+    params.eta = static_cast<int>(args.integer("--eta", params.eta, 1, 1000));
+    params.lambda = args.number("--lambda", params.lambda);
+    params.outerRadiusDeg = args.number("--outer-radius", params.outerRadiusDeg);
+}
+
+bool hasClusteringOptions(const ParsedArgs& args) {
+    return args.has("--levels") || args.has("--eta") || args.has("--lambda") ||
+           args.has("--outer-radius");
+}
+
+std::string_view clusteringOptionsHelp() {
+    return R"(  --levels L         levels of the hierarchy (default 8)
+  --eta E            sub-spheres per sphere (default 2)
+  --lambda X         radius ratio between levels, > 1 (default 1.7818: slope -0.8)
+  --outer-radius D   radius of the top-level spheres in degrees (default 10)
+)";
 }
 
 std::shared_ptr<const Catalog> loadCatalog(const std::string& path, const ReadOptions& options) {

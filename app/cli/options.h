@@ -6,6 +6,8 @@
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
 #include "tpacf/catalog_reader.h"
+#include "tpacf/culling.h"
+#include "tpacf/mock.h"
 
 #include <memory>
 #include <string>
@@ -30,12 +32,32 @@ std::string_view binOptionsHelp();
 /// The bins in one line for people, with their number where describe() does not give it.
 std::string describeBins(const BinSpec& spec, std::size_t count);
 
-/// --backend, --precision, --threads, --devices.
+/// --backend, --precision, --threads, --devices, --culling.
 void addBackendOptions(OptionSet& options);
 BackendOptions backendOptionsFrom(const ParsedArgs& args);
 /// --devices alone: GPU indices, e.g. "0,1"; empty when not given.
 std::vector<int> gpuDevicesFrom(const ParsedArgs& args);
-std::string_view backendOptionsHelp();
+std::string backendOptionsHelp();
+/// --culling alone: auto (default), on or off.
+CullingMode cullingModeFrom(const ParsedArgs& args);
+/// Its help line.
+std::string_view cullingOptionHelp();
+
+/// Footprint flags of `tpacf mock`: --full-sky, --box RA_MIN,RA_MAX,DEC_MIN,DEC_MAX,
+/// --cap RA,DEC,RADIUS (at most one; default full sky). Validated.
+void addFootprintOptions(OptionSet& options);
+Footprint footprintFrom(const ParsedArgs& args);
+/// A footprint in one value, for commands with a single flag: "full-sky",
+/// "box:RA_MIN,RA_MAX,DEC_MIN,DEC_MAX" or "cap:RA,DEC,RADIUS" (degrees). Validated; errors name
+/// `flag`.
+Footprint parseFootprint(std::string_view flag, std::string_view text);
+
+/// Soneira-Peebles clustering flags: --levels, --eta, --lambda, --outer-radius.
+void addClusteringOptions(OptionSet& options);
+/// Sets the clustering fields of `params` from the flags given (the rest keep their values).
+void applyClusteringOptions(const ParsedArgs& args, MockParams& params);
+bool hasClusteringOptions(const ParsedArgs& args);
+std::string_view clusteringOptionsHelp();
 
 /// Fails early (before catalogs are read) where the options cannot work here: the CUDA backend
 /// asked for without a usable device, a device index that does not exist, float on the CPU.

@@ -156,7 +156,7 @@ void checkBenchMeasurements(const QJsonArray& measurements) {
 class TestCli : public QObject {
     Q_OBJECT
 
-  private:
+private:
     QTemporaryDir m_dir;
     QString m_data, m_random1, m_random2;
     QString m_dataPatch, m_randomPatch; // the same points with a jackknife region column
@@ -215,7 +215,7 @@ class TestCli : public QObject {
                  qPrintable(QStringLiteral("expected \"%1\" in: %2").arg(mentions, err)));
     }
 
-  private slots:
+private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         QVERIFY2(QFile::exists(QStringLiteral(TPACF_EXE)), TPACF_EXE);
@@ -441,6 +441,38 @@ class TestCli : public QObject {
             << QStringList{QStringLiteral("mock"), QStringLiteral("--n"), QStringLiteral("-5"),
                            QStringLiteral("--output"), csv}
             << QStringLiteral("--n: \"-5\" is out of range");
+        QTest::newRow("run bad culling")
+            << run({QStringLiteral("--culling"), QStringLiteral("maybe")})
+            << QStringLiteral("--culling: \"maybe\" is not a culling mode (auto, on, off)");
+        QTest::newRow("count bad culling")
+            << QStringList{QStringLiteral("count"),     QStringLiteral("--a"), m_data, out, csv,
+                           QStringLiteral("--culling"), QStringLiteral("yes")}
+            << QStringLiteral("--culling: \"yes\" is not a culling mode (auto, on, off)");
+        QTest::newRow("bench bad culling")
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--culling"),
+                           QStringLiteral("ON!")}
+            << QStringLiteral("--culling: \"ON!\" is not a culling mode (auto, on, off)");
+        QTest::newRow("culling without value")
+            << run({QStringLiteral("--culling")}) << QStringLiteral("--culling needs a value");
+        QTest::newRow("bench bad footprint")
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--footprint"),
+                           QStringLiteral("square:1,2")}
+            << QStringLiteral("--footprint: \"square:1,2\" is not a footprint");
+        QTest::newRow("bench box needs four")
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--footprint"),
+                           QStringLiteral("box:150,190,0")}
+            << QStringLiteral("--footprint box takes 4 numbers");
+        QTest::newRow("bench box not numbers")
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--footprint"),
+                           QStringLiteral("box:150,190,zero,40")}
+            << QStringLiteral("\"zero\"");
+        QTest::newRow("bench box outside the sky")
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--footprint"),
+                           QStringLiteral("box:150,190,0,95")}
+            << QStringLiteral("Dec limits");
+        QTest::newRow("bench clustering without --clustered")
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--levels"), QStringLiteral("4")}
+            << QStringLiteral("add --clustered");
         QTest::newRow("bench bad precision")
             << QStringList{QStringLiteral("bench"), QStringLiteral("--precision"),
                            QStringLiteral("half")}
@@ -510,6 +542,11 @@ class TestCli : public QObject {
         QCOMPARE(csv.meta(QStringLiteral("backend")), QStringLiteral("cpu"));
         QCOMPARE(csv.meta(QStringLiteral("precision")), QStringLiteral("double"));
         QVERIFY(csv.meta(QStringLiteral("bins")).contains(QStringLiteral("9 bins")));
+        // --culling defaults to auto; the line says what the backend did with it.
+        QVERIFY2(
+            csv.meta(QStringLiteral("culling"))
+                .contains(QRegularExpression(QStringLiteral("^(on|off) \\(requested auto\\): "))),
+            qPrintable(csv.meta(QStringLiteral("culling"))));
 
         const double nd = 400, n1 = 500, n2 = 450;
         std::uint64_t totalDd = 0;
@@ -547,6 +584,99 @@ class TestCli : public QObject {
         const QJsonDocument json = QJsonDocument::fromJson(jsonFile.readAll(), &error);
         QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
         QVERIFY(json.isObject());
+    }
+
+    void cullingOnAndOffGiveTheSameCounts() {
+        // Bins to 1 deg on a 20 x 20 deg box: most pairs lie beyond theta_max.
+        const QStringList bins{
+            QStringLiteral("--bins"), QStringLiteral("log"),       QStringLiteral("--min"),
+            QStringLiteral("1"),      QStringLiteral("--max"),     QStringLiteral("60"),
+            QStringLiteral("--unit"), QStringLiteral("arcmin"),    QStringLiteral("--nbins"),
+            QStringLiteral("8"),      QStringLiteral("--backend"), QStringLiteral("cpu")};
+        std::vector<CsvFile> runs, counts;
+        QString jsonCulling[2];
+        for (const char* mode : {"on", "off"}) {
+            const QString name = QString::fromLatin1(mode);
+            const QString csvPath = path(QStringLiteral("w_culling_%1.csv").arg(name));
+            const QString jsonPath = path(QStringLiteral("w_culling_%1.json").arg(name));
+            Outcome outcome =
+                tpacf(QStringList{QStringLiteral("run"), QStringLiteral("--data"), m_data,
+                                  QStringLiteral("--random"), m_random1, QStringLiteral("--random"),
+                                  m_random2, QStringLiteral("--culling"), name,
+                                  QStringLiteral("--output"), csvPath, QStringLiteral("--json"),
+                                  jsonPath} +
+                      bins);
+            QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+            QVERIFY2(outcome.out.contains(QStringLiteral("precision, culling ")),
+                     qPrintable(outcome.out));
+            runs.push_back(readCsv(csvPath));
+            const QString line = runs.back().meta(QStringLiteral("culling"));
+            QVERIFY2(line.contains(QStringLiteral("(requested %1): ").arg(name)), qPrintable(line));
+            if (name == QStringLiteral("off"))
+                QCOMPARE(line, QStringLiteral("off (requested off): brute force, every pair "
+                                              "computed"));
+            else
+                QVERIFY2(line == QStringLiteral("on (requested on): only cell pairs within reach "
+                                                "of theta_max were visited; counts are identical "
+                                                "to brute force") ||
+                             line.startsWith(QStringLiteral("off (requested on): ")),
+                         qPrintable(line));
+            QFile jsonFile(jsonPath);
+            QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+            const QJsonObject culling = QJsonDocument::fromJson(jsonFile.readAll())
+                                            .object()
+                                            .value(QStringLiteral("culling"))
+                                            .toObject();
+            QCOMPARE(culling.value(QStringLiteral("requested")).toString(), name);
+            QCOMPARE(culling.value(QStringLiteral("used")).toString(),
+                     line.section(QLatin1Char(' '), 0, 0));
+            jsonCulling[runs.size() - 1] = culling.value(QStringLiteral("used")).toString();
+
+            const QString countPath = path(QStringLiteral("dd_culling_%1.csv").arg(name));
+            outcome = tpacf(QStringList{QStringLiteral("count"), QStringLiteral("--a"), m_data,
+                                        QStringLiteral("--culling"), name,
+                                        QStringLiteral("--output"), countPath} +
+                            bins);
+            QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+            counts.push_back(readCsv(countPath));
+            QVERIFY2(counts.back()
+                         .meta(QStringLiteral("culling"))
+                         .contains(QStringLiteral("(requested %1): ").arg(name)),
+                     qPrintable(counts.back().metadata.join(QLatin1Char('\n'))));
+        }
+        QCOMPARE(jsonCulling[1], QStringLiteral("off"));
+        // Identical integers, bin by bin, and enough of them for that to mean something.
+        QCOMPARE(runs[0].rows.size(), std::size_t{8});
+        QCOMPARE(runs[1].rows.size(), std::size_t{8});
+        std::uint64_t dd = 0, rr = 0;
+        for (std::size_t k = 0; k < 8; ++k) {
+            for (const QString& column :
+                 {QStringLiteral("DD"), QStringLiteral("DR"), QStringLiteral("RR")})
+                QCOMPARE(runs[0].count(k, column), runs[1].count(k, column));
+            QCOMPARE(runs[0].rows[k].at(runs[0].column(QStringLiteral("w"))),
+                     runs[1].rows[k].at(runs[1].column(QStringLiteral("w"))));
+            QCOMPARE(counts[0].count(k, QStringLiteral("count")),
+                     counts[1].count(k, QStringLiteral("count")));
+            QCOMPARE(counts[1].count(k, QStringLiteral("count")),
+                     runs[1].count(k, QStringLiteral("DD")));
+            dd += runs[1].count(k, QStringLiteral("DD"));
+            rr += runs[1].count(k, QStringLiteral("RR"));
+        }
+        QVERIFY2(dd > 1000 && rr > 1000, qPrintable(QStringLiteral("%1 %2").arg(dd).arg(rr)));
+        QVERIFY(dd < 400 * 399 / 2 / 2); // most data pairs lie beyond 1 deg
+    }
+
+    void cullingFlagDocumented() {
+        for (const char* command : {"run", "count", "bench"}) {
+            const Outcome outcome = tpacf({QString::fromLatin1(command), QStringLiteral("--help")});
+            QCOMPARE(outcome.exitCode, 0);
+            QVERIFY2(outcome.out.contains(QStringLiteral("--culling M")), command);
+            QVERIFY2(outcome.out.contains(QStringLiteral("auto (default")), command);
+        }
+        const Outcome bench = tpacf({QStringLiteral("bench"), QStringLiteral("--help")});
+        QVERIFY(bench.out.contains(QStringLiteral("--footprint F")));
+        QVERIFY(bench.out.contains(QStringLiteral("--clustered")));
+        QVERIFY(bench.out.contains(QStringLiteral("--outer-radius D")));
     }
 
     void runJackknifeMatchesCore() {
@@ -1077,6 +1207,11 @@ class TestCli : public QObject {
                  qPrintable(error.errorString() + QStringLiteral("\n") + outcome.out));
         const QJsonObject root = json.object();
         QCOMPARE(root.value(QStringLiteral("points")).toInt(), 2000);
+        QCOMPARE(root.value(QStringLiteral("culling_requested")).toString(),
+                 QStringLiteral("auto"));
+        QCOMPARE(root.value(QStringLiteral("footprint")).toString(), QStringLiteral("full sky"));
+        QCOMPARE(root.value(QStringLiteral("data")).toString(), QStringLiteral("uniform"));
+        QVERIFY(root.value(QStringLiteral("clustering")).isNull());
         const QJsonArray results = root.value(QStringLiteral("results")).toArray();
         // --precision defaults to all: cpu double runs (once per CPU kernel variant: the
         // vector one where the processor has it, and the portable one), cpu float is skipped.
@@ -1092,6 +1227,11 @@ class TestCli : public QObject {
             }
             QCOMPARE(result.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
             checkBenchMeasurements(result.value(QStringLiteral("measurements")).toArray());
+            for (const QJsonValue& m : result.value(QStringLiteral("measurements")).toArray()) {
+                const QString culling = m.toObject().value(QStringLiteral("culling")).toString();
+                QVERIFY2(culling == QStringLiteral("on") || culling == QStringLiteral("off"),
+                         qPrintable(culling));
+            }
             if (QTest::currentTestFailed())
                 return;
             ++ran;
@@ -1112,6 +1252,62 @@ class TestCli : public QObject {
         if (!gpuPresent())
             QVERIFY(outcome.out.contains(
                 QRegularExpression(QStringLiteral("\\ncuda +double +skipped"))));
+    }
+
+    void benchClusteredFootprint() {
+        // The CPU case, small: a clustered mock in a 40 x 40 deg box, bins to 10 deg.
+        const QStringList common{QStringLiteral("bench"),       QStringLiteral("--backend"),
+                                 QStringLiteral("cpu"),         QStringLiteral("--n"),
+                                 QStringLiteral("2000"),        QStringLiteral("--clustered"),
+                                 QStringLiteral("--footprint"), QStringLiteral("box:150,190,0,40"),
+                                 QStringLiteral("--bins"),      QStringLiteral("20"),
+                                 QStringLiteral("--theta-min"), QStringLiteral("0.01"),
+                                 QStringLiteral("--theta-max"), QStringLiteral("10"),
+                                 QStringLiteral("--unit"),      QStringLiteral("deg"),
+                                 QStringLiteral("--repeat"),    QStringLiteral("1"),
+                                 QStringLiteral("--levels"),    QStringLiteral("6")};
+        Outcome outcome =
+            tpacf(common + QStringList{QStringLiteral("--culling"), QStringLiteral("off"),
+                                       QStringLiteral("--json")});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QJsonParseError error;
+        const QJsonObject root = QJsonDocument::fromJson(outcome.out.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(outcome.out));
+        QCOMPARE(root.value(QStringLiteral("culling_requested")).toString(), QStringLiteral("off"));
+        QCOMPARE(root.value(QStringLiteral("data")).toString(), QStringLiteral("clustered"));
+        QCOMPARE(root.value(QStringLiteral("footprint")).toString(),
+                 q(tpacf::Footprint::box(150, 190, 0, 40).describe()));
+        const QJsonObject clustering = root.value(QStringLiteral("clustering")).toObject();
+        QCOMPARE(clustering.value(QStringLiteral("levels")).toInt(), 6);
+        QCOMPARE(clustering.value(QStringLiteral("eta")).toInt(), 2);
+        int measurements = 0;
+        for (const QJsonValue& value : root.value(QStringLiteral("results")).toArray()) {
+            const QJsonObject result = value.toObject();
+            if (result.value(QStringLiteral("status")).toString() != QStringLiteral("ok"))
+                continue;
+            for (const QJsonValue& m : result.value(QStringLiteral("measurements")).toArray()) {
+                // Off is brute force on every backend.
+                QCOMPARE(m.toObject().value(QStringLiteral("culling")).toString(),
+                         QStringLiteral("off"));
+                ++measurements;
+            }
+        }
+        QVERIFY(measurements >= 2);
+
+        // The table has a culling column after the count and names the points.
+        outcome = tpacf(common + QStringList{QStringLiteral("--culling"), QStringLiteral("on")});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QVERIFY2(
+            outcome.out.contains(QStringLiteral("2000 clustered (Soneira-Peebles) data points")),
+            qPrintable(outcome.out));
+        QVERIFY2(outcome.out.contains(QStringLiteral("culling on, median")),
+                 qPrintable(outcome.out));
+        QVERIFY2(outcome.out.contains(QRegularExpression(
+                     QStringLiteral("\\nbackend +precision +kernel +count +culling +pairs "))),
+                 qPrintable(outcome.out));
+        QVERIFY2(outcome.out.contains(QRegularExpression(
+                     QStringLiteral("\\ncpu +double +\\S+ +DD +(on|off) +[0-9,]+ "))),
+                 qPrintable(outcome.out));
     }
 
     void bundledSampleShowsClustering() {

@@ -62,7 +62,7 @@ MainWindow::Options testOptions() {
 // A GPU module with two devices whose counters cannot be created: lists like CUDA would and
 // lets a run fail inside the job, as a broken driver would.
 class FakeGpuProvider final : public GpuBackendProvider {
-  public:
+public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return true; }
     std::vector<GpuDeviceInfo> devices() const override {
@@ -80,7 +80,7 @@ class FakeGpuProvider final : public GpuBackendProvider {
 class TestStudio : public QObject {
     Q_OBJECT
 
-  private Q_SLOTS:
+private Q_SLOTS:
     void initTestCase();
     void runMatchesDirectJob();
     void jackknifeRunShowsErrorBarsAndCovariance();
@@ -93,13 +93,14 @@ class TestStudio : public QObject {
     void invalidBinsDisableRun();
     void exportWritesCsvPngPdf();
     void sessionRoundTrips();
+    void cullingChoiceReachesTheRun();
     void bundledSampleLoads();
     void columnMappingDialogGuessesColumns();
     void settingsPersistAcrossStarts();
     void droppedFilesOpen();
     void gpuDevicesListedAndFailuresReported();
 
-  private:
+private:
     /// A window with the small catalogs loaded, CPU backend, quick bins.
     std::unique_ptr<MainWindow> makeWindow();
     /// Runs to completion; fails the test on a failure signal or a timeout.
@@ -856,9 +857,16 @@ void TestStudio::sessionRoundTrips() {
     backend.kind = BackendKind::Cpu;
     backend.cpuThreads = 3;
     backend.precision = Precision::Double;
+    backend.culling = CullingMode::Off;
     window->backendPanel()->setBackendOptions(backend);
 
     const Session saved = window->session();
+    QCOMPARE(saved.toJson()
+                 .value(QStringLiteral("backend"))
+                 .toObject()
+                 .value(QStringLiteral("culling"))
+                 .toString(),
+             QStringLiteral("off"));
     const QString path = m_dir.filePath(QStringLiteral("session.json"));
     QVERIFY(window->saveSession(path));
 
@@ -879,6 +887,15 @@ void TestStudio::sessionRoundTrips() {
     QCOMPARE(reopenedBackend.kind, BackendKind::Cpu);
     QCOMPARE(reopenedBackend.cpuThreads, 3);
     QVERIFY(reopenedBackend.precision == Precision::Double);
+    QCOMPARE(reopenedBackend.culling, CullingMode::Off);
+    QCOMPARE(reopened->backendPanel()->cullingCombo()->currentData().toInt(),
+             int(CullingMode::Off));
+    // A session written before culling existed opens with Auto.
+    QJsonObject older = saved.toJson();
+    QJsonObject olderBackend = older.value(QStringLiteral("backend")).toObject();
+    olderBackend.remove(QStringLiteral("culling"));
+    older[QStringLiteral("backend")] = olderBackend;
+    QCOMPARE(Session::fromJson(older).settings.backend.culling, CullingMode::Auto);
     QCOMPARE(reopened->dataCatalog()->size(), data.size());
     QCOMPARE(reopened->randomCatalogs().size(), std::size_t(2));
 
@@ -889,6 +906,41 @@ void TestStudio::sessionRoundTrips() {
     QCOMPARE(qvariant_cast<MessageSeverity>(messages.front().at(0)), MessageSeverity::Error);
     QCOMPARE(QJsonDocument(reopened->session().toJson()).toJson(),
              QJsonDocument(saved.toJson()).toJson());
+}
+
+void TestStudio::cullingChoiceReachesTheRun() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    QComboBox* culling = window->backendPanel()->cullingCombo();
+    // Auto by default, three choices, and a tooltip that says what it does.
+    QCOMPARE(culling->count(), 3);
+    QCOMPARE(window->backendPanel()->backendOptions().culling, CullingMode::Auto);
+    QVERIFY(culling->toolTip().contains(QStringLiteral("θ max")));
+    QVERIFY(culling->toolTip().contains(QStringLiteral("counts are the same")));
+
+    QSignalSpy changed(window->backendPanel(), &BackendPanel::changed);
+    culling->setCurrentIndex(culling->findData(int(CullingMode::Off)));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(window->session().settings.backend.culling, CullingMode::Off);
+
+    QSignalSpy finished(window.get(), &MainWindow::runFinished);
+    QVERIFY(window->startRun());
+    QVERIFY(finished.wait(30000));
+    const ResultPtr result = window->currentResult();
+    QVERIFY(result);
+    QCOMPARE(result->cullingRequested, CullingMode::Off);
+    QVERIFY(!result->culled);
+    const auto* log = window->findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    QVERIFY(log);
+    QVERIFY2(log->toPlainText().contains(QStringLiteral("culling off (requested off)")),
+             qPrintable(log->toPlainText()));
+
+    // The exported CSV carries the metadata line.
+    const QString csvPath = m_dir.filePath(QStringLiteral("culling.csv"));
+    QVERIFY(window->exportResultCsv(csvPath));
+    QFile csv(csvPath);
+    QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
+    QVERIFY(csv.readAll().contains("# culling: off (requested off): brute force"));
 }
 
 void TestStudio::bundledSampleLoads() {
@@ -943,6 +995,8 @@ void TestStudio::settingsPersistAcrossStarts() {
         MainWindow first(nullptr, options);
         first.binningPanel()->setSpec(bins);
         first.backendPanel()->setEstimator(Estimator::DavisPeebles);
+        QComboBox* culling = first.backendPanel()->cullingCombo();
+        culling->setCurrentIndex(culling->findData(int(CullingMode::On)));
         first.close(); // saves
     }
     MainWindow second(nullptr, options);
@@ -953,6 +1007,7 @@ void TestStudio::settingsPersistAcrossStarts() {
     QCOMPARE(restored.max, 50.0);
     QCOMPARE(restored.count, 7);
     QCOMPARE(second.backendPanel()->estimator(), Estimator::DavisPeebles);
+    QCOMPARE(second.backendPanel()->backendOptions().culling, CullingMode::On);
     QSettings().clear();
 }
 
