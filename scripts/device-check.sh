@@ -2,7 +2,9 @@
 # One-shot check on a GPU machine, from the repository root: configure (headless preset, CUDA on,
 # tests on), build, `tpacf devices`, the GPU suite, the benchmarks, a SASS/ptxas report.
 # Every step's output goes to $OUT/<step>.log (default ./out/device-check); a summary ends it.
-#   scripts/device-check.sh [--quick]     --quick: GPU suites without their largest cases, short benches
+#   scripts/device-check.sh [--quick|--bench-only]
+#     --quick: GPU suites without their largest cases, short benches
+#     --bench-only: build and benchmarks, no test suites (after a run that tested the same tree)
 # The spatial-culling targets (issue "Spatial culling") run in both modes: tpacf_gpu_bench --culling,
 # and the same cases through `tpacf bench --culling on|off` where the CLI has that flag.
 set -uo pipefail
@@ -10,7 +12,9 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out/device-check}
 mkdir -p "$OUT"
 QUICK=0
+BENCH_ONLY=0
 [[ "${1:-}" == "--quick" ]] && QUICK=1
+[[ "${1:-}" == "--bench-only" ]] && BENCH_ONLY=1
 BUILD=build/headless
 declare -a SUMMARY
 
@@ -31,7 +35,9 @@ step build build bash -c "cmake --preset headless -DTPACF_CUDA=ON -DBUILD_TESTIN
 step build-all build cmake --build $BUILD -j "$(nproc)"
 TPACF=$BUILD/app/tpacf
 step devices devices "$TPACF" devices
-if [[ $QUICK == 1 ]]; then
+if [[ $BENCH_ONLY == 1 ]]; then
+    echo "--bench-only: test suites not run"
+elif [[ $QUICK == 1 ]]; then
     step gpu-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_tests" --quick
     step region-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_region_tests" --quick
     step culling-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_culling_tests" --quick
@@ -53,6 +59,10 @@ step gpu-bench bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N"
 step gpu-bench-plain bench env TPACF_CUDA_HIST=thread timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N"
 # Jackknife (issue "Error bars"): K = 32 regions against the plain count, always at N = 2^20.
 step gpu-bench-jk bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" 1048576 --jackknife 32
+
+# The same through the whole job (tpacf run: k-means regions, reordering, DD + DR + RR), with and
+# without --jackknife 32, on 2^20 clustered full-sky points and 2^20 randoms, default bins.
+step jk-job bench timeout 300 bash scripts/bench-jackknife-job.sh "$TPACF" 1048576 32
 
 # Spatial culling (issue "Spatial culling"): uniform full sky, 30 log bins from 0.01'. DD of 1e6
 # points to 10 deg, DD of 1e7 to 1 deg (sort included), the job DD + 10 DR_i + 10 RR_i of 1e6
