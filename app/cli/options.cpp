@@ -121,6 +121,11 @@ BinSpec binSpecFrom(const ParsedArgs& args) {
     const auto count = args.integer("--nbins", 1, static_cast<std::int64_t>(kMaxBinCount));
     const auto width = args.number("--width");
     const int ways = (perDecade ? 1 : 0) + (count ? 1 : 0) + (width ? 1 : 0);
+    // 0 means "not given" inside BinSpec, so a 0 typed here must not reach it unnoticed.
+    if (perDecade && !(*perDecade > 0))
+        throw UsageError("--per-decade must be > 0, got " + quote(*args.value("--per-decade")));
+    if (width && !(*width > 0))
+        throw UsageError("--width must be > 0, got " + quote(*args.value("--width")));
     if (ways > 1)
         throw UsageError("give only one of --per-decade, --nbins, --width");
     if (scale == BinScale::Logarithmic) {

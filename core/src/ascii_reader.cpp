@@ -72,7 +72,7 @@ bool isBlank(char c) noexcept {
 // Yields non-blank lines with comments cut off and surrounding blanks (including the CR of
 // CRLF files) trimmed, together with their 1-based line numbers.
 class LineReader {
-  public:
+public:
     explicit LineReader(std::string_view text) : m_text(text) {
         // A UTF-8 byte order mark, as some Windows editors write, is not part of the first field.
         if (m_text.substr(0, 3) == "\xEF\xBB\xBF")
@@ -111,7 +111,7 @@ class LineReader {
         return m_pos < m_text.size() ? m_text.substr(m_pos) : std::string_view();
     }
 
-  private:
+private:
     std::string_view m_text;
     std::size_t m_pos = 0;
     long m_line = 0;
@@ -247,6 +247,18 @@ std::string joinNames(const std::vector<std::string>& names) {
     return joined;
 }
 
+[[noreturn]] void throwBadNumber(const std::string& source, long line, std::size_t column,
+                                 const char* role, std::string_view field, NumberStatus status) {
+    std::string problem = std::string(role) + " value ";
+    if (field.empty())
+        problem += "is an empty field";
+    else if (status == NumberStatus::OutOfRange)
+        problem += "'" + std::string(field) + "' is out of the range of a double";
+    else
+        problem += "'" + std::string(field) + "' is not a number";
+    throw InputError(source, line, static_cast<int>(column + 1), problem);
+}
+
 // Resolves the columns of ReadOptions to 0-based field indices.
 struct ColumnChoice {
     std::size_t ra = 0, dec = 0;
@@ -295,9 +307,15 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
         for (std::size_t i = 0; i < head.columnNames.size() && i < firstFields.size(); ++i)
             if (!taken[i] && equalsIgnoringCase(head.columnNames[i], headerName))
                 return i;
-        for (std::size_t i = 0; i < firstFields.size(); ++i)
+        for (std::size_t i = 0; i < firstFields.size(); ++i) {
+            // An empty field (",,") is a missing value, not a text column to skip: skipping it
+            // would silently read RA or Dec from the next column.
+            if (!taken[i] && firstFields[i].empty())
+                throwBadNumber(source, head.firstRowLine, i, role, firstFields[i],
+                               NumberStatus::NotANumber);
             if (!taken[i] && isNumber(firstFields[i]))
                 return i;
+        }
         throw InputError(source, head.firstRowLine, 0,
                          std::string("too few columns: no numeric column left for ") + role +
                              " among the line's " + std::to_string(firstFields.size()) +
@@ -319,18 +337,6 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
     if (options.regionColumn.isSet())
         choice.region = explicitColumn(options.regionColumn, "the jackknife region");
     return choice;
-}
-
-[[noreturn]] void throwBadNumber(const std::string& source, long line, std::size_t column,
-                                 const char* role, std::string_view field, NumberStatus status) {
-    std::string problem = std::string(role) + " value ";
-    if (field.empty())
-        problem += "is an empty field";
-    else if (status == NumberStatus::OutOfRange)
-        problem += "'" + std::string(field) + "' is out of the range of a double";
-    else
-        problem += "'" + std::string(field) + "' is not a number";
-    throw InputError(source, line, static_cast<int>(column + 1), problem);
 }
 
 } // namespace

@@ -288,16 +288,26 @@ private slots:
 
     void readerErrors_data() {
         QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QStringList>("flags");
         QTest::addColumn<int>("line");
-        QTest::addColumn<int>("column");
-        QTest::newRow("non-numeric field") << QByteArray("10 20\n11 21\n12 abc\n") << 3 << 2;
-        QTest::newRow("dec out of range") << QByteArray("10 20\n11 95.5\n") << 2 << 2;
-        QTest::newRow("too few columns") << QByteArray("10 20\n11 21\n12\n") << 3 << 2;
-        QTest::newRow("nan") << QByteArray("# ra dec\n10 20\nnan 21\n") << 3 << 1;
+        QTest::addColumn<int>("column"); // 0: the message names no column
+        const QStringList none;
+        QTest::newRow("non-numeric field")
+            << QByteArray("10 20\n11 21\n12 abc\n") << none << 3 << 2;
+        QTest::newRow("dec out of range") << QByteArray("10 20\n11 95.5\n") << none << 2 << 2;
+        QTest::newRow("too few columns") << QByteArray("10 20\n11 21\n12\n") << none << 3 << 2;
+        QTest::newRow("nan") << QByteArray("# ra dec\n10 20\nnan 21\n") << none << 3 << 1;
+        QTest::newRow("inf") << QByteArray("10 20\ninf 21\n") << none << 2 << 1;
+        QTest::newRow("count line mismatch") << QByteArray("3\n10 20\n11 21\n") << none << 1 << 1;
+        QTest::newRow("empty field") << QByteArray("10,,20\n11,12,21\n") << none << 1 << 2;
+        QTest::newRow("header lacks the named column")
+            << QByteArray("ra dec\n10 20\n")
+            << QStringList{QStringLiteral("--ra-col"), QStringLiteral("foo")} << 1 << 0;
     }
 
     void readerErrors() {
         QFETCH(QByteArray, content);
+        QFETCH(QStringList, flags);
         QFETCH(int, line);
         QFETCH(int, column);
         const QString file = path(QStringLiteral("bad_%1.txt")
@@ -305,11 +315,24 @@ private slots:
                                       .replace(QLatin1Char(' '), QLatin1Char('_')));
         writeText(file, content);
         const Outcome outcome =
+            tpacf(QStringList{QStringLiteral("count"), QStringLiteral("--a"), file,
+                              QStringLiteral("--output"), path(QStringLiteral("never.csv"))} +
+                  flags);
+        checkUsageError(outcome, QStringLiteral("%1:%2").arg(file).arg(line));
+        if (column > 0)
+            QVERIFY2(outcome.err.contains(QStringLiteral("column %1").arg(column)),
+                     qPrintable(outcome.err));
+        QVERIFY(!QFile::exists(path(QStringLiteral("never.csv"))));
+    }
+
+    void emptyCatalog() {
+        const QString file = path(QStringLiteral("empty.txt"));
+        writeText(file, QByteArray("# only a comment\n"));
+        const Outcome outcome =
             tpacf({QStringLiteral("count"), QStringLiteral("--a"), file, QStringLiteral("--output"),
                    path(QStringLiteral("never.csv"))});
-        checkUsageError(outcome, QStringLiteral("%1:%2").arg(file).arg(line));
-        QVERIFY2(outcome.err.contains(QStringLiteral("column %1").arg(column)),
-                 qPrintable(outcome.err));
+        checkUsageError(outcome, file);
+        QVERIFY2(outcome.err.contains(QStringLiteral("no data rows")), qPrintable(outcome.err));
         QVERIFY(!QFile::exists(path(QStringLiteral("never.csv"))));
     }
 
@@ -363,6 +386,15 @@ private slots:
             << run({QStringLiteral("--min"), QStringLiteral("1"), QStringLiteral("--max"),
                     QStringLiteral("100"), QStringLiteral("--width"), QStringLiteral("5")})
             << QStringLiteral("--width is for --bins linear");
+        QTest::newRow("zero width")
+            << run({QStringLiteral("--bins"), QStringLiteral("linear"), QStringLiteral("--min"),
+                    QStringLiteral("0"), QStringLiteral("--max"), QStringLiteral("10"),
+                    QStringLiteral("--width"), QStringLiteral("0")})
+            << QStringLiteral("--width must be > 0, got \"0\"");
+        QTest::newRow("negative per-decade")
+            << run({QStringLiteral("--min"), QStringLiteral("1"), QStringLiteral("--max"),
+                    QStringLiteral("100"), QStringLiteral("--per-decade"), QStringLiteral("-2")})
+            << QStringLiteral("--per-decade must be > 0");
         QTest::newRow("log bins from zero") << run({QStringLiteral("--min"), QStringLiteral("0"),
                                                     QStringLiteral("--max"), QStringLiteral("100")})
                                             << QStringLiteral("min");

@@ -198,7 +198,7 @@ QList<FitsColumn> standardFitsColumns() {
 class TestCatalogReader : public QObject {
     Q_OBJECT
 
-  private slots:
+private slots:
     void initTestCase();
 
     // Catalog
@@ -247,7 +247,7 @@ class TestCatalogReader : public QObject {
     void previewFits();
     void previewMissing();
 
-  private:
+private:
     QTemporaryDir m_dir;
 };
 
@@ -568,6 +568,10 @@ void TestCatalogReader::asciiErrors_data() {
     const QString deg = QStringLiteral("deg");
     QTest::newRow("non-numeric Dec") << QByteArray("10 20\n30 abc\n") << none << none << none << deg
                                      << 2 << 2 << "'abc' is not a number";
+    // Skipping the empty field would read Dec from the third column without a word.
+    QTest::newRow("empty field in the first row")
+        << QByteArray("10,,20\n11,21,22\n") << none << none << none << deg << 1 << 2
+        << "Dec value is an empty field";
     QTest::newRow("non-numeric RA after comments")
         << QByteArray("# h\n\n10 20\n3O.5 40\n") << none << none << none << deg << 4 << 1
         << "'3O.5' is not a number";

@@ -442,13 +442,20 @@ void TestJackknife::covarianceProperties() {
             continue;
         QCOMPARE(correlation[i * bins + i], 1.0);
         for (std::size_t j = 0; j < bins; ++j)
-            if (result.covariance[j * bins + j] > 0) // Cauchy–Schwarz, plus rounding
+            if (result.covariance[j * bins + j] > 0) { // Cauchy–Schwarz, plus rounding
                 QVERIFY(std::abs(correlation[i * bins + j]) <= 1.0 + 1e-12);
+                const double expected =
+                    result.covariance[i * bins + j] /
+                    std::sqrt(result.covariance[i * bins + i] * result.covariance[j * bins + j]);
+                QVERIFY(std::abs(correlation[i * bins + j] - expected) <= 1e-12);
+            }
     }
     // The statistics alone: two samples a, b give C = (1/2)·((a−b)/2)²·2 = (a−b)²/4.
     const JackknifeStatistics two = jackknifeStatistics({{1.0, 4.0}, {3.0, 0.0}});
     QCOMPARE(two.covariance, std::vector<double>({1.0, -2.0, -2.0, 4.0}));
     QCOMPARE(two.sigma, std::vector<double>({1.0, 2.0}));
+    // Two samples move in opposite directions in the two bins: correlation −1 off the diagonal.
+    QCOMPARE(correlationMatrix(two.covariance, 2), std::vector<double>({1.0, -1.0, -1.0, 1.0}));
 }
 
 void TestJackknife::jobKeepsFullSampleResult() {
