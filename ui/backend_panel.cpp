@@ -38,7 +38,7 @@ BackendPanel::BackendPanel(const GpuBackendProvider* gpu, QWidget* parent)
             m_backend->addItem(tr("GPU %1: %2 (%3 GiB)")
                                    .arg(device.index)
                                    .arg(QString::fromStdString(device.name))
-                                   .arg(gib, 0, 'f', 0),
+                                   .arg(gib, 0, 'f', 1), // as `tpacf devices` shows it
                                device.index);
             m_haveGpu = true;
         }

@@ -30,6 +30,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QMenu>
@@ -47,6 +48,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <limits>
 
 // Resources of a static library must be registered explicitly (outside any namespace).
 static void initStudioResources() {
@@ -69,6 +71,22 @@ constexpr int kProgressSteps = 1000;
 
 QString formatDegrees(double radians) {
     return QString::number(fromRadians(radians, AngleUnit::Degree), 'f', 1);
+}
+
+// N for the catalog list: exact up to 999,999; above, three significant digits ("1.00 M",
+// "12.3 M") so a large catalog does not widen the column at the names' expense. The tooltip
+// keeps the exact count.
+QString formatCount(std::size_t count) {
+    if (count < 1000000)
+        return QLocale().toString(qulonglong(count));
+    double value = double(count) / 1e6;
+    QString suffix = QStringLiteral(" M");
+    if (value >= 1000.0) {
+        value /= 1000.0;
+        suffix = QStringLiteral(" G");
+    }
+    const int decimals = value < 10 ? 2 : value < 100 ? 1 : 0;
+    return QLocale().toString(value, 'f', decimals) + suffix;
 }
 
 QString formatDuration(double seconds) {
@@ -144,6 +162,19 @@ MainWindow::MainWindow(const GpuBackendProvider* gpu, Options options, QWidget* 
     m_workerThread.setObjectName(QStringLiteral("tpacf-job"));
     m_workerThread.start();
 
+    // Catalogs are read on a thread of their own, so a large file never freezes the window.
+    m_loader = new CatalogLoader;
+    m_loader->moveToThread(&m_loaderThread);
+    connect(&m_loaderThread, &QThread::finished, m_loader, &QObject::deleteLater);
+    connect(m_loader, &CatalogLoader::reading, this, &MainWindow::onCatalogReading,
+            Qt::QueuedConnection);
+    connect(m_loader, &CatalogLoader::loaded, this, &MainWindow::onCatalogsRead,
+            Qt::QueuedConnection);
+    connect(m_loader, &CatalogLoader::failed, this, &MainWindow::onCatalogReadFailed,
+            Qt::QueuedConnection);
+    m_loaderThread.setObjectName(QStringLiteral("tpacf-catalogs"));
+    m_loaderThread.start();
+
     m_plotTimer.setInterval(kPlotRefreshMs);
     connect(&m_plotTimer, &QTimer::timeout, this, &MainWindow::refreshLivePlots);
 
@@ -171,10 +202,14 @@ MainWindow::MainWindow(const GpuBackendProvider* gpu, Options options, QWidget* 
 }
 
 MainWindow::~MainWindow() {
-    // Stop a running job promptly, then let the thread finish its event loop.
+    // Stop a running job promptly, then let the thread finish its event loop. A catalog being
+    // read is finished (the readers cannot be interrupted); the loads queued behind it are not.
     m_worker->requestCancel();
+    m_loader->cancelUpTo(std::numeric_limits<quint64>::max());
     m_workerThread.quit();
+    m_loaderThread.quit();
     m_workerThread.wait();
+    m_loaderThread.wait();
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -256,6 +291,7 @@ void MainWindow::createMenus() {
     file->addAction(m_addRandomAction);
     file->addAction(m_removeRandomAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     file->addAction(m_loadSampleAction);
     file->addSeparator();
     file->addAction(m_openSessionAction);
@@ -317,10 +353,14 @@ void MainWindow::createDocks() {
     m_catalogTree->setRootIsDecorated(false);
     m_catalogTree->setIndentation(12);
     m_catalogTree->setUniformRowHeights(true);
+    // The name takes the room the numbers leave; N stays narrow (compact above a million, see
+    // formatCount) and long names lose their middle, not the end that tells sets apart
+    // ("…_random_1.txt" vs "…_random_2.txt"); the tooltip has the whole path.
     m_catalogTree->header()->setStretchLastSection(false);
     m_catalogTree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < 4; ++c)
         m_catalogTree->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_catalogTree->setTextElideMode(Qt::ElideMiddle);
     m_catalogTree->addAction(m_removeRandomAction);
     auto* openButton = new QPushButton(tr("Data…"), catalogWidget);
     openButton->setToolTip(m_openDataAction->text());
@@ -333,6 +373,10 @@ void MainWindow::createDocks() {
     buttons->addWidget(openButton);
     buttons->addWidget(addButton);
     buttons->addWidget(removeButton);
+    m_catalogButtons = {openButton, addButton, removeButton};
+    openButton->setObjectName(QStringLiteral("openDataButton"));
+    addButton->setObjectName(QStringLiteral("addRandomButton"));
+    removeButton->setObjectName(QStringLiteral("removeRandomButton"));
     auto* hint = new QLabel(tr("Drop catalog files here to open them."), catalogWidget);
     hint->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
     auto* catalogLayout = new QVBoxLayout(catalogWidget);
@@ -388,6 +432,13 @@ void MainWindow::createDocks() {
     m_runReason->setWordWrap(true);
     m_runReason->setObjectName(QStringLiteral("runBlockedReason"));
     m_runReason->setStyleSheet(QStringLiteral("QLabel { color: #b00020; }"));
+    m_staleLabel = new QLabel(tr("The result shown is from previous inputs: press Run to update "
+                                 "it."),
+                              runWidget);
+    m_staleLabel->setObjectName(QStringLiteral("staleResult"));
+    m_staleLabel->setWordWrap(true);
+    m_staleLabel->setStyleSheet(QStringLiteral("QLabel { color: #8a5a00; }"));
+    m_staleLabel->hide();
     auto* runButtons = new QHBoxLayout;
     runButtons->addWidget(m_runButton, 2);
     runButtons->addWidget(m_cancelButton, 1);
@@ -397,6 +448,7 @@ void MainWindow::createDocks() {
     runLayout->addWidget(m_progressBar);
     runLayout->addWidget(m_rateLabel);
     runLayout->addWidget(m_runReason);
+    runLayout->addWidget(m_staleLabel);
     runLayout->addStretch();
     // Room for a two-line reason under the rate line, so the dock splitter never clips it.
     runWidget->setMinimumHeight(m_runButton->minimumHeight() + m_progressBar->sizeHint().height() +
@@ -420,6 +472,7 @@ void MainWindow::createDocks() {
                                  estimatorWidget, this);
     auto* runDock = makeDock(tr("Run"), QStringLiteral("runDock"), runWidget, this);
     auto* resultsDock = makeDock(tr("Results"), QStringLiteral("resultsDock"), m_resultView, this);
+    m_resultsDock = resultsDock;
     auto* logDock = makeDock(tr("Log"), QStringLiteral("logDock"), m_log, this);
 
     // Inputs on the left, settings and run on the right, plots in the middle, table and log below
@@ -441,6 +494,21 @@ void MainWindow::createDocks() {
     resizeDocks({resultsDock}, {230}, Qt::Vertical);
 
     m_inputPanels = {catalogWidget, m_binningPanel, m_backendPanel, m_errorsPanel};
+
+    // While catalogs are read: what is being read, and a busy bar, at the right of the status
+    // bar (where transient messages do not overwrite them).
+    m_loadLabel = new QLabel(this);
+    m_loadLabel->setObjectName(QStringLiteral("loadingLabel"));
+    m_loadBusy = new QProgressBar(this);
+    m_loadBusy->setObjectName(QStringLiteral("loadingBusy"));
+    m_loadBusy->setRange(0, 0); // indeterminate: the readers report no progress
+    m_loadBusy->setMaximumWidth(140);
+    m_loadBusy->setMaximumHeight(statusBar()->fontMetrics().height() + 4);
+    m_loadBusy->setTextVisible(false);
+    statusBar()->addPermanentWidget(m_loadLabel);
+    statusBar()->addPermanentWidget(m_loadBusy);
+    m_loadLabel->hide();
+    m_loadBusy->hide();
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -473,56 +541,24 @@ void MainWindow::reportMessage(MessageSeverity severity, const QString& text) {
 // ----------------------------------------------------------------------------------------------
 // Catalogs
 
-std::optional<MainWindow::LoadedCatalog>
-MainWindow::readCatalogSource(const CatalogSource& source) {
-    // Reading happens on the GUI thread (it is quick for typical catalogs); a busy cursor tells
-    // the user why the window pauses on a very large file.
-    QString problem;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    try {
-        LoadedCatalog loaded{source, loadCatalog(source)};
-        QApplication::restoreOverrideCursor();
-        return loaded;
-    } catch (const std::exception& error) {
-        problem = describeReadError(error);
-    }
-    QApplication::restoreOverrideCursor(); // before a message box may open
-    reportMessage(MessageSeverity::Error, tr("Cannot read the catalog. %1").arg(problem));
-    return std::nullopt;
-}
-
 bool MainWindow::setDataCatalog(const CatalogSource& source) {
-    if (m_running)
-        return false;
-    auto loaded = readCatalogSource(source);
-    if (!loaded)
-        return false;
-    m_data = std::move(loaded);
-    reportMessage(
-        MessageSeverity::Info,
-        tr("Data catalog %1: %2 points").arg(source.displayName()).arg(m_data->catalog->size()));
-    if (!source.isResource())
-        addRecentFile(source.path);
-    updateCatalogViews();
-    return true;
+    CatalogChange change;
+    change.data = source;
+    change.reportEach = true;
+    change.recordRecent = true;
+    return queueCatalogChange(std::move(change));
 }
 
 bool MainWindow::addRandomCatalog(const CatalogSource& source) {
-    if (m_running)
-        return false;
-    auto loaded = readCatalogSource(source);
-    if (!loaded)
-        return false;
-    m_randoms.append(*loaded);
-    reportMessage(
-        MessageSeverity::Info,
-        tr("Random catalog %1: %2 points").arg(source.displayName()).arg(loaded->catalog->size()));
-    updateCatalogViews();
-    return true;
+    CatalogChange change;
+    change.randoms = {source};
+    change.reportEach = true;
+    change.recordRecent = true;
+    return queueCatalogChange(std::move(change));
 }
 
 void MainWindow::removeRandomCatalog(int index) {
-    if (m_running || index < 0 || index >= m_randoms.size())
+    if (m_running || isLoading() || index < 0 || index >= m_randoms.size())
         return;
     const QString name = m_randoms[index].source.displayName();
     m_randoms.removeAt(index);
@@ -530,24 +566,48 @@ void MainWindow::removeRandomCatalog(int index) {
     updateCatalogViews();
 }
 
-bool MainWindow::openCatalogFile(const QString& path, bool asRandom) {
+std::optional<CatalogSource> MainWindow::sourceForFile(const QString& path) {
     CatalogSource source;
     source.path = path;
     m_lastDirectory = QFileInfo(path).absolutePath();
     try {
+        // Only the first rows: quick enough for the GUI thread, and the dialog needs them.
         const TablePreview preview = previewCatalogFile(QFile::encodeName(path).toStdString());
         if (m_options.interactive && ColumnMappingDialog::needsMapping(preview)) {
             ColumnMappingDialog dialog(source, preview, this);
             if (dialog.exec() != QDialog::Accepted)
-                return false;
+                return std::nullopt;
             source = dialog.source();
         }
     } catch (const std::exception& error) {
         reportMessage(MessageSeverity::Error,
                       tr("Cannot read the catalog. %1").arg(describeReadError(error)));
-        return false;
+        return std::nullopt;
     }
-    return asRandom ? addRandomCatalog(source) : setDataCatalog(source);
+    return source;
+}
+
+bool MainWindow::openCatalogFile(const QString& path, bool asRandom) {
+    return openCatalogFiles({path}, !asRandom);
+}
+
+bool MainWindow::openCatalogFiles(QStringList paths, bool firstIsData) {
+    if (m_running || paths.isEmpty())
+        return false;
+    // All files in one load: they arrive together or not at all.
+    CatalogChange change;
+    change.reportEach = true;
+    change.recordRecent = true;
+    for (int i = 0; i < paths.size(); ++i) {
+        const std::optional<CatalogSource> source = sourceForFile(paths[i]);
+        if (!source)
+            return false;
+        if (i == 0 && firstIsData)
+            change.data = *source;
+        else
+            change.randoms.append(*source);
+    }
+    return queueCatalogChange(std::move(change));
 }
 
 bool MainWindow::loadBundledSample() {
@@ -556,20 +616,169 @@ bool MainWindow::loadBundledSample() {
                       tr("This build has no bundled sample; open a catalog to start."));
         return false;
     }
-    Session sample;
-    sample.data = CatalogSource{kSampleData};
+    // The catalogs only: the settings stay as they are.
+    CatalogChange change;
+    change.replaceAll = true;
+    change.data = CatalogSource{kSampleData};
     for (const QString& random : kSampleRandoms)
         if (QFile::exists(random))
-            sample.randoms.append(CatalogSource{random});
-    sample.settings.bins = m_binningPanel->spec();
-    sample.settings.estimator = m_backendPanel->estimator();
-    sample.settings.backend = m_backendPanel->backendOptions();
-    sample.settings.errors = m_errorsPanel->settings();
-    if (!applySession(sample))
+            change.randoms.append(CatalogSource{random});
+    change.doneMessage = tr("Loaded the bundled sample. Press Run (Ctrl+R) to compute w(θ).");
+    return queueCatalogChange(std::move(change));
+}
+
+bool MainWindow::queueCatalogChange(CatalogChange change) {
+    if (m_running)
         return false;
-    reportMessage(MessageSeverity::Info,
-                  tr("Loaded the bundled sample. Press Run (Ctrl+R) to compute w(θ)."));
+    QList<CatalogSource> sources;
+    if (change.data)
+        sources.append(*change.data);
+    sources += change.randoms;
+    PendingLoad pending;
+    for (const CatalogSource& source : std::as_const(sources))
+        pending.names.append(source.displayName());
+    pending.change = std::move(change);
+    // Nothing changes until every file of the change is read: the window keeps showing (and can
+    // run on) what it has; only the catalog controls and Run wait.
+    pending.id = m_loader->load(std::move(sources));
+    m_pendingLoads.append(std::move(pending));
+    updateLoadingIndicator();
+    updateInputsEnabled();
+    updateRunState();
     return true;
+}
+
+void MainWindow::onCatalogReading(quint64 id, int index) {
+    for (PendingLoad& pending : m_pendingLoads)
+        if (pending.id == id)
+            pending.reading = index;
+    updateLoadingIndicator();
+}
+
+void MainWindow::onCatalogsRead(quint64 id, const CatalogList& catalogs) {
+    if (id == m_regionLoadId) { // the catalogs of a run with region labels from a column
+        m_regionLoadId = 0;
+        if (!m_running || catalogs.isEmpty())
+            return;
+        CorrelationParams params = std::move(m_pendingRun);
+        m_pendingRun = {};
+        params.data = catalogs.front();
+        params.randoms.assign(catalogs.begin() + 1, catalogs.end());
+        startWorker(std::move(params));
+        return;
+    }
+    if (m_pendingLoads.isEmpty() || m_pendingLoads.front().id != id)
+        return; // not one of ours (cannot happen: the loader answers in order)
+    const CatalogChange change = m_pendingLoads.takeFirst().change;
+    int next = 0;
+    std::optional<LoadedCatalog> data;
+    if (change.data)
+        data = LoadedCatalog{*change.data, catalogs.value(next++)};
+    QList<LoadedCatalog> randoms;
+    for (const CatalogSource& source : change.randoms)
+        randoms.append(LoadedCatalog{source, catalogs.value(next++)});
+
+    if (change.replaceAll || data)
+        m_data = std::move(data);
+    if (change.replaceAll)
+        m_randoms = randoms;
+    else
+        m_randoms += randoms;
+    if (change.settings) {
+        m_binningPanel->setSpec(change.settings->bins);
+        m_backendPanel->setEstimator(change.settings->estimator);
+        m_backendPanel->setBackendOptions(change.settings->backend);
+        m_errorsPanel->setSettings(change.settings->errors);
+    }
+    updateLoadingIndicator();
+    updateInputsEnabled();
+    if (change.reportEach) {
+        if (change.data)
+            reportMessage(MessageSeverity::Info,
+                          tr("Data catalog %1: %2 points")
+                              .arg(m_data->source.displayName())
+                              .arg(QLocale().toString(qulonglong(m_data->catalog->size()))));
+        for (const LoadedCatalog& random : std::as_const(randoms))
+            reportMessage(MessageSeverity::Info,
+                          tr("Random catalog %1: %2 points")
+                              .arg(random.source.displayName())
+                              .arg(QLocale().toString(qulonglong(random.catalog->size()))));
+    }
+    if (change.recordRecent) {
+        // Randoms first, so the data file ends up on top of the list.
+        for (auto it = randoms.crbegin(); it != randoms.crend(); ++it)
+            if (!it->source.isResource())
+                addRecentFile({RecentRole::Random, it->source});
+        if (change.data && !change.data->isResource())
+            addRecentFile({RecentRole::Data, *change.data});
+    }
+    if (!change.sessionPath.isEmpty()) {
+        addRecentFile({RecentRole::Session, CatalogSource{change.sessionPath}});
+        reportMessage(MessageSeverity::Info, tr("Session loaded from %1").arg(change.sessionPath));
+    }
+    if (!change.doneMessage.isEmpty())
+        reportMessage(MessageSeverity::Info, change.doneMessage);
+    updateCatalogViews();
+    Q_EMIT loadFinished(true);
+}
+
+void MainWindow::onCatalogReadFailed(quint64 id, const QString& message) {
+    if (id == m_regionLoadId) {
+        m_regionLoadId = 0;
+        m_pendingRun = {};
+        if (m_running)
+            onFailed(tr("Cannot read the region column '%1'. %2")
+                         .arg(m_errorsPanel->settings().regionColumn, message));
+        return;
+    }
+    if (m_pendingLoads.isEmpty() || m_pendingLoads.front().id != id)
+        return;
+    m_pendingLoads.removeFirst();
+    // The state is as it was before the load; say why, through the one message path.
+    updateLoadingIndicator();
+    updateInputsEnabled();
+    updateRunState();
+    reportMessage(MessageSeverity::Error, tr("Cannot read the catalog. %1").arg(message));
+    Q_EMIT loadFinished(false);
+}
+
+void MainWindow::updateLoadingIndicator() {
+    if (m_pendingLoads.isEmpty()) {
+        m_loadLabel->hide();
+        m_loadBusy->hide();
+        return;
+    }
+    const PendingLoad& current = m_pendingLoads.front();
+    int files = 0;
+    for (const PendingLoad& pending : std::as_const(m_pendingLoads))
+        files += int(pending.names.size());
+    QString text;
+    if (current.names.isEmpty())
+        text = tr("Applying the session…");
+    else if (files == 1)
+        text = tr("Reading %1…").arg(current.names.front());
+    else
+        text = tr("Reading %1 (%2 of %3 files)…")
+                   .arg(current.names.value(current.reading))
+                   .arg(current.reading + 1)
+                   .arg(files);
+    m_loadLabel->setText(text);
+    m_loadLabel->show();
+    m_loadBusy->show();
+}
+
+void MainWindow::updateInputsEnabled() {
+    // While catalogs load, their controls wait (the list stays readable); a session also sets
+    // every other input, so those wait for it too.
+    bool sessionPending = false;
+    for (const PendingLoad& pending : std::as_const(m_pendingLoads))
+        sessionPending = sessionPending || pending.change.settings.has_value();
+    for (QWidget* panel : std::as_const(m_inputPanels))
+        panel->setEnabled(!m_running && (!sessionPending || panel == m_inputPanels.front()));
+    for (QPushButton* button : std::as_const(m_catalogButtons))
+        button->setEnabled(!isLoading());
+    if (m_recentMenu)
+        m_recentMenu->setEnabled(!m_running && !isLoading() && !m_recentFiles.isEmpty());
 }
 
 std::shared_ptr<const Catalog> MainWindow::dataCatalog() const {
@@ -600,13 +809,14 @@ void MainWindow::updateCatalogViews() {
         const SkyExtent extent = loaded.catalog->extent();
         auto* item = new QTreeWidgetItem(group);
         item->setText(0, loaded.source.displayName());
-        item->setText(1, QLocale().toString(qulonglong(loaded.catalog->size())));
+        item->setText(1, formatCount(loaded.catalog->size()));
         item->setText(2, QStringLiteral("%1 – %2").arg(formatDegrees(extent.raMin),
                                                        formatDegrees(extent.raMax)));
         item->setText(3, QStringLiteral("%1 – %2").arg(formatDegrees(extent.decMin),
                                                        formatDegrees(extent.decMax)));
         const QString origin =
-            loaded.source.isResource() ? tr("Bundled sample") : loaded.source.path;
+            (loaded.source.isResource() ? tr("Bundled sample") : loaded.source.path) +
+            tr("\n%1 points").arg(QLocale().toString(qulonglong(loaded.catalog->size())));
         for (int c = 0; c < 4; ++c)
             item->setToolTip(c, origin);
         item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
@@ -636,6 +846,8 @@ void MainWindow::updateTitle() {
 QString MainWindow::runBlockedReason() const {
     if (m_running)
         return tr("A run is in progress.");
+    if (isLoading())
+        return tr("Reading the catalogs: Run is available when they are loaded.");
     if (!m_data)
         return tr("Open a data catalog (File > Open Data Catalog).");
     if (m_randoms.isEmpty())
@@ -658,7 +870,58 @@ bool MainWindow::canRun() const {
     return runBlockedReason().isEmpty();
 }
 
+MainWindow::ResultInputs MainWindow::currentInputs() const {
+    ResultInputs inputs;
+    inputs.data = dataCatalog();
+    inputs.randoms = randomCatalogs();
+    RunSettings settings;
+    settings.bins = m_binningPanel->spec();
+    settings.estimator = m_backendPanel->estimator();
+    QJsonObject object = settings.toJson();
+    object.remove(QStringLiteral("backend"));
+    object.remove(QStringLiteral("errors"));
+    // Bins by their edges (two specs that give the same edges give the same result).
+    if (const std::optional<Binning>& binning = m_binningPanel->binning()) {
+        QJsonArray edges;
+        for (double edge : binning->edges())
+            edges.append(edge);
+        QJsonObject bins;
+        bins[QStringLiteral("edges")] = edges;
+        bins[QStringLiteral("unit")] = unitLabel(binning->unit());
+        bins[QStringLiteral("scale")] =
+            object.value(QStringLiteral("bins")).toObject().value(QStringLiteral("scale"));
+        object[QStringLiteral("bins")] = bins;
+    }
+    // Errors as the job sees them: K and the seed of a method not chosen change nothing.
+    const JackknifeSettings jackknife = m_errorsPanel->settings().jackknife();
+    QJsonObject errors;
+    errors[QStringLiteral("regions")] = jackknife.regions;
+    errors[QStringLiteral("column")] = QString::fromStdString(jackknife.regionColumn);
+    if (jackknife.regions > 0)
+        errors[QStringLiteral("seed")] = QString::number(jackknife.seed);
+    object[QStringLiteral("errors")] = errors;
+    inputs.settings = object;
+    return inputs;
+}
+
+void MainWindow::updateStaleState() {
+    // A result whose inputs changed stays on screen, marked, rather than being cleared: it may
+    // be an hour of GPU time, the user often wants to compare it with the next run, and a failed
+    // or cancelled run also keeps it. What must not happen is reading it as the result of the
+    // inputs now shown, hence the mark on the plots (and so on an exported figure), the Results
+    // dock and the Run panel. The CSV export stays possible: its header lists the inputs it came
+    // from. Changing the inputs back removes the mark.
+    const bool stale = m_result && !m_running && currentInputs() != m_resultInputs;
+    if (stale == m_resultStale)
+        return;
+    m_resultStale = stale;
+    m_plotPanel->setStale(stale);
+    m_staleLabel->setVisible(stale);
+    m_resultsDock->setWindowTitle(stale ? tr("Results (previous inputs)") : tr("Results"));
+}
+
 void MainWindow::updateRunState() {
+    updateStaleState();
     const QString reason = runBlockedReason();
     const bool runnable = reason.isEmpty();
     m_runButton->setEnabled(runnable);
@@ -667,15 +930,24 @@ void MainWindow::updateRunState() {
     m_cancelButton->setEnabled(m_running);
     m_cancelAction->setEnabled(m_running);
     m_runReason->setText(m_running ? QString() : reason);
+    // Red for what the user must fix; a neutral grey while catalogs are read (nothing is wrong).
+    const QString reasonStyle = isLoading() && !m_running
+                                    ? QStringLiteral("QLabel { color: #555555; }")
+                                    : QStringLiteral("QLabel { color: #b00020; }");
+    if (m_runReason->styleSheet() != reasonStyle) // a new style sheet re-polishes the label
+        m_runReason->setStyleSheet(reasonStyle);
     m_runReason->setVisible(!m_running && !reason.isEmpty());
     const bool haveResult = m_result != nullptr;
     m_exportCsvAction->setEnabled(haveResult);
     m_exportCovarianceAction->setEnabled(haveResult && m_result->hasJackknife());
     m_exportPlotAction->setEnabled(haveResult);
-    m_removeRandomAction->setEnabled(!m_running && !m_randoms.isEmpty());
+    m_exportCsvAction->setToolTip(m_resultStale ? tr("Export the result shown, computed from "
+                                                     "previous inputs (the CSV header lists them)")
+                                                : QString()); // empty: the action's text
+    m_removeRandomAction->setEnabled(!m_running && !isLoading() && !m_randoms.isEmpty());
     for (QAction* action :
          {m_openDataAction, m_addRandomAction, m_loadSampleAction, m_openSessionAction})
-        action->setEnabled(!m_running);
+        action->setEnabled(!m_running && !isLoading());
 }
 
 bool MainWindow::startRun() {
@@ -693,38 +965,32 @@ bool MainWindow::startRun() {
     params.backend = m_backendPanel->backendOptions();
     const ErrorSettings errors = m_errorsPanel->settings();
     params.jackknife = errors.jackknife();
+    m_runInputs = currentInputs();
     if (errors.method == ErrorSettings::Method::Column) {
-        // Region labels are read with the catalogs: read them again, with the column.
-        QApplication::setOverrideCursor(Qt::WaitCursor);
-        QString problem;
-        try {
-            params.data = loadCatalog(m_data->source, errors.regionColumn);
-            params.randoms.clear();
-            for (const LoadedCatalog& random : std::as_const(m_randoms))
-                params.randoms.push_back(loadCatalog(random.source, errors.regionColumn));
-        } catch (const std::exception& error) {
-            problem = describeReadError(error);
-        }
-        QApplication::restoreOverrideCursor();
-        if (!problem.isEmpty()) {
-            reportMessage(
-                MessageSeverity::Error,
-                tr("Cannot read the region column '%1'. %2").arg(errors.regionColumn, problem));
+        // Region labels are read with the catalogs: read them again, with the column, on the
+        // loader's thread. The run has started for the user (Cancel works); the job follows
+        // once the files are read.
+        QList<CatalogSource> sources{m_data->source};
+        for (const LoadedCatalog& random : std::as_const(m_randoms))
+            sources.append(random.source);
+        m_pendingRun = std::move(params);
+        m_regionLoadId = m_loader->load(std::move(sources), errors.regionColumn);
+    } else {
+        const std::shared_ptr<const Catalog> runData = params.data;
+        if (!m_worker->start(std::move(params))) {
+            reportMessage(MessageSeverity::Warning, tr("A run is already in progress."));
             return false;
         }
+        m_runData = runData;
     }
-    const std::shared_ptr<const Catalog> runData = params.data;
-    if (!m_worker->start(std::move(params))) {
-        reportMessage(MessageSeverity::Warning, tr("A run is already in progress."));
-        return false;
-    }
-    m_runData = runData;
     m_latestPartial.reset();
     m_partialDirty = false;
     m_plotPanel->clear();
     setRunning(true);
     m_progressBar->setValue(0);
-    m_rateLabel->setText(tr("Starting…"));
+    m_rateLabel->setText(
+        m_regionLoadId != 0 ? tr("Reading region labels from column '%1'…").arg(errors.regionColumn)
+                            : tr("Starting…"));
     QString errorText = tr("no error bars");
     if (errors.method == ErrorSettings::Method::Regions)
         errorText = tr("jackknife, %1 regions (seed %2)").arg(errors.regions).arg(errors.seed);
@@ -740,9 +1006,26 @@ bool MainWindow::startRun() {
     return true;
 }
 
+void MainWindow::startWorker(CorrelationParams params) {
+    const std::shared_ptr<const Catalog> runData = params.data;
+    if (!m_worker->start(std::move(params))) {
+        onFailed(tr("A run is already in progress."));
+        return;
+    }
+    m_runData = runData;
+    m_rateLabel->setText(tr("Starting…"));
+}
+
 void MainWindow::cancelRun() {
     if (!m_running)
         return;
+    if (m_regionLoadId != 0) { // still reading the region labels: nothing to wait for
+        m_loader->cancelUpTo(m_regionLoadId);
+        m_regionLoadId = 0;
+        m_pendingRun = {};
+        onCancelled();
+        return;
+    }
     m_worker->requestCancel();
     m_rateLabel->setText(tr("Cancelling…"));
     m_cancelButton->setEnabled(false);
@@ -751,8 +1034,7 @@ void MainWindow::cancelRun() {
 
 void MainWindow::setRunning(bool running) {
     m_running = running;
-    for (QWidget* panel : std::as_const(m_inputPanels))
-        panel->setEnabled(!running);
+    updateInputsEnabled();
     if (running)
         m_plotTimer.start();
     else
@@ -787,6 +1069,7 @@ void MainWindow::refreshLivePlots() {
 
 void MainWindow::onFinished(const ResultPtr& result) {
     m_result = result;
+    m_resultInputs = m_runInputs;
     m_latestPartial.reset();
     setRunning(false);
     m_progressBar->setValue(kProgressSteps);
@@ -896,30 +1179,12 @@ Session MainWindow::session() const {
 }
 
 bool MainWindow::applySession(const Session& session) {
-    if (m_running)
-        return false;
-    // Read everything first so a bad file leaves the current state untouched.
-    std::optional<LoadedCatalog> data;
-    if (session.data) {
-        data = readCatalogSource(*session.data);
-        if (!data)
-            return false;
-    }
-    QList<LoadedCatalog> randoms;
-    for (const CatalogSource& source : session.randoms) {
-        auto loaded = readCatalogSource(source);
-        if (!loaded)
-            return false;
-        randoms.append(*loaded);
-    }
-    m_data = std::move(data);
-    m_randoms = std::move(randoms);
-    m_binningPanel->setSpec(session.settings.bins);
-    m_backendPanel->setEstimator(session.settings.estimator);
-    m_backendPanel->setBackendOptions(session.settings.backend);
-    m_errorsPanel->setSettings(session.settings.errors);
-    updateCatalogViews();
-    return true;
+    CatalogChange change;
+    change.replaceAll = true;
+    change.data = session.data;
+    change.randoms = session.randoms;
+    change.settings = session.settings;
+    return queueCatalogChange(std::move(change));
 }
 
 bool MainWindow::saveSession(const QString& path) {
@@ -928,23 +1193,28 @@ bool MainWindow::saveSession(const QString& path) {
         reportMessage(MessageSeverity::Error, error);
         return false;
     }
-    addRecentFile(path);
+    addRecentFile({RecentRole::Session, CatalogSource{path}});
     reportMessage(MessageSeverity::Info, tr("Session saved to %1").arg(path));
     return true;
 }
 
 bool MainWindow::loadSession(const QString& path) {
+    if (m_running)
+        return false;
     QString error;
     const std::optional<Session> loaded = loadSessionFile(path, &error);
     if (!loaded) {
         reportMessage(MessageSeverity::Error, error);
         return false;
     }
-    if (!applySession(*loaded))
-        return false;
-    addRecentFile(path);
-    reportMessage(MessageSeverity::Info, tr("Session loaded from %1").arg(path));
-    return true;
+    // Remembered and reported once its catalogs are read (onCatalogsRead).
+    CatalogChange change;
+    change.replaceAll = true;
+    change.data = loaded->data;
+    change.randoms = loaded->randoms;
+    change.settings = loaded->settings;
+    change.sessionPath = path;
+    return queueCatalogChange(std::move(change));
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -962,7 +1232,12 @@ bool MainWindow::exportResultCsv(const QString& path) {
         reportMessage(MessageSeverity::Error, describeReadError(error));
         return false;
     }
-    reportMessage(MessageSeverity::Info, tr("Results written to %1").arg(path));
+    reportMessage(MessageSeverity::Info,
+                  m_resultStale
+                      ? tr("Results written to %1 (the result of previous inputs, as its header "
+                           "lists them)")
+                            .arg(path)
+                      : tr("Results written to %1").arg(path));
     return true;
 }
 
@@ -978,7 +1253,10 @@ bool MainWindow::exportCovarianceCsv(const QString& path) {
         reportMessage(MessageSeverity::Error, describeReadError(error));
         return false;
     }
-    reportMessage(MessageSeverity::Info, tr("Covariance written to %1").arg(path));
+    reportMessage(MessageSeverity::Info,
+                  m_resultStale
+                      ? tr("Covariance written to %1 (the result of previous inputs)").arg(path)
+                      : tr("Covariance written to %1").arg(path));
     return true;
 }
 
@@ -994,7 +1272,10 @@ bool MainWindow::exportPlot(int plot, const QString& path, const PlotExportSetti
         reportMessage(MessageSeverity::Error, error);
         return false;
     }
-    reportMessage(MessageSeverity::Info, tr("Plot written to %1").arg(path));
+    // A figure of a stale result carries the plot's "previous inputs" title.
+    reportMessage(MessageSeverity::Info,
+                  m_resultStale ? tr("Plot written to %1 (the result of previous inputs)").arg(path)
+                                : tr("Plot written to %1").arg(path));
     return true;
 }
 
@@ -1011,9 +1292,8 @@ void MainWindow::openDataDialog() {
 void MainWindow::addRandomDialog() {
     const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Random Catalogs"),
                                                             m_lastDirectory, catalogFileFilter());
-    for (const QString& path : paths)
-        if (!openCatalogFile(path, true))
-            break;
+    if (!paths.isEmpty())
+        openCatalogFiles(paths, false);
 }
 
 void MainWindow::removeSelectedRandom() {
@@ -1133,7 +1413,7 @@ void MainWindow::showAbout() {
 // Drag and drop
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    if (m_running || !event->mimeData()->hasUrls())
+    if (m_running || isLoading() || !event->mimeData()->hasUrls())
         return;
     for (const QUrl& url : event->mimeData()->urls())
         if (!url.isLocalFile())
@@ -1168,39 +1448,84 @@ void MainWindow::dropEvent(QDropEvent* event) {
             return;
         firstIsData = chosen == asData;
     }
-    if (firstIsData && !openCatalogFile(paths.takeFirst(), false))
-        return;
-    for (const QString& path : std::as_const(paths))
-        if (!openCatalogFile(path, true))
-            break;
+    openCatalogFiles(paths, firstIsData);
 }
 
 // ----------------------------------------------------------------------------------------------
 // Settings and recent files
 
-void MainWindow::addRecentFile(const QString& path) {
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    m_recentFiles.removeAll(absolute);
-    m_recentFiles.prepend(absolute);
+namespace {
+
+QString recentRoleKey(MainWindow::RecentRole role) {
+    switch (role) {
+    case MainWindow::RecentRole::Data:
+        return QStringLiteral("data");
+    case MainWindow::RecentRole::Random:
+        return QStringLiteral("random");
+    case MainWindow::RecentRole::Session:
+        return QStringLiteral("session");
+    }
+    return QStringLiteral("data");
+}
+
+std::optional<MainWindow::RecentRole> parseRecentRole(const QString& key) {
+    for (auto role : {MainWindow::RecentRole::Data, MainWindow::RecentRole::Random,
+                      MainWindow::RecentRole::Session})
+        if (key == recentRoleKey(role))
+            return role;
+    return std::nullopt;
+}
+
+// Settings written before roles were remembered: a plain list of paths, sessions by suffix.
+MainWindow::RecentFile recentFromPath(const QString& path) {
+    const bool session = path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive);
+    return {session ? MainWindow::RecentRole::Session : MainWindow::RecentRole::Data,
+            CatalogSource{path}};
+}
+
+} // namespace
+
+void MainWindow::addRecentFile(const RecentFile& entry) {
+    RecentFile recent = entry;
+    recent.source.path = QFileInfo(entry.source.path).absoluteFilePath();
+    // One entry per file and role: a file opened as data and as random appears twice.
+    m_recentFiles.removeIf([&recent](const RecentFile& other) {
+        return other.role == recent.role && other.source.path == recent.source.path;
+    });
+    m_recentFiles.prepend(recent);
     while (m_recentFiles.size() > kMaxRecentFiles)
         m_recentFiles.removeLast();
     updateRecentMenu();
+}
+
+bool MainWindow::openRecentFile(int index) {
+    if (index < 0 || index >= m_recentFiles.size())
+        return false;
+    const RecentFile recent = m_recentFiles[index];
+    switch (recent.role) {
+    case RecentRole::Session:
+        return loadSession(recent.source.path);
+    case RecentRole::Random:
+        return addRandomCatalog(recent.source);
+    case RecentRole::Data:
+        break;
+    }
+    return setDataCatalog(recent.source);
 }
 
 void MainWindow::updateRecentMenu() {
     if (!m_recentMenu)
         return;
     m_recentMenu->clear();
-    for (const QString& path : std::as_const(m_recentFiles)) {
-        m_recentMenu
-            ->addAction(QFileInfo(path).fileName(), this,
-                        [this, path] {
-                            if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive))
-                                loadSession(path);
-                            else
-                                openCatalogFile(path, false);
-                        })
-            ->setToolTip(path);
+    for (int i = 0; i < m_recentFiles.size(); ++i) {
+        const RecentFile& recent = m_recentFiles[i];
+        const QString name = QFileInfo(recent.source.path).fileName();
+        const QString text = recent.role == RecentRole::Data     ? tr("%1 (data)").arg(name)
+                             : recent.role == RecentRole::Random ? tr("%1 (random)").arg(name)
+                                                                 : name;
+        QAction* action = m_recentMenu->addAction(text, this, [this, i] { openRecentFile(i); });
+        action->setToolTip(recent.source.path);
+        action->setData(recentRoleKey(recent.role));
     }
     if (!m_recentFiles.isEmpty()) {
         m_recentMenu->addSeparator();
@@ -1209,14 +1534,28 @@ void MainWindow::updateRecentMenu() {
             updateRecentMenu();
         });
     }
-    m_recentMenu->setEnabled(!m_recentFiles.isEmpty());
+    m_recentMenu->setEnabled(!m_running && !isLoading() && !m_recentFiles.isEmpty());
 }
 
 void MainWindow::restoreSettings() {
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_recentFiles = settings.value(QStringLiteral("recentFiles")).toStringList();
+    m_recentFiles.clear();
+    const int recentCount = settings.beginReadArray(QStringLiteral("recent"));
+    for (int i = 0; i < recentCount; ++i) {
+        settings.setArrayIndex(i);
+        const auto role = parseRecentRole(settings.value(QStringLiteral("role")).toString());
+        const QJsonObject source =
+            QJsonDocument::fromJson(settings.value(QStringLiteral("source")).toByteArray())
+                .object();
+        if (role && !source.value(QStringLiteral("path")).toString().isEmpty())
+            m_recentFiles.append({*role, CatalogSource::fromJson(source)});
+    }
+    settings.endArray();
+    if (recentCount == 0)
+        for (const QString& path : settings.value(QStringLiteral("recentFiles")).toStringList())
+            m_recentFiles.append(recentFromPath(path));
     m_lastDirectory = settings.value(QStringLiteral("lastDirectory"), QDir::homePath()).toString();
     m_exportSettings.widthPx = settings.value(QStringLiteral("export/width"), 1800).toInt();
     m_exportSettings.heightPx = settings.value(QStringLiteral("export/height"), 1200).toInt();
@@ -1236,7 +1575,17 @@ void MainWindow::saveSettings() const {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
-    settings.setValue(QStringLiteral("recentFiles"), m_recentFiles);
+    settings.remove(QStringLiteral("recentFiles")); // the list before roles were remembered
+    settings.remove(QStringLiteral("recent"));
+    settings.beginWriteArray(QStringLiteral("recent"), int(m_recentFiles.size()));
+    for (int i = 0; i < m_recentFiles.size(); ++i) {
+        settings.setArrayIndex(i);
+        settings.setValue(QStringLiteral("role"), recentRoleKey(m_recentFiles[i].role));
+        settings.setValue(
+            QStringLiteral("source"),
+            QJsonDocument(m_recentFiles[i].source.toJson()).toJson(QJsonDocument::Compact));
+    }
+    settings.endArray();
     settings.setValue(QStringLiteral("lastDirectory"), m_lastDirectory);
     settings.setValue(QStringLiteral("export/width"), m_exportSettings.widthPx);
     settings.setValue(QStringLiteral("export/height"), m_exportSettings.heightPx);

@@ -8,6 +8,7 @@
 #include <QCheckBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -130,8 +131,21 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
     corner->setLayout(bar);
     m_tabs->setCornerWidget(corner, Qt::TopRightCorner);
 
+    m_staleBanner = new QLabel(
+        tr("Result of previous inputs: the catalogs or settings have changed since. Press Run "
+           "(Ctrl+R) to update it."),
+        this);
+    m_staleBanner->setObjectName(QStringLiteral("staleBanner"));
+    m_staleBanner->setWordWrap(true);
+    m_staleBanner->setContentsMargins(8, 4, 8, 4);
+    m_staleBanner->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fff4d6; color: #5c4100; border-bottom: 1px solid #e0c270; }"));
+    m_staleBanner->hide();
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_staleBanner);
     layout->addWidget(m_tabs);
 
     connect(m_logYCheck, &QCheckBox::toggled, this,
@@ -252,6 +266,14 @@ void PlotPanel::setResult(const ResultPtr& result, bool partial) {
         m_logYCheck->setChecked(logY(currentPlot()));
         m_userMovedView[0] = m_userMovedView[1] = false;
     }
+    rebuild();
+}
+
+void PlotPanel::setStale(bool stale) {
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    m_staleBanner->setVisible(stale);
     rebuild();
 }
 
@@ -403,6 +425,8 @@ void PlotPanel::rebuildCorrelation() {
                      QLocale().toString(qulonglong(m_result->data.size)), randomSets);
         if (m_partial)
             title += tr(" (running: partial counts)");
+        else if (m_stale)
+            title += tr(" (previous inputs: press Run)");
     }
     m_wTitle->setText(title);
     applyAxes(Plot::Correlation);
@@ -437,6 +461,8 @@ void PlotPanel::rebuildCounts() {
     QString title = tr("Normalised pair counts");
     if (m_partial)
         title += tr(" (running: partial counts)");
+    else if (m_stale && m_result)
+        title += tr(" (previous inputs: press Run)");
     m_countsTitle->setText(title);
     applyAxes(Plot::PairCounts);
     m_countsPlot->replot(QCustomPlot::rpQueuedReplot);

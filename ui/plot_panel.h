@@ -11,6 +11,7 @@
 #include <vector>
 
 class QCheckBox;
+class QLabel;
 class QCPErrorBars;
 class QCPGraph;
 class QCPItemStraightLine;
@@ -24,7 +25,7 @@ class CovarianceView;
 
 class PlotPanel : public QWidget {
     Q_OBJECT
-  public:
+public:
     enum class Plot { Correlation = 0, PairCounts = 1, Covariance = 2 };
     enum class Series { DD = 0, DR = 1, RR = 2 };
 
@@ -36,6 +37,11 @@ class PlotPanel : public QWidget {
     void setResult(const ResultPtr& result, bool partial);
     void clear();
     const ResultPtr& result() const { return m_result; }
+    /// Marks the shown (final) result as computed from previous inputs: a banner over the tabs
+    /// and " (previous inputs: press Run)" in the plot titles, so an exported figure says it too.
+    /// Kept across setResult(); the owner decides.
+    void setStale(bool stale);
+    bool isStale() const { return m_stale; }
 
     QCustomPlot* plot(Plot which) const;
     Plot currentPlot() const;
@@ -64,11 +70,11 @@ class PlotPanel : public QWidget {
 
     CovarianceView* covarianceView() const { return m_covariance; }
 
-  Q_SIGNALS:
+Q_SIGNALS:
     /// A one-line value read-out for the position under the cursor ("" when it leaves a plot).
     void readout(const QString& text);
 
-  private:
+private:
     QCustomPlot* createPlot();
     void rebuild();
     void rebuildCorrelation();
@@ -77,6 +83,7 @@ class PlotPanel : public QWidget {
     void onMouseMove(Plot which, QMouseEvent* event);
 
     QTabWidget* m_tabs = nullptr;
+    QLabel* m_staleBanner = nullptr;
     QCheckBox* m_logYCheck = nullptr;
     QCustomPlot* m_wPlot = nullptr;
     QCustomPlot* m_countsPlot = nullptr;
@@ -92,6 +99,7 @@ class PlotPanel : public QWidget {
 
     ResultPtr m_result;
     bool m_partial = false;
+    bool m_stale = false;
     bool m_logY[3] = {true, true, false};
     bool m_userMovedView[3] = {false, false, false};
     std::vector<double> m_sigma;

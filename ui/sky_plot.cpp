@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QHBoxLayout>
+#include <QLocale>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -23,6 +24,15 @@ void appendSubsample(const Catalog& catalog, std::size_t stride, QVector<double>
         ra.append(fromRadians(raValues[i], AngleUnit::Degree));
         dec.append(fromRadians(decValues[i], AngleUnit::Degree));
     }
+}
+
+// After rescaleAxes: a margin of 5 % of the span on each side, so points on the footprint's edge
+// (a disc several pixels wide) stay clear of the frame; a single point or a line of equal values
+// (no span) gets half a degree each side.
+void padRange(QCPAxis* axis) {
+    const QCPRange range = axis->range();
+    const double margin = range.size() > 0 ? 0.05 * range.size() : 0.5;
+    axis->setRange(range.lower - margin, range.upper + margin);
 }
 
 std::size_t strideFor(std::size_t total) {
@@ -51,6 +61,15 @@ SkyPlot::SkyPlot(QWidget* parent) : QWidget(parent) {
     m_plot->yAxis->setLabel(tr("Dec (deg)"));
     m_plot->legend->setVisible(true);
     m_plot->legend->setBrush(QColor(255, 255, 255, 200));
+    // The legend in a row under the plot: inside the frame it would hide a corner of the
+    // footprint, which is all data.
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->plotLayout()->setRowSpacing(2);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setMargins(QMargins(4, 0, 4, 2));
     QFont legendFont = font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
     m_plot->legend->setFont(legendFont);
@@ -123,7 +142,8 @@ void SkyPlot::rebuild() {
     if (m_data)
         appendSubsample(*m_data, strideFor(m_data->size()), ra, dec);
     m_dataGraph->setData(ra, dec);
-    m_dataGraph->setName(m_data ? tr("data (%1)").arg(m_data->size()) : tr("data"));
+    m_dataGraph->setName(
+        m_data ? tr("data (%1)").arg(QLocale().toString(qulonglong(m_data->size()))) : tr("data"));
 
     // The region map: one graph per region over the same subsample as the plain data graph.
     for (QCPGraph* graph : std::as_const(m_regionGraphs))
@@ -152,8 +172,9 @@ void SkyPlot::rebuild() {
             graph->removeFromLegend();
             m_regionGraphs.append(graph);
         }
-        m_dataGraph->setName(
-            tr("data (%1), coloured by region (%2)").arg(m_data->size()).arg(m_regionCount));
+        m_dataGraph->setName(tr("data (%1), coloured by region (%2)")
+                                 .arg(QLocale().toString(qulonglong(m_data->size())))
+                                 .arg(m_regionCount));
     }
     // The plain data graph keeps its legend entry (with the region count in its name); its
     // points give way to the coloured ones.
@@ -170,15 +191,15 @@ void SkyPlot::rebuild() {
     }
     m_randomGraph->setData(randomRa, randomDec);
     m_randomGraph->setVisible(m_showRandoms->isChecked());
-    m_randomGraph->setName(tr("randoms (%1)").arg(randomTotal));
+    m_randomGraph->setName(tr("randoms (%1)").arg(QLocale().toString(qulonglong(randomTotal))));
     if (m_showRandoms->isChecked() && !m_randoms.empty())
         m_randomGraph->addToLegend();
     else
         m_randomGraph->removeFromLegend();
 
     m_plot->rescaleAxes(true);
-    m_plot->xAxis->scaleRange(1.05, m_plot->xAxis->range().center());
-    m_plot->yAxis->scaleRange(1.08, m_plot->yAxis->range().center());
+    padRange(m_plot->xAxis);
+    padRange(m_plot->yAxis);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -10,6 +10,8 @@
 #include <QCommandLineParser>
 #include <QTimer>
 
+#include <memory>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -102,7 +104,14 @@ int main(int argc, char** argv) {
                 QApplication::quit();
             });
         });
-        QTimer::singleShot(500, &window, [&window] { window.startRun(); });
+        // Catalogs are read on a loader thread: run once the last queued load has finished.
+        const auto started = std::make_shared<bool>(false);
+        const auto runWhenLoaded = [&window, started] {
+            if (!*started && !window.isLoading())
+                *started = window.startRun();
+        };
+        QObject::connect(&window, &tpacf::ui::MainWindow::loadFinished, &window, runWhenLoaded);
+        QTimer::singleShot(500, &window, runWhenLoaded);
     }
     return app.exec();
 }

@@ -1,6 +1,7 @@
 // TPACF Studio through its GUI layer on the offscreen platform: a full run against a direct
 // CorrelationJob, jackknife error bars and covariance, cancel, bad input, invalid bins and
-// jackknife settings, export and sessions.
+// jackknife settings, export and sessions, catalogs read in the background, results marked when
+// their inputs change, recent files with their roles.
 #include "backend_panel.h"
 #include "binning_panel.h"
 #include "column_mapping_dialog.h"
@@ -23,11 +24,14 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -38,6 +42,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <cmath>
 
@@ -49,6 +54,23 @@ namespace {
 // Doubles are equal, NaN included (an empty bin's w is NaN on both sides).
 bool sameDouble(double a, double b) {
     return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+// Catalogs are read on a background thread: waits until the window has no load left, processing
+// events meanwhile. False on a timeout.
+bool waitForLoads(MainWindow& window, int timeoutMs = 60000) {
+    return QTest::qWaitFor([&window] { return !window.isLoading(); }, timeoutMs);
+}
+
+// Calls `start` (which queues a catalog load: setDataCatalog(), loadSession() and the like) and
+// waits for the load to end: true when it was queued and its catalogs are now the window's.
+template <typename Start> bool loadAndWait(MainWindow& window, Start&& start) {
+    QSignalSpy finished(&window, &MainWindow::loadFinished);
+    if (!start())
+        return false;
+    if (!waitForLoads(window) || finished.isEmpty())
+        return false;
+    return finished.last().front().toBool();
 }
 
 MainWindow::Options testOptions() {
@@ -99,6 +121,9 @@ private Q_SLOTS:
     void settingsPersistAcrossStarts();
     void droppedFilesOpen();
     void gpuDevicesListedAndFailuresReported();
+    void largeCatalogLoadsWithoutBlocking();
+    void staleResultIsMarked();
+    void recentFilesRememberRoles();
 
 private:
     /// A window with the small catalogs loaded, CPU backend, quick bins.
@@ -137,9 +162,10 @@ QString TestStudio::writeCatalog(const QString& name, const Catalog& catalog) {
 
 std::unique_ptr<MainWindow> TestStudio::makeWindow() {
     auto window = std::make_unique<MainWindow>(nullptr, testOptions());
-    if (!window->setDataCatalog(CatalogSource{m_dataPath}) ||
-        !window->addRandomCatalog(CatalogSource{m_randomPath1}) ||
-        !window->addRandomCatalog(CatalogSource{m_randomPath2}))
+    MainWindow& w = *window;
+    if (!loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{m_dataPath}); }) ||
+        !loadAndWait(w, [&] { return w.addRandomCatalog(CatalogSource{m_randomPath1}); }) ||
+        !loadAndWait(w, [&] { return w.addRandomCatalog(CatalogSource{m_randomPath2}); }))
         return nullptr;
     window->binningPanel()->setSpec(m_bins);
     BackendOptions cpu;
@@ -268,6 +294,7 @@ void TestStudio::jackknifeRunShowsErrorBarsAndCovariance() {
         MainWindow::Options options = testOptions();
         options.loadSample = true;
         window = std::make_unique<MainWindow>(nullptr, options);
+        QVERIFY(waitForLoads(*window));
         window->binningPanel()->setSpec(m_bins);
         BackendOptions cpu;
         cpu.kind = BackendKind::Cpu;
@@ -473,8 +500,9 @@ void TestStudio::jackknifeRegionColumnWarningsReachTheLog() {
     const QString randomPath = writeWithPatch(QStringLiteral("random_patch.txt"), random, 4);
     QVERIFY(!dataPath.isEmpty() && !randomPath.isEmpty());
     auto window = std::make_unique<MainWindow>(nullptr, testOptions());
-    QVERIFY(window->setDataCatalog(CatalogSource{dataPath}));
-    QVERIFY(window->addRandomCatalog(CatalogSource{randomPath}));
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{dataPath}); }));
+    QVERIFY(
+        loadAndWait(*window, [&] { return window->addRandomCatalog(CatalogSource{randomPath}); }));
     window->binningPanel()->setSpec(m_bins);
     BackendOptions cpu;
     cpu.kind = BackendKind::Cpu;
@@ -541,7 +569,7 @@ void TestStudio::invalidJackknifeSettingsDisableRun() {
     const QString tiny =
         writeCatalog(QStringLiteral("tiny.txt"),
                      generateUniformRandoms(20, Footprint::box(150, 170, 0, 20), 3, "tiny"));
-    QVERIFY(window->setDataCatalog(CatalogSource{tiny}));
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{tiny}); }));
     chooseJackknife(*window, 32, 1);
     QVERIFY(!window->runButton()->isEnabled());
     QVERIFY(window->runBlockedReason().contains(QStringLiteral("32 regions")));
@@ -583,7 +611,7 @@ void TestStudio::jackknifeSettingsRoundTrip() {
     const QString path = m_dir.filePath(QStringLiteral("jackknife_session.json"));
     QVERIFY(window->saveSession(path));
     auto reopened = std::make_unique<MainWindow>(nullptr, testOptions());
-    QVERIFY(reopened->loadSession(path));
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
     QVERIFY(reopened->errorsPanel()->settings() == chosen);
     QCOMPARE(QJsonDocument(reopened->session().toJson()).toJson(),
              QJsonDocument(window->session().toJson()).toJson());
@@ -629,8 +657,9 @@ void TestStudio::cancelIsImmediateAndANewRunWorks() {
     const QString bigRandom = writeCatalog(QStringLiteral("big_random.txt"),
                                            generateUniformRandoms(200000, sky, 22, "big_random"));
     auto window = std::make_unique<MainWindow>(nullptr, testOptions());
-    QVERIFY(window->setDataCatalog(CatalogSource{bigData}));
-    QVERIFY(window->addRandomCatalog(CatalogSource{bigRandom}));
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{bigData}); }));
+    QVERIFY(
+        loadAndWait(*window, [&] { return window->addRandomCatalog(CatalogSource{bigRandom}); }));
     window->binningPanel()->setSpec(BinSpec::logPerDecade(0.1, 1000, AngleUnit::Arcminute, 5));
     BackendOptions cpu;
     cpu.kind = BackendKind::Cpu;
@@ -661,9 +690,11 @@ void TestStudio::cancelIsImmediateAndANewRunWorks() {
     QVERIFY(!window->currentResult());
 
     // A new run on small inputs completes.
-    QVERIFY(window->setDataCatalog(CatalogSource{m_dataPath}));
+    QVERIFY(
+        loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{m_dataPath}); }));
     window->removeRandomCatalog(0);
-    QVERIFY(window->addRandomCatalog(CatalogSource{m_randomPath1}));
+    QVERIFY(loadAndWait(*window,
+                        [&] { return window->addRandomCatalog(CatalogSource{m_randomPath1}); }));
     window->binningPanel()->setSpec(m_bins);
     const ResultPtr result = runToCompletion(*window);
     QVERIFY(result);
@@ -701,8 +732,12 @@ void TestStudio::badCatalogIsReportedAndStateKept() {
     file.close();
 
     QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    QSignalSpy loads(window.get(), &MainWindow::loadFinished);
     const CatalogSource bad{badPath};
-    QVERIFY(!(asRandom ? window->addRandomCatalog(bad) : window->setDataCatalog(bad)));
+    QVERIFY(!loadAndWait(*window, [&] {
+        return asRandom ? window->addRandomCatalog(bad) : window->setDataCatalog(bad);
+    }));
+    QCOMPARE(loads.count(), 1); // the read was queued and ended in failure
     QCOMPARE(messages.count(), 1);
     QCOMPARE(qvariant_cast<MessageSeverity>(messages.front().at(0)), MessageSeverity::Error);
     const QString text = messages.front().at(1).toString();
@@ -712,7 +747,7 @@ void TestStudio::badCatalogIsReportedAndStateKept() {
 
     // The interactive entry point takes the same path.
     messages.clear();
-    QVERIFY(!window->openCatalogFile(badPath, asRandom));
+    QVERIFY(!loadAndWait(*window, [&] { return window->openCatalogFile(badPath, asRandom); }));
     QCOMPARE(messages.count(), 1);
     QCOMPARE(messages.front().at(1).toString(), text);
 
@@ -846,11 +881,13 @@ void TestStudio::sessionRoundTrips() {
     mapped.raColumn = 3;
     mapped.decColumn = 2;
     mapped.unit = AngleUnit::Arcminute;
-    QVERIFY(window->setDataCatalog(mapped));
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(mapped); }));
     QCOMPARE(window->dataCatalog()->size(), data.size());
     QVERIFY(std::abs(window->dataCatalog()->dec()[5] - data.dec()[5]) < 1e-12);
-    QVERIFY(window->addRandomCatalog(CatalogSource{m_randomPath1}));
-    QVERIFY(window->addRandomCatalog(CatalogSource{m_randomPath2}));
+    QVERIFY(loadAndWait(*window,
+                        [&] { return window->addRandomCatalog(CatalogSource{m_randomPath1}); }));
+    QVERIFY(loadAndWait(*window,
+                        [&] { return window->addRandomCatalog(CatalogSource{m_randomPath2}); }));
     window->binningPanel()->setSpec(BinSpec::linearWidth(0.5, 30.0, AngleUnit::Arcminute, 0.5));
     window->backendPanel()->setEstimator(Estimator::Hamilton);
     BackendOptions backend;
@@ -871,7 +908,7 @@ void TestStudio::sessionRoundTrips() {
     QVERIFY(window->saveSession(path));
 
     auto reopened = std::make_unique<MainWindow>(nullptr, testOptions());
-    QVERIFY(reopened->loadSession(path));
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
     const Session loaded = reopened->session();
     QCOMPARE(QJsonDocument(loaded.toJson()).toJson(), QJsonDocument(saved.toJson()).toJson());
     QVERIFY(loaded.data && *loaded.data == mapped);
@@ -949,6 +986,11 @@ void TestStudio::bundledSampleLoads() {
     MainWindow window(nullptr, options);
     if (!QFile::exists(QStringLiteral(":/samples/sample_data.txt")))
         QSKIP("this build has no bundled sample");
+    // Read in the background: the window exists (and could be shown) before the sample is in.
+    QVERIFY(window.isLoading());
+    QVERIFY(!window.dataCatalog());
+    QVERIFY(!window.canRun());
+    QVERIFY(waitForLoads(window));
     QVERIFY(window.dataCatalog());
     QVERIFY(window.dataCatalog()->size() > 0);
     QVERIFY(!window.randomCatalogs().empty());
@@ -970,7 +1012,7 @@ void TestStudio::columnMappingDialogGuessesColumns() {
     QCOMPARE(mapped.decColumn, 3);
     // The mapped source reads the right numbers.
     auto window = std::make_unique<MainWindow>(nullptr, testOptions());
-    QVERIFY(window->setDataCatalog(mapped));
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(mapped); }));
     QCOMPARE(window->dataCatalog()->size(), std::size_t(3));
     QVERIFY(std::abs(fromRadians(window->dataCatalog()->dec()[0], AngleUnit::Degree) + 5.25) <
             1e-12);
@@ -1023,7 +1065,12 @@ void TestStudio::droppedFilesOpen() {
     QCoreApplication::sendEvent(&window, &enter);
     QVERIFY(enter.isAccepted());
     QDropEvent drop(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QSignalSpy loads(&window, &MainWindow::loadFinished);
     QCoreApplication::sendEvent(&window, &drop);
+    QVERIFY(drop.isAccepted());
+    QVERIFY(waitForLoads(window));
+    QCOMPARE(loads.count(), 1); // all dropped files in one load
+    QVERIFY(loads.front().front().toBool());
     QVERIFY(window.dataCatalog());
     QCOMPARE(window.dataCatalog()->size(), std::size_t(3000));
     QCOMPARE(window.randomCatalogs().size(), std::size_t(2));
@@ -1033,15 +1080,17 @@ void TestStudio::droppedFilesOpen() {
 void TestStudio::gpuDevicesListedAndFailuresReported() {
     FakeGpuProvider gpu;
     MainWindow window(&gpu, testOptions());
-    QVERIFY(window.setDataCatalog(CatalogSource{m_dataPath}));
-    QVERIFY(window.addRandomCatalog(CatalogSource{m_randomPath1}));
+    QVERIFY(loadAndWait(window, [&] { return window.setDataCatalog(CatalogSource{m_dataPath}); }));
+    QVERIFY(
+        loadAndWait(window, [&] { return window.addRandomCatalog(CatalogSource{m_randomPath1}); }));
     window.binningPanel()->setSpec(m_bins);
 
     QComboBox* backends = window.backendPanel()->backendCombo();
     QStringList entries;
     for (int i = 0; i < backends->count(); ++i)
         entries.append(backends->itemText(i));
-    QVERIFY2(entries.contains(QStringLiteral("GPU 1: Fake H100 (80 GiB)")),
+    // One decimal, as `tpacf devices` prints it.
+    QVERIFY2(entries.contains(QStringLiteral("GPU 1: Fake H100 (80.0 GiB)")),
              qPrintable(entries.join(QStringLiteral(" | "))));
     BackendOptions options;
     options.kind = BackendKind::Cuda;
@@ -1067,6 +1116,303 @@ void TestStudio::gpuDevicesListedAndFailuresReported() {
             reported || (qvariant_cast<MessageSeverity>(message.at(0)) == MessageSeverity::Error &&
                          message.at(1).toString().contains(QStringLiteral("fake device lost")));
     QVERIFY(reported);
+}
+
+void TestStudio::largeCatalogLoadsWithoutBlocking() {
+    // A catalog large enough that reading it takes a noticeable time.
+    constexpr std::size_t kRows = 300000;
+    const Footprint sky = Footprint::box(20, 80, -10, 25);
+    const QString largePath = writeCatalog(QStringLiteral("large_300k.txt"),
+                                           generateUniformRandoms(kRows, sky, 31, "large"));
+    auto window = makeWindow();
+    QVERIFY(window);
+    const auto dataBefore = window->dataCatalog();
+    const auto randomsBefore = window->randomCatalogs();
+    auto* runButton = window->runButton();
+    auto* openButton = window->findChild<QPushButton*>(QStringLiteral("openDataButton"));
+    auto* addButton = window->findChild<QPushButton*>(QStringLiteral("addRandomButton"));
+    auto* loadingLabel = window->findChild<QLabel*>(QStringLiteral("loadingLabel"));
+    QVERIFY(openButton && addButton && loadingLabel);
+    QVERIFY(runButton->isEnabled() && openButton->isEnabled() && addButton->isEnabled());
+    QVERIFY(loadingLabel->isHidden());
+
+    // A timer on the GUI thread keeps firing while the file is read; each tick while loading also
+    // checks what the user sees: the old catalogs, Run and the catalog buttons disabled, and
+    // the loading line in the status bar.
+    int ticksWhileLoading = 0;
+    QStringList problems;
+    QTimer ticker;
+    ticker.setTimerType(Qt::PreciseTimer);
+    ticker.setInterval(2);
+    connect(&ticker, &QTimer::timeout, this, [&] {
+        if (!window->isLoading())
+            return;
+        ++ticksWhileLoading;
+        if (window->dataCatalog() != dataBefore)
+            problems.append(QStringLiteral("the data changed before the load ended"));
+        if (runButton->isEnabled() || openButton->isEnabled() || addButton->isEnabled())
+            problems.append(QStringLiteral("Run or a catalog button is enabled while loading"));
+        if (loadingLabel->isHidden() || !loadingLabel->text().contains(QStringLiteral("large")))
+            problems.append(QStringLiteral("no loading line: '%1'").arg(loadingLabel->text()));
+    });
+    ticker.start();
+    QSignalSpy finished(window.get(), &MainWindow::loadFinished);
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(window->setDataCatalog(CatalogSource{largePath}));
+    const qint64 callMs = clock.elapsed();
+    // The call only queued the read: nothing has changed yet.
+    QVERIFY(window->isLoading());
+    QCOMPARE(window->dataCatalog(), dataBefore);
+    QVERIFY(!window->canRun());
+    QVERIFY(window->runBlockedReason().contains(QStringLiteral("Reading")));
+    QVERIFY(!window->startRun());
+    QVERIFY(finished.wait(60000));
+    const qint64 loadMs = clock.elapsed();
+    ticker.stop();
+    qInfo("setDataCatalog returned after %lld ms; the load ended after %lld ms with %d timer ticks "
+          "while loading",
+          callMs, loadMs, ticksWhileLoading);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("; "))));
+    QVERIFY2(ticksWhileLoading >= 2, qPrintable(QString::number(ticksWhileLoading)));
+    QVERIFY(finished.front().front().toBool());
+
+    // Done: the new N, the randoms kept, everything enabled again.
+    QVERIFY(!window->isLoading());
+    QCOMPARE(window->dataCatalog()->size(), kRows);
+    QVERIFY(window->randomCatalogs() == randomsBefore);
+    QVERIFY(window->canRun());
+    QVERIFY(runButton->isEnabled() && openButton->isEnabled() && addButton->isEnabled());
+    QVERIFY(loadingLabel->isHidden());
+    // The sky preview frames the footprint with a margin: no point on the frame.
+    const QCPRange ra = window->skyPlot()->plot()->xAxis->range();
+    const QCPRange dec = window->skyPlot()->plot()->yAxis->range();
+    const SkyExtent extent = window->dataCatalog()->extent();
+    const double raMin = fromRadians(extent.raMin, AngleUnit::Degree);
+    const double raMax = fromRadians(extent.raMax, AngleUnit::Degree);
+    const double decMin = fromRadians(extent.decMin, AngleUnit::Degree);
+    const double decMax = fromRadians(extent.decMax, AngleUnit::Degree);
+    QVERIFY(ra.lower < raMin - 0.04 * (raMax - raMin));
+    QVERIFY(ra.upper > raMax + 0.04 * (raMax - raMin));
+    QVERIFY(dec.lower < decMin - 0.04 * (decMax - decMin));
+    QVERIFY(dec.upper > decMax + 0.04 * (decMax - decMin));
+
+    // A session with the large file loads the same way and ends as a synchronous load did.
+    Session session = window->session();
+    session.randoms = {CatalogSource{m_randomPath2}};
+    session.settings.estimator = Estimator::Natural;
+    QSignalSpy sessionLoads(window.get(), &MainWindow::loadFinished);
+    QVERIFY(window->applySession(session));
+    QVERIFY(window->isLoading());
+    QVERIFY(!window->binningPanel()->isEnabled()); // the session will set it
+    QVERIFY(sessionLoads.wait(60000));
+    QVERIFY(sessionLoads.front().front().toBool());
+    QCOMPARE(window->dataCatalog()->size(), kRows);
+    QCOMPARE(window->randomCatalogs().size(), std::size_t(1));
+    QCOMPARE(window->randomCatalogs().front()->size(), std::size_t(4000));
+    QCOMPARE(window->backendPanel()->estimator(), Estimator::Natural);
+    QVERIFY(window->binningPanel()->isEnabled());
+    QCOMPARE(QJsonDocument(window->session().toJson()).toJson(),
+             QJsonDocument(session.toJson()).toJson());
+
+    // For looking at it: TPACF_UI_GRAB_DIR=/some/dir saves the window in the middle of a load.
+    if (const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR"); !grabDir.isEmpty()) {
+        window->resize(1500, 940);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QVERIFY(window->addRandomCatalog(CatalogSource{largePath}));
+        QTest::qWait(30);
+        if (window->isLoading())
+            window->grab().save(QDir(grabDir).filePath(QStringLiteral("loading.png")));
+        QVERIFY(waitForLoads(*window));
+    }
+}
+
+void TestStudio::staleResultIsMarked() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result);
+    PlotPanel* plots = window->plotPanel();
+    auto* banner = window->findChild<QLabel*>(QStringLiteral("staleBanner"));
+    auto* runLine = window->findChild<QLabel*>(QStringLiteral("staleResult"));
+    auto* resultsDock = window->findChild<QDockWidget*>(QStringLiteral("resultsDock"));
+    QVERIFY(banner && runLine && resultsDock);
+    const QString marker = QStringLiteral("previous inputs");
+    auto isMarked = [&] {
+        const bool marked = plots->plotTitle(PlotPanel::Plot::Correlation).contains(marker) &&
+                            plots->plotTitle(PlotPanel::Plot::PairCounts).contains(marker) &&
+                            !banner->isHidden() && !runLine->isHidden() &&
+                            resultsDock->windowTitle().contains(marker);
+        const bool unmarked = !plots->plotTitle(PlotPanel::Plot::Correlation).contains(marker) &&
+                              !plots->plotTitle(PlotPanel::Plot::PairCounts).contains(marker) &&
+                              banner->isHidden() && runLine->isHidden() &&
+                              !resultsDock->windowTitle().contains(marker);
+        if (marked == unmarked) // half marked
+            return -1;
+        return marked == window->isResultStale() ? int(marked) : -1;
+    };
+    QCOMPARE(isMarked(), 0);
+
+    // Bins: marked; back to the same edges: unmarked.
+    window->binningPanel()->setSpec(BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 4));
+    QCOMPARE(isMarked(), 1);
+    // The result stays (shown and exportable, the export says what it is).
+    QCOMPARE(window->currentResult(), result);
+    QCOMPARE(plots->result(), result);
+    QCOMPARE(window->resultModel()->rowCount(), int(result->binCount()));
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    const QString csvPath = m_dir.filePath(QStringLiteral("stale.csv"));
+    QVERIFY(window->exportResultCsv(csvPath));
+    QVERIFY(messages.last().at(1).toString().contains(marker));
+    std::ostringstream expected;
+    writeResultCsv(expected, *result);
+    QFile csv(csvPath);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readAll().toStdString(), expected.str());
+    QVERIFY(window->exportPlot(0, m_dir.filePath(QStringLiteral("stale.png")), {600, 400, 100}));
+    QVERIFY(messages.last().at(1).toString().contains(marker));
+    window->binningPanel()->setSpec(m_bins);
+    QCOMPARE(isMarked(), 0);
+
+    // Estimator.
+    window->backendPanel()->setEstimator(Estimator::Hamilton);
+    QCOMPARE(isMarked(), 1);
+    window->backendPanel()->setEstimator(Estimator::LandySzalay);
+    QCOMPARE(isMarked(), 0);
+
+    // Error settings: K without jackknife changes nothing; jackknife does.
+    window->errorsPanel()->regionsSpin()->setValue(7);
+    QCOMPARE(isMarked(), 0);
+    chooseJackknife(*window, 7, 1);
+    QCOMPARE(isMarked(), 1);
+    window->errorsPanel()->methodCombo()->setCurrentIndex(0);
+    QCOMPARE(isMarked(), 0);
+
+    // The backend is not an input of w: every backend counts the same pairs.
+    window->backendPanel()->threadsSpin()->setValue(1);
+    QCOMPARE(isMarked(), 0);
+
+    // Catalogs: a random added, then removed; the data replaced (even by the same file: it
+    // may have changed on disk).
+    QVERIFY(loadAndWait(*window,
+                        [&] { return window->addRandomCatalog(CatalogSource{m_randomPath1}); }));
+    QCOMPARE(isMarked(), 1);
+    window->removeRandomCatalog(2);
+    QCOMPARE(isMarked(), 0);
+    QVERIFY(
+        loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{m_dataPath}); }));
+    QCOMPARE(isMarked(), 1);
+    QVERIFY(window->exportCovarianceCsv(m_dir.filePath(QStringLiteral("none.csv"))) == false);
+
+    // For looking at it: TPACF_UI_GRAB_DIR=/some/dir saves the window with a stale result.
+    if (const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR"); !grabDir.isEmpty()) {
+        window->resize(1500, 940);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QTest::qWait(100);
+        window->grab().save(QDir(grabDir).filePath(QStringLiteral("stale-result.png")));
+    }
+
+    // A run with the new inputs: current again.
+    const ResultPtr rerun = runToCompletion(*window);
+    QVERIFY(rerun && rerun != result);
+    QCOMPARE(isMarked(), 0);
+    // A cancelled run keeps the last result, still current when the inputs did not change.
+    QSignalSpy cancelled(window.get(), &MainWindow::runCancelled);
+    QVERIFY(window->startRun());
+    window->cancelRun();
+    QVERIFY(cancelled.count() == 1 || cancelled.wait(5000));
+    QCOMPARE(window->currentResult(), rerun);
+    QCOMPARE(isMarked(), 0);
+}
+
+void TestStudio::recentFilesRememberRoles() {
+    // QSettings under a throw-away organisation so the user's real settings are never touched.
+    QCoreApplication::setOrganizationName(QStringLiteral("tpacf-ui-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("recentFilesRememberRoles"));
+    QSettings().clear();
+    MainWindow::Options options = testOptions();
+    options.useSettings = true;
+    using Role = MainWindow::RecentRole;
+    const QString dataPath = QFileInfo(m_dataPath).absoluteFilePath();
+    const QString randomPath = QFileInfo(m_randomPath1).absoluteFilePath();
+    CatalogSource mappedRandom{QFileInfo(m_randomPath2).absoluteFilePath()};
+    mappedRandom.raColumn = 1;
+    mappedRandom.decColumn = 2;
+    {
+        MainWindow first(nullptr, options);
+        QVERIFY(first.recentFiles().isEmpty());
+        QVERIFY(loadAndWait(first, [&] { return first.setDataCatalog(CatalogSource{dataPath}); }));
+        QVERIFY(
+            loadAndWait(first, [&] { return first.addRandomCatalog(CatalogSource{randomPath}); }));
+        QVERIFY(loadAndWait(first, [&] { return first.addRandomCatalog(mappedRandom); }));
+        // Opened again as a random: one entry per file and role, moved to the top.
+        QVERIFY(
+            loadAndWait(first, [&] { return first.addRandomCatalog(CatalogSource{randomPath}); }));
+        const QList<MainWindow::RecentFile> expected = {{Role::Random, CatalogSource{randomPath}},
+                                                        {Role::Random, mappedRandom},
+                                                        {Role::Data, CatalogSource{dataPath}}};
+        QVERIFY(first.recentFiles() == expected);
+        first.close(); // saves
+    }
+
+    MainWindow second(nullptr, options);
+    QCOMPARE(second.recentFiles().size(), 3);
+    QCOMPARE(second.recentFiles()[0].role, Role::Random);
+    QVERIFY(second.recentFiles()[1].source == mappedRandom); // with its column mapping
+    QCOMPARE(second.recentFiles()[2].role, Role::Data);
+    // The menu says which is which, and reopens each in its role.
+    auto* menu = second.findChild<QMenu*>(QStringLiteral("recentMenu"));
+    QVERIFY(menu && menu->isEnabled());
+    QAction* randomAction = nullptr;
+    QAction* dataAction = nullptr;
+    for (QAction* action : menu->actions()) {
+        if (action->toolTip() == randomPath && action->text().contains(QStringLiteral("random")))
+            randomAction = action;
+        if (action->toolTip() == dataPath && action->text().contains(QStringLiteral("data")))
+            dataAction = action;
+    }
+    QVERIFY(randomAction && dataAction);
+    QVERIFY(loadAndWait(second, [&] {
+        randomAction->trigger();
+        return second.isLoading();
+    }));
+    QVERIFY(!second.dataCatalog());
+    QCOMPARE(second.randomCatalogs().size(), std::size_t(1));
+    QCOMPARE(second.randomCatalogs().front()->size(), std::size_t(4000));
+    // The menu was rebuilt (the random moved to the top): find the data entry again.
+    dataAction = nullptr;
+    for (QAction* action : menu->actions())
+        if (action->toolTip() == dataPath && action->text().contains(QStringLiteral("data")))
+            dataAction = action;
+    QVERIFY(dataAction);
+    QVERIFY(loadAndWait(second, [&] {
+        dataAction->trigger();
+        return second.isLoading();
+    }));
+    QVERIFY(second.dataCatalog());
+    QCOMPARE(second.dataCatalog()->size(), std::size_t(3000));
+    QCOMPARE(second.randomCatalogs().size(), std::size_t(1));
+    // The mapped random reopens with its mapping (through openRecentFile, like the menu).
+    const int mappedIndex = int(second.recentFiles().indexOf({Role::Random, mappedRandom}));
+    QVERIFY(mappedIndex >= 0);
+    QVERIFY(loadAndWait(second, [&] { return second.openRecentFile(mappedIndex); }));
+    QCOMPARE(second.session().randoms.back(), mappedRandom);
+
+    // Settings of an older version (paths only) open catalogs as data, sessions as sessions.
+    second.close();
+    {
+        QSettings settings;
+        settings.remove(QStringLiteral("recent"));
+        settings.setValue(QStringLiteral("recentFiles"),
+                          QStringList{dataPath, QStringLiteral("/tmp/old_session.json")});
+    }
+    MainWindow third(nullptr, options);
+    QCOMPARE(third.recentFiles().size(), 2);
+    QCOMPARE(third.recentFiles()[0].role, Role::Data);
+    QCOMPARE(third.recentFiles()[1].role, Role::Session);
+    QSettings().clear();
 }
 
 QTEST_MAIN(TestStudio)

@@ -1,0 +1,49 @@
+#pragma once
+// Reads catalogs off the GUI thread. The owner moves a CatalogLoader to a QThread; each load()
+// is read there, in order, and answered by one queued signal, so a file of millions of rows
+// never freezes the window.
+#include "catalog_source.h"
+
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+namespace tpacf::ui {
+
+using CatalogList = QList<std::shared_ptr<const Catalog>>;
+
+class CatalogLoader : public QObject {
+    Q_OBJECT
+public:
+    explicit CatalogLoader(QObject* parent = nullptr);
+
+    /// Thread-safe. Queues reading `sources` in order (with jackknife region labels from
+    /// `regionColumn` where it is not empty) and returns the request's id (never 0). The answer
+    /// is loaded() with one catalog per source, or failed() at the first file that cannot be read.
+    quint64 load(QList<CatalogSource> sources, QString regionColumn = {});
+    /// Thread-safe. Requests up to `id` stop before their next file and answer nothing more (the
+    /// file being read is finished: the readers cannot be interrupted).
+    void cancelUpTo(quint64 id) noexcept;
+
+Q_SIGNALS:
+    /// Source `index` of request `id` is being read now.
+    void reading(quint64 id, int index);
+    void loaded(quint64 id, const tpacf::ui::CatalogList& catalogs);
+    /// `message` names file, line and column where the reader knows them.
+    void failed(quint64 id, const QString& message);
+
+private:
+    void execute(quint64 id, const QList<CatalogSource>& sources, const QString& regionColumn);
+    bool cancelled(quint64 id) const noexcept { return id <= m_cancelledUpTo.load(); }
+
+    std::atomic<quint64> m_nextId{1};
+    std::atomic<quint64> m_cancelledUpTo{0};
+};
+
+} // namespace tpacf::ui
+
+Q_DECLARE_METATYPE(tpacf::ui::CatalogList)
