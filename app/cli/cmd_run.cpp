@@ -3,6 +3,7 @@
 #include "cli/context.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "cli/plot_output.h"
 #include "cli/progress.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/errors.h"
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -38,7 +40,11 @@ Inputs and outputs:
   --json FILE        the same result as JSON, with per-set raw counts
   --estimator E      ls (Landy-Szalay, default), natural, dp (Davis-Peebles), hamilton
   --quiet            no progress bar and no summary on the terminal
-  --plot FILE        reserved: plotting needs the GUI build and is not available yet
+  --plot FILE        the w(theta) figure as TPACF Studio draws it (jackknife error bars when
+                     there are some; log axes for log bins): FILE.png (1800 x 1200 px at 300
+                     dpi) or FILE.pdf (vector, 6 x 4 in). Drawn offscreen: no display needed.
+                     Needs a build with the GUI (Qt))" +
+               std::string(plotsAvailable() ? "" : "; this build has none (built without Qt)") + R"(
 
 Error bars (jackknife: w is recomputed with each sky region left out):
   --jackknife K      K regions of about equal data count, grown on the sky by k-means;
@@ -63,7 +69,7 @@ Example:
   tpacf run --data data.txt --random r1.txt --random r2.txt --bins log --min 0.1 \
             --max 600 --unit arcmin --per-decade 5 --output w.csv
   tpacf run --data data.txt --random r1.txt --preset log5 --jackknife 20 \
-            --output w.csv --covariance cov.csv
+            --output w.csv --covariance cov.csv --plot w.pdf
 )";
 }
 
@@ -143,12 +149,15 @@ JackknifeRequest jackknifeFrom(const ParsedArgs& args) {
 }
 
 void printSummary(std::ostream& out, const CorrelationResult& result, const std::string& csvPath,
-                  const std::string& jsonPath, const std::string& covariancePath) {
+                  const std::string& jsonPath, const std::string& covariancePath,
+                  const std::string& plotPath) {
     out << "w(theta) written to " << csvPath << '\n';
     if (!jsonPath.empty())
         out << "JSON written to " << jsonPath << '\n';
     if (!covariancePath.empty())
         out << "covariance written to " << covariancePath << '\n';
+    if (!plotPath.empty())
+        out << "plot written to " << plotPath << '\n';
     out << "  data      " << result.data.name << " (" << result.data.size << " points)\n";
     for (std::size_t i = 0; i < result.randoms.size(); ++i)
         out << (i == 0 ? "  randoms   " : "            ") << result.randoms[i].name << " ("
@@ -204,10 +213,6 @@ int runCommand(const Context& context) {
     addBackendOptions(options);
     const ParsedArgs args = parseArgs("run", options, context.args);
 
-    // A reserved flag fails loudly: silently dropping a plot would mislead.
-    if (args.has("--plot"))
-        args.fail("--plot is not available yet: needs the GUI build (plot the CSV instead)");
-
     const std::string dataPath = args.required("--data");
     const auto randomPaths = args.values("--random");
     if (randomPaths.empty())
@@ -240,6 +245,10 @@ int runCommand(const Context& context) {
         checkOutputPath("--json", jsonPath);
     if (!covariancePath.empty())
         checkOutputPath("--covariance", covariancePath);
+    // A build without Qt, a bad suffix or an unwritable folder fails here, not after the count.
+    std::optional<PlotOutput> plot;
+    if (const auto plotPath = args.value("--plot"))
+        plot.emplace(*plotPath);
 
     params.data = loadCatalog(dataPath, readOptions);
     for (const auto& path : randomPaths)
@@ -287,8 +296,11 @@ int runCommand(const Context& context) {
         writeTextFile(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
     if (!covariancePath.empty())
         writeCovarianceCsvFile(covariancePath, result);
+    if (plot)
+        plot->write(result);
     if (!quiet)
-        printSummary(context.out, result, outputPath, jsonPath, covariancePath);
+        printSummary(context.out, result, outputPath, jsonPath, covariancePath,
+                     plot ? plot->path() : std::string());
     return 0;
 }
 

@@ -8,6 +8,9 @@
 #include "tpacf/version.h"
 
 #include <QFile>
+#if TPACF_CLI_HAVE_PLOT
+#include <QImage>
+#endif
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -149,6 +152,28 @@ void checkBenchMeasurements(const QJsonArray& measurements) {
         QVERIFY(rate > 0);
         QVERIFY(std::abs(rate * seconds - expectedPairs[i]) <= 1e-6 * expectedPairs[i]);
     }
+}
+
+/// Runs tpacf as on a machine without a display: no DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM
+/// (CTest sets the latter to offscreen; tpacf must choose it by itself).
+Outcome tpacfWithoutDisplay(const QStringList& args, int timeoutMs = 60000) {
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        environment.remove(QString::fromLatin1(name));
+    QProcess process;
+    process.setProcessEnvironment(environment);
+    process.start(QStringLiteral(TPACF_EXE), args);
+    Outcome outcome;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        qWarning("tpacf %s did not finish", qPrintable(args.join(QLatin1Char(' '))));
+        return outcome;
+    }
+    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    outcome.out = QString::fromUtf8(process.readAllStandardOutput());
+    outcome.err = QString::fromUtf8(process.readAllStandardError());
+    return outcome;
 }
 
 } // namespace
@@ -441,8 +466,29 @@ private slots:
         QTest::newRow("covariance without jackknife")
             << run({QStringLiteral("--covariance"), QStringLiteral("/tmp/tpacf-test-never.csv")})
             << QStringLiteral("--covariance needs jackknife");
-        QTest::newRow("plot needs GUI") << run({QStringLiteral("--plot"), QStringLiteral("w.png")})
-                                        << QStringLiteral("not available yet: needs the GUI build");
+#if TPACF_CLI_HAVE_PLOT
+        // Checked before the count: no CSV either.
+        QTest::newRow("plot bad suffix")
+            << run({QStringLiteral("--plot"), QStringLiteral("/tmp/tpacf-test-never.jpg")})
+            << QStringLiteral("\"/tmp/tpacf-test-never.jpg\" must end in .png or .pdf");
+        QTest::newRow("plot no suffix")
+            << run({QStringLiteral("--plot"), QStringLiteral("/tmp/tpacf-test-never")})
+            << QStringLiteral("must end in .png or .pdf");
+        QTest::newRow("plot svg") << run({QStringLiteral("--plot"),
+                                          QStringLiteral("/tmp/tpacf-test-never.svg")})
+                                  << QStringLiteral("SVG is not supported");
+        QTest::newRow("plot folder missing")
+            << run({QStringLiteral("--plot"), QStringLiteral("/nonexistent-folder/w.png")})
+            << QStringLiteral("folder \"/nonexistent-folder\" does not exist (--plot)");
+        // A folder nobody may create files in, root included.
+        QTest::newRow("plot folder unwritable")
+            << run({QStringLiteral("--plot"), QStringLiteral("/proc/tpacf-test-never.png")})
+            << QStringLiteral("/proc/tpacf-test-never.png: cannot write here");
+#else
+        QTest::newRow("plot without Qt")
+            << run({QStringLiteral("--plot"), QStringLiteral("/tmp/tpacf-test-never.png")})
+            << QStringLiteral("no plotting (built without Qt");
+#endif
         QTest::newRow("no random")
             << QStringList{QStringLiteral("run"), QStringLiteral("--data"), m_data, out, csv}
             << QStringLiteral("--random is required");
@@ -1369,6 +1415,75 @@ private slots:
             ++positive;
         }
         QCOMPARE(positive, 10);
+    }
+
+    void runWritesPlot_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("extra");
+        const QStringList jackknife{QStringLiteral("--jackknife"), QStringLiteral("4")};
+        QTest::newRow("png, log bins, jackknife") << QStringLiteral("w.png") << jackknife;
+        QTest::newRow("png, linear bins")
+            << QStringLiteral("w-linear.png")
+            << QStringList{QStringLiteral("--bins"),  QStringLiteral("linear"),
+                           QStringLiteral("--min"),   QStringLiteral("0"),
+                           QStringLiteral("--max"),   QStringLiteral("5"),
+                           QStringLiteral("--unit"),  QStringLiteral("deg"),
+                           QStringLiteral("--nbins"), QStringLiteral("10")};
+        QTest::newRow("upper-case suffix") << QStringLiteral("w-upper.PNG") << QStringList();
+        QTest::newRow("pdf, log bins, jackknife") << QStringLiteral("w.pdf") << jackknife;
+    }
+
+    void runWritesPlot() {
+#if !TPACF_CLI_HAVE_PLOT
+        QSKIP("built without the GUI: badCommandLines checks that --plot says so");
+#else
+        QFETCH(QString, file);
+        QFETCH(QStringList, extra);
+        const QString csvPath = path(QStringLiteral("plotted.csv"));
+        const QString plotPath = path(file);
+        const Outcome outcome = tpacfWithoutDisplay(
+            QStringList{QStringLiteral("run"), QStringLiteral("--data"), m_data,
+                        QStringLiteral("--random"), m_random1, QStringLiteral("--output"), csvPath,
+                        QStringLiteral("--plot"), plotPath} +
+            extra);
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QVERIFY2(outcome.out.contains(QStringLiteral("plot written to ") + plotPath),
+                 qPrintable(outcome.out));
+        QVERIFY(QFile::exists(csvPath));
+        // Only tpacf's own notices on stderr: Qt has nothing to say about the offscreen drawing.
+        for (const QString& line : outcome.err.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            QVERIFY2(line.startsWith(QStringLiteral("tpacf: ")), qPrintable(line));
+
+        if (file.endsWith(QStringLiteral(".pdf"))) {
+            QFile pdf(plotPath);
+            QVERIFY(pdf.open(QIODevice::ReadOnly));
+            const QByteArray content = pdf.readAll();
+            QVERIFY2(content.startsWith("%PDF"), content.left(16).constData());
+            QVERIFY(content.size() > 1000);
+            return;
+        }
+        // The app's default export: 1800 x 1200 pixels tagged 300 dpi.
+        const QImage image(plotPath, "png");
+        QVERIFY2(!image.isNull(), qPrintable(plotPath));
+        QCOMPARE(image.size(), QSize(1800, 1200));
+        QCOMPARE(qRound(image.dotsPerMeterX() * 0.0254), 300);
+        // Drawn, not blank: a white page with axes, text, and the w points in their blue.
+        const QColor wColor(0x1f, 0x4e, 0x9c);
+        qint64 inked = 0, wPixels = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x) {
+                const QColor pixel = image.pixelColor(x, y);
+                if (pixel != QColor(Qt::white))
+                    ++inked;
+                if (std::abs(pixel.red() - wColor.red()) < 8 &&
+                    std::abs(pixel.green() - wColor.green()) < 8 &&
+                    std::abs(pixel.blue() - wColor.blue()) < 8)
+                    ++wPixels;
+            }
+        const qint64 total = qint64(image.width()) * image.height();
+        QVERIFY2(inked > total / 100 && inked < total / 2, qPrintable(QString::number(inked)));
+        QVERIFY2(wPixels > 500, qPrintable(QString::number(wPixels)));
+#endif
     }
 
     void ctrlCCancels() {
