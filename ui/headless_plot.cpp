@@ -14,16 +14,6 @@ namespace tpacf::ui {
 
 namespace {
 
-// Screen pixels per inch that QCustomPlot's fonts and pens are designed for (as plot_export).
-constexpr double kScreenDpi = 96.0;
-
-/// The size the figure is laid out at before savePlotPng/savePlotPdf scale it to the paper.
-QSize layoutSize(const PlotExportSettings& settings) {
-    const double factor = kScreenDpi / qMax(1, settings.dpi);
-    return {qMax(1, int(std::lround(settings.widthPx * factor))),
-            qMax(1, int(std::lround(settings.heightPx * factor)))};
-}
-
 /// How much of the data `area` (pixels) would hide: 3 per marker, 1 per error bar it crosses.
 int dataUnder(QCustomPlot* plot, const QRectF& area) {
     int hidden = 0;
@@ -105,7 +95,7 @@ bool exportCorrelationPlot(const ResultPtr& result, const QString& path,
     PlotPanel panel;
     panel.setResult(result, false);
     QCustomPlot* plot = panel.plot(PlotPanel::Plot::Correlation);
-    placeLegendClearOfData(plot, layoutSize(settings));
+    placeLegendClearOfData(plot, plotLayoutSize(settings));
     if (suffix.compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0)
         return savePlotPdf(plot, path, settings, panel.plotTitle(PlotPanel::Plot::Correlation),
                            error);

@@ -18,13 +18,13 @@ namespace {
 // Screen pixels per inch that QCustomPlot's fonts and pens are designed for.
 constexpr double kScreenDpi = 96.0;
 
-QSize logicalSize(const PlotExportSettings& settings) {
+} // namespace
+
+QSize plotLayoutSize(const PlotExportSettings& settings) {
     const double factor = kScreenDpi / qMax(1, settings.dpi);
     return {qMax(1, int(std::lround(settings.widthPx * factor))),
             qMax(1, int(std::lround(settings.heightPx * factor)))};
 }
-
-} // namespace
 
 bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
                  QString* error) {
@@ -34,7 +34,7 @@ bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSetting
     }
     // QCustomPlot::savePng rounds (width × scale); drawing into an image of the exact size with
     // a painter scale gives precisely the pixels asked for.
-    const QSize logical = logicalSize(settings);
+    const QSize logical = plotLayoutSize(settings);
     QImage image(settings.widthPx, settings.heightPx, QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::white);
     {
@@ -61,7 +61,7 @@ bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSetting
 
 bool savePlotPdf(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
                  const QString& title, QString* error) {
-    const QSize logical = logicalSize(settings);
+    const QSize logical = plotLayoutSize(settings);
     const bool ok = plot->savePdf(path, logical.width(), logical.height(), QCP::epNoCosmetic,
                                   QStringLiteral("TPACF Studio"), title);
     plot->replot();
