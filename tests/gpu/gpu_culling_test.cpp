@@ -15,6 +15,9 @@
 #include "tpacf/culling.h"
 #include "tpacf/errors.h"
 #include "tpacf/mock.h"
+#ifdef TPACF_GPU_TEST_INTERNALS
+#include "cuda_pair_counter.h" // kernels/src: a counter over a device list given as is
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -406,6 +409,65 @@ int main(int argc, char** argv) {
             }
         }
         std::printf("regions done: %d checks, %d failures\n", stats.checks, stats.failures);
+
+#ifdef TPACF_GPU_TEST_INTERNALS
+        // The multi-device schedule on one GPU: two host threads each drive device 0 as if it
+        // were a second card (own stream and buffers; the leader builds the culled list, the
+        // other waits for it; both take units from one cursor; the counts are summed). This is
+        // the code that otherwise runs only where a machine has several GPUs.
+        {
+            auto twiceDouble =
+                cuda::detail::makeCudaPairCounter(Precision::Double, {0, 0}, "GPU 0 twice");
+            auto twiceFloat =
+                cuda::detail::makeCudaPairCounter(Precision::Float, {0, 0}, "GPU 0 twice");
+            const Counters twice{&cpu, twiceDouble.get(), twiceFloat.get()};
+            const Catalog a = makeCatalog("mock", 20001, 903);
+            const Catalog b = makeCatalog("clumps", 20004, 904);
+            const std::vector<CountTask> tasks{{&a, nullptr}, {&a, &b}, {&b, nullptr}};
+            for (double thetaMax : {0.1, 10.0, 179.0}) {
+                const BinCase bins = binCases(thetaMax, false)[0];
+                runCase(stats, twice, a, b, bins, true);
+                // Float on two device threads == float on one (a pair's float bin does not
+                // depend on which thread or launch computed it).
+                const Binning binning(bins.spec);
+                for (CullingMode mode : {CullingMode::On, CullingMode::Off}) {
+                    const auto two = countWith(*twiceFloat, mode, tasks, binning);
+                    const auto one = countWith(*gpuFloat, mode, tasks, binning);
+                    const std::string what = "two device threads, float, theta_max " +
+                                             std::to_string(thetaMax) + " deg, culling " +
+                                             std::string(cullingModeName(mode));
+                    expect(stats, sameCounts(what, two, one), what + ": == one device thread");
+                }
+            }
+            // Large enough that the work list holds many launches' worth of units (each launch
+            // takes at least a grid's worth, ~400 units on an H100): N = 200,000 brute force
+            // is ~10,000 units, so both threads take launches from the cursor.
+            {
+                const Catalog big = makeCatalog("mock", 200000, 905);
+                const Catalog bigB = makeCatalog("uniform", 200003, 906);
+                const std::vector<CountTask> bigTasks{{&big, nullptr}, {&big, &bigB}};
+                const Binning binning(binCases(179.0, false)[0].spec);
+                for (PairCounter* counter : {twiceDouble.get(), twiceFloat.get()}) {
+                    PairCounter& single = counter == twiceDouble.get() ? *gpuDouble : *gpuFloat;
+                    for (CullingMode mode : {CullingMode::Off, CullingMode::On}) {
+                        const std::string what =
+                            std::string("two device threads, N = 200000, ") +
+                            (counter == twiceDouble.get() ? "double" : "float") + ", culling " +
+                            std::string(cullingModeName(mode));
+                        expect(stats,
+                               sameCounts(what, countWith(*counter, mode, bigTasks, binning),
+                                          countWith(single, mode, bigTasks, binning)),
+                               what + ": == one device thread");
+                    }
+                }
+            }
+            const Catalog ra = gputest::withRegions(a, gputest::coherentRegions(a, a, 7, 5));
+            const Catalog rb = gputest::withRegions(b, gputest::coherentRegions(b, a, 7, 5));
+            runRegionCase(stats, twice, ra, rb, 7, binCases(10.0, false)[0]);
+            std::printf("two device threads done: %d checks, %d failures\n", stats.checks,
+                        stats.failures);
+        }
+#endif
 
         if (!quick) {
             // N = 200,000: culled against brute force on the GPU (which the other suites hold
