@@ -441,7 +441,7 @@ int main(int argc, char** argv) {
             }
             // Large enough that the work list holds many launches' worth of units (each launch
             // takes at least a grid's worth, ~400 units on an H100): N = 200,000 brute force
-            // is ~10,000 units, so both threads take launches from the cursor.
+            // is ~7,000 units (~18 launches), so both threads take launches from the cursor.
             {
                 const Catalog big = makeCatalog("mock", 200000, 905);
                 const Catalog bigB = makeCatalog("uniform", 200003, 906);
