@@ -1112,9 +1112,7 @@ void MainWindow::reportJackknife(const CorrelationResult& result) {
                 .arg(QString::fromStdString(regions.method)));
     // A bin can have a finite w but no σ (a leave-one-out sample without pairs there): its
     // point is drawn without a bar, which must not read as "exact".
-    int withoutSigma = 0;
-    for (std::size_t k = 0; k < result.w.size() && k < result.wError.size(); ++k)
-        withoutSigma += std::isfinite(result.w[k]) && !std::isfinite(result.wError[k]) ? 1 : 0;
+    const std::size_t withoutSigma = result.binsWithoutSigma();
     if (withoutSigma > 0)
         logLine(MessageSeverity::Info,
                 tr("Jackknife: %1 bins with a finite w have no σ (a leave-one-out sample has no "
@@ -1178,13 +1176,17 @@ Session MainWindow::session() const {
     return session;
 }
 
-bool MainWindow::applySession(const Session& session) {
+MainWindow::CatalogChange MainWindow::sessionChange(const Session& session) {
     CatalogChange change;
     change.replaceAll = true;
     change.data = session.data;
     change.randoms = session.randoms;
     change.settings = session.settings;
-    return queueCatalogChange(std::move(change));
+    return change;
+}
+
+bool MainWindow::applySession(const Session& session) {
+    return queueCatalogChange(sessionChange(session));
 }
 
 bool MainWindow::saveSession(const QString& path) {
@@ -1208,11 +1210,7 @@ bool MainWindow::loadSession(const QString& path) {
         return false;
     }
     // Remembered and reported once its catalogs are read (onCatalogsRead).
-    CatalogChange change;
-    change.replaceAll = true;
-    change.data = loaded->data;
-    change.randoms = loaded->randoms;
-    change.settings = loaded->settings;
+    CatalogChange change = sessionChange(*loaded);
     change.sessionPath = path;
     return queueCatalogChange(std::move(change));
 }

@@ -283,9 +283,7 @@ int runCommand(const Context& context) {
         printNotice(context.err, warning);
     // A finite w without σ (a leave-one-out sample has no pairs in that bin) must not read as
     // an exact value in the CSV's nan.
-    std::size_t withoutSigma = 0;
-    for (std::size_t k = 0; k < result.w.size() && k < result.wError.size(); ++k)
-        withoutSigma += std::isfinite(result.w[k]) && !std::isfinite(result.wError[k]) ? 1 : 0;
+    const std::size_t withoutSigma = result.binsWithoutSigma();
     if (withoutSigma > 0 && !quiet)
         printNotice(context.err, std::to_string(withoutSigma) +
                                      " bins with a finite w have no jackknife sigma (w_err nan): "

@@ -4,6 +4,7 @@
 #include "tpacf/errors.h"
 
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 namespace tpacf {
@@ -75,6 +76,13 @@ std::vector<std::uint64_t> CorrelationResult::drSummed() const {
 
 std::vector<std::uint64_t> CorrelationResult::rrSummed() const {
     return sumOverSets(raw.rr, binCount());
+}
+
+std::size_t CorrelationResult::binsWithoutSigma() const noexcept {
+    std::size_t count = 0;
+    for (std::size_t k = 0; k < w.size() && k < wError.size(); ++k)
+        count += std::isfinite(w[k]) && !std::isfinite(wError[k]) ? 1 : 0;
+    return count;
 }
 
 CorrelationJob::CorrelationJob(CorrelationParams params, const GpuBackendProvider* gpu)

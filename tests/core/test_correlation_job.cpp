@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <thread>
 
@@ -173,6 +174,7 @@ private slots:
     void estimatorsByHand_data();
     void estimatorsByHand();
     void summedColumns();
+    void binsWithoutSigma();
     void autoBackendNotice();
     void badInputs_data();
     void badInputs();
@@ -307,6 +309,17 @@ void TestCorrelationJob::summedColumns() {
         QCOMPARE(dr[k], job.raw.dr[0][k] + job.raw.dr[1][k] + job.raw.dr[2][k]);
         QCOMPARE(rr[k], job.raw.rr[0][k] + job.raw.rr[1][k] + job.raw.rr[2][k]);
     }
+}
+
+void TestCorrelationJob::binsWithoutSigma() {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    CorrelationResult r;
+    r.w = {1.0, nan, 2.0, -3.0, 4.0};
+    QCOMPARE(r.binsWithoutSigma(), std::size_t{0}); // no jackknife: nothing to miss
+    // Bin 1 has no w, so no σ is expected; bins 2 (nan) and 3 (inf) lack the σ they should have.
+    r.wError = {0.1, nan, nan, inf, 0.0};
+    QCOMPARE(r.binsWithoutSigma(), std::size_t{2});
 }
 
 void TestCorrelationJob::autoBackendNotice() {

@@ -64,6 +64,9 @@ struct CorrelationResult {
     JackknifeRegionsSummary jackknifeRegions;
 
     bool hasJackknife() const noexcept { return !wError.empty(); }
+    /// Bins with a finite w but no jackknife σ (a leave-one-out sample has no pairs there):
+    /// frontends say so, since a point without an error bar must not read as exact.
+    std::size_t binsWithoutSigma() const noexcept;
 
     std::size_t binCount() const noexcept { return centres.size(); }
     /// DR and RR raw counts summed over random sets (the CSV's DR, RR columns).
