@@ -51,6 +51,24 @@ double parseNumber(std::string_view what, std::string_view text) {
     return value;
 }
 
+std::vector<double> parseNumberList(std::string_view what, std::string_view text) {
+    std::vector<double> numbers;
+    std::string_view rest = text;
+    while (true) {
+        const auto comma = rest.find(',');
+        const std::string_view field = rest.substr(0, comma);
+        try {
+            numbers.push_back(parseNumber(what, field));
+        } catch (const UsageError&) {
+            throw UsageError(std::string(what) + ": " + quote(text) +
+                             " is not a comma-separated list of numbers (" + quote(field) + ")");
+        }
+        if (comma == std::string_view::npos)
+            return numbers;
+        rest.remove_prefix(comma + 1);
+    }
+}
+
 std::int64_t parseInteger(std::string_view what, std::string_view text, std::int64_t minimum,
                           std::int64_t maximum) {
     std::string_view digits = text;
@@ -140,22 +158,7 @@ std::optional<std::vector<double>> ParsedArgs::numberList(std::string_view name)
     const auto text = value(name);
     if (!text)
         return std::nullopt;
-    std::vector<double> numbers;
-    std::string_view rest = *text;
-    while (true) {
-        const auto comma = rest.find(',');
-        const std::string_view field = rest.substr(0, comma);
-        try {
-            numbers.push_back(parseNumber(name, field));
-        } catch (const UsageError&) {
-            fail(std::string(name) + ": " + quote(*text) + " is not a comma-separated list of " +
-                 "numbers (" + quote(field) + ")");
-        }
-        if (comma == std::string_view::npos)
-            break;
-        rest.remove_prefix(comma + 1);
-    }
-    return numbers;
+    return parseNumberList(name, *text);
 }
 
 void ParsedArgs::fail(const std::string& message) const {

@@ -16,13 +16,13 @@ namespace tpacf::cli {
 /// Bad command line: unknown flag, missing value, bad number. A ConfigError so every layer that
 /// maps core errors to exit 2 treats it alike.
 class UsageError : public ConfigError {
-  public:
+public:
     using ConfigError::ConfigError;
 };
 
 /// The flags one subcommand accepts.
 class OptionSet {
-  public:
+public:
     enum class Kind { Switch, Value, Repeated };
 
     /// A flag without value (e.g. --quiet).
@@ -34,13 +34,13 @@ class OptionSet {
 
     std::optional<Kind> kindOf(std::string_view name) const;
 
-  private:
+private:
     std::map<std::string, Kind, std::less<>> m_kinds;
 };
 
 /// Flags as given. Accessors convert and validate; errors name the flag.
 class ParsedArgs {
-  public:
+public:
     ParsedArgs(std::string command,
                std::map<std::string, std::vector<std::string>, std::less<>> values);
 
@@ -68,7 +68,7 @@ class ParsedArgs {
     /// Throws a UsageError "<command>: <message>" that points at the subcommand's help.
     [[noreturn]] void fail(const std::string& message) const;
 
-  private:
+private:
     std::string m_command;
     std::map<std::string, std::vector<std::string>, std::less<>> m_values;
 };
@@ -83,6 +83,8 @@ bool wantsHelp(std::span<const std::string> args);
 
 /// Strict conversions; `what` names the flag in the message ("--min: \"abc\" is not a number").
 double parseNumber(std::string_view what, std::string_view text);
+/// "150,190,0,40" as numbers; errors name `what` and quote the whole text.
+std::vector<double> parseNumberList(std::string_view what, std::string_view text);
 std::int64_t parseInteger(std::string_view what, std::string_view text, std::int64_t minimum,
                           std::int64_t maximum);
 std::uint64_t parseUnsigned(std::string_view what, std::string_view text);

@@ -260,25 +260,6 @@ void checkBackendUsable(const BackendOptions& options, const GpuBackendProvider&
 
 namespace {
 
-// "150,190,0,40" as numbers; errors name the flag and quote the whole value.
-std::vector<double> numbersOf(std::string_view flag, std::string_view whole,
-                              std::string_view list) {
-    std::vector<double> numbers;
-    while (true) {
-        const auto comma = list.find(',');
-        const std::string_view field = list.substr(0, comma);
-        try {
-            numbers.push_back(parseNumber(flag, field));
-        } catch (const UsageError&) {
-            throw UsageError(std::string(flag) + ": " + quote(whole) +
-                             " is not a comma-separated list of numbers (" + quote(field) + ")");
-        }
-        if (comma == std::string_view::npos)
-            return numbers;
-        list.remove_prefix(comma + 1);
-    }
-}
-
 // The one place that turns a shape and its numbers into a Footprint, for both spellings
 // (mock's --box/--cap flags, bench's --footprint box:/cap:). `what` names the flag.
 Footprint footprintOfShape(const std::string& what, std::string_view shape,
@@ -326,7 +307,7 @@ Footprint parseFootprint(std::string_view flag, std::string_view text) {
                          " is not a footprint (full-sky, box:RA_MIN,RA_MAX,DEC_MIN,DEC_MAX or "
                          "cap:RA,DEC,RADIUS, in degrees)");
     return footprintOfShape(name + " " + std::string(shape), shape,
-                            numbersOf(flag, text, text.substr(colon + 1)));
+                            parseNumberList(flag, text.substr(colon + 1)));
 }
 
 void addClusteringOptions(OptionSet& options) {
