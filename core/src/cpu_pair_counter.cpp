@@ -1,6 +1,7 @@
 #include "tpacf/cpu_pair_counter.h"
 
 #include "sky_cells.h"
+#include "stop_and_join.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -428,20 +429,9 @@ CountProgress runTiles(const TileSchedule& schedule, std::size_t workerCount,
         wake.notify_one();
     };
 
-    // Joins on every way out, a throwing progress callback included.
-    struct Joiner {
-        std::vector<std::thread> threads;
-        std::atomic<bool>& stop;
-        ~Joiner() {
-            stop = true;
-            for (std::thread& t : threads)
-                if (t.joinable())
-                    t.join();
-        }
-    } joiner{{}, stop};
-    joiner.threads.reserve(workerCount);
+    StopAndJoin workers(stop);
     for (std::size_t w = 0; w < workerCount; ++w)
-        joiner.threads.emplace_back(work, w);
+        workers.start(work, w);
 
     // The calling thread only watches: progress at least every 50 ms, counts every other call.
     constexpr auto kTick = std::chrono::milliseconds(50);
@@ -458,9 +448,7 @@ CountProgress runTiles(const TileSchedule& schedule, std::size_t workerCount,
         if (control.onProgress)
             control.onProgress(snapshot(tick % 2 == 0));
     }
-    stop = true;
-    for (std::thread& t : joiner.threads)
-        t.join();
+    workers.joinAll();
 
     if (firstError)
         std::rethrow_exception(firstError);
@@ -593,8 +581,18 @@ struct RegionScratch {
     }
 };
 
-double thetaMaxDegrees(const Binning& binning) {
-    return binning.edgesRadians().back() * (180.0 / 3.14159265358979323846);
+/// A batch's unique pairs, and whether it is culled (the Auto rule on θ_max and that total).
+struct BatchChoice {
+    std::uint64_t pairsTotal = 0;
+    bool culled = false;
+};
+BatchChoice chooseForBatch(std::span<const CountTask> tasks, const Binning& binning,
+                           CullingMode mode) {
+    BatchChoice choice;
+    for (const CountTask& task : tasks)
+        choice.pairsTotal += task.pairTotal();
+    choice.culled = chooseCulling(mode, binning.maxDegrees(), choice.pairsTotal);
+    return choice;
 }
 
 // Work of one culled work item, in pair-kernel units (sky_cells.h): at most a few ms on one
@@ -809,10 +807,7 @@ std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
     const std::size_t bins = binning.count();
     const TileKernel kernel = kernelFor(m_avx512);
 
-    std::uint64_t pairsTotal = 0;
-    for (const CountTask& task : tasks)
-        pairsTotal += task.pairTotal();
-    const bool culled = chooseCulling(culling(), thetaMaxDegrees(binning), pairsTotal);
+    const auto [pairsTotal, culled] = chooseForBatch(tasks, binning, culling());
     setLastBatchCulled(culled);
 
     std::vector<TaskPlan> plans;
@@ -943,10 +938,7 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
     const std::size_t bins = binning.count();
     const TileKernel kernel = kernelFor(m_avx512);
 
-    std::uint64_t pairsTotal = 0;
-    for (const CountTask& task : tasks)
-        pairsTotal += task.pairTotal();
-    const bool culled = chooseCulling(culling(), thetaMaxDegrees(binning), pairsTotal);
+    const auto [pairsTotal, culled] = chooseForBatch(tasks, binning, culling());
     setLastBatchCulled(culled);
 
     // Brute force: each distinct catalog is put in region order once, however many tasks use

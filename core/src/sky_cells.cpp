@@ -27,6 +27,8 @@
 // share of the best plan.
 #include "sky_cells.h"
 
+#include "stop_and_join.h"
+
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -552,17 +554,9 @@ void refineInParallel(const std::vector<CellPairRun>& listed, std::uint32_t stri
         }
     };
 
-    struct Joiner {
-        std::vector<std::thread> threads;
-        std::atomic<bool>& stop;
-        ~Joiner() {
-            stop = true;
-            for (std::thread& t : threads)
-                t.join();
-        }
-    } joiner{{}, stop};
+    StopAndJoin helperThreads(stop);
     for (std::size_t h = 0; h < helpers; ++h)
-        joiner.threads.emplace_back([&] {
+        helperThreads.start([&] {
             try {
                 work(false);
             } catch (...) {
@@ -577,10 +571,7 @@ void refineInParallel(const std::vector<CellPairRun>& listed, std::uint32_t stri
         poll();
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    stop = true;
-    for (std::thread& t : joiner.threads)
-        t.join();
-    joiner.threads.clear();
+    helperThreads.joinAll();
     if (error)
         std::rethrow_exception(error);
     for (std::optional<DualRefiner>& part : parts)

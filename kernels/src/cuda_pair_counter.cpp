@@ -555,7 +555,7 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
     // Culling on: the list holds only the tile pairs within reach of the bins (built from the
     // tile boxes after the preparation) and the kernel classifies each tile pair (skip, one bin,
     // hi parts only). Off: every tile pair, every pair computed (brute force).
-    const double thetaMaxDegrees = binning.edgesRadians().back() * 180.0 / kPi;
+    const double thetaMaxDegrees = binning.maxDegrees();
     const bool culled = !knobs.bruteForce && chooseCulling(culling(), thetaMaxDegrees, pairsTotal);
     setLastBatchCulled(culled);
     if (pairsTotal == 0) {

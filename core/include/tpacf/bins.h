@@ -54,6 +54,10 @@ public:
     std::span<const double> edges() const noexcept { return m_edges; }
     /// The same in radians.
     std::span<const double> edgesRadians() const noexcept { return m_edgesRadians; }
+    /// The last edge in degrees: θ_max of the spatial-culling rule (chooseCulling).
+    double maxDegrees() const noexcept {
+        return fromRadians(m_edgesRadians.back(), AngleUnit::Degree);
+    }
     /// Bin centres in spec().unit: geometric for log, arithmetic for linear.
     std::span<const double> centres() const noexcept { return m_centres; }
     /// Squared chord length 4 sin²(θ/2) of every edge, in double, ascending.
