@@ -751,6 +751,25 @@ __global__ void gatherByRegionKernel(const double* x, const double* y, const dou
     }
 }
 
+/// The box of a warp's points: every lane's lo/hi become the warp's min/max on each axis.
+__device__ void warpReduceBox(double (&lo)[3], double (&hi)[3]) {
+#pragma unroll
+    for (int axis = 0; axis < 3; ++axis) {
+        for (int offset = 16; offset > 0; offset /= 2) {
+            lo[axis] = fmin(lo[axis], __shfl_xor_sync(0xffffffffu, lo[axis], offset));
+            hi[axis] = fmax(hi[axis], __shfl_xor_sync(0xffffffffu, hi[axis], offset));
+        }
+    }
+}
+
+template <class Box>
+__device__ void setBounds(Box& box, const double (&lo)[3], const double (&hi)[3]) {
+    for (int axis = 0; axis < 3; ++axis) {
+        box.lo[axis] = lo[axis];
+        box.hi[axis] = hi[axis];
+    }
+}
+
 /// One warp per tile: min/max of each axis over the tile's real points. Plain layout: the real
 /// points are [0, n). Region layout (tileRegion set): tileCounts/tileRegion give them.
 __global__ void tileBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::uint32_t tileSize,
@@ -770,19 +789,10 @@ __global__ void tileBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::u
             lo[1] = fmin(lo[1], p.y), hi[1] = fmax(hi[1], p.y);
             lo[2] = fmin(lo[2], p.z), hi[2] = fmax(hi[2], p.z);
         }
-#pragma unroll
-        for (int axis = 0; axis < 3; ++axis) {
-            for (int offset = 16; offset > 0; offset /= 2) {
-                lo[axis] = fmin(lo[axis], __shfl_xor_sync(0xffffffffu, lo[axis], offset));
-                hi[axis] = fmax(hi[axis], __shfl_xor_sync(0xffffffffu, hi[axis], offset));
-            }
-        }
+        warpReduceBox(lo, hi);
         if (lane == 0) {
             TileBox box;
-            for (int axis = 0; axis < 3; ++axis) {
-                box.lo[axis] = lo[axis];
-                box.hi[axis] = hi[axis];
-            }
+            setBounds(box, lo, hi);
             box.count = end > begin ? end - begin : 0;
             box.region = tileRegion != nullptr ? tileRegion[tile] : 0u;
             tiles[tile] = box;
@@ -809,19 +819,10 @@ __global__ void subBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::ui
             lo[1] = hi[1] = p.y;
             lo[2] = hi[2] = p.z;
         }
-#pragma unroll
-        for (int axis = 0; axis < 3; ++axis) {
-            for (int offset = 16; offset > 0; offset /= 2) {
-                lo[axis] = fmin(lo[axis], __shfl_xor_sync(0xffffffffu, lo[axis], offset));
-                hi[axis] = fmax(hi[axis], __shfl_xor_sync(0xffffffffu, hi[axis], offset));
-            }
-        }
+        warpReduceBox(lo, hi);
         if (lane == 0) {
             SubBox out;
-            for (int axis = 0; axis < 3; ++axis) {
-                out.lo[axis] = lo[axis];
-                out.hi[axis] = hi[axis];
-            }
+            setBounds(out, lo, hi);
             boxes[box] = out;
         }
     }

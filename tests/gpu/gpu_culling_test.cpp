@@ -34,21 +34,9 @@ using namespace tpacf;
 
 namespace {
 
-constexpr int kSkip = 77;
-
-struct Stats {
-    int checks = 0;
-    int failures = 0;
-};
-
-bool expect(Stats& stats, bool condition, const std::string& what) {
-    ++stats.checks;
-    if (!condition) {
-        ++stats.failures;
-        std::printf("FAIL %s\n", what.c_str());
-    }
-    return condition;
-}
+using gputest::expect;
+using gputest::kSkip;
+using gputest::Stats;
 
 // ---- catalogs ----------------------------------------------------------------------------
 
@@ -318,16 +306,10 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
            "TPACF_CUDA_BRUTE_FORCE=1 gives the culled counts");
 
     // Cancellation with culling on (before the list is built, and from the progress callback).
-    std::atomic<bool> cancel{true};
-    CountControl cancelled;
-    cancelled.cancelRequested = &cancel;
-    bool threw = false;
-    try {
-        gpu.countBatch(tasks, binning, cancelled);
-    } catch (const Cancelled&) {
-        threw = true;
-    }
-    expect(stats, threw, "culled batch: a set cancel token gives tpacf::Cancelled");
+    expect(stats, gputest::cancelledBySetToken([&](const CountControl& control) {
+               gpu.countBatch(tasks, binning, control);
+           }),
+           "culled batch: a set cancel token gives tpacf::Cancelled");
     gpu.setCulling(CullingMode::Auto);
 }
 

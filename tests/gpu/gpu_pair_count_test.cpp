@@ -30,7 +30,9 @@ using namespace tpacf;
 
 namespace {
 
-constexpr int kSkip = 77;
+using gputest::expect;
+using gputest::kSkip;
+using gputest::Stats;
 
 struct BinCase {
     std::string label;
@@ -51,11 +53,6 @@ std::vector<BinCase> binCases() {
         {"lin1000 full 0-180deg", BinSpec::linearCount(0, 180, AngleUnit::Degree, 1000)},
     };
 }
-
-struct Stats {
-    int cases = 0;
-    int failures = 0;
-};
 
 const char* precisionText(Precision p) {
     return p == Precision::Float ? "float" : "double";
@@ -187,7 +184,7 @@ void runCase(Stats& stats, CpuPairCounter& cpu, PairCounter& gpuDouble, PairCoun
     for (PairCounter* gpu : {&gpuDouble, &gpuFloat}) {
         if (gpu == &gpuFloat && !floatToo)
             continue;
-        ++stats.cases;
+        ++stats.checks;
         auto result = poisoned(setup.tasks.size(), binning.count());
         try {
             result = gpu->countBatch(setup.tasks, binning);
@@ -200,15 +197,6 @@ void runCase(Stats& stats, CpuPairCounter& cpu, PairCounter& gpuDouble, PairCoun
         if (!compare(what, gpu->precision(), result, ref, setup.tasks, binning))
             ++stats.failures;
     }
-}
-
-bool expect(Stats& stats, bool condition, const char* what) {
-    ++stats.cases;
-    if (!condition) {
-        std::printf("FAIL %s\n", what);
-        ++stats.failures;
-    }
-    return condition;
 }
 
 /// Progress on the caller's thread, totals, device time, cancellation.
@@ -243,16 +231,11 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
     expect(stats, gpu.lastDeviceSeconds().has_value() && *gpu.lastDeviceSeconds() > 0,
            "lastDeviceSeconds is set");
 
-    std::atomic<bool> cancel{true};
-    CountControl cancelled;
-    cancelled.cancelRequested = &cancel;
+    expect(stats, gputest::cancelledBySetToken([&](const CountControl& control) {
+               gpu.countBatch(tasks, binning, control);
+           }),
+           "a set cancel token gives tpacf::Cancelled");
     bool threw = false;
-    try {
-        gpu.countBatch(tasks, binning, cancelled);
-    } catch (const Cancelled&) {
-        threw = true;
-    }
-    expect(stats, threw, "a set cancel token gives tpacf::Cancelled");
 
     // Cancel mid-way from the progress callback: Cancelled comes back quickly.
     std::atomic<bool> later{false};
@@ -314,7 +297,7 @@ int main(int argc, char** argv) {
                             !denseLinear || n <= 1000, seed++);
                 }
             }
-            std::printf("N=%zu done: %d checks, %d failures\n", n, stats.cases, stats.failures);
+            std::printf("N=%zu done: %d checks, %d failures\n", n, stats.checks, stats.failures);
             std::fflush(stdout);
         }
 
@@ -330,7 +313,7 @@ int main(int argc, char** argv) {
         for (std::size_t b : {std::size_t{0}, std::size_t{2}})
             runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 7, bins[b], true, 2000 + b);
         unsetenv("TPACF_CUDA_BRUTE_FORCE");
-        std::printf("hist modes and brute force done: %d checks, %d failures\n", stats.cases,
+        std::printf("hist modes and brute force done: %d checks, %d failures\n", stats.checks,
                     stats.failures);
 
         if (!quick) {
@@ -338,14 +321,14 @@ int main(int argc, char** argv) {
             runCase(stats, cpu, *gpuDouble, *gpuFloat, 100000, 1, bins[0], true, 3001);
             runCase(stats, cpu, *gpuDouble, *gpuFloat, 100000, 1, bins[2], true, 3002);
             runCase(stats, cpu, *gpuDouble, *gpuFloat, 100000, 1, bins[8], false, 3003);
-            std::printf("N=100000 done: %d checks, %d failures\n", stats.cases, stats.failures);
+            std::printf("N=100000 done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
         runControlChecks(stats, *gpuFloat);
     } catch (const std::exception& e) {
         std::printf("FAIL: unexpected exception: %s\n", e.what());
         ++stats.failures;
     }
-    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.cases,
+    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
                 stats.failures);
     return stats.failures == 0 ? 0 : 1;
 }

@@ -27,12 +27,9 @@ using namespace tpacf;
 
 namespace {
 
-constexpr int kSkip = 77;
-
-struct Stats {
-    int cases = 0;
-    int failures = 0;
-};
+using gputest::expect;
+using gputest::kSkip;
+using gputest::Stats;
 
 const char* precisionText(Precision p) {
     return p == Precision::Float ? "float" : "double";
@@ -123,11 +120,10 @@ bool compareRows(const char* what, const char* row, Precision precision,
     bool ok = true;
     for (std::size_t i = 0; i < ref.size(); ++i) {
         const double diff = std::abs(static_cast<double>(gpu[i]) - static_cast<double>(ref[i]));
-        const double tolerance =
-            precision == Precision::Double
-                ? 0.0
-                : 1e-5 * static_cast<double>(ref[i]) + 2.0 +
-                      static_cast<double>(nearEdge[i % bins]);
+        const double tolerance = precision == Precision::Double
+                                     ? 0.0
+                                     : 1e-5 * static_cast<double>(ref[i]) + 2.0 +
+                                           static_cast<double>(nearEdge[i % bins]);
         if (diff > tolerance) {
             ok = false;
             if (printed++ < 8)
@@ -182,9 +178,9 @@ Setup makeSetup(std::size_t n, int sets, int regions, bool coherent, std::uint64
     setup.catalogs.reserve(1 + sets);
     const Catalog data = gputest::clusteredCatalog(n, seed, "data");
     auto assign = [&](const Catalog& catalog, std::uint64_t s) {
-        return gputest::withRegions(catalog,
-                                    coherent ? gputest::coherentRegions(catalog, data, regions, seed)
-                                             : gputest::randomRegions(catalog.size(), regions, s));
+        return gputest::withRegions(
+            catalog, coherent ? gputest::coherentRegions(catalog, data, regions, seed)
+                              : gputest::randomRegions(catalog.size(), regions, s));
     };
     setup.catalogs.push_back(assign(data, seed * 7 + 1));
     for (int i = 0; i < sets; ++i) {
@@ -215,18 +211,19 @@ void runCase(Stats& stats, CpuPairCounter& cpu, PairCounter& gpuDouble, PairCoun
 
     // The brute-force reference itself against the CPU backend: its plain totals, and its
     // region counts where it has them (the GPU's double counts must equal both).
-    ++stats.cases;
+    ++stats.checks;
     const auto cpuTotals = cpu.countBatch(setup.tasks, binning);
     for (std::size_t t = 0; t < ref.size(); ++t) {
         if (cpuTotals[t] != ref[t].counts.total) {
             std::printf("FAIL %s task %zu: brute-force totals disagree with CpuPairCounter::"
-                        "countBatch\n", what, t);
+                        "countBatch\n",
+                        what, t);
             ++stats.failures;
             break;
         }
     }
     if (cpu.supportsRegions()) {
-        ++stats.cases;
+        ++stats.checks;
         const auto cpuRegions =
             cpu.countBatchByRegion(setup.tasks, binning, static_cast<std::size_t>(regions));
         int printed = 0;
@@ -242,13 +239,14 @@ void runCase(Stats& stats, CpuPairCounter& cpu, PairCounter& gpuDouble, PairCoun
         }
         if (!ok) {
             std::printf("FAIL %s: CpuPairCounter::countBatchByRegion (\"cpu\" rows, [double]) "
-                        "disagrees with the brute-force contract\n", what);
+                        "disagrees with the brute-force contract\n",
+                        what);
             ++stats.failures;
         }
     }
 
     for (PairCounter* gpu : {&gpuDouble, &gpuFloat}) {
-        ++stats.cases;
+        ++stats.checks;
         try {
             const auto result =
                 gpu->countBatchByRegion(setup.tasks, binning, static_cast<std::size_t>(regions));
@@ -260,15 +258,6 @@ void runCase(Stats& stats, CpuPairCounter& cpu, PairCounter& gpuDouble, PairCoun
             ++stats.failures;
         }
     }
-}
-
-bool expect(Stats& stats, bool condition, const char* what) {
-    ++stats.cases;
-    if (!condition) {
-        std::printf("FAIL %s\n", what);
-        ++stats.failures;
-    }
-    return condition;
 }
 
 void runControlChecks(Stats& stats, PairCounter& gpu) {
@@ -300,18 +289,12 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
     }
     expect(stats, identity, "region batch: sum of touching + within = 2 * total in every bin");
 
-    std::atomic<bool> cancel{true};
-    CountControl cancelled;
-    cancelled.cancelRequested = &cancel;
-    bool threw = false;
-    try {
-        gpu.countBatchByRegion(tasks, binning, 32, cancelled);
-    } catch (const Cancelled&) {
-        threw = true;
-    }
-    expect(stats, threw, "region batch: a set cancel token gives tpacf::Cancelled");
+    expect(stats, gputest::cancelledBySetToken([&](const CountControl& control) {
+               gpu.countBatchByRegion(tasks, binning, 32, control);
+           }),
+           "region batch: a set cancel token gives tpacf::Cancelled");
 
-    threw = false;
+    bool threw = false;
     try {
         gpu.countBatchByRegion(tasks, binning, 16); // regions up to 31 present
     } catch (const ConfigError&) {
@@ -344,15 +327,15 @@ int main(int argc, char** argv) {
         std::uint64_t seed = 1;
         for (int regions : {2, 7, 32, 500}) {
             for (bool coherent : {false, true}) {
-                for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{1001},
-                                      std::size_t{4097}}) {
+                for (std::size_t n :
+                     {std::size_t{1}, std::size_t{33}, std::size_t{1001}, std::size_t{4097}}) {
                     runCase(stats, cpu, *gpuDouble, *gpuFloat, n, n > 1000 ? 2 : 1, regions,
                             coherent, full, seed++);
                 }
                 runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 1, regions, coherent, small,
                         seed++);
             }
-            std::printf("K=%d done: %d checks, %d failures\n", regions, stats.cases,
+            std::printf("K=%d done: %d checks, %d failures\n", regions, stats.checks,
                         stats.failures);
             std::fflush(stdout);
         }
@@ -376,19 +359,19 @@ int main(int argc, char** argv) {
             runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 2, 500, false, full, seed++);
             unsetenv("TPACF_CUDA_REGION_LEVEL");
         }
-        std::printf("hist modes and brute force done: %d checks, %d failures\n", stats.cases,
+        std::printf("hist modes and brute force done: %d checks, %d failures\n", stats.checks,
                     stats.failures);
 
         if (!quick) {
             runCase(stats, cpu, *gpuDouble, *gpuFloat, 100001, 1, 32, true, full, seed++);
-            std::printf("N=100001 done: %d checks, %d failures\n", stats.cases, stats.failures);
+            std::printf("N=100001 done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
         runControlChecks(stats, *gpuFloat);
     } catch (const std::exception& e) {
         std::printf("FAIL: unexpected exception: %s\n", e.what());
         ++stats.failures;
     }
-    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.cases,
+    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
                 stats.failures);
     return stats.failures == 0 ? 0 : 1;
 }

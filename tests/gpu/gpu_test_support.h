@@ -1,16 +1,52 @@
 #pragma once
 // Shared by the GPU suite and the GPU benchmark: seeded catalogs and small helpers.
 #include "tpacf/catalog.h"
+#include "tpacf/errors.h"
+#include "tpacf/pair_counter.h"
 #include "tpacf/units.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace tpacf::gputest {
+
+/// CTest's SKIP_RETURN_CODE: no CUDA in the build or no device on the machine.
+inline constexpr int kSkip = 77;
+
+/// Checks made and failed; each suite ends with "PASS|FAIL: N checks, M failures".
+struct Stats {
+    int checks = 0;
+    int failures = 0;
+};
+
+/// Counts one check; prints "FAIL what" when it fails.
+inline bool expect(Stats& stats, bool condition, const std::string& what) {
+    ++stats.checks;
+    if (!condition) {
+        ++stats.failures;
+        std::printf("FAIL %s\n", what.c_str());
+    }
+    return condition;
+}
+
+/// Whether `count(control)` with a cancel token set before the call ends in tpacf::Cancelled.
+template <class Count> bool cancelledBySetToken(Count&& count) {
+    std::atomic<bool> cancel{true};
+    CountControl control;
+    control.cancelRequested = &cancel;
+    try {
+        count(control);
+    } catch (const Cancelled&) {
+        return true;
+    }
+    return false;
+}
 
 /// Uniform points on the sphere.
 inline Catalog uniformCatalog(std::size_t n, std::uint64_t seed, std::string name) {
@@ -103,10 +139,9 @@ inline std::vector<std::int32_t> coherentRegions(const Catalog& catalog, const C
 
 /// The same catalog with jackknife regions attached.
 inline Catalog withRegions(const Catalog& catalog, std::vector<std::int32_t> regions) {
-    return Catalog::fromRadians(catalog.name(),
-                                std::vector<double>(catalog.ra().begin(), catalog.ra().end()),
-                                std::vector<double>(catalog.dec().begin(), catalog.dec().end()),
-                                {}, std::move(regions));
+    return Catalog::fromRadians(
+        catalog.name(), std::vector<double>(catalog.ra().begin(), catalog.ra().end()),
+        std::vector<double>(catalog.dec().begin(), catalog.dec().end()), {}, std::move(regions));
 }
 
 } // namespace tpacf::gputest
