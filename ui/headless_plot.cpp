@@ -75,12 +75,13 @@ void placeLegendClearOfData(QCustomPlot* plot, const QSize& size) {
     insets->setInsetAlignment(0, best);
 }
 
-} // namespace
-
+/// The figure formats exportCorrelationPlot() writes, by file suffix ("png", "pdf").
 bool isPlotSuffixSupported(const QString& suffix) {
     return suffix.compare(QStringLiteral("png"), Qt::CaseInsensitive) == 0 ||
            suffix.compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0;
 }
+
+} // namespace
 
 bool exportCorrelationPlot(const ResultPtr& result, const QString& path,
                            const PlotExportSettings& settings, QString* error) {

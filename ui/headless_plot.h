@@ -8,9 +8,6 @@
 
 namespace tpacf::ui {
 
-/// The figure formats exportCorrelationPlot() writes, by file suffix ("png", "pdf").
-bool isPlotSuffixSupported(const QString& suffix);
-
 /// Writes the w(θ) plot of `result` to `path`, PNG or PDF by its suffix, exactly as the app's
 /// Plots panel draws it (jackknife error bars where the result has them; log axes for log bins)
 /// and exports it at `settings`. Returns false with `error` set when it cannot.

@@ -214,6 +214,8 @@ private:
         bool operator==(const ResultInputs&) const = default;
     };
 
+    /// A session's catalogs and settings, replacing the window's.
+    static CatalogChange sessionChange(const Session& session);
     bool queueCatalogChange(CatalogChange change);
     void onCatalogsRead(quint64 id, const CatalogList& catalogs);
     void onCatalogReadFailed(quint64 id, const QString& message);
