@@ -236,10 +236,8 @@ int main(int argc, char** argv) {
         quick = quick || std::string(argv[a]) == "--quick";
     }
     const auto provider = cuda::makeProvider();
-    if (provider->devices().empty()) {
-        std::printf("SKIP: no CUDA device: %s\n", provider->unavailableReason().c_str());
-        return 77;
-    }
+    if (gputest::skipWithoutDevice(*provider))
+        return gputest::kSkip;
     if (culling)
         return cullingBench(*provider, quick);
     if (jackknife > 0)

@@ -318,10 +318,8 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
     const auto provider = cuda::makeProvider();
-    if (!provider->compiledIn() || provider->devices().empty()) {
-        std::printf("SKIP: no CUDA device: %s\n", provider->unavailableReason().c_str());
+    if (gputest::skipWithoutDevice(*provider))
         return kSkip;
-    }
     Stats stats;
     try {
         auto gpuDouble = provider->create(Precision::Double, {});

@@ -264,15 +264,9 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
 int main(int argc, char** argv) {
     const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
     const auto provider = cuda::makeProvider();
-    if (!provider->compiledIn()) {
-        std::printf("SKIP: no CUDA device: %s\n", provider->unavailableReason().c_str());
+    if (gputest::skipWithoutDevice(*provider))
         return kSkip;
-    }
     const auto devices = provider->devices();
-    if (devices.empty()) {
-        std::printf("SKIP: no CUDA device: %s\n", provider->unavailableReason().c_str());
-        return kSkip;
-    }
     std::printf("%s\n", provider->versionDescription().c_str());
     for (const GpuDeviceInfo& d : devices)
         std::printf("device %d: %s, %d SMs, cc %d.%d, %.1f GiB\n", d.index, d.name.c_str(),

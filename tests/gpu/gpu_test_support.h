@@ -1,5 +1,6 @@
 #pragma once
 // Shared by the GPU suite and the GPU benchmark: seeded catalogs and small helpers.
+#include "tpacf/backend.h"
 #include "tpacf/catalog.h"
 #include "tpacf/errors.h"
 #include "tpacf/pair_counter.h"
@@ -33,6 +34,15 @@ inline bool expect(Stats& stats, bool condition, const std::string& what) {
         std::printf("FAIL %s\n", what.c_str());
     }
     return condition;
+}
+
+/// True (after printing why) when the build has no CUDA or the machine no device: the suite
+/// then exits with kSkip, which CTest reports as skipped, not passed.
+inline bool skipWithoutDevice(const GpuBackendProvider& provider) {
+    if (provider.compiledIn() && !provider.devices().empty())
+        return false;
+    std::printf("SKIP: no CUDA device: %s\n", provider.unavailableReason().c_str());
+    return true;
 }
 
 /// Whether `count(control)` with a cancel token set before the call ends in tpacf::Cancelled.
