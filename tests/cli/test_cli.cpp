@@ -1,5 +1,6 @@
 // End-to-end tests of the tpacf command line: the built executable is run with QProcess, and
 // every number it writes is checked against the core API called directly here.
+#include "tpacf_test_main.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/cpu_pair_counter.h"
@@ -1513,5 +1514,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+TPACF_TEST_MAIN(TestCli)
 #include "test_cli.moc"

@@ -1,5 +1,6 @@
 // selectBackend: auto falls back to the CPU with a notice, explicit choices fail loudly, and the
 // parse/name helpers round-trip. The GPU module is a fake written here.
+#include "tpacf_test_main.h"
 #include "tpacf/backend.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
@@ -294,5 +295,5 @@ void TestBackendSelection::parsePrecision() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestBackendSelection)
+TPACF_TEST_MAIN(TestBackendSelection)
 #include "test_backend_selection.moc"

@@ -1,5 +1,6 @@
 // BinSpec and Binning: edges and centres against closed forms, presets, every validation
 // error, and the c² lookup every backend relies on.
+#include "tpacf_test_main.h"
 #include "tpacf/bins.h"
 #include "tpacf/errors.h"
 
@@ -452,5 +453,5 @@ void TestBins::chord2Monotonic() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestBins)
+TPACF_TEST_MAIN(TestBins)
 #include "test_bins.moc"

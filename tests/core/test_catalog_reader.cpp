@@ -1,5 +1,6 @@
 // Catalog, the ASCII and FITS readers, format dispatch, column references and the preview.
 // Every error case checks that the message names the file, the line (or row) and the column.
+#include "tpacf_test_main.h"
 #include "tpacf/catalog.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/errors.h"
@@ -989,5 +990,5 @@ void TestCatalogReader::previewMissing() {
                      QStringLiteral("does not exist"));
 }
 
-QTEST_GUILESS_MAIN(TestCatalogReader)
+TPACF_TEST_MAIN(TestCatalogReader)
 #include "test_catalog_reader.moc"

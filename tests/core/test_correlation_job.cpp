@@ -1,6 +1,7 @@
 // CorrelationJob: the counts it returns are the direct counts, every field of the result is
 // filled, bad inputs are ConfigErrors, cancellation gives a Cancelled result, and a long job
 // reports progress with partial estimates.
+#include "tpacf_test_main.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
@@ -574,5 +575,5 @@ void TestCorrelationJob::resultRecordsCulling() {
     QCOMPARE(int(tpacf::selectBackend(cpu, &gpu).counter->culling()), mode);
 }
 
-QTEST_GUILESS_MAIN(TestCorrelationJob)
+TPACF_TEST_MAIN(TestCorrelationJob)
 #include "test_correlation_job.moc"

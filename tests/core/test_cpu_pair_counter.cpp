@@ -1,6 +1,7 @@
 // CpuPairCounter, the exact reference: counts against a naive double loop written here, closed
 // forms (known separations, pairs exactly on an edge, uniform points on the sphere), the
 // scheduling over batches and threads, progress, cancellation and errors.
+#include "tpacf_test_main.h"
 #include "cancel_latency.h"
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
@@ -654,5 +655,5 @@ void TestCpuPairCounter::callbackExceptionPropagates() {
                              CpuPairCounter(2).countAuto(catalog, Binning(logBins()), control));
 }
 
-QTEST_GUILESS_MAIN(TestCpuPairCounter)
+TPACF_TEST_MAIN(TestCpuPairCounter)
 #include "test_cpu_pair_counter.moc"

@@ -3,6 +3,7 @@
 // cell plan (every pair counted exactly once, whole or by the kernels), and culled counts against
 // brute force (CullingMode::Off): identical, for every footprint, bin set and size, plain and by
 // jackknife region, with progress and cancellation.
+#include "tpacf_test_main.h"
 #include "cancel_latency.h"
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
@@ -814,5 +815,5 @@ void TestCulling::culledCancel() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestCulling)
+TPACF_TEST_MAIN(TestCulling)
 #include "test_culling.moc"

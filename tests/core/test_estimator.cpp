@@ -2,6 +2,7 @@
 // and random-set sizes, NaN wherever a total or denominator is zero, normalisation by pairs
 // visited, and two statistical checks on counted catalogs: data = randoms gives w ≈ 0 within
 // Poisson errors, and a Soneira–Peebles mock gives the power-law slope it was built with.
+#include "tpacf_test_main.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
@@ -435,5 +436,5 @@ void TestEstimator::clusteredMockFollowsPowerLaw() {
                             .arg(outermost)));
 }
 
-QTEST_GUILESS_MAIN(TestEstimator)
+TPACF_TEST_MAIN(TestEstimator)
 #include "test_estimator.moc"

@@ -1,6 +1,7 @@
 // Jackknife error bars: per-region pair counts against a naive loop, every leave-one-out count
 // against a direct count on the catalog without that region, closed-form σ on constructed
 // catalogs, covariance properties, regions (k-means, columns, readers), output, and errors.
+#include "tpacf_test_main.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/cpu_pair_counter.h"
@@ -705,5 +706,5 @@ void TestJackknife::backendWithoutRegions() {
     QCOMPARE(CorrelationJob(params, &gpu).run().backendName, std::string("fake-gpu"));
 }
 
-QTEST_GUILESS_MAIN(TestJackknife)
+TPACF_TEST_MAIN(TestJackknife)
 #include "test_jackknife.moc"

@@ -1,6 +1,7 @@
 // Footprints and mock catalogs: closed-form solid angles, containment (including boxes that wrap
 // through RA = 0 and caps), validation errors, reproducibility per seed, exact counts, uniformity
 // of the randoms against binomial errors, and the ASCII writer.
+#include "tpacf_test_main.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/errors.h"
 #include "tpacf/mock.h"
@@ -479,5 +480,5 @@ void TestMock::writtenCatalogReadsBack() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestMock)
+TPACF_TEST_MAIN(TestMock)
 #include "test_mock.moc"

@@ -2,6 +2,7 @@
 // readCatalog, log bins 1′–10⁴′ at 5 per decade, one CorrelationJob on the CPU backend, and all
 // 60 numbers (DD, DR summed over the 100 random sets, RR summed) compared exactly.
 // Reference data: ${TPACF_SHARED_DATA_DIR}/parboil-tpacf (see its README.md); skipped where absent.
+#include "tpacf_test_main.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/correlation_job.h"
 
@@ -114,5 +115,5 @@ void TestParboilReference::reproducesReference() {
     QCOMPARE(result.rrSummed(), refRR);
 }
 
-QTEST_GUILESS_MAIN(TestParboilReference)
+TPACF_TEST_MAIN(TestParboilReference)
 #include "test_parboil_reference.moc"

@@ -1,6 +1,7 @@
 // Result writers and the CSV reader: exact round trip of every number (NaN included), the
 // metadata lines and conventions, the exact header row, well-formed JSON holding the numbers
 // (parsed back with QJsonDocument), pair-count CSV, and InputErrors that name file and line.
+#include "tpacf_test_main.h"
 #include "tpacf/errors.h"
 #include "tpacf/result_io.h"
 #include "tpacf/version.h"
@@ -565,5 +566,5 @@ void TestResultIo::readMissingFile() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestResultIo)
+TPACF_TEST_MAIN(TestResultIo)
 #include "test_result_io.moc"

@@ -2,6 +2,7 @@
 // CorrelationJob, jackknife error bars and covariance, cancel, bad input, invalid bins and
 // jackknife settings, export and sessions, catalogs read in the background, results marked when
 // their inputs change, recent files with their roles.
+#include "tpacf_test_main.h"
 #include "backend_panel.h"
 #include "binning_panel.h"
 #include "column_mapping_dialog.h"
@@ -1415,5 +1416,5 @@ void TestStudio::recentFilesRememberRoles() {
     QSettings().clear();
 }
 
-QTEST_MAIN(TestStudio)
+TPACF_TEST_MAIN(TestStudio)
 #include "test_studio.moc"
