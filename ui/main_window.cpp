@@ -11,6 +11,7 @@
 
 #include <tpacf/catalog_reader.h>
 #include <tpacf/errors.h>
+#include <tpacf/output_file.h>
 #include <tpacf/result_io.h>
 #include <tpacf/version.h>
 
@@ -1190,6 +1191,8 @@ bool MainWindow::applySession(const Session& session) {
 }
 
 bool MainWindow::saveSession(const QString& path) {
+    if (refuseOverwritingCatalog(path, tr("session")))
+        return false;
     QString error;
     if (!saveSessionFile(path, session(), &error)) {
         reportMessage(MessageSeverity::Error, error);
@@ -1218,11 +1221,33 @@ bool MainWindow::loadSession(const QString& path) {
 // ----------------------------------------------------------------------------------------------
 // Export
 
+bool MainWindow::refuseOverwritingCatalog(const QString& path, const QString& what) {
+    QList<const CatalogSource*> loaded;
+    if (m_data)
+        loaded.append(&m_data->source);
+    for (const LoadedCatalog& random : m_randoms)
+        loaded.append(&random.source);
+    const std::string target = QFile::encodeName(path).toStdString();
+    for (const CatalogSource* source : loaded) {
+        const std::string catalog = QFile::encodeName(source->path).toStdString();
+        if (source->isResource() || !sameFile(target, catalog))
+            continue;
+        reportMessage(MessageSeverity::Error,
+                      tr("Not written: %1 is the loaded catalog %2; writing the %3 there would "
+                         "destroy it. Choose another file name.")
+                          .arg(path, source->displayName(), what));
+        return true;
+    }
+    return false;
+}
+
 bool MainWindow::exportResultCsv(const QString& path) {
     if (!m_result) {
         reportMessage(MessageSeverity::Warning, tr("There is no result to export yet."));
         return false;
     }
+    if (refuseOverwritingCatalog(path, tr("results")))
+        return false;
     try {
         // The same writer as the CLI, so the two files are identical for the same run.
         writeResultCsvFile(QFile::encodeName(path).toStdString(), *m_result);
@@ -1245,6 +1270,8 @@ bool MainWindow::exportCovarianceCsv(const QString& path) {
                       tr("There is no covariance to export: run with jackknife errors first."));
         return false;
     }
+    if (refuseOverwritingCatalog(path, tr("covariance")))
+        return false;
     try {
         writeCovarianceCsvFile(QFile::encodeName(path).toStdString(), *m_result);
     } catch (const std::exception& error) {
@@ -1259,6 +1286,8 @@ bool MainWindow::exportCovarianceCsv(const QString& path) {
 }
 
 bool MainWindow::exportPlot(int plot, const QString& path, const PlotExportSettings& settings) {
+    if (refuseOverwritingCatalog(path, tr("plot")))
+        return false;
     const auto which = PlotPanel::Plot(plot);
     QCustomPlot* target = m_plotPanel->plot(which);
     QString error;

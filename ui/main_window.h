@@ -224,6 +224,9 @@ private:
     void updateInputsEnabled();
     /// The source for a file the user picked: previewed, and mapped through the column dialog
     /// where needed. nullopt when it cannot be previewed (reported) or the dialog was cancelled.
+    /// Reports an error and returns true when `path` is a loaded catalog: an export or session
+    /// (`what`) written there would destroy it.
+    bool refuseOverwritingCatalog(const QString& path, const QString& what);
     std::optional<CatalogSource> sourceForFile(const QString& path);
     /// One load for several picked files: the first as data when `firstIsData`, the rest randoms.
     bool openCatalogFiles(QStringList paths, bool firstIsData);

@@ -1,8 +1,12 @@
 #include "plot_export.h"
 
+#include "tpacf/errors.h"
+#include "tpacf/output_file.h"
+
 #include <qcustomplot.h>
 
 #include <QDialogButtonBox>
+#include <QFile>
 #include <QFormLayout>
 #include <QImage>
 #include <QImageWriter>
@@ -10,6 +14,7 @@
 #include <QSpinBox>
 
 #include <cmath>
+#include <functional>
 
 namespace tpacf::ui {
 
@@ -17,6 +22,29 @@ namespace {
 
 // Screen pixels per inch that QCustomPlot's fonts and pens are designed for.
 constexpr double kScreenDpi = 96.0;
+
+/// Lets `write` fill a temporary file beside `path` (Qt's writers take a file name) and renames
+/// it over `path` only when it succeeded: a failed export never leaves a truncated figure, nor
+/// costs the previous one.
+bool writeStaged(const QString& path,
+                 const std::function<bool(const QString& temporary, QString* problem)>& write,
+                 QString* error) {
+    const auto failed = [&](const QString& problem) {
+        *error = QCoreApplication::translate("tpacf::ui::PlotExport", "Cannot write %1: %2")
+                     .arg(path, problem);
+        return false;
+    };
+    try {
+        StagedOutputFile staged(QFile::encodeName(path).toStdString());
+        QString problem;
+        if (!write(QFile::decodeName(staged.temporaryPath().c_str()), &problem))
+            return failed(problem);
+        staged.commit();
+        return true;
+    } catch (const InputError& failure) {
+        return failed(QString::fromStdString(failure.problem()));
+    }
+}
 
 } // namespace
 
@@ -50,23 +78,33 @@ bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSetting
     const int dotsPerMeter = int(std::lround(settings.dpi / 0.0254));
     image.setDotsPerMeterX(dotsPerMeter);
     image.setDotsPerMeterY(dotsPerMeter);
-    QImageWriter writer(path, "png");
-    if (!writer.write(image)) {
-        *error = QCoreApplication::translate("tpacf::ui::PlotExport", "Cannot write %1: %2")
-                     .arg(path, writer.errorString());
-        return false;
-    }
-    return true;
+    return writeStaged(
+        path,
+        [&image](const QString& temporary, QString* problem) {
+            QImageWriter writer(temporary, "png");
+            if (writer.write(image))
+                return true;
+            *problem = writer.errorString();
+            return false;
+        },
+        error);
 }
 
 bool savePlotPdf(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
                  const QString& title, QString* error) {
     const QSize logical = plotLayoutSize(settings);
-    const bool ok = plot->savePdf(path, logical.width(), logical.height(), QCP::epNoCosmetic,
-                                  QStringLiteral("TPACF Studio"), title);
+    const bool ok = writeStaged(
+        path,
+        [&](const QString& temporary, QString* problem) {
+            if (plot->savePdf(temporary, logical.width(), logical.height(), QCP::epNoCosmetic,
+                              QStringLiteral("TPACF Studio"), title))
+                return true;
+            *problem = QCoreApplication::translate("tpacf::ui::PlotExport",
+                                                   "the PDF could not be written");
+            return false;
+        },
+        error);
     plot->replot();
-    if (!ok)
-        *error = QCoreApplication::translate("tpacf::ui::PlotExport", "Cannot write %1").arg(path);
     return ok;
 }
 

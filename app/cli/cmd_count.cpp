@@ -1,11 +1,13 @@
 // tpacf count: one auto or cross pair count through the chosen PairCounter.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/file_plan.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "tpacf/backend.h"
 #include "tpacf/errors.h"
+#include "tpacf/output_file.h"
 #include "tpacf/pair_counter.h"
 #include "tpacf/result_io.h"
 
@@ -54,7 +56,11 @@ int countCommand(const Context& context) {
     const BackendOptions backendOptions = backendOptionsFrom(args);
     const ReadOptions readOptions = readOptionsFrom(args);
     checkBackendUsable(backendOptions, *context.gpu);
-    checkOutputPath("--output", outputPath);
+    FilePlan files;
+    files.input("--a", firstPath).output("--output", outputPath);
+    if (secondPath)
+        files.input("--b", *secondPath);
+    files.check();
 
     const auto first = loadCatalog(firstPath, readOptions);
     const auto second = secondPath ? loadCatalog(*secondPath, readOptions) : nullptr;
@@ -95,7 +101,7 @@ int countCommand(const Context& context) {
     summary.culled = counter.lastBatchCulled();
     if (second)
         summary.second = InputSummary{second->name(), second->size()};
-    writeTextFile(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
+    writeFileAtomically(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
 
     if (!quiet) {
         const CountTask task{first.get(), second.get()};

@@ -1,6 +1,7 @@
 // tpacf mock: a Soneira-Peebles clustered catalog and/or uniform randoms over a footprint.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/file_plan.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "tpacf/mock.h"
@@ -78,10 +79,17 @@ int mockCommand(const Context& context) {
     const std::uint64_t randomSeed =
         args.unsignedInteger("--random-seed").value_or(params.seed + 1);
 
+    // Both files checked before either is generated: a clash must not cost the first one.
+    FilePlan files;
+    if (count)
+        files.output("--output", args.required("--output"));
+    if (randomCount)
+        files.output("--random-output", args.required("--random-output"));
+    files.check();
+
     auto& out = context.out;
     if (count) {
         const std::string path = args.required("--output");
-        checkOutputPath("--output", path);
         params.count = static_cast<std::size_t>(*count);
         const Catalog mock = generateClusteredMock(params, path);
         writeCatalogAscii(path, mock);
@@ -99,7 +107,6 @@ int mockCommand(const Context& context) {
     }
     if (randomCount) {
         const std::string path = args.required("--random-output");
-        checkOutputPath("--random-output", path);
         const Catalog randoms = generateUniformRandoms(static_cast<std::size_t>(*randomCount),
                                                        params.footprint, randomSeed, path);
         writeCatalogAscii(path, randoms);

@@ -1,6 +1,7 @@
 // tpacf run: w(theta) of a data catalog against random catalogs, through CorrelationJob.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/file_plan.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/plot_output.h"
@@ -9,6 +10,7 @@
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
 #include "tpacf/jackknife.h"
+#include "tpacf/output_file.h"
 #include "tpacf/result_io.h"
 
 #include <algorithm>
@@ -240,15 +242,22 @@ int runCommand(const Context& context) {
     // Everything that can be checked cheaply is checked before the catalogs are read.
     static_cast<void>(Binning(params.bins)); // throws ConfigError naming the bad bin value
     checkBackendUsable(params.backend, *context.gpu);
-    checkOutputPath("--output", outputPath);
-    if (!jsonPath.empty())
-        checkOutputPath("--json", jsonPath);
-    if (!covariancePath.empty())
-        checkOutputPath("--covariance", covariancePath);
-    // A build without Qt, a bad suffix or an unwritable folder fails here, not after the count.
+    // A build without Qt or a bad plot suffix fails here, not after the count.
     std::optional<PlotOutput> plot;
     if (const auto plotPath = args.value("--plot"))
         plot.emplace(*plotPath);
+    FilePlan files;
+    files.input("--data", dataPath);
+    for (const auto& path : randomPaths)
+        files.input("--random", path);
+    files.output("--output", outputPath);
+    if (!jsonPath.empty())
+        files.output("--json", jsonPath);
+    if (!covariancePath.empty())
+        files.output("--covariance", covariancePath);
+    if (plot)
+        files.output("--plot", plot->path());
+    files.check();
 
     params.data = loadCatalog(dataPath, readOptions);
     for (const auto& path : randomPaths)
@@ -291,7 +300,7 @@ int runCommand(const Context& context) {
 
     writeResultCsvFile(outputPath, result);
     if (!jsonPath.empty())
-        writeTextFile(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
+        writeFileAtomically(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
     if (!covariancePath.empty())
         writeCovarianceCsvFile(covariancePath, result);
     if (plot)

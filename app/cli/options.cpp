@@ -339,18 +339,4 @@ std::shared_ptr<const Catalog> loadCatalog(const std::string& path, const ReadOp
     return std::make_shared<const Catalog>(readCatalog(path, options));
 }
 
-void checkOutputPath(const std::string& flag, const std::string& path) {
-    namespace fs = std::filesystem;
-    if (path.empty())
-        throw UsageError(flag + ": empty file name");
-    const fs::path parent = fs::path(path).parent_path();
-    std::error_code error;
-    if (!parent.empty() && !fs::is_directory(parent, error))
-        throw InputError(path, 0, 0,
-                         "cannot write here: folder " + quote(parent.string()) +
-                             " does not exist (" + flag + ")");
-    if (fs::is_directory(path, error))
-        throw InputError(path, 0, 0, "cannot write here: it is a folder (" + flag + ")");
-}
-
 } // namespace tpacf::cli

@@ -67,7 +67,4 @@ void checkBackendUsable(const BackendOptions& options, const GpuBackendProvider&
 /// Reads one catalog with the shared options.
 std::shared_ptr<const Catalog> loadCatalog(const std::string& path, const ReadOptions& options);
 
-/// Throws InputError when `path` cannot be created (missing folder), before a long computation.
-void checkOutputPath(const std::string& flag, const std::string& path);
-
 } // namespace tpacf::cli

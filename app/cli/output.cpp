@@ -1,26 +1,11 @@
 #include "cli/output.h"
 
-#include "tpacf/errors.h"
-
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <ostream>
 
 namespace tpacf::cli {
-
-void writeTextFile(const std::string& path, const std::function<void(std::ostream&)>& write) {
-    std::ofstream file(path, std::ios::out | std::ios::trunc);
-    if (!file)
-        throw InputError(path, 0, 0, std::string("cannot create file: ") + std::strerror(errno));
-    write(file);
-    file.flush();
-    if (!file)
-        throw InputError(path, 0, 0, "could not write the file completely (disk full?)");
-}
 
 void printNotice(std::ostream& err, std::string_view text) {
     if (!text.empty())

@@ -1,16 +1,11 @@
 #pragma once
-// Small output helpers the subcommands share: writing a file through a stream with errors that
-// name the path, and the one-line notices on stderr.
-#include <functional>
+// Small output helpers the subcommands share: the one-line notices on stderr and the formatting
+// of seconds and JSON values.
 #include <iosfwd>
 #include <string>
 #include <string_view>
 
 namespace tpacf::cli {
-
-/// Opens `path`, lets `write` fill it, and throws InputError naming the path when the file cannot
-/// be created or the write fails (disk full).
-void writeTextFile(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 /// "tpacf: <text>" on its own line; nothing for an empty text.
 void printNotice(std::ostream& err, std::string_view text);

@@ -38,24 +38,6 @@ std::string lowerSuffix(const std::string& path) {
     return suffix;
 }
 
-/// Fails unless `path` can be created or appended to here. Opening for append neither truncates
-/// an existing file nor leaves a new one behind. Catches what a folder test cannot: a read-only
-/// folder or file system.
-void checkWritable(const std::string& path) {
-    std::error_code error;
-    const bool existed = std::filesystem::exists(path, error);
-    std::FILE* file = std::fopen(path.c_str(), "ab");
-    if (!file) {
-        const int reason = errno;
-        throw InputError(path, 0, 0,
-                         "cannot write here: opening it for writing failed: " +
-                             std::string(std::strerror(reason)) + " (--plot)");
-    }
-    std::fclose(file);
-    if (!existed)
-        std::filesystem::remove(path, error);
-}
-
 } // namespace
 
 #if TPACF_CLI_HAVE_PLOT
@@ -115,8 +97,6 @@ PlotOutput::PlotOutput(std::string path) : m_path(std::move(path)) {
     if (suffix != "png" && suffix != "pdf")
         throw UsageError("--plot: " + quote(m_path) +
                          " must end in .png or .pdf (the suffix picks the format)");
-    checkOutputPath("--plot", m_path);
-    checkWritable(m_path);
 #if TPACF_CLI_HAVE_PLOT
     // A command-line tool never needs a display: draw offscreen unless the user chose otherwise.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))

@@ -1,6 +1,7 @@
 #include "tpacf/mock.h"
 
 #include "tpacf/errors.h"
+#include "tpacf/output_file.h"
 #include "tpacf/units.h"
 
 #include <algorithm>
@@ -413,11 +414,10 @@ Catalog generateClusteredMock(const MockParams& params, std::string name) {
 }
 
 void writeCatalogAscii(const std::string& path, const Catalog& catalog) {
-    std::ofstream out(path, std::ios::out | std::ios::trunc);
-    if (!out)
-        throw InputError(path, 0, 0,
-                         "cannot open for writing: " +
-                             std::error_code(errno, std::generic_category()).message());
+    writeFileAtomically(path, [&catalog](std::ostream& out) { writeCatalogAscii(out, catalog); });
+}
+
+void writeCatalogAscii(std::ostream& out, const Catalog& catalog) {
     out << "# ra dec\n";
     const auto raValues = catalog.ra();
     const auto decValues = catalog.dec();
@@ -439,9 +439,6 @@ void writeCatalogAscii(const std::string& path, const Catalog& catalog) {
         line += '\n';
         out << line;
     }
-    out.flush();
-    if (!out)
-        throw InputError(path, 0, 0, "write failed");
 }
 
 } // namespace tpacf

@@ -1,6 +1,7 @@
 #include "tpacf/result_io.h"
 
 #include "tpacf/errors.h"
+#include "tpacf/output_file.h"
 #include "tpacf/units.h"
 #include "tpacf/version.h"
 
@@ -229,11 +230,6 @@ void writeJsonArray(std::ostream& out, const Values& values, Format format) {
 auto jsonDouble = [](double value) { return formatJsonDouble(value); };
 auto jsonInteger = [](std::uint64_t value) { return std::to_string(value); };
 
-[[noreturn]] void throwCannotWrite(const std::string& path, int error) {
-    throw InputError(path, 0, 0,
-                     "cannot write: " + std::error_code(error, std::generic_category()).message());
-}
-
 std::string_view trimmed(std::string_view text) {
     while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
         text.remove_prefix(1);
@@ -285,13 +281,7 @@ void writeResultCsvFile(const std::string& path, const CorrelationResult& result
     // Formatted in memory first: an inconsistent result then leaves no half-written file.
     std::ostringstream text;
     writeResultCsv(text, result);
-    std::ofstream out(path, std::ios::out | std::ios::trunc | std::ios::binary);
-    if (!out)
-        throwCannotWrite(path, errno);
-    out << text.str();
-    out.flush();
-    if (!out)
-        throwCannotWrite(path, errno);
+    writeFileAtomically(path, text.view());
 }
 
 void writeResultJson(std::ostream& out, const CorrelationResult& result) {
@@ -456,13 +446,7 @@ void writeCovarianceCsv(std::ostream& out, const CorrelationResult& result) {
 void writeCovarianceCsv(const std::string& path, const CorrelationResult& result) {
     std::ostringstream text;
     writeCovarianceCsv(text, result);
-    std::ofstream out(path, std::ios::out | std::ios::trunc | std::ios::binary);
-    if (!out)
-        throwCannotWrite(path, errno);
-    out << text.str();
-    out.flush();
-    if (!out)
-        throwCannotWrite(path, errno);
+    writeFileAtomically(path, text.view());
 }
 
 void writeCovarianceCsvFile(const std::string& path, const CorrelationResult& result) {

@@ -15,8 +15,8 @@ private slots:
         QTest::addColumn<int>("expectedExitCode");
         QTest::newRow("all pass") << "pass" << 0;
         QTest::newRow("all rows skipped") << "skip-all" << tpacf::test::kAllSkippedExitCode;
-        QTest::newRow("skipped in initTestCase") << "skip-in-init"
-                                                 << tpacf::test::kAllSkippedExitCode;
+        QTest::newRow("skipped in initTestCase")
+            << "skip-in-init" << tpacf::test::kAllSkippedExitCode;
         QTest::newRow("one row skipped, one passed") << "skip-some" << 0;
         QTest::newRow("one row skipped, one failed") << "skip-and-fail" << 1;
     }

@@ -115,6 +115,7 @@ private Q_SLOTS:
     void badCatalogIsReportedAndStateKept();
     void invalidBinsDisableRun();
     void exportWritesCsvPngPdf();
+    void exportNeverOverwritesLoadedCatalog();
     void sessionRoundTrips();
     void cullingChoiceReachesTheRun();
     void bundledSampleLoads();
@@ -861,6 +862,38 @@ void TestStudio::exportWritesCsvPngPdf() {
     QVERIFY(pdfFile.open(QIODevice::ReadOnly));
     QVERIFY(pdfFile.size() > 1000);
     QVERIFY(pdfFile.read(5).startsWith("%PDF"));
+}
+
+void TestStudio::exportNeverOverwritesLoadedCatalog() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    QVERIFY(runToCompletion(*window));
+    const auto bytesOf = [](const QString& path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    const QByteArray data = bytesOf(m_dataPath), random = bytesOf(m_randomPath1),
+                     random2 = bytesOf(m_randomPath2);
+    // A plot name that is a link to a loaded catalog, as a file dialog would let one pick.
+    const QString link = m_dir.filePath(QStringLiteral("random1-link.png"));
+    QFile::remove(link);
+    QVERIFY(QFile::link(m_randomPath1, link));
+
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    QVERIFY(!window->exportResultCsv(m_dataPath));
+    QVERIFY(!window->exportPlot(0, link, {600, 400, 100}));
+    QVERIFY(!window->saveSession(m_randomPath2));
+    QCOMPARE(messages.count(), 3);
+    for (const QList<QVariant>& message : messages) {
+        QCOMPARE(qvariant_cast<MessageSeverity>(message.at(0)), MessageSeverity::Error);
+        QVERIFY2(message.at(1).toString().contains(QStringLiteral("is the loaded catalog")),
+                 qPrintable(message.at(1).toString()));
+    }
+    QCOMPARE(bytesOf(m_dataPath), data);
+    QCOMPARE(bytesOf(m_randomPath1), random);
+    QCOMPARE(bytesOf(m_randomPath2), random2);
+    QVERIFY(QFileInfo(link).isSymLink());
+    QFile::remove(link);
 }
 
 void TestStudio::sessionRoundTrips() {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -52,5 +53,7 @@ Catalog generateUniformRandoms(std::size_t count, const Footprint& footprint, st
 
 /// Writes "ra dec" in degrees with a '#' header line; throws InputError when not writable.
 void writeCatalogAscii(const std::string& path, const Catalog& catalog);
+/// The same content to a stream.
+void writeCatalogAscii(std::ostream& out, const Catalog& catalog);
 
 } // namespace tpacf
