@@ -20,8 +20,9 @@ namespace tpacf::ui {
 struct ErrorSettings {
     enum class Method { None, Regions, Column };
     static constexpr int kDefaultRegions = 32;
-    static constexpr int kMinRegions = 2;
-    static constexpr int kMaxRegions = 500;
+    // The core's limits: the GUI accepts what the job and the CLI accept.
+    static constexpr int kMinRegions = kMinJackknifeRegions;
+    static constexpr int kMaxRegions = kMaxJackknifeRegions;
 
     Method method = Method::None;
     int regions = kDefaultRegions;

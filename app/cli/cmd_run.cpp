@@ -121,10 +121,11 @@ JackknifeRequest jackknifeFrom(const ParsedArgs& args) {
                                       std::numeric_limits<std::int64_t>::max());
     const auto column = args.value("--jackknife-column");
     const auto seed = args.unsignedInteger("--jackknife-seed");
-    if (regions && *regions < 2)
+    if (regions && *regions < kMinJackknifeRegions)
         args.fail("--jackknife: K = " + std::to_string(*regions) +
-                  " regions cannot give error bars: K must be at least 2 (w is recomputed with "
-                  "each region left out; 10-100 is usual)");
+                  " regions cannot give error bars: K must be at least " +
+                  std::to_string(kMinJackknifeRegions) +
+                  " (w is recomputed with each region left out; 10-100 is usual)");
     if (regions && *regions > kMaxJackknifeRegions)
         args.fail("--jackknife: K = " + std::to_string(*regions) +
                   " regions is more than the limit of " + std::to_string(kMaxJackknifeRegions));
@@ -242,6 +243,14 @@ int runCommand(const Context& context) {
     // Everything that can be checked cheaply is checked before the catalogs are read.
     static_cast<void>(Binning(params.bins)); // throws ConfigError naming the bad bin value
     checkBackendUsable(params.backend, *context.gpu);
+    if (params.jackknife.regions > 0) { // a column's K is known once read: the job checks that
+        const JackknifeMemory memory = estimateJackknifeMemory(
+            static_cast<std::size_t>(params.jackknife.regions), Binning(params.bins).count(),
+            randomPaths.size(), params.backend.cpuThreads);
+        checkJackknifeMemory(memory);
+        if (memory.peak() > kJackknifeMemoryNoticeBytes)
+            printNotice(context.err, memory.describe());
+    }
     // A build without Qt or a bad plot suffix fails here, not after the count.
     std::optional<PlotOutput> plot;
     if (const auto plotPath = args.value("--plot"))

@@ -97,6 +97,16 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     if (jackknife.regions < 0)
         throw ConfigError("jackknife: the region count " + std::to_string(jackknife.regions) +
                           " is negative");
+    // Per-region counts and the covariance grow as K · bins and bins²: a combination that cannot
+    // fit is refused before the regions are grown or a pair is counted, not after an hour and an
+    // out-of-memory kill. A column's K is known once its labels are read (below).
+    const auto checkMemory = [&](int regionCount) {
+        checkJackknifeMemory(estimateJackknifeMemory(static_cast<std::size_t>(regionCount),
+                                                     binning.count(), m_params.randoms.size(),
+                                                     m_params.backend.cpuThreads));
+    };
+    if (jackknife.regions >= kMinJackknifeRegions && jackknife.regions <= kMaxJackknifeRegions)
+        checkMemory(jackknife.regions);
     BackendSelection backend = selectBackend(m_params.backend, m_gpu);
     if (jackknife.enabled() && !backend.counter->supportsRegions()) {
         // Error bars were asked for: "auto" accepts the CPU, an explicit backend does not.
@@ -124,6 +134,8 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
             randomCatalogs.push_back(random.get());
         regions = assignJackknifeRegions(jackknife, *m_params.data, randomCatalogs,
                                          m_params.backend.cpuThreads);
+        if (regions.count != jackknife.regions)
+            checkMemory(regions.count);
         countedData =
             std::make_shared<const Catalog>(regionOrderedCopy(*m_params.data, regions.data));
         for (std::size_t set = 0; set < countedRandoms.size(); ++set)

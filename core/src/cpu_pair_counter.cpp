@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -507,37 +508,48 @@ struct RegionOrderedPoints {
 };
 
 // Pairs of one task counted so far, keyed by jackknife region (see countBatchByRegion): for each
-// region and slot, the pairs whose first point lies in it (byFirst), whose second point does
-// (bySecond), and whose both points do (within). touching = byFirst + bySecond − within. Shared
-// by the workers: one merge per work unit, under the mutex.
+// region and bin, the pairs whose first point lies in it (byFirst), whose second point does
+// (bySecond), and whose both points do (within); regionCount × bins each, row-major by region as
+// in RegionPairCounts, so that the culled plan's whole-cell counts become them and the result
+// takes them over without a copy (at thousands of regions and bins each is tens of MB).
+// touching = byFirst + bySecond − within. Shared by the workers: merges under the mutex.
 struct RegionTaskTally {
     std::mutex mutex;
-    std::vector<std::uint64_t> byFirst, bySecond, within; // regionCount × slots
+    std::vector<std::uint64_t> byFirst, bySecond, within;
     std::uint64_t pairsDone = 0;
 };
 
 // One worker's region-keyed counts of the current work unit: a histogram for the rectangle of
-// one region pair being counted, and the unit's counts for the regions it touched (O(regions ·
-// bins) each, cleared region by region, so a unit costs no O(regions) sweep).
+// one region pair being counted, and a row of slots for each region the unit touched, for at
+// most kRegionRowsPerThread regions a side: past that they are added to the task's tally first
+// (a progress snapshot may then see counts of a unit not yet credited as done; live estimates
+// only). So a thread holds O(rows · bins) whatever K is, and a unit costs no O(regions) sweep.
 struct RegionScratch {
     std::vector<std::uint32_t> histogram;
-    std::vector<std::uint64_t> byFirst, bySecond, within;
-    std::vector<std::size_t> firstRegions, secondRegions;
     std::size_t slots = 0;
+    // Per region: 1 + its row among the first (second) regions of the unit; 0 while it has none.
+    std::vector<std::uint32_t> firstRow, secondRow;
+    std::vector<std::size_t> firstRegions, secondRegions; // the regions of the rows, in row order
+    std::vector<std::uint64_t> byFirst, within, bySecond; // rows × slots
 
-    RegionScratch(std::size_t regionCount, std::size_t slotCount) : slots(slotCount) {
+    RegionScratch(std::size_t regionCount, std::size_t slotCount)
+        : slots(slotCount), firstRow(regionCount, 0), secondRow(regionCount, 0) {
         histogram.assign(kHistogramCopies * slots, 0);
-        byFirst.assign(regionCount * slots, 0);
-        bySecond.assign(regionCount * slots, 0);
-        within.assign(regionCount * slots, 0);
     }
 
-    /// Adds the histogram as pairs of a point in region `first` and one in `second`, and clears
-    /// it for the next rectangle.
-    void addRectangle(std::size_t first, std::size_t second) {
-        std::uint64_t* toFirst = byFirst.data() + first * slots;
-        std::uint64_t* toSecond = bySecond.data() + second * slots;
-        std::uint64_t* toWithin = within.data() + first * slots;
+    /// Adds the histogram as pairs of a point in region `first` and one in `second` of the
+    /// task of `tally`, and clears it for the next rectangle.
+    void addRectangle(std::size_t first, std::size_t second, RegionTaskTally& tally) {
+        if ((firstRow[first] == 0 && firstRegions.size() == kRegionRowsPerThread) ||
+            (secondRow[second] == 0 && secondRegions.size() == kRegionRowsPerThread)) {
+            const std::lock_guard lock(tally.mutex);
+            flushRows(tally);
+        }
+        const std::size_t a = rowOf(first, firstRow, firstRegions, {&byFirst, &within});
+        const std::size_t b = rowOf(second, secondRow, secondRegions, {&bySecond});
+        std::uint64_t* toFirst = byFirst.data() + a * slots;
+        std::uint64_t* toSecond = bySecond.data() + b * slots;
+        std::uint64_t* toWithin = within.data() + a * slots;
         for (std::size_t copy = 0; copy < kHistogramCopies; ++copy) {
             const std::uint32_t* h = histogram.data() + copy * slots;
             for (std::size_t k = 0; k < slots; ++k) {
@@ -549,35 +561,55 @@ struct RegionScratch {
                     toWithin[k] += h[k];
         }
         std::fill(histogram.begin(), histogram.end(), 0u);
-        firstRegions.push_back(first);
-        secondRegions.push_back(second);
     }
 
-    /// Moves the unit's counts into the task's tally and credits `pairs` as done.
+    /// Adds the unit's counts to the task's tally and credits `pairs` as done.
     void publish(RegionTaskTally& tally, std::uint64_t pairs) {
-        const auto unique = [](std::vector<std::size_t>& regions) {
-            std::sort(regions.begin(), regions.end());
-            regions.erase(std::unique(regions.begin(), regions.end()), regions.end());
-        };
-        unique(firstRegions);
-        unique(secondRegions);
         const std::lock_guard lock(tally.mutex);
-        const auto moveRow = [&](std::vector<std::uint64_t>& from, std::vector<std::uint64_t>& to,
-                                 std::size_t region) {
-            for (std::size_t k = region * slots; k < (region + 1) * slots; ++k) {
-                to[k] += from[k];
-                from[k] = 0;
-            }
-        };
-        for (std::size_t r : firstRegions) {
-            moveRow(byFirst, tally.byFirst, r);
-            moveRow(within, tally.within, r);
+        flushRows(tally);
+        tally.pairsDone += pairs;
+    }
+
+private:
+    // The row of `region` on one side, zeroed in every array of that side when it is new.
+    std::size_t rowOf(std::size_t region, std::vector<std::uint32_t>& rowPlusOne,
+                      std::vector<std::size_t>& regions,
+                      std::initializer_list<std::vector<std::uint64_t>*> arrays) {
+        if (rowPlusOne[region] == 0) {
+            regions.push_back(region);
+            rowPlusOne[region] = static_cast<std::uint32_t>(regions.size());
+            for (std::vector<std::uint64_t>* rows : arrays)
+                rows->resize(regions.size() * slots, 0);
         }
-        for (std::size_t r : secondRegions)
-            moveRow(bySecond, tally.bySecond, r);
+        return rowPlusOne[region] - 1;
+    }
+
+    // Adds the rows to the tally (the caller holds its mutex) and empties them. Slot bin+1 is the
+    // bin; the slots below and above the range are dropped.
+    void flushRows(RegionTaskTally& tally) {
+        const std::size_t bins = slots - 2;
+        const auto add = [&](const std::vector<std::uint64_t>& rows, std::size_t row,
+                             std::vector<std::uint64_t>& to, std::size_t region) {
+            const std::uint64_t* from = rows.data() + row * slots + 1;
+            std::uint64_t* into = to.data() + region * bins;
+            for (std::size_t bin = 0; bin < bins; ++bin)
+                into[bin] += from[bin];
+        };
+        for (std::size_t row = 0; row < firstRegions.size(); ++row) {
+            add(byFirst, row, tally.byFirst, firstRegions[row]);
+            add(within, row, tally.within, firstRegions[row]);
+            firstRow[firstRegions[row]] = 0;
+        }
+        for (std::size_t row = 0; row < secondRegions.size(); ++row) {
+            add(bySecond, row, tally.bySecond, secondRegions[row]);
+            secondRow[secondRegions[row]] = 0;
+        }
         firstRegions.clear();
         secondRegions.clear();
-        tally.pairsDone += pairs;
+        // Capacity stays: the next unit's rows need no allocation.
+        byFirst.clear();
+        within.clear();
+        bySecond.clear();
     }
 };
 
@@ -969,14 +1001,28 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
     }
     const TileSchedule& schedule = batch.schedule;
 
+    // Culled, the tallies start from the plan's whole-cell counts, taken over (not copied);
+    // brute force, from zero.
     std::vector<RegionTaskTally> tallies(tasks.size());
-    for (RegionTaskTally& tally : tallies) {
-        tally.byFirst.assign(regionCount * slots, 0);
-        tally.bySecond.assign(regionCount * slots, 0);
-        tally.within.assign(regionCount * slots, 0);
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        RegionTaskTally& tally = tallies[t];
+        if (culled) {
+            sky::TaskCellPlan& plan = batch.plan.tasks[t];
+            tally.byFirst = std::move(plan.wholeByFirst);
+            tally.bySecond = std::move(plan.wholeBySecond);
+            tally.within = std::move(plan.wholeWithin);
+            tally.pairsDone = batch.initialDone[t];
+        } else {
+            tally.byFirst.assign(regionCount * bins, 0);
+            tally.bySecond.assign(regionCount * bins, 0);
+            tally.within.assign(regionCount * bins, 0);
+        }
     }
     const std::size_t workerCount = workersFor(m_threads, schedule);
-    std::vector<RegionScratch> scratch(workerCount, RegionScratch(regionCount, slots));
+    std::vector<RegionScratch> scratch;
+    scratch.reserve(workerCount);
+    for (std::size_t w = 0; w < workerCount; ++w)
+        scratch.emplace_back(regionCount, slots);
 
     // Partial counts are the totals: every pair is in byFirst of exactly one region.
     const auto snapshot = [&](bool withCounts) {
@@ -992,7 +1038,7 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
             if (withCounts)
                 for (std::size_t r = 0; r < regionCount; ++r)
                     for (std::size_t bin = 0; bin < bins; ++bin)
-                        progress.partialCounts[t][bin] += tally.byFirst[r * slots + bin + 1];
+                        progress.partialCounts[t][bin] += tally.byFirst[r * bins + bin];
         }
         for (std::uint64_t done : progress.pairsDonePerTask)
             progress.pairsDone += done;
@@ -1016,7 +1062,7 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
                     const std::size_t j1 = std::min(tile.j1, second.regionStart[rb + 1]);
                     const bool diagonal = tile.diagonal && j0 == i0;
                     kernel(plan.a, i0, i1, plan.b, j0, j1, diagonal, lookup, s.histogram.data());
-                    s.addRectangle(ra, rb);
+                    s.addRectangle(ra, rb, tallies[task]);
                     j0 = j1;
                 }
                 i0 = i1;
@@ -1025,17 +1071,6 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
         };
         final = runTiles(schedule, workerCount, control, countTile, snapshot);
     } else {
-        for (std::size_t t = 0; t < tasks.size(); ++t) {
-            const sky::TaskCellPlan& plan = batch.plan.tasks[t];
-            RegionTaskTally& tally = tallies[t];
-            for (std::size_t r = 0; r < regionCount; ++r)
-                for (std::size_t bin = 0; bin < bins; ++bin) {
-                    tally.byFirst[r * slots + bin + 1] = plan.wholeByFirst[r * bins + bin];
-                    tally.bySecond[r * slots + bin + 1] = plan.wholeBySecond[r * bins + bin];
-                    tally.within[r * slots + bin + 1] = plan.wholeWithin[r * bins + bin];
-                }
-            tally.pairsDone = batch.initialDone[t];
-        }
         // Runs never mix regions on either side (cells hold one region, runs one region of b
         // cells), so a run is a rectangle of one region pair; consecutive runs of one pair share
         // the histogram.
@@ -1053,36 +1088,33 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
                 const std::size_t ra = cellsA.segment[runs[r].a];
                 const std::size_t rb = cellsB.segment[runs[r].bBegin];
                 if (pending && (ra != pendingFirst || rb != pendingSecond))
-                    s.addRectangle(pendingFirst, pendingSecond);
+                    s.addRectangle(pendingFirst, pendingSecond, tallies[task]);
                 pending = true;
                 pendingFirst = ra;
                 pendingSecond = rb;
                 batch.countRun(kernel, task, runs[r], a, b, lookup, s.histogram.data());
             }
             if (pending)
-                s.addRectangle(pendingFirst, pendingSecond);
+                s.addRectangle(pendingFirst, pendingSecond, tallies[task]);
             s.publish(tallies[task], batch.itemCredit[task][item]);
         };
         final = runTiles(schedule, workerCount, control, countItem, snapshot);
     }
 
+    // The tallies become the result in place: touching = byFirst + bySecond − within (exact in
+    // unsigned arithmetic, the true value being non-negative), within as it is.
     std::vector<RegionPairCounts> result(tasks.size());
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         RegionPairCounts& counts = result[t];
-        const RegionTaskTally& tally = tallies[t];
+        RegionTaskTally& tally = tallies[t];
         counts.regionCount = regionCount;
         counts.binCount = bins;
         counts.total = std::move(final.partialCounts[t]);
-        counts.touching.assign(regionCount * bins, 0);
-        counts.within.assign(regionCount * bins, 0);
-        // Slot bin+1 is the bin; the slots below and above the range are dropped.
-        for (std::size_t r = 0; r < regionCount; ++r)
-            for (std::size_t bin = 0; bin < bins; ++bin) {
-                const std::size_t slot = r * slots + bin + 1;
-                counts.within[r * bins + bin] = tally.within[slot];
-                counts.touching[r * bins + bin] =
-                    tally.byFirst[slot] + tally.bySecond[slot] - tally.within[slot];
-            }
+        for (std::size_t k = 0; k < tally.byFirst.size(); ++k)
+            tally.byFirst[k] = tally.byFirst[k] + tally.bySecond[k] - tally.within[k];
+        counts.touching = std::move(tally.byFirst);
+        counts.within = std::move(tally.within);
+        tally.bySecond = {};
     }
     return result;
 }

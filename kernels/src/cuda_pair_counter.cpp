@@ -22,6 +22,7 @@
 #include "pair_kernels.h"
 #include "tpacf/culling.h"
 #include "tpacf/errors.h"
+#include "tpacf/jackknife.h"
 
 #include <algorithm>
 #include <atomic>
@@ -494,10 +495,14 @@ std::vector<RegionPairCounts> CudaPairCounter::countBatchByRegion(std::span<cons
                                                                   const Binning& binning,
                                                                   std::size_t regionCount,
                                                                   const CountControl& control) {
-    // K <= 2^16 keeps (1 + 2K) rows of counters per task small and region keys in 46 bits.
-    if (regionCount == 0 || regionCount > (std::size_t{1} << 16))
+    // K <= 2^16 keeps (1 + 2K) rows of counters per task small and region keys in 46 bits; the
+    // core's limit, which the message names, lies within it.
+    static_assert(kMaxJackknifeRegions <= (1 << 16),
+                  "the CUDA backend's region keys and counter rows hold at most 2^16 regions");
+    if (regionCount == 0 || regionCount > static_cast<std::size_t>(kMaxJackknifeRegions))
         throw ConfigError("CUDA backend: " + std::to_string(regionCount) +
-                          " jackknife regions (1 to 65536 supported)");
+                          " jackknife regions (1 to " + std::to_string(kMaxJackknifeRegions) +
+                          " supported)");
     std::vector<PairCounts> raw = runBatch(tasks, binning, regionCount, control);
     const std::size_t binCount = binning.count();
     const std::size_t rowBins = regionCount * binCount;

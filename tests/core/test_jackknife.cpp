@@ -11,8 +11,10 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -158,6 +160,13 @@ private slots:
     void congruentRegionsGiveZeroSigma();
     void clumpsGiveClosedFormSigma();
     void covarianceProperties();
+    void covarianceMatchesBruteForce_data();
+    void covarianceMatchesBruteForce();
+    void memoryEstimate_data();
+    void memoryEstimate();
+    void memoryLimit();
+    void jobRefusesWhatCannotFit_data();
+    void jobRefusesWhatCannotFit();
     void jobKeepsFullSampleResult();
     void kMeansRegions();
     void regionOrderedCopyKeepsPoints();
@@ -175,14 +184,21 @@ void TestJackknife::regionCountsMatchNaiveLoop_data() {
     QTest::addColumn<int>("regions");
     QTest::addColumn<int>("threads");
     QTest::addColumn<bool>("portable");
+    QTest::addColumn<bool>("culled");
     // Sizes around the 1024-point tile, regions from 1 to more than some tiles hold, a region
     // count above the labels in use (empty regions), one and several threads, both kernels.
-    QTest::newRow("small auto K=3") << 300 << 0 << 3 << 1 << true;
-    QTest::newRow("two tiles auto K=7") << 1500 << 0 << 7 << 2 << false;
-    QTest::newRow("cross K=5") << 700 << 1100 << 5 << 2 << false;
-    QTest::newRow("cross K=1") << 400 << 500 << 1 << 2 << true;
-    QTest::newRow("many tiny regions K=200") << 1200 << 0 << 200 << 2 << false;
-    QTest::newRow("cross K=40 portable") << 1100 << 300 << 40 << 2 << true;
+    // Above kRegionRowsPerThread regions a unit touches more regions than a thread keeps rows
+    // for, so it adds them to the tallies part way; culled, the plan's whole cells start them.
+    const bool off = false, on = true;
+    QTest::newRow("small auto K=3") << 300 << 0 << 3 << 1 << true << off;
+    QTest::newRow("two tiles auto K=7") << 1500 << 0 << 7 << 2 << false << off;
+    QTest::newRow("cross K=5") << 700 << 1100 << 5 << 2 << false << off;
+    QTest::newRow("cross K=1") << 400 << 500 << 1 << 2 << true << off;
+    QTest::newRow("many tiny regions K=200") << 1200 << 0 << 200 << 2 << false << off;
+    QTest::newRow("cross K=40 portable") << 1100 << 300 << 40 << 2 << true << off;
+    QTest::newRow("more regions than rows K=700") << 1500 << 900 << 700 << 2 << false << off;
+    QTest::newRow("culled K=7") << 1500 << 900 << 7 << 2 << false << on;
+    QTest::newRow("culled, more regions than rows K=700") << 1500 << 900 << 700 << 2 << false << on;
 }
 
 void TestJackknife::regionCountsMatchNaiveLoop() {
@@ -191,12 +207,14 @@ void TestJackknife::regionCountsMatchNaiveLoop() {
     QFETCH(int, regions);
     QFETCH(int, threads);
     QFETCH(bool, portable);
+    QFETCH(bool, culled);
     // Labels drawn below `regions` minus one where possible, so the last region stays empty.
     const int used = regions > 2 ? regions - 1 : regions;
     const Catalog a = boxCatalog(static_cast<std::size_t>(n), 11 + n, 0.3, used, "a");
     const Catalog b = boxCatalog(static_cast<std::size_t>(std::max(m, 1)), 23 + m, 0.2, used, "b");
     const Binning binning(BinSpec::logPerDecade(0.5, 3000.0, AngleUnit::Arcminute, 4.0));
     CpuPairCounter counter(threads, portable ? CpuKernel::Portable : CpuKernel::Best);
+    counter.setCulling(culled ? CullingMode::On : CullingMode::Off);
     QVERIFY(counter.supportsRegions());
 
     std::vector<CountTask> tasks{{&a, nullptr}};
@@ -204,6 +222,7 @@ void TestJackknife::regionCountsMatchNaiveLoop() {
         tasks.push_back({&a, &b});
     const auto counts =
         counter.countBatchByRegion(tasks, binning, static_cast<std::size_t>(regions));
+    QCOMPARE(counter.lastBatchCulled(), culled);
     const auto plain = counter.countBatch(tasks, binning);
     QCOMPARE(counts.size(), tasks.size());
     for (std::size_t t = 0; t < tasks.size(); ++t) {
@@ -457,6 +476,241 @@ void TestJackknife::covarianceProperties() {
     QCOMPARE(two.sigma, std::vector<double>({1.0, 2.0}));
     // Two samples move in opposite directions in the two bins: correlation −1 off the diagonal.
     QCOMPARE(correlationMatrix(two.covariance, 2), std::vector<double>({1.0, -1.0, -1.0, 1.0}));
+}
+
+void TestJackknife::covarianceMatchesBruteForce_data() {
+    QTest::addColumn<int>("samples");
+    QTest::addColumn<int>("bins");
+    QTest::addColumn<int>("nanBin"); // a bin where one sample is NaN; -1: none
+    // Sizes below, at and across the covariance blocks (64 rows, 256 columns) and the four
+    // samples summed per pass, odd ones included.
+    QTest::newRow("K=2, 1 bin") << 2 << 1 << -1;
+    QTest::newRow("K=3, 5 bins") << 3 << 5 << -1;
+    QTest::newRow("K=7, 13 bins") << 7 << 13 << -1;
+    QTest::newRow("K=64, 64 bins") << 64 << 64 << -1;
+    QTest::newRow("K=65, 257 bins") << 65 << 257 << -1;
+    QTest::newRow("K=130, 301 bins") << 130 << 301 << -1;
+    QTest::newRow("K=5, 513 bins") << 5 << 513 << -1;
+    QTest::newRow("K=301, 70 bins") << 301 << 70 << -1;
+    QTest::newRow("K=9, 40 bins, a NaN") << 9 << 40 << 17;
+}
+
+// The statistics against the formula evaluated entry by entry, in long double, on seeded
+// samples of a few scales (w spans decades across bins).
+void TestJackknife::covarianceMatchesBruteForce() {
+    QFETCH(int, samples);
+    QFETCH(int, bins);
+    QFETCH(int, nanBin);
+    const auto k = static_cast<std::size_t>(samples);
+    const auto n = static_cast<std::size_t>(bins);
+    std::mt19937_64 rng(1000 * k + n);
+    std::normal_distribution<double> noise(0.0, 1.0);
+    std::vector<std::vector<double>> w(k, std::vector<double>(n));
+    for (std::size_t b = 0; b < n; ++b) {
+        const double level = std::pow(10.0, -3.0 * static_cast<double>(b) / static_cast<double>(n));
+        for (std::size_t s = 0; s < k; ++s)
+            w[s][b] = level * (1.0 + 0.05 * noise(rng));
+    }
+    if (nanBin >= 0)
+        w[k / 2][static_cast<std::size_t>(nanBin)] = std::numeric_limits<double>::quiet_NaN();
+
+    const JackknifeStatistics got = jackknifeStatistics(w);
+    QCOMPARE(got.mean.size(), n);
+    QCOMPARE(got.sigma.size(), n);
+    QCOMPARE(got.covariance.size(), n * n);
+
+    std::vector<long double> mean(n, 0.0L);
+    for (std::size_t b = 0; b < n; ++b) {
+        for (std::size_t s = 0; s < k; ++s)
+            mean[b] += w[s][b];
+        mean[b] /= static_cast<long double>(k);
+    }
+    const long double factor = static_cast<long double>(k - 1) / static_cast<long double>(k);
+    std::vector<long double> want(n * n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            long double sum = 0;
+            for (std::size_t s = 0; s < k; ++s)
+                sum += (w[s][i] - mean[i]) * (w[s][j] - mean[j]);
+            want[i * n + j] = factor * sum;
+        }
+    const auto isNan = [&](std::size_t b) { return static_cast<int>(b) == nanBin; };
+    for (std::size_t i = 0; i < n; ++i) {
+        if (isNan(i)) {
+            QVERIFY(std::isnan(got.mean[i]));
+            QVERIFY(std::isnan(got.sigma[i]));
+        } else {
+            QVERIFY(std::abs(got.mean[i] - mean[i]) <= 1e-14L * std::abs(mean[i]));
+            QVERIFY(std::abs(got.sigma[i] - std::sqrt(want[i * n + i])) <=
+                    1e-12L * std::sqrt(want[i * n + i]));
+        }
+        for (std::size_t j = 0; j < n; ++j) {
+            const double c = got.covariance[i * n + j];
+            const double mirror = got.covariance[j * n + i];
+            // Exactly symmetric: NaN with NaN, every other entry bit for bit.
+            QVERIFY(c == mirror || (std::isnan(c) && std::isnan(mirror)));
+            if (isNan(i) || isNan(j)) {
+                QVERIFY(std::isnan(c));
+                continue;
+            }
+            // Relative to the entry's natural scale σ_i σ_j (off-diagonal entries may be ~0).
+            const long double scale = std::sqrt(want[i * n + i] * want[j * n + j]);
+            QVERIFY2(std::abs(c - want[i * n + j]) <= 1e-12L * scale,
+                     qPrintable(QStringLiteral("C[%1][%2] = %3, brute force %4")
+                                    .arg(i)
+                                    .arg(j)
+                                    .arg(c, 0, 'g', 17)
+                                    .arg(static_cast<double>(want[i * n + j]), 0, 'g', 17)));
+        }
+    }
+}
+
+void TestJackknife::memoryEstimate_data() {
+    QTest::addColumn<int>("regions");
+    QTest::addColumn<int>("bins");
+    QTest::addColumn<int>("randomSets");
+    QTest::addColumn<int>("threads");
+    QTest::newRow("small") << 8 << 15 << 1 << 2;
+    QTest::newRow("K=3000, 3000 bins") << 3000 << 3000 << 1 << 2;
+    QTest::newRow("K=100, 10000 bins") << 100 << 10000 << 1 << 2;
+    QTest::newRow("K=10000, 30 bins, 16 threads") << 10000 << 30 << 1 << 16;
+    QTest::newRow("K=500, 200 bins, 10 sets") << 500 << 200 << 10 << 4;
+}
+
+// The estimate holds at least what the job cannot do without (for every count the touching and
+// within counts of every region and bin, and the covariance), grows as K · bins with the
+// per-region counts and as bins² with the covariance, and never falls when anything grows.
+void TestJackknife::memoryEstimate() {
+    QFETCH(int, regions);
+    QFETCH(int, bins);
+    QFETCH(int, randomSets);
+    QFETCH(int, threads);
+    const auto k = static_cast<std::size_t>(regions);
+    const auto b = static_cast<std::size_t>(bins);
+    const auto sets = static_cast<std::size_t>(randomSets);
+    const JackknifeMemory memory = estimateJackknifeMemory(k, b, sets, threads);
+    QCOMPARE(memory.regions, k);
+    QCOMPARE(memory.bins, b);
+    QCOMPARE(memory.randomSets, sets);
+    QCOMPARE(memory.threads, static_cast<std::size_t>(threads));
+    QCOMPARE(memory.peak(), std::max({memory.counting, memory.statistics, memory.result}));
+
+    const double counts = 1.0 + 2.0 * static_cast<double>(sets);
+    const double perRegionArray = 8.0 * static_cast<double>(k) * static_cast<double>(b);
+    const double covariance = 8.0 * static_cast<double>(b) * static_cast<double>(b);
+    QVERIFY(static_cast<double>(memory.counting) >= 3 * counts * perRegionArray);
+    QVERIFY(static_cast<double>(memory.statistics) >=
+            2 * counts * perRegionArray + perRegionArray + covariance);
+    QVERIFY(static_cast<double>(memory.result) >= perRegionArray + covariance);
+    // Not wildly more either: the model's parts are these arrays and a few more like them.
+    QVERIFY(static_cast<double>(memory.peak()) <=
+            8 * counts * perRegionArray + 4 * covariance + 1e8);
+
+    const auto peak = [&](std::size_t k2, std::size_t b2, std::size_t s2, int t2) {
+        return estimateJackknifeMemory(k2, b2, s2, t2).peak();
+    };
+    QVERIFY(peak(k + 1, b, sets, threads) >= memory.peak());
+    QVERIFY(peak(k, b + 1, sets, threads) >= memory.peak());
+    QVERIFY(peak(k, b, sets + 1, threads) >= memory.peak());
+    QVERIFY(estimateJackknifeMemory(k, b, sets + 1, threads).counting > memory.counting);
+    QVERIFY(peak(k, b, sets, threads + 1) >= memory.peak());
+    // Doubling K and the bins quadruples an estimate of K · bins and bins² arrays, up to the
+    // per-thread rows (fixed once K exceeds them) and the totals (linear in the bins).
+    const double ratio =
+        static_cast<double>(peak(2 * k, 2 * b, sets, threads)) / static_cast<double>(memory.peak());
+    if (perRegionArray > 1e8)
+        QVERIFY2(ratio > 3.5 && ratio <= 4.0, qPrintable(QString::number(ratio)));
+    // No wrap-around for absurd inputs: the estimate saturates.
+    QCOMPARE(estimateJackknifeMemory(std::size_t{1} << 40, std::size_t{1} << 40, 1, 1).peak(),
+             std::numeric_limits<std::uint64_t>::max());
+}
+
+// The refusal names the estimate and the limit; formatBytes as its message shows them.
+void TestJackknife::memoryLimit() {
+    QCOMPARE(formatBytes(0), std::string("0 bytes"));
+    QCOMPARE(formatBytes(1023), std::string("1023 bytes"));
+    QCOMPARE(formatBytes(1024), std::string("1.0 KiB"));
+    QCOMPARE(formatBytes(648ull << 20), std::string("648 MiB"));
+    QCOMPARE(formatBytes((91ull << 30) / 10), std::string("9.1 GiB"));
+    QCOMPARE(formatBytes(3ull << 40), std::string("3.0 TiB"));
+
+    const JackknifeMemory memory = estimateJackknifeMemory(3000, 3000, 1, 2);
+    checkJackknifeMemory(memory, memory.peak()); // at the limit: accepted
+    try {
+        checkJackknifeMemory(memory, memory.peak() - 1);
+        QFAIL("no ConfigError above the limit");
+    } catch (const ConfigError& error) {
+        const std::string message = error.what();
+        QVERIFY2(message.find("K = 3000 regions, 3000 bins and 1 random set") != std::string::npos,
+                 message.c_str());
+        QVERIFY2(message.find(formatBytes(memory.peak())) != std::string::npos, message.c_str());
+        QVERIFY2(message.find(formatBytes(memory.peak() - 1)) != std::string::npos,
+                 message.c_str());
+    }
+    if (physicalMemoryBytes() == 0)
+        QSKIP("the system does not report its physical memory");
+    // The machine's limit: a share of what it has, so the job's own check refuses no small job.
+    checkJackknifeMemory(estimateJackknifeMemory(32, 30, 1, 2));
+}
+
+void TestJackknife::jobRefusesWhatCannotFit_data() {
+    QTest::addColumn<bool>("fromColumn");
+    QTest::newRow("K regions grown on the sky") << false;
+    QTest::newRow("K regions from a column") << true;
+}
+
+// K = 10000 and 10000 bins with enough random sets to exceed the machine's limit: the job says
+// so with the numbers before it grows regions or counts a pair (the k-means regions would fail
+// otherwise: 10000 regions for 50 points; the column's 10000 regions would take minutes).
+void TestJackknife::jobRefusesWhatCannotFit() {
+    QFETCH(bool, fromColumn);
+    const std::uint64_t physical = physicalMemoryBytes();
+    if (physical == 0)
+        QSKIP("the system does not report its physical memory");
+    constexpr int kRegions = kMaxJackknifeRegions;
+    constexpr int kBins = 10000;
+    const std::size_t points = fromColumn ? kRegions : 50;
+    auto data = std::make_shared<const Catalog>(boxCatalog(points, 111, 0.0, 0, "d"));
+    auto random = std::make_shared<const Catalog>(boxCatalog(points, 112, 0.0, 0, "r"));
+    if (fromColumn) { // every label once in each catalog: K = 10000 distinct labels
+        const auto labelled = [](const Catalog& c) {
+            std::vector<std::int32_t> label(c.size());
+            std::iota(label.begin(), label.end(), 0);
+            return std::make_shared<const Catalog>(Catalog::fromRadians(
+                c.name(), std::vector<double>(c.ra().begin(), c.ra().end()),
+                std::vector<double>(c.dec().begin(), c.dec().end()), {}, std::move(label)));
+        };
+        data = labelled(*data);
+        random = labelled(*random);
+    }
+    CorrelationParams params = jobParams(data, {random});
+    params.bins = BinSpec::logCount(1.0, 3000.0, AngleUnit::Arcminute, kBins);
+    if (fromColumn)
+        params.jackknife.regionColumn = "patch";
+    else
+        params.jackknife.regions = kRegions;
+    // The same small random catalog as many sets as it takes: they cost nothing until counted.
+    const auto limit = static_cast<std::uint64_t>(kJackknifeMemoryShare * double(physical));
+    while (estimateJackknifeMemory(kRegions, kBins, params.randoms.size(), 2).peak() <= limit)
+        params.randoms.push_back(random);
+    const std::uint64_t needed =
+        estimateJackknifeMemory(kRegions, kBins, params.randoms.size(), 2).peak();
+
+    int reports = 0;
+    try {
+        CorrelationJob(params).run([&](const JobProgress&) { ++reports; });
+        QFAIL("the job ran");
+    } catch (const ConfigError& error) {
+        const std::string message = error.what();
+        QVERIFY2(message.find("K = 10000 regions, 10000 bins and " +
+                              std::to_string(params.randoms.size()) + " random sets") !=
+                     std::string::npos,
+                 message.c_str());
+        QVERIFY2(message.find("needs about " + formatBytes(needed)) != std::string::npos,
+                 message.c_str());
+        QVERIFY2(message.find(formatBytes(physical)) != std::string::npos, message.c_str());
+    }
+    QCOMPARE(reports, 0);
 }
 
 void TestJackknife::jobKeepsFullSampleResult() {

@@ -545,7 +545,8 @@ void TestStudio::invalidJackknifeSettingsDisableRun() {
     QCOMPARE(errors->settings().method, ErrorSettings::Method::None);
     QCOMPARE(errors->regionsSpin()->value(), 32);
     QCOMPARE(errors->regionsSpin()->minimum(), 2);
-    QCOMPARE(errors->regionsSpin()->maximum(), 500);
+    // The core's limit: the GUI accepts what the job and the CLI accept.
+    QCOMPARE(errors->regionsSpin()->maximum(), kMaxJackknifeRegions);
     QVERIFY(window->runButton()->isEnabled());
     auto* reasonLabel = window->findChild<QLabel*>(QStringLiteral("runBlockedReason"));
     auto* inlineError = window->findChild<QLabel*>(QStringLiteral("errorsError"));
@@ -584,14 +585,14 @@ void TestStudio::invalidJackknifeSettingsDisableRun() {
     }
     errors->regionsSpin()->setValue(10);
     QVERIFY(window->runButton()->isEnabled());
-    // The spin box keeps K in 2..500 whatever is typed or loaded.
+    // The spin box keeps K within the core's limits whatever is typed or loaded.
     errors->regionsSpin()->setValue(1);
     QCOMPARE(errors->regionsSpin()->value(), 2);
     ErrorSettings huge;
     huge.method = ErrorSettings::Method::Regions;
     huge.regions = 100000;
     errors->setSettings(huge);
-    QCOMPARE(errors->settings().regions, 500);
+    QCOMPARE(errors->settings().regions, kMaxJackknifeRegions);
     // No errors: always runnable.
     errors->methodCombo()->setCurrentIndex(0);
     QVERIFY(window->runButton()->isEnabled());

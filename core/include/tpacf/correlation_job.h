@@ -93,7 +93,8 @@ public:
 
     /// Runs on the calling thread; progress is reported on it too. Throws ConfigError (bad bins,
     /// no randoms, empty catalog, bad jackknife settings, jackknife on an explicitly chosen
-    /// backend that cannot count by region; Auto falls back to the CPU with a notice),
+    /// backend that cannot count by region, Auto falls back to the CPU with a notice; a jackknife
+    /// whose estimateJackknifeMemory exceeds checkJackknifeMemory's limit, before any counting),
     /// BackendUnavailable; a cancel request gives status Cancelled with no counts. Partial
     /// results in progress reports carry no jackknife fields.
     CorrelationResult run(const ProgressCallback& onProgress = {},

@@ -2,9 +2,15 @@
 // The exact reference backend: double precision on all cores.
 #include "tpacf/pair_counter.h"
 
+#include <cstddef>
 #include <string>
 
 namespace tpacf {
+
+/// Regions a side whose counts one counting thread holds before it adds them to the shared
+/// per-region tallies: a thread's rows then cost at most 3 × this × (bins + 2) counters, where
+/// one row per region would cost gigabytes per thread at thousands of regions and bins.
+inline constexpr std::size_t kRegionRowsPerThread = 256;
 
 /// Inner loop of the CPU backend. Every kernel gives identical counts; Best picks the fastest
 /// the processor supports (AVX-512 where present), Portable forces plain C++ (tests, benchmarks).

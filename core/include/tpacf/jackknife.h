@@ -34,12 +34,64 @@ struct JackknifeRegionsSummary {
     std::shared_ptr<const std::vector<std::int32_t>> dataRegions; // region of each data point
 };
 
-/// Largest region count accepted (memory and the k-means cost grow with it).
+/// Smallest and largest region counts accepted: one place for the core, the GUI's spin box, the
+/// CLI and the CUDA backend (memory and the k-means cost grow with K; see
+/// estimateJackknifeMemory for what a K and a bin count cost together).
+inline constexpr int kMinJackknifeRegions = 2;
 inline constexpr int kMaxJackknifeRegions = 10000;
 
-/// Throws ConfigError unless 2 ≤ regions ≤ kMaxJackknifeRegions. Frontends call it for a count
-/// the user gave explicitly (a 0 the user typed is an error, not "off").
+/// Throws ConfigError unless kMinJackknifeRegions ≤ regions ≤ kMaxJackknifeRegions. Frontends
+/// call it for a count the user gave explicitly (a 0 the user typed is an error, not "off").
 void validateJackknifeRegionCount(int regions);
+
+/// What a jackknife job will hold in memory for its region-keyed counts and statistics, by stage
+/// (bytes; the catalogs come on top). Per-region counts are K × bins 64-bit counters per count,
+/// so K = 3000 regions and 3000 bins cost 72 MB per array, and a job has three arrays for each
+/// of its 1 + 2·randomSets counts while it counts.
+struct JackknifeMemory {
+    std::size_t regions = 0, bins = 0, randomSets = 0, threads = 0;
+    /// While counting, the larger of the two backends' needs. CPU: each count's per-region
+    /// tallies (pairs by first point, by second point, within one region; three arrays) and
+    /// every thread's rows for the regions its work touches. CUDA: the host copy of each count's
+    /// counters and the per-region counts split from it (four arrays), whatever the threads.
+    std::uint64_t counting = 0;
+    /// After counting: the per-region counts the job keeps (touching and within per count), the
+    /// K leave-one-out samples, their deviations from the mean and the bins × bins covariance.
+    std::uint64_t statistics = 0;
+    /// In the result: the samples and the covariance, and the correlation matrix and colour map
+    /// of bins × bins values that the GUI draws.
+    std::uint64_t result = 0;
+
+    /// The most held at one time: the largest stage.
+    std::uint64_t peak() const noexcept;
+    /// "jackknife with K = 3000 regions, 3000 bins and 1 random set needs about 824 MiB of
+    /// memory besides the catalogs (counting on 2 threads 824 MiB, covariance 618 MiB, result
+    /// 275 MiB)": one line for a notice or an error.
+    std::string describe() const;
+};
+
+/// The memory estimate of a jackknife job with these parameters; threads <= 0: all hardware
+/// threads (as the CPU backend takes them).
+JackknifeMemory estimateJackknifeMemory(std::size_t regions, std::size_t bins,
+                                        std::size_t randomSets, int threads);
+
+/// Physical memory of this machine in bytes (sysconf); 0 where the system does not say.
+std::uint64_t physicalMemoryBytes();
+
+/// The share of physical memory a jackknife job may plan to hold: the catalogs, a frontend and
+/// the system need the rest, and a job that swaps at this size would not finish.
+inline constexpr double kJackknifeMemoryShare = 0.75;
+
+/// Throws ConfigError, with the estimate and the limit in the message, when `memory.peak()`
+/// exceeds `limitBytes`. limitBytes == 0: kJackknifeMemoryShare of physicalMemoryBytes() (no
+/// check where the system does not say).
+void checkJackknifeMemory(const JackknifeMemory& memory, std::uint64_t limitBytes = 0);
+
+/// Above this estimate frontends say before a run how much memory the jackknife will take.
+inline constexpr std::uint64_t kJackknifeMemoryNoticeBytes = std::uint64_t{1} << 30;
+
+/// "812 KiB", "648 MiB", "9.1 GiB": binary units, as memory is sized.
+std::string formatBytes(std::uint64_t bytes);
 
 /// A region centre: a unit vector.
 struct RegionCentre {
@@ -104,6 +156,8 @@ std::vector<std::vector<double>> leaveOneOutSamples(Estimator estimator,
 
 /// Jackknife mean, σ and covariance (row-major bins × bins) of K samples:
 /// C_ij = (K−1)/K Σ_k (w_k,i − w̄_i)(w_k,j − w̄_j), σ_i = √C_ii. Throws ConfigError for K < 2.
+/// One O(K · bins²/2) pass, summing over k in sample order (the result is bit for bit that of
+/// the formula evaluated pair by pair); exactly symmetric. Holds K × bins deviations besides.
 struct JackknifeStatistics {
     std::vector<double> mean, sigma, covariance;
 };
