@@ -7,6 +7,12 @@
 
 namespace tpacf {
 
+void WorkShare::validate() const {
+    if (parts < 1 || part >= parts)
+        throw ConfigError("work share " + std::to_string(part) + " of " + std::to_string(parts) +
+                          ": the part must be below the number of parts (counted from 0)");
+}
+
 std::uint64_t CountTask::pairTotal() const noexcept {
     if (!first)
         return 0;

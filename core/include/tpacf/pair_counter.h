@@ -57,12 +57,28 @@ struct CountProgress {
     std::vector<PairCounts> partialCounts;
 };
 
+/// A part of a batch's work: part `part` of `parts` of the backend's work list (the unit pairs
+/// of every task, after culling, in the backend's order). The `parts` shares of one batch, each
+/// counted with the same catalogs and bins, add up exactly to the whole batch: what MPI ranks
+/// and chunked runs build on. The default is the whole batch.
+struct WorkShare {
+    std::uint32_t part = 0;
+    std::uint32_t parts = 1;
+
+    bool whole() const noexcept { return parts == 1; }
+    /// Throws ConfigError unless parts >= 1 and part < parts.
+    void validate() const;
+};
+
 /// Progress sink and cancel token a backend honours. onProgress is called on the thread that
 /// called countBatch, at least every ~100 ms of work; the backend checks the token at least as
 /// often and throws Cancelled once it is set.
 struct CountControl {
     std::function<void(const CountProgress&)> onProgress;
     const std::atomic<bool>* cancelRequested = nullptr;
+    /// Which part of the batch to count (every countBatch and countBatchByRegion honours it);
+    /// progress totals are those of the share.
+    WorkShare share;
 
     bool cancelled() const noexcept {
         return cancelRequested && cancelRequested->load(std::memory_order_relaxed);
