@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config
-          qt6-base-dev libqcustomplot-dev libcfitsio-dev
+          qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev
           xvfb xauth)
 
 missing=()
