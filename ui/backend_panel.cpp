@@ -22,9 +22,11 @@ constexpr int kAutoPrecision = -1;
 BackendPanel::BackendPanel(const GpuBackendProvider* gpu, QWidget* parent)
     : QWidget(parent), m_gpu(gpu) {
     m_estimator = new QComboBox(this);
-    for (Estimator estimator :
-         {Estimator::LandySzalay, Estimator::Natural, Estimator::DavisPeebles, Estimator::Hamilton})
-        m_estimator->addItem(QString::fromLatin1(estimatorName(estimator)), int(estimator));
+    for (const EstimatorInfo& info : estimators()) {
+        m_estimator->addItem(QString::fromLatin1(info.name), int(info.id));
+        m_estimator->setItemData(m_estimator->count() - 1, QString::fromLatin1(info.formula),
+                                 Qt::ToolTipRole);
+    }
     m_formula = new QLabel(this);
     m_formula->setWordWrap(true);
     m_formula->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -40,7 +40,8 @@ Inputs and outputs:
   --random FILE      random catalog; repeat for several sets (DR and RR are averaged)
   --output FILE      result CSV (required)
   --json FILE        the same result as JSON, with per-set raw counts
-  --estimator E      ls (Landy-Szalay, default), natural, dp (Davis-Peebles), hamilton
+  --estimator E      )" +
+               describeEstimators(CorrelationParams{}.estimator) + R"(
   --quiet            no progress bar and no summary on the terminal
   --plot FILE        the w(theta) figure as TPACF Studio draws it (jackknife error bars when
                      there are some; log axes for log bins): FILE.png (1800 x 1200 px at 300
@@ -230,8 +231,8 @@ int runCommand(const Context& context) {
     if (const auto text = args.value("--estimator")) {
         const auto estimator = parseEstimator(*text);
         if (!estimator)
-            args.fail("--estimator: " + quote(*text) +
-                      " is not an estimator (ls, natural, dp, hamilton)");
+            args.fail("--estimator: " + quote(*text) + " is not an estimator (" +
+                      estimatorKeyList() + ")");
         params.estimator = *estimator;
     }
     params.bins = binSpecFrom(args);

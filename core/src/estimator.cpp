@@ -2,6 +2,7 @@
 
 #include "tpacf/errors.h"
 
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -96,19 +97,95 @@ std::string foldedName(std::string_view text) {
     return folded;
 }
 
+// The estimators on normalised counts of one bin. A zero (or NaN) denominator gives NaN: the
+// comparisons are false for NaN. The arithmetic order is part of the results: keep it.
+double landySzalay(double dd, double dr, double rr) noexcept {
+    return rr > 0 ? (dd - 2.0 * dr + rr) / rr : kNaN;
+}
+
+double natural(double dd, double /*dr*/, double rr) noexcept {
+    return rr > 0 ? dd / rr - 1.0 : kNaN;
+}
+
+double davisPeebles(double dd, double dr, double /*rr*/) noexcept {
+    return dr > 0 ? dd / dr - 1.0 : kNaN;
+}
+
+// RR is a factor, not a divisor: RR = 0 gives w = −1, not NaN.
+double hamilton(double dd, double dr, double rr) noexcept {
+    return dr > 0 ? dd * rr / (dr * dr) - 1.0 : kNaN;
+}
+
+// parseEstimator() also accepts each key and name; these are the extra spellings.
+constexpr std::string_view kNaturalAliases[] = {"Peebles-Hauser"};
+
+constexpr std::array kEstimators{
+    EstimatorInfo{.id = Estimator::LandySzalay,
+                  .key = "ls",
+                  .name = "Landy-Szalay",
+                  .formula = "w = (DD - 2 DR + RR) / RR",
+                  .aliases = {},
+                  .needsDR = true,
+                  .needsRR = true,
+                  .w = landySzalay},
+    EstimatorInfo{.id = Estimator::Natural,
+                  .key = "natural",
+                  .name = "Natural",
+                  .formula = "w = DD / RR - 1",
+                  .aliases = kNaturalAliases,
+                  .needsDR = false,
+                  .needsRR = true,
+                  .w = natural},
+    EstimatorInfo{.id = Estimator::DavisPeebles,
+                  .key = "dp",
+                  .name = "Davis-Peebles",
+                  .formula = "w = DD / DR - 1",
+                  .aliases = {},
+                  .needsDR = true,
+                  .needsRR = false,
+                  .w = davisPeebles},
+    EstimatorInfo{.id = Estimator::Hamilton,
+                  .key = "hamilton",
+                  .name = "Hamilton",
+                  .formula = "w = DD RR / DR^2 - 1",
+                  .aliases = {},
+                  .needsDR = true,
+                  .needsRR = true,
+                  .w = hamilton},
+};
+
+// estimatorInfo() indexes the table by enumerator value.
+constexpr bool tableFollowsEnum() {
+    for (std::size_t i = 0; i < kEstimators.size(); ++i)
+        if (static_cast<std::size_t>(kEstimators[i].id) != i)
+            return false;
+    return true;
+}
+static_assert(tableFollowsEnum(), "kEstimators must list the Estimator enumerators in order");
+
 } // namespace
+
+std::span<const EstimatorInfo> estimators() noexcept {
+    return kEstimators;
+}
+
+const EstimatorInfo& estimatorInfo(Estimator estimator) noexcept {
+    const auto index = static_cast<std::size_t>(estimator);
+    // An out-of-range value (a cast from a corrupt integer) reads as the first entry, as the
+    // switches this table replaced fell back to Landy-Szalay.
+    return index < kEstimators.size() ? kEstimators[index] : kEstimators.front();
+}
 
 std::optional<Estimator> parseEstimator(std::string_view text) noexcept {
     try {
         const std::string name = foldedName(text);
-        if (name == "ls" || name == "landyszalay")
-            return Estimator::LandySzalay;
-        if (name == "natural" || name == "peebleshauser")
-            return Estimator::Natural;
-        if (name == "dp" || name == "davispeebles")
-            return Estimator::DavisPeebles;
-        if (name == "hamilton")
-            return Estimator::Hamilton;
+        for (const EstimatorInfo& info : kEstimators) {
+            if (name == foldedName(info.key) || name == foldedName(info.name))
+                return info.id;
+            for (const std::string_view alias : info.aliases)
+                if (name == foldedName(alias))
+                    return info.id;
+        }
     } catch (...) {
         // Only an allocation failure can land here; "not recognised" is the honest answer.
     }
@@ -116,45 +193,48 @@ std::optional<Estimator> parseEstimator(std::string_view text) noexcept {
 }
 
 std::string_view estimatorKey(Estimator estimator) noexcept {
-    switch (estimator) {
-    case Estimator::LandySzalay:
-        return "ls";
-    case Estimator::Natural:
-        return "natural";
-    case Estimator::DavisPeebles:
-        return "dp";
-    case Estimator::Hamilton:
-        return "hamilton";
-    }
-    return "ls";
+    return estimatorInfo(estimator).key;
 }
 
 std::string_view estimatorName(Estimator estimator) noexcept {
-    switch (estimator) {
-    case Estimator::LandySzalay:
-        return "Landy-Szalay";
-    case Estimator::Natural:
-        return "Natural";
-    case Estimator::DavisPeebles:
-        return "Davis-Peebles";
-    case Estimator::Hamilton:
-        return "Hamilton";
-    }
-    return "Landy-Szalay";
+    return estimatorInfo(estimator).name;
 }
 
 std::string_view estimatorFormula(Estimator estimator) noexcept {
-    switch (estimator) {
-    case Estimator::LandySzalay:
-        return "w = (DD - 2 DR + RR) / RR";
-    case Estimator::Natural:
-        return "w = DD / RR - 1";
-    case Estimator::DavisPeebles:
-        return "w = DD / DR - 1";
-    case Estimator::Hamilton:
-        return "w = DD RR / DR^2 - 1";
+    return estimatorInfo(estimator).formula;
+}
+
+std::string estimatorKeyList(std::string_view separator) {
+    std::string list;
+    for (const EstimatorInfo& info : kEstimators) {
+        if (!list.empty())
+            list += separator;
+        list += info.key;
     }
-    return "w = (DD - 2 DR + RR) / RR";
+    return list;
+}
+
+std::string describeEstimators(Estimator defaultEstimator) {
+    std::string text;
+    for (const EstimatorInfo& info : kEstimators) {
+        if (!text.empty())
+            text += ", ";
+        text += info.key;
+        // The name only where it says more than the key ("natural" is "Natural" already).
+        const bool nameAddsSomething = foldedName(info.name) != foldedName(info.key);
+        const bool isDefault = info.id == defaultEstimator;
+        if (nameAddsSomething || isDefault) {
+            text += " (";
+            if (nameAddsSomething)
+                text += info.name;
+            if (nameAddsSomething && isDefault)
+                text += ", ";
+            if (isDefault)
+                text += "default";
+            text += ')';
+        }
+    }
+    return text;
 }
 
 NormalisedCounts normalise(const RawCounts& raw) {
@@ -187,39 +267,20 @@ NormalisedCounts normaliseByPairsVisited(const RawCounts& raw,
 }
 
 std::vector<double> estimate(Estimator estimator, const NormalisedCounts& counts) {
+    const EstimatorInfo& info = estimatorInfo(estimator);
     const std::size_t bins = counts.dd.size();
-    const bool needsDr = estimator != Estimator::Natural;
-    const bool needsRr = estimator != Estimator::DavisPeebles;
-    if ((needsDr && counts.dr.size() != bins) || (needsRr && counts.rr.size() != bins))
+    if ((info.needsDR && counts.dr.size() != bins) || (info.needsRR && counts.rr.size() != bins))
         throw ConfigError("normalised counts are inconsistent: DD has " + std::to_string(bins) +
                           " bins, DR " + std::to_string(counts.dr.size()) + ", RR " +
                           std::to_string(counts.rr.size()));
 
     std::vector<double> w(bins, kNaN);
     for (std::size_t bin = 0; bin < bins; ++bin) {
+        // A count the estimator ignores may be missing (Natural before any DR was counted).
         const double dd = counts.dd[bin];
-        const double dr = needsDr ? counts.dr[bin] : kNaN;
-        const double rr = needsRr ? counts.rr[bin] : kNaN;
-        double value = kNaN;
-        // A zero (or NaN) denominator gives NaN: the comparisons below are false for NaN.
-        switch (estimator) {
-        case Estimator::Natural:
-            if (rr > 0)
-                value = dd / rr - 1.0;
-            break;
-        case Estimator::DavisPeebles:
-            if (dr > 0)
-                value = dd / dr - 1.0;
-            break;
-        case Estimator::Hamilton:
-            if (dr > 0)
-                value = dd * rr / (dr * dr) - 1.0;
-            break;
-        case Estimator::LandySzalay:
-            if (rr > 0)
-                value = (dd - 2.0 * dr + rr) / rr;
-            break;
-        }
+        const double dr = info.needsDR ? counts.dr[bin] : kNaN;
+        const double rr = info.needsRR ? counts.rr[bin] : kNaN;
+        const double value = info.w(dd, dr, rr);
         // Guards against an infinite input (or DR² underflowing to 0 in Hamilton); never inf.
         w[bin] = std::isfinite(value) ? value : kNaN;
     }

@@ -5,6 +5,7 @@
 #include "tpacf/correlation_job.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/cuda/cuda_backend.h"
+#include "tpacf/estimator.h"
 #include "tpacf/mock.h"
 #include "tpacf/version.h"
 
@@ -1049,6 +1050,32 @@ private slots:
             QVERIFY(std::abs(csv.number(k, QStringLiteral("w")) - expected) <=
                     1e-12 * std::max(1.0, std::abs(expected)));
         }
+    }
+
+    void runHelpListsEveryEstimator() {
+        // The --estimator help line and the unknown-estimator error come from core's table:
+        // every key shows, so a new estimator is documented by being added.
+        const Outcome help = tpacf({QStringLiteral("run"), QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        const qsizetype start = help.out.indexOf(QStringLiteral("--estimator E"));
+        QVERIFY2(start >= 0, qPrintable(help.out));
+        const QString line =
+            help.out.mid(start, help.out.indexOf(QLatin1Char('\n'), start) - start);
+        const Outcome bad = tpacf(
+            {QStringLiteral("run"), QStringLiteral("--data"), m_data, QStringLiteral("--random"),
+             m_random1, QStringLiteral("--output"), QStringLiteral("/tmp/tpacf-test-never.csv"),
+             QStringLiteral("--estimator"), QStringLiteral("xyz")});
+        checkUsageError(bad, QStringLiteral("--estimator: \"xyz\" is not an estimator"));
+        for (const tpacf::EstimatorInfo& info : tpacf::estimators()) {
+            const QString key = QString::fromLatin1(info.key);
+            // As a whole word: a key seen only inside a longer word is not listed.
+            const QRegularExpression word(QStringLiteral("\\b%1\\b").arg(key));
+            QVERIFY2(line.contains(word), qPrintable(key + QStringLiteral(" not in: ") + line));
+            QVERIFY2(bad.err.contains(word),
+                     qPrintable(key + QStringLiteral(" not in: ") + bad.err));
+        }
+        QVERIFY(line.contains(QStringLiteral("default")));
+        QVERIFY(!QFile::exists(QStringLiteral("/tmp/tpacf-test-never.csv")));
     }
 
     void autoBackendFallsBackWithNotice() {

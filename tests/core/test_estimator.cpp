@@ -2,6 +2,8 @@
 // and random-set sizes, NaN wherever a total or denominator is zero, normalisation by pairs
 // visited, and two statistical checks on counted catalogs: data = randoms gives w ≈ 0 within
 // Poisson errors, and a Soneira–Peebles mock gives the power-law slope it was built with.
+// The table tests run once per estimators() entry, so a new entry is tested by being there, and
+// fails until the closed form below knows it.
 #include "tpacf_test_main.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
@@ -12,6 +14,9 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 using tpacf::Estimator;
@@ -77,6 +82,36 @@ RawCounts rawFrom(const std::vector<tpacf::PairCounts>& counts, const tpacf::Cat
     return raw;
 }
 
+// One data row per table entry, named by its key; the column "index" is its place in the table.
+void addRowPerEstimator() {
+    QTest::addColumn<int>("index");
+    const auto table = tpacf::estimators();
+    for (std::size_t i = 0; i < table.size(); ++i)
+        QTest::newRow(std::string(table[i].key).c_str()) << int(i);
+}
+
+const tpacf::EstimatorInfo& entryAt(int index) {
+    return tpacf::estimators()[static_cast<std::size_t>(index)];
+}
+
+QString q(std::string_view text) {
+    return QString::fromUtf8(text.data(), qsizetype(text.size()));
+}
+
+// w written independently of core (different algebra, same value) for positive denominators.
+// An entry missing here fails tableWMatchesClosedForm: a new estimator needs its closed form.
+std::optional<double> closedForm(std::string_view key, double dd, double dr, double rr) {
+    if (key == "ls")
+        return dd / rr - 2.0 * (dr / rr) + 1.0;
+    if (key == "natural")
+        return (dd - rr) / rr;
+    if (key == "dp")
+        return (dd - dr) / dr;
+    if (key == "hamilton")
+        return (dd / dr) * (rr / dr) - 1.0;
+    return std::nullopt;
+}
+
 } // namespace
 
 class TestEstimator : public QObject {
@@ -87,6 +122,17 @@ class TestEstimator : public QObject {
     void parse();
     void keysAndNamesRoundTrip();
     void formulas();
+    void tableFollowsEnum();
+    void tableEntryParses_data();
+    void tableEntryParses();
+    void tableEntryRoundTrips_data();
+    void tableEntryRoundTrips();
+    void tableSpellingsAreUnique();
+    void tableWMatchesClosedForm_data();
+    void tableWMatchesClosedForm();
+    void tableNeedsAreHonest_data();
+    void tableNeedsAreHonest();
+    void keyListsComeFromTable();
     void normaliseByHand();
     void estimateByHand_data();
     void estimateByHand();
@@ -153,6 +199,175 @@ void TestEstimator::formulas() {
     QCOMPARE(tpacf::estimatorFormula(Estimator::DavisPeebles), std::string_view("w = DD / DR - 1"));
     QCOMPARE(tpacf::estimatorFormula(Estimator::Hamilton),
              std::string_view("w = DD RR / DR^2 - 1"));
+}
+
+void TestEstimator::tableFollowsEnum() {
+    // Every enumerator has exactly one entry, at its own index (estimatorInfo() relies on it).
+    const auto table = tpacf::estimators();
+    QCOMPARE(table.size(), std::size_t(4));
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        QCOMPARE(std::size_t(table[i].id), i);
+        QCOMPARE(&tpacf::estimatorInfo(table[i].id), &table[i]);
+    }
+}
+
+void TestEstimator::tableEntryParses_data() {
+    addRowPerEstimator();
+}
+
+void TestEstimator::tableEntryParses() {
+    QFETCH(int, index);
+    const tpacf::EstimatorInfo& info = entryAt(index);
+    const std::optional<Estimator> expected(info.id);
+    std::vector<std::string_view> spellings{info.key, info.name};
+    spellings.insert(spellings.end(), info.aliases.begin(), info.aliases.end());
+    for (const std::string_view spelling : spellings) {
+        QCOMPARE(tpacf::parseEstimator(spelling), expected);
+        // Case, '-', '_' and spaces do not matter.
+        const QString text = q(spelling);
+        QCOMPARE(tpacf::parseEstimator(text.toUpper().toStdString()), expected);
+        QCOMPARE(tpacf::parseEstimator(text.toLower().toStdString()), expected);
+        QString underscored = text;
+        underscored.replace(QLatin1Char('-'), QLatin1Char('_'));
+        QCOMPARE(tpacf::parseEstimator(underscored.toStdString()), expected);
+    }
+    // A spelling with something appended is not the estimator.
+    QCOMPARE(tpacf::parseEstimator(std::string(info.key) + "x"), std::optional<Estimator>());
+}
+
+void TestEstimator::tableEntryRoundTrips_data() {
+    addRowPerEstimator();
+}
+
+void TestEstimator::tableEntryRoundTrips() {
+    QFETCH(int, index);
+    const tpacf::EstimatorInfo& info = entryAt(index);
+    QCOMPARE(tpacf::estimatorKey(info.id), info.key);
+    QCOMPARE(tpacf::estimatorName(info.id), info.name);
+    QCOMPARE(tpacf::estimatorFormula(info.id), info.formula);
+    QCOMPARE(tpacf::parseEstimator(tpacf::estimatorName(info.id)), std::optional(info.id));
+    QCOMPARE(tpacf::parseEstimator(tpacf::estimatorKey(info.id)), std::optional(info.id));
+    QVERIFY(!info.key.empty() && !info.name.empty());
+    QVERIFY2(info.formula.starts_with("w = "), info.formula.data());
+    QVERIFY(info.w != nullptr);
+    // Keys are what session files and command lines store: lower case, no spaces.
+    for (const char c : info.key)
+        QVERIFY2((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'), info.key.data());
+}
+
+void TestEstimator::tableSpellingsAreUnique() {
+    // Folded as parseEstimator() folds, no key, name or alias of one entry is a spelling of
+    // another: otherwise the first entry in the table would silently win.
+    auto folded = [](std::string_view text) {
+        QString out = q(text).toLower();
+        out.remove(QLatin1Char('-')).remove(QLatin1Char('_')).remove(QLatin1Char(' '));
+        return out;
+    };
+    QHash<QString, QString> owner; // folded spelling -> key of the entry that has it
+    for (const tpacf::EstimatorInfo& info : tpacf::estimators()) {
+        QSet<QString> own;
+        own << folded(info.key) << folded(info.name);
+        for (const std::string_view alias : info.aliases)
+            own << folded(alias);
+        for (const QString& spelling : own) {
+            QVERIFY2(!owner.contains(spelling),
+                     qPrintable(QStringLiteral("\"%1\" names both %2 and %3")
+                                    .arg(spelling, owner.value(spelling), q(info.key))));
+            owner.insert(spelling, q(info.key));
+        }
+    }
+}
+
+void TestEstimator::tableWMatchesClosedForm_data() {
+    QTest::addColumn<int>("index");
+    QTest::addColumn<double>("dd");
+    QTest::addColumn<double>("dr");
+    QTest::addColumn<double>("rr");
+    // Normalised counts as they come: fractions of all pairs. Clustered (DD > DR > RR), no
+    // clustering (all equal: w = 0), anti-clustered, and small-scale values near 1e-6.
+    const double triples[][3] = {{0.5, 0.375, 11.0 / 30.0},
+                                 {0.25, 0.25, 0.25},
+                                 {1e-4, 1.3e-4, 1.1e-4},
+                                 {3.1e-6, 1.2e-6, 1.05e-6}};
+    const auto table = tpacf::estimators();
+    for (std::size_t i = 0; i < table.size(); ++i)
+        for (const auto& t : triples)
+            QTest::newRow(qPrintable(QStringLiteral("%1 DD %2 DR %3 RR %4")
+                                         .arg(q(table[i].key))
+                                         .arg(t[0])
+                                         .arg(t[1])
+                                         .arg(t[2])))
+                << int(i) << t[0] << t[1] << t[2];
+}
+
+void TestEstimator::tableWMatchesClosedForm() {
+    QFETCH(int, index);
+    QFETCH(double, dd);
+    QFETCH(double, dr);
+    QFETCH(double, rr);
+    const tpacf::EstimatorInfo& info = entryAt(index);
+    const std::optional<double> expected = closedForm(info.key, dd, dr, rr);
+    if (!expected)
+        QFAIL(qPrintable(
+            QStringLiteral("no closed form in this test for estimator \"%1\"").arg(q(info.key))));
+    // The two forms differ by a few roundings of terms no larger than ~10 (DD/RR at most):
+    // 1e-13 relative to max(1, |w|) is far above that and far below any wrong formula.
+    const double direct = info.w(dd, dr, rr);
+    QVERIFY2(std::abs(direct - *expected) <= 1e-13 * std::max(1.0, std::abs(*expected)),
+             qPrintable(QStringLiteral("w %1, closed form %2")
+                            .arg(direct, 0, 'g', 17)
+                            .arg(*expected, 0, 'g', 17)));
+    // estimate() is the table's w, bin by bin, to the bit.
+    const std::vector<double> w = tpacf::estimate(info.id, NormalisedCounts{{dd}, {dr}, {rr}});
+    QCOMPARE(w.size(), std::size_t(1));
+    QCOMPARE(w[0], direct);
+}
+
+void TestEstimator::tableNeedsAreHonest_data() {
+    addRowPerEstimator();
+}
+
+void TestEstimator::tableNeedsAreHonest() {
+    QFETCH(int, index);
+    const tpacf::EstimatorInfo& info = entryAt(index);
+    const double dd = 0.5, dr = 0.375, rr = 11.0 / 30.0;
+    const double reference = info.w(dd, dr, rr);
+    QVERIFY(std::isfinite(reference));
+    // A needed count that is NaN makes w NaN; one not needed may be NaN, or missing altogether
+    // in estimate(), without changing w.
+    QCOMPARE(std::isnan(info.w(dd, kNaN, rr)), info.needsDR);
+    QCOMPARE(std::isnan(info.w(dd, dr, kNaN)), info.needsRR);
+    QVERIFY(std::isnan(info.w(kNaN, dr, rr)));
+    if (!info.needsDR) {
+        QCOMPARE(info.w(dd, kNaN, rr), reference);
+        QCOMPARE(tpacf::estimate(info.id, NormalisedCounts{{dd}, {}, {rr}}),
+                 std::vector<double>{reference});
+    } else {
+        QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                                 tpacf::estimate(info.id, NormalisedCounts{{dd}, {}, {rr}}));
+    }
+    if (!info.needsRR) {
+        QCOMPARE(info.w(dd, dr, kNaN), reference);
+        QCOMPARE(tpacf::estimate(info.id, NormalisedCounts{{dd}, {dr}, {}}),
+                 std::vector<double>{reference});
+    } else {
+        QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                                 tpacf::estimate(info.id, NormalisedCounts{{dd}, {dr}, {}}));
+    }
+}
+
+void TestEstimator::keyListsComeFromTable() {
+    // The CLI's error message and help line: every key, in table order.
+    std::string keys;
+    for (const tpacf::EstimatorInfo& info : tpacf::estimators())
+        keys += (keys.empty() ? "" : ", ") + std::string(info.key);
+    QCOMPARE(tpacf::estimatorKeyList(), keys);
+    QCOMPARE(tpacf::estimatorKeyList("|"), std::string("ls|natural|dp|hamilton"));
+    // The help line the CLI printed before it came from the table, unchanged.
+    QCOMPARE(tpacf::describeEstimators(Estimator::LandySzalay),
+             std::string("ls (Landy-Szalay, default), natural, dp (Davis-Peebles), hamilton"));
+    QCOMPARE(tpacf::describeEstimators(Estimator::Hamilton),
+             std::string("ls (Landy-Szalay), natural, dp (Davis-Peebles), hamilton (default)"));
 }
 
 void TestEstimator::normaliseByHand() {
