@@ -2,19 +2,19 @@
 // TPACF Studio's main window: catalogs, sky preview, bins, estimator and backend, run control,
 // plots, results table and log. It configures CorrelationJobs and shows their results; the
 // science is all in tpacf_core.
-#include "catalog_loader.h"
+#include "catalog_set.h"
 #include "catalog_source.h"
 #include "job_worker.h"
 #include "plot_export.h"
+#include "recent_files.h"
+#include "run_controller.h"
 #include "session.h"
 
 #include <tpacf/backend.h>
 
-#include <QJsonObject>
+#include <QHash>
 #include <QList>
 #include <QMainWindow>
-#include <QThread>
-#include <QTimer>
 
 #include <memory>
 
@@ -25,16 +25,17 @@ class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
-class QTreeWidget;
 
 namespace tpacf::ui {
 
 class BackendPanel;
 class BinningPanel;
+class CatalogsPanel;
 class ErrorsPanel;
 class PlotPanel;
 class ResultTableModel;
 class ResultTableView;
+class RunPanel;
 class SkyPlot;
 
 enum class MessageSeverity { Info, Warning, Error };
@@ -73,7 +74,7 @@ public:
     /// Loads the bundled sample (data + randoms); false when it is not built in.
     bool loadBundledSample();
     /// Whether catalogs are being read (Run and the catalog buttons are disabled meanwhile).
-    bool isLoading() const { return !m_pendingLoads.isEmpty(); }
+    bool isLoading() const { return m_catalogs->isLoading(); }
     std::shared_ptr<const Catalog> dataCatalog() const;
     std::vector<std::shared_ptr<const Catalog>> randomCatalogs() const;
 
@@ -82,18 +83,18 @@ public:
     /// incomplete (see runBlockedReason()).
     bool startRun();
     void cancelRun();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_run->isRunning(); }
     /// Whether Run is enabled, and why not.
     bool canRun() const;
     QString runBlockedReason() const;
-    QPushButton* runButton() const { return m_runButton; }
-    QProgressBar* progressBar() const { return m_progressBar; }
-    JobWorker* worker() const { return m_worker; }
+    QPushButton* runButton() const;
+    QProgressBar* progressBar() const;
+    JobWorker* worker() const { return m_run->worker(); }
     /// The last completed result; null before the first.
-    ResultPtr currentResult() const { return m_result; }
+    ResultPtr currentResult() const { return m_run->result(); }
     /// Whether the shown result was computed from inputs other than the current ones (catalogs,
     /// bins, estimator or error settings changed since): it stays on screen, marked as such.
-    bool isResultStale() const { return m_resultStale; }
+    bool isResultStale() const { return m_run->isResultStale(); }
 
     // --- Panels, for tests.
     BinningPanel* binningPanel() const { return m_binningPanel; }
@@ -103,6 +104,10 @@ public:
     SkyPlot* skyPlot() const { return m_skyPlot; }
     ResultTableModel* resultModel() const { return m_resultModel; }
     ResultTableView* resultView() const { return m_resultView; }
+    CatalogSet* catalogSet() const { return m_catalogs; }
+    RunController* runController() const { return m_run; }
+    CatalogsPanel* catalogsPanel() const { return m_catalogsPanel; }
+    RunPanel* runPanel() const { return m_runPanel; }
 
     // --- Sessions and export.
     Session session() const;
@@ -121,14 +126,10 @@ public:
 
     // --- Recent files: catalogs remember their role (and column mapping), so a recent random
     // --- catalog reopens as a random one.
-    enum class RecentRole { Data, Random, Session };
-    struct RecentFile {
-        RecentRole role = RecentRole::Data;
-        CatalogSource source; // for a session, only the path
-        bool operator==(const RecentFile&) const = default;
-    };
+    using RecentRole = tpacf::ui::RecentRole;
+    using RecentFile = tpacf::ui::RecentFile;
     /// Most recent first.
-    const QList<RecentFile>& recentFiles() const { return m_recentFiles; }
+    const QList<RecentFile>& recentFiles() const { return m_recentFiles->entries(); }
     /// Reopens an entry of recentFiles() in its role (false when refused or unreadable).
     bool openRecentFile(int index);
 
@@ -153,9 +154,30 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    struct LoadedCatalog {
-        CatalogSource source;
-        std::shared_ptr<const Catalog> catalog;
+    /// What a queued catalog change does in the window once its files are read.
+    struct LoadIntent {
+        std::optional<RunSettings> settings; // a session's settings, applied with it
+        bool hasData = false;                // the change replaces the data catalog
+        int randomCount = 0;                 // random catalogs it brings
+        bool reportEach = false;             // one "N points" message per catalog
+        bool recordRecent = false;           // remember the files under File > Open Recent
+        QString sessionPath;                 // a session file: remembered and reported
+        QString doneMessage;                 // reported on success
+
+        /// Files the user picked: each reported and remembered.
+        static LoadIntent pickedFiles() {
+            LoadIntent intent;
+            intent.reportEach = true;
+            intent.recordRecent = true;
+            return intent;
+        }
+        /// A session: its settings applied with it; `path` remembered and reported if given.
+        static LoadIntent session(const RunSettings& settings, const QString& path = {}) {
+            LoadIntent intent;
+            intent.settings = settings;
+            intent.sessionPath = path;
+            return intent;
+        }
     };
 
     void createActions();
@@ -171,12 +193,12 @@ private:
     /// A line in the log only (no status bar, signal or message box): details of a message.
     void logLine(MessageSeverity severity, const QString& text);
     void reportJackknife(const CorrelationResult& result);
-    void onProgress(const JobProgressUpdate& update);
-    void onFinished(const ResultPtr& result);
-    void onFailed(const QString& message);
-    void onCancelled();
-    void setRunning(bool running);
-    void refreshLivePlots();
+    void onRunFinished(const ResultPtr& result);
+    void onRunFailed(const QString& message);
+    void onRunCancelled();
+    /// After a run ends: inputs, actions and the plots back to the last result.
+    void showRunEnded();
+    void onStaleChanged(bool stale);
 
     void openDataDialog();
     void addRandomDialog();
@@ -188,93 +210,40 @@ private:
     void exportPlotDialog();
     void showAbout();
 
-    /// A change of the loaded catalogs that waits for its files to be read.
-    struct CatalogChange {
-        bool replaceAll = false; // a session: the data and all randoms are replaced
-        std::optional<CatalogSource> data;
-        QList<CatalogSource> randoms;        // added (replaced with replaceAll)
-        std::optional<RunSettings> settings; // a session's settings, applied with it
-        bool reportEach = false;             // one "N points" message per catalog
-        bool recordRecent = false;           // remember the files under File > Open Recent
-        QString sessionPath;                 // a session file: remembered and reported
-        QString doneMessage;                 // reported on success
-    };
-    struct PendingLoad {
-        quint64 id = 0;
-        CatalogChange change;
-        QStringList names; // display names of the files, in reading order
-        int reading = 0;   // index of the file being read
-    };
-    /// What a result was computed from: the catalogs (by identity) and the settings that change
-    /// w(θ). The backend choice is not part of it (every backend gives the same counts).
-    struct ResultInputs {
-        std::shared_ptr<const Catalog> data;
-        std::vector<std::shared_ptr<const Catalog>> randoms;
-        QJsonObject settings;
-        bool operator==(const ResultInputs&) const = default;
-    };
-
-    /// A session's catalogs and settings, replacing the window's.
-    static CatalogChange sessionChange(const Session& session);
-    bool queueCatalogChange(CatalogChange change);
-    void onCatalogsRead(quint64 id, const CatalogList& catalogs);
-    void onCatalogReadFailed(quint64 id, const QString& message);
-    void onCatalogReading(quint64 id, int index);
+    bool queueCatalogChange(CatalogChange change, LoadIntent intent);
+    void onChangeApplied(quint64 id);
+    void onChangeFailed(quint64 id, const QString& message);
     void updateLoadingIndicator();
     void updateInputsEnabled();
-    /// The source for a file the user picked: previewed, and mapped through the column dialog
-    /// where needed. nullopt when it cannot be previewed (reported) or the dialog was cancelled.
     /// Reports an error and returns true when `path` is a loaded catalog: an export or session
     /// (`what`) written there would destroy it.
     bool refuseOverwritingCatalog(const QString& path, const QString& what);
+    /// The source for a file the user picked: previewed, and mapped through the column dialog
+    /// where needed. nullopt when it cannot be previewed (reported) or the dialog was cancelled.
     std::optional<CatalogSource> sourceForFile(const QString& path);
     /// One load for several picked files: the first as data when `firstIsData`, the rest randoms.
     bool openCatalogFiles(QStringList paths, bool firstIsData);
-    void startWorker(CorrelationParams params);
-    ResultInputs currentInputs() const;
-    void updateStaleState();
-    void addRecentFile(const RecentFile& entry);
+    /// The inputs as a result records them (see RunInputs).
+    RunInputs currentInputs() const;
 
     const GpuBackendProvider* m_gpu;
     Options m_options;
-    QThread m_workerThread;
-    JobWorker* m_worker = nullptr;
-    QThread m_loaderThread;
-    CatalogLoader* m_loader = nullptr;
-    QList<PendingLoad> m_pendingLoads; // in the order the loader answers them
-    quint64 m_regionLoadId = 0;        // a run waiting for its region labels to be read
-    CorrelationParams m_pendingRun;    // that run
-
-    std::optional<LoadedCatalog> m_data;
-    QList<LoadedCatalog> m_randoms;
-    ResultPtr m_result;
-    ResultInputs m_resultInputs; // what m_result was computed from
-    ResultInputs m_runInputs;    // what the run in progress computes from
-    bool m_resultStale = false;
-    std::shared_ptr<const Catalog> m_runData; // the data catalog of the run in progress
-    ResultPtr m_latestPartial;
-    bool m_partialDirty = false;
-    bool m_running = false;
-    QTimer m_plotTimer;
+    CatalogSet* m_catalogs = nullptr;
+    RunController* m_run = nullptr;
+    RecentFiles* m_recentFiles = nullptr;
+    QHash<quint64, LoadIntent> m_loadIntents; // by CatalogSet change id
     QString m_lastDirectory;
-    QList<RecentFile> m_recentFiles;
     PlotExportSettings m_exportSettings;
 
-    QTreeWidget* m_catalogTree = nullptr;
-    QList<QPushButton*> m_catalogButtons;
+    CatalogsPanel* m_catalogsPanel = nullptr;
+    RunPanel* m_runPanel = nullptr;
     QDockWidget* m_resultsDock = nullptr;
-    QLabel* m_staleLabel = nullptr;
     QLabel* m_loadLabel = nullptr;
     QProgressBar* m_loadBusy = nullptr;
     SkyPlot* m_skyPlot = nullptr;
     BinningPanel* m_binningPanel = nullptr;
     BackendPanel* m_backendPanel = nullptr;
     ErrorsPanel* m_errorsPanel = nullptr;
-    QPushButton* m_runButton = nullptr;
-    QPushButton* m_cancelButton = nullptr;
-    QProgressBar* m_progressBar = nullptr;
-    QLabel* m_rateLabel = nullptr;
-    QLabel* m_runReason = nullptr;
     PlotPanel* m_plotPanel = nullptr;
     ResultTableModel* m_resultModel = nullptr;
     ResultTableView* m_resultView = nullptr;

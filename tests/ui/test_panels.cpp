@@ -1,0 +1,257 @@
+// The Catalogs and Run docks on their own: what the catalog list shows (groups, compact N,
+// extents, tooltips, selection), buttons driving the window's actions, and the Run panel's
+// enabled states, reason colours, progress text and outcomes.
+#include "catalogs_panel.h"
+#include "run_panel.h"
+#include "tpacf_test_main.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace tpacf;
+using namespace tpacf::ui;
+
+namespace {
+
+LoadedCatalog loaded(const QString& path, std::vector<double> raDeg, std::vector<double> decDeg) {
+    return {CatalogSource{path}, std::make_shared<const Catalog>(Catalog::fromDegrees(
+                                     path.toStdString(), std::move(raDeg), std::move(decDeg)))};
+}
+
+} // namespace
+
+class TestPanels : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void countIsCompactAboveAMillion_data();
+    void countIsCompactAboveAMillion();
+    void catalogListShowsGroupsAndExtents();
+    void selectionGivesTheRandomIndex();
+    void catalogButtonsTriggerTheActions();
+    void runStateEnablesAndExplains();
+    void progressShowsRateEtaAndElapsed();
+    void durationAndRateFormats_data();
+    void durationAndRateFormats();
+    void outcomesAndStaleLine();
+};
+
+void TestPanels::initTestCase() {
+    // Numbers as US English writes them ("999,999", "1.23"), whatever the machine's locale.
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+}
+
+void TestPanels::countIsCompactAboveAMillion_data() {
+    QTest::addColumn<qulonglong>("count");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("small") << 42ull << QStringLiteral("42");
+    QTest::newRow("largest exact") << 999999ull << QStringLiteral("999,999");
+    QTest::newRow("one million") << 1000000ull << QStringLiteral("1.00 M");
+    QTest::newRow("1.23 M") << 1234567ull << QStringLiteral("1.23 M");
+    QTest::newRow("12.3 M") << 12345678ull << QStringLiteral("12.3 M");
+    QTest::newRow("123 M") << 123456789ull << QStringLiteral("123 M");
+    QTest::newRow("giga") << 4500000000ull << QStringLiteral("4.50 G");
+}
+
+void TestPanels::countIsCompactAboveAMillion() {
+    QFETCH(qulonglong, count);
+    QFETCH(QString, shown);
+    QCOMPARE(CatalogsPanel::formatCount(std::size_t(count)), shown);
+}
+
+void TestPanels::catalogListShowsGroupsAndExtents() {
+    CatalogsPanel panel;
+    QTreeWidget* tree = panel.tree();
+    // Empty: the two groups, nothing in them.
+    QCOMPARE(tree->topLevelItemCount(), 2);
+    QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("Data"));
+    QCOMPARE(tree->topLevelItem(0)->childCount(), 0);
+    QCOMPARE(tree->topLevelItem(1)->text(0), QStringLiteral("Randoms (0)"));
+
+    const LoadedCatalog data =
+        loaded(QStringLiteral("/survey/galaxies.txt"), {10.0, 20.0, 15.0}, {-5.0, 5.0, 0.0});
+    const LoadedCatalog random1 = loaded(QStringLiteral("/survey/random_1.txt"), {11.0}, {1.0});
+    const LoadedCatalog random2 = {CatalogSource{QStringLiteral(":/samples/random_2.txt")},
+                                   random1.catalog};
+    panel.setCatalogs(data, {random1, random2});
+    QCOMPARE(tree->topLevelItemCount(), 2);
+    const QTreeWidgetItem* dataRow = tree->topLevelItem(0)->child(0);
+    QVERIFY(dataRow);
+    QCOMPARE(dataRow->text(0), QStringLiteral("galaxies.txt"));
+    QCOMPARE(dataRow->text(1), QStringLiteral("3"));
+    QCOMPARE(dataRow->text(2), QStringLiteral("10.0 – 20.0"));
+    QCOMPARE(dataRow->text(3), QStringLiteral("-5.0 – 5.0"));
+    QCOMPARE(dataRow->toolTip(0), QStringLiteral("/survey/galaxies.txt\n3 points"));
+    QCOMPARE(tree->topLevelItem(1)->text(0), QStringLiteral("Randoms (2)"));
+    QCOMPARE(tree->topLevelItem(1)->childCount(), 2);
+    QCOMPARE(tree->topLevelItem(1)->child(0)->text(0), QStringLiteral("random_1.txt"));
+    // The bundled sample says so instead of showing a resource path.
+    QCOMPARE(tree->topLevelItem(1)->child(1)->toolTip(2),
+             QStringLiteral("Bundled sample\n1 points"));
+
+    // Shown again without data: the data group is empty, nothing left over.
+    panel.setCatalogs(std::nullopt, {random1});
+    QCOMPARE(tree->topLevelItem(0)->childCount(), 0);
+    QCOMPARE(tree->topLevelItem(1)->text(0), QStringLiteral("Randoms (1)"));
+}
+
+void TestPanels::selectionGivesTheRandomIndex() {
+    CatalogsPanel panel;
+    const LoadedCatalog data = loaded(QStringLiteral("d.txt"), {1.0}, {1.0});
+    const LoadedCatalog random = loaded(QStringLiteral("r.txt"), {2.0}, {2.0});
+    panel.setCatalogs(data, {random, random, random});
+    QCOMPARE(panel.selectedRandomIndex(), -1); // nothing selected
+    panel.tree()->setCurrentItem(panel.tree()->topLevelItem(1)->child(2));
+    QCOMPARE(panel.selectedRandomIndex(), 2);
+    panel.tree()->setCurrentItem(panel.tree()->topLevelItem(0)->child(0));
+    QCOMPARE(panel.selectedRandomIndex(), -1); // the data is not a random
+    panel.tree()->setCurrentItem(panel.tree()->topLevelItem(1));
+    QCOMPARE(panel.selectedRandomIndex(), -1); // a group header
+}
+
+void TestPanels::catalogButtonsTriggerTheActions() {
+    CatalogsPanel panel;
+    QAction open(QStringLiteral("&Open Data Catalog…"));
+    QAction add(QStringLiteral("Add"));
+    QAction remove(QStringLiteral("Remove"));
+    panel.setActions(&open, &add, &remove);
+    QSignalSpy opened(&open, &QAction::triggered);
+    QSignalSpy added(&add, &QAction::triggered);
+    QSignalSpy removed(&remove, &QAction::triggered);
+    QTest::mouseClick(panel.openDataButton(), Qt::LeftButton);
+    QTest::mouseClick(panel.addRandomButton(), Qt::LeftButton);
+    QTest::mouseClick(panel.addRandomButton(), Qt::LeftButton);
+    QTest::mouseClick(panel.removeRandomButton(), Qt::LeftButton);
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(added.count(), 2);
+    QCOMPARE(removed.count(), 1);
+    QVERIFY(panel.tree()->actions().contains(&remove)); // Delete in the list
+    QCOMPARE(panel.openDataButton()->toolTip(), open.text());
+    // While loading, the buttons wait.
+    panel.setButtonsEnabled(false);
+    QTest::mouseClick(panel.openDataButton(), Qt::LeftButton);
+    QCOMPARE(opened.count(), 1);
+    QVERIFY(!panel.addRandomButton()->isEnabled() && !panel.removeRandomButton()->isEnabled());
+    panel.setButtonsEnabled(true);
+    QVERIFY(panel.openDataButton()->isEnabled());
+}
+
+void TestPanels::runStateEnablesAndExplains() {
+    RunPanel panel;
+    QSignalSpy runs(&panel, &RunPanel::runRequested);
+    QSignalSpy cancels(&panel, &RunPanel::cancelRequested);
+    const QString red = QStringLiteral("#b00020");
+    const QString grey = QStringLiteral("#555555");
+
+    // Something to fix: Run disabled, the reason in red, also as the button's tooltip.
+    panel.setRunState(QStringLiteral("Add at least one random catalog."), false, false);
+    QVERIFY(!panel.runButton()->isEnabled());
+    QVERIFY(!panel.cancelButton()->isEnabled());
+    QVERIFY(!panel.reasonLabel()->isHidden());
+    QCOMPARE(panel.reasonLabel()->text(), QStringLiteral("Add at least one random catalog."));
+    QCOMPARE(panel.runButton()->toolTip(), panel.reasonLabel()->text());
+    QVERIFY(panel.reasonLabel()->styleSheet().contains(red));
+    QTest::mouseClick(panel.runButton(), Qt::LeftButton);
+    QCOMPARE(runs.count(), 0);
+
+    // Catalogs being read: nothing is wrong, the reason in grey.
+    panel.setRunState(QStringLiteral("Reading the catalogs."), false, true);
+    QVERIFY(panel.reasonLabel()->styleSheet().contains(grey));
+
+    // Runnable.
+    panel.setRunState({}, false, false);
+    QVERIFY(panel.runButton()->isEnabled());
+    QVERIFY(panel.reasonLabel()->isHidden());
+    QTest::mouseClick(panel.runButton(), Qt::LeftButton);
+    QCOMPARE(runs.count(), 1);
+
+    // Running: Cancel enabled, no reason shown (the progress says enough).
+    panel.setRunState(QStringLiteral("A run is in progress."), true, false);
+    QVERIFY(!panel.runButton()->isEnabled());
+    QVERIFY(panel.cancelButton()->isEnabled());
+    QVERIFY(panel.reasonLabel()->isHidden());
+    QTest::mouseClick(panel.cancelButton(), Qt::LeftButton);
+    QCOMPARE(cancels.count(), 1);
+    panel.showCancelling();
+    QVERIFY(!panel.cancelButton()->isEnabled());
+    QCOMPARE(panel.statusLabel()->text(), QStringLiteral("Cancelling…"));
+}
+
+void TestPanels::progressShowsRateEtaAndElapsed() {
+    RunPanel panel;
+    panel.showStarting(QStringLiteral("Starting…"));
+    QCOMPARE(panel.progressBar()->value(), 0);
+    QCOMPARE(panel.statusLabel()->text(), QStringLiteral("Starting…"));
+    JobProgressUpdate update;
+    update.fraction = 0.25;
+    update.pairsPerSecond = 1.5e6;
+    update.elapsedSeconds = 3725;
+    update.etaSeconds = 65;
+    panel.showProgress(update);
+    QCOMPARE(panel.progressBar()->value(), RunPanel::kProgressSteps / 4);
+    QCOMPARE(panel.statusLabel()->text(),
+             QStringLiteral("1.50 Mpairs/s · ETA 1:05 · elapsed 1:02:05"));
+    // Not known yet; fractions outside 0..1 are clamped.
+    update.etaSeconds = -1;
+    update.fraction = 1.7;
+    panel.showProgress(update);
+    QCOMPARE(panel.progressBar()->value(), RunPanel::kProgressSteps);
+    QVERIFY(panel.statusLabel()->text().contains(QStringLiteral("ETA –")));
+}
+
+void TestPanels::durationAndRateFormats_data() {
+    QTest::addColumn<double>("seconds");
+    QTest::addColumn<QString>("duration");
+    QTest::addColumn<double>("rate");
+    QTest::addColumn<QString>("rateText");
+    QTest::newRow("zero") << 0.0 << QStringLiteral("0:00") << 0.0 << QStringLiteral("0.00 pairs/s");
+    QTest::newRow("rounding") << 59.6 << QStringLiteral("1:00") << 999.0
+                              << QStringLiteral("999.0 pairs/s");
+    QTest::newRow("hour") << 3600.0 << QStringLiteral("1:00:00") << 2.5e9
+                          << QStringLiteral("2.50 Gpairs/s");
+    QTest::newRow("unknown") << -1.0 << QStringLiteral("–") << 4.2e13
+                             << QStringLiteral("42.0 Tpairs/s");
+}
+
+void TestPanels::durationAndRateFormats() {
+    QFETCH(double, seconds);
+    QFETCH(QString, duration);
+    QFETCH(double, rate);
+    QFETCH(QString, rateText);
+    QCOMPARE(RunPanel::formatDuration(seconds), duration);
+    QCOMPARE(RunPanel::formatRate(rate), rateText);
+}
+
+void TestPanels::outcomesAndStaleLine() {
+    RunPanel panel;
+    CorrelationResult result;
+    result.elapsedSeconds = 1.234;
+    result.deviceDescription = "CPU, 2 threads";
+    result.culled = true;
+    panel.showFinished(result);
+    QCOMPARE(panel.progressBar()->value(), RunPanel::kProgressSteps);
+    QCOMPARE(panel.statusLabel()->text(),
+             QStringLiteral("Done in 1.23 s on CPU, 2 threads · culling on"));
+    panel.showFailed();
+    QCOMPARE(panel.progressBar()->value(), 0);
+    QCOMPARE(panel.statusLabel()->text(), QStringLiteral("Failed"));
+    panel.showCancelled();
+    QCOMPARE(panel.statusLabel()->text(), QStringLiteral("Cancelled"));
+
+    QVERIFY(panel.staleLabel()->isHidden());
+    panel.setStale(true);
+    QVERIFY(!panel.staleLabel()->isHidden());
+    QVERIFY(panel.staleLabel()->text().contains(QStringLiteral("previous inputs")));
+    panel.setStale(false);
+    QVERIFY(panel.staleLabel()->isHidden());
+}
+
+TPACF_TEST_MAIN(TestPanels)
+#include "test_panels.moc"

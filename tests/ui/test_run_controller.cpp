@@ -1,0 +1,349 @@
+// RunController: a run's outcomes (finished, failed, cancelled) and the state after each, one run
+// at a time, results marked stale when the inputs change after a run, partial results handed on
+// at most once per refresh tick, and runs whose region labels are read first.
+#include "catalog_set.h"
+#include "run_controller.h"
+#include "tpacf_test_main.h"
+
+#include <tpacf/errors.h>
+#include <tpacf/mock.h>
+
+#include <QJsonObject>
+#include <QSemaphore>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tpacf;
+using namespace tpacf::ui;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+// A GPU module whose counter creation blocks (on the worker thread) until the test releases it,
+// then fails: a run that is "running" for exactly as long as the test wants, with no progress
+// reports of its own.
+class BlockingGpuProvider final : public GpuBackendProvider {
+public:
+    std::string name() const override { return "cuda"; }
+    bool compiledIn() const override { return true; }
+    std::vector<GpuDeviceInfo> devices() const override {
+        return {{0, "Blocking GPU", 1ull << 30, 8, 0, 10}};
+    }
+    std::string unavailableReason() const override { return ""; }
+    std::string versionDescription() const override { return "test"; }
+    std::unique_ptr<PairCounter> create(Precision, const std::vector<int>&) const override {
+        m_entered.release();
+        m_release.tryAcquire(1, kTimeoutMs);
+        throw BackendUnavailable("released by the test");
+    }
+    void release() const { m_release.release(); }
+    bool waitEntered() const { return m_entered.tryAcquire(1, kTimeoutMs); }
+
+private:
+    mutable QSemaphore m_entered;
+    mutable QSemaphore m_release;
+};
+
+std::shared_ptr<const Catalog> uniform(std::size_t count, std::uint64_t seed) {
+    return std::make_shared<const Catalog>(
+        generateUniformRandoms(count, Footprint::box(150, 170, 0, 20), seed));
+}
+
+CorrelationParams paramsFor(std::shared_ptr<const Catalog> data,
+                            std::shared_ptr<const Catalog> random, BackendKind kind) {
+    CorrelationParams params;
+    params.data = std::move(data);
+    params.randoms = {std::move(random)};
+    params.bins = BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 5);
+    params.backend.kind = kind;
+    params.backend.cpuThreads = 1;
+    return params;
+}
+
+RunInputs inputsFor(const CorrelationParams& params, const QString& tag) {
+    RunInputs inputs;
+    inputs.data = params.data;
+    inputs.randoms = params.randoms;
+    inputs.settings[QStringLiteral("tag")] = tag;
+    return inputs;
+}
+
+ResultPtr partialWithBins(std::size_t bins) {
+    auto result = std::make_shared<CorrelationResult>();
+    result->w.assign(bins, 0.0);
+    return result;
+}
+
+} // namespace
+
+class TestRunController : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void finishedRunKeepsResultAndInputs();
+    void cancelGivesCancelledState();
+    void failureKeepsThePreviousResult();
+    void resultIsStaleWhenInputsChange();
+    void partialResultsAtMostOncePerTick();
+    void regionLabelsAreReadFirst();
+    void cancelWhileReadingRegionLabels();
+};
+
+void TestRunController::finishedRunKeepsResultAndInputs() {
+    RunController run(nullptr);
+    QCOMPARE(run.state(), RunController::State::Idle);
+    QCOMPARE(run.lastOutcome(), RunController::Outcome::None);
+    const CorrelationParams params = paramsFor(uniform(300, 1), uniform(600, 2), BackendKind::Cpu);
+    const RunInputs inputs = inputsFor(params, QStringLiteral("first"));
+    QSignalSpy finished(&run, &RunController::finished);
+    QSignalSpy started(&run, &RunController::jobStarted);
+    std::shared_ptr<const Catalog> jobDataWhenFinished;
+    connect(&run, &RunController::finished, this, [&] { jobDataWhenFinished = run.jobData(); });
+    QVERIFY(run.start(params, inputs));
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(run.state(), RunController::State::Running);
+    QVERIFY(run.isRunning());
+    QCOMPARE(run.jobData(), params.data);
+    // One run at a time.
+    QVERIFY(!run.start(params, inputs));
+    QVERIFY(finished.wait(kTimeoutMs));
+    const auto result = finished.front().front().value<ResultPtr>();
+    QVERIFY(result);
+    QVERIFY(result->binCount() > 0);
+    QCOMPARE(run.result(), result);
+    QVERIFY(run.resultInputs() == inputs);
+    QCOMPARE(run.state(), RunController::State::Idle);
+    QCOMPARE(run.lastOutcome(), RunController::Outcome::Finished);
+    QCOMPARE(jobDataWhenFinished, params.data);
+    QVERIFY(!run.jobData()); // released once the run is over
+}
+
+void TestRunController::cancelGivesCancelledState() {
+    RunController run(nullptr);
+    // Large enough on one thread that the job polls the cancel flag long before it ends.
+    const CorrelationParams params =
+        paramsFor(uniform(60000, 3), uniform(60000, 4), BackendKind::Cpu);
+    QSignalSpy cancelled(&run, &RunController::cancelled);
+    QSignalSpy finished(&run, &RunController::finished);
+    QVERIFY(run.start(params, inputsFor(params, QStringLiteral("big"))));
+    run.cancel();
+    QCOMPARE(run.state(), RunController::State::Cancelling);
+    QVERIFY(run.isRunning()); // until the job answers
+    QVERIFY(cancelled.wait(kTimeoutMs));
+    QCOMPARE(cancelled.count(), 1);
+    QCOMPARE(finished.count(), 0);
+    QCOMPARE(run.state(), RunController::State::Idle);
+    QCOMPARE(run.lastOutcome(), RunController::Outcome::Cancelled);
+    QVERIFY(!run.result());
+    // Cancel when idle does nothing.
+    run.cancel();
+    QCOMPARE(run.state(), RunController::State::Idle);
+    QTest::qWait(50);
+    QCOMPARE(cancelled.count(), 1);
+}
+
+void TestRunController::failureKeepsThePreviousResult() {
+    BlockingGpuProvider gpu;
+    RunController run(&gpu);
+    const auto data = uniform(300, 5);
+    const auto random = uniform(600, 6);
+    QSignalSpy finished(&run, &RunController::finished);
+    const CorrelationParams cpu = paramsFor(data, random, BackendKind::Cpu);
+    QVERIFY(run.start(cpu, inputsFor(cpu, QStringLiteral("cpu"))));
+    QVERIFY(finished.wait(kTimeoutMs));
+    const ResultPtr result = run.result();
+
+    QSignalSpy failed(&run, &RunController::failed);
+    const CorrelationParams gpuParams = paramsFor(data, random, BackendKind::Cuda);
+    QVERIFY(run.start(gpuParams, inputsFor(gpuParams, QStringLiteral("gpu"))));
+    QVERIFY(gpu.waitEntered());
+    gpu.release();
+    QVERIFY(failed.wait(kTimeoutMs));
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("released by the test")));
+    QCOMPARE(run.lastOutcome(), RunController::Outcome::Failed);
+    QCOMPARE(run.state(), RunController::State::Idle);
+    QCOMPARE(run.result(), result);
+    QVERIFY(run.resultInputs() == inputsFor(cpu, QStringLiteral("cpu")));
+}
+
+void TestRunController::resultIsStaleWhenInputsChange() {
+    RunController run(nullptr);
+    const CorrelationParams params = paramsFor(uniform(300, 7), uniform(600, 8), BackendKind::Cpu);
+    const RunInputs inputs = inputsFor(params, QStringLiteral("A"));
+    QSignalSpy stale(&run, &RunController::staleChanged);
+    // No result yet: nothing can be stale, whatever the inputs.
+    run.setCurrentInputs(inputsFor(params, QStringLiteral("B")));
+    QVERIFY(!run.isResultStale());
+    run.setCurrentInputs(inputs);
+    QSignalSpy finished(&run, &RunController::finished);
+    QVERIFY(run.start(params, inputs));
+    QVERIFY(finished.wait(kTimeoutMs));
+    QVERIFY(!run.isResultStale());
+    QCOMPARE(stale.count(), 0);
+
+    // Settings changed after the run: stale; changed back: current again.
+    run.setCurrentInputs(inputsFor(params, QStringLiteral("B")));
+    QVERIFY(run.isResultStale());
+    QCOMPARE(stale.count(), 1);
+    QCOMPARE(stale.last().front().toBool(), true);
+    run.setCurrentInputs(inputs);
+    QVERIFY(!run.isResultStale());
+    QCOMPARE(stale.count(), 2);
+    QCOMPARE(stale.last().front().toBool(), false);
+    // A different catalog (even with the same content) is a different input.
+    RunInputs otherData = inputs;
+    otherData.data = std::make_shared<const Catalog>(*inputs.data);
+    run.setCurrentInputs(otherData);
+    QVERIFY(run.isResultStale());
+    // The same value again: no new signal.
+    run.setCurrentInputs(otherData);
+    QCOMPARE(stale.count(), 3);
+    // While the run with those inputs goes on, nothing is marked; it ends current.
+    const CorrelationParams rerun =
+        paramsFor(otherData.data, inputs.randoms.front(), BackendKind::Cpu);
+    QVERIFY(run.start(rerun, otherData));
+    QVERIFY(!run.isResultStale());
+    QVERIFY(finished.wait(kTimeoutMs));
+    QVERIFY(!run.isResultStale());
+    QVERIFY(run.resultInputs() == otherData);
+}
+
+void TestRunController::partialResultsAtMostOncePerTick() {
+    BlockingGpuProvider gpu;
+    RunController run(&gpu);
+    run.setRefreshInterval(40);
+    QSignalSpy partials(&run, &RunController::partialResult);
+    QSignalSpy progress(&run, &RunController::progress);
+    QSignalSpy failed(&run, &RunController::failed);
+    const CorrelationParams params =
+        paramsFor(uniform(100, 9), uniform(100, 10), BackendKind::Cuda);
+    QVERIFY(run.start(params, inputsFor(params, QStringLiteral("blocked"))));
+    QVERIFY(gpu.waitEntered()); // running, and silent until released
+
+    // A burst of reports from the worker (as a fast backend would send them): each reaches the
+    // progress signal, only the latest partial reaches the plots, once.
+    auto burst = [&](int count, std::size_t firstBins) {
+        for (int i = 0; i < count; ++i) {
+            JobProgressUpdate update;
+            update.fraction = 0.01 * (i + 1);
+            update.partial = partialWithBins(firstBins + std::size_t(i));
+            Q_EMIT run.worker()->progress(update);
+        }
+    };
+    burst(50, 100);
+    QVERIFY(partials.wait(5000));
+    QTest::qWait(5 * run.refreshInterval()); // several ticks with nothing new
+    QCOMPARE(progress.count(), 50);
+    QCOMPARE(partials.count(), 1);
+    QCOMPARE(partials.front().front().value<ResultPtr>()->w.size(), std::size_t(149));
+    // Reports without a partial move the progress only.
+    JobProgressUpdate noPartial;
+    noPartial.fraction = 0.6;
+    Q_EMIT run.worker()->progress(noPartial);
+    QTest::qWait(5 * run.refreshInterval());
+    QCOMPARE(partials.count(), 1);
+    QCOMPARE(progress.count(), 51);
+    burst(20, 300);
+    QVERIFY(partials.wait(5000));
+    QTest::qWait(5 * run.refreshInterval());
+    QCOMPARE(partials.count(), 2);
+    QCOMPARE(partials.last().front().value<ResultPtr>()->w.size(), std::size_t(319));
+
+    gpu.release();
+    QVERIFY(failed.wait(kTimeoutMs));
+    // Reports that arrive after the run ended are dropped, partials included.
+    burst(5, 500);
+    QTest::qWait(5 * run.refreshInterval());
+    QCOMPARE(partials.count(), 2);
+    QCOMPARE(progress.count(), 71);
+}
+
+void TestRunController::regionLabelsAreReadFirst() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // Positions and a region label (0..3) per row.
+    auto write = [&dir](const QString& name, int rows, int seed) {
+        QFile file(dir.filePath(name));
+        if (!file.open(QIODevice::WriteOnly))
+            return QString();
+        for (int i = 0; i < rows; ++i)
+            file.write(QStringLiteral("%1 %2 %3\n")
+                           .arg(150 + (i * 7 + seed) % 200 * 0.1)
+                           .arg((i * 13 + seed) % 200 * 0.1)
+                           .arg(i % 4)
+                           .toUtf8());
+        return dir.filePath(name);
+    };
+    const QString dataPath = write(QStringLiteral("data.txt"), 400, 1);
+    const QString randomPath = write(QStringLiteral("random.txt"), 800, 2);
+    QVERIFY(!dataPath.isEmpty() && !randomPath.isEmpty());
+    CatalogSet catalogs;
+    CatalogChange change;
+    change.data = CatalogSource{dataPath};
+    change.randoms = {CatalogSource{randomPath}};
+    QSignalSpy applied(&catalogs, &CatalogSet::changeApplied);
+    catalogs.queueChange(change);
+    QVERIFY(applied.wait(kTimeoutMs));
+
+    RunController run(nullptr, &catalogs);
+    CorrelationParams params =
+        paramsFor(catalogs.dataCatalog(), catalogs.randomCatalogs().front(), BackendKind::Cpu);
+    // Not `= "3"`: GCC 12 reports a false -Wrestrict on that assignment at -O3.
+    params.jackknife.regionColumn = std::string(1, '3');
+    QSignalSpy started(&run, &RunController::jobStarted);
+    QSignalSpy finished(&run, &RunController::finished);
+    QVERIFY(run.start(params, inputsFor(params, QStringLiteral("labels")), QStringLiteral("3")));
+    QCOMPARE(run.state(), RunController::State::ReadingRegions);
+    QCOMPARE(started.count(), 0);
+    QVERIFY(finished.wait(kTimeoutMs));
+    QCOMPARE(started.count(), 1);
+    const auto result = finished.front().front().value<ResultPtr>();
+    QVERIFY(result->hasJackknife());
+    QCOMPARE(result->jackknifeRegions.count, 4);
+
+    // A column the files lack: the run fails and says which column.
+    QSignalSpy failed(&run, &RunController::failed);
+    QVERIFY(run.start(params, inputsFor(params, QStringLiteral("labels")), QStringLiteral("9")));
+    QVERIFY(failed.wait(kTimeoutMs));
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("region column '9'")));
+    QCOMPARE(run.lastOutcome(), RunController::Outcome::Failed);
+    QCOMPARE(run.result(), result);
+}
+
+void TestRunController::cancelWhileReadingRegionLabels() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("labelled.txt"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 50; ++i)
+            file.write(
+                QStringLiteral("%1 %2 %3\n").arg(150 + i * 0.1).arg(i * 0.1).arg(i % 2).toUtf8());
+    }
+    CatalogSet catalogs;
+    CatalogChange change;
+    change.data = CatalogSource{path};
+    change.randoms = {CatalogSource{path}};
+    catalogs.queueChange(change);
+    QVERIFY(QTest::qWaitFor([&] { return !catalogs.isLoading(); }, kTimeoutMs));
+    RunController run(nullptr, &catalogs);
+    CorrelationParams params =
+        paramsFor(catalogs.dataCatalog(), catalogs.randomCatalogs().front(), BackendKind::Cpu);
+    QSignalSpy cancelled(&run, &RunController::cancelled);
+    QSignalSpy started(&run, &RunController::jobStarted);
+    QVERIFY(run.start(params, inputsFor(params, QStringLiteral("x")), QStringLiteral("3")));
+    run.cancel();
+    // Nothing to wait for: cancelled before cancel() returns, and the job never starts.
+    QCOMPARE(cancelled.count(), 1);
+    QCOMPARE(run.state(), RunController::State::Idle);
+    QCOMPARE(run.lastOutcome(), RunController::Outcome::Cancelled);
+    QTest::qWait(200);
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(cancelled.count(), 1);
+}
+
+TPACF_TEST_MAIN(TestRunController)
+#include "test_run_controller.moc"

@@ -1,0 +1,208 @@
+// MainWindow, part three: sessions, exports and the settings kept between starts.
+// (main_window.cpp builds and wires the window.)
+#include "main_window.h"
+
+#include "backend_panel.h"
+#include "binning_panel.h"
+#include "errors_panel.h"
+#include "plot_panel.h"
+
+#include <tpacf/output_file.h>
+#include <tpacf/result_io.h>
+
+#include <qcustomplot.h>
+
+#include <QCloseEvent>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSettings>
+
+namespace tpacf::ui {
+
+// ----------------------------------------------------------------------------------------------
+// Sessions
+
+Session MainWindow::session() const {
+    Session session;
+    if (const std::optional<LoadedCatalog>& data = m_catalogs->data())
+        session.data = data->source;
+    for (const LoadedCatalog& random : m_catalogs->randoms())
+        session.randoms.append(random.source);
+    session.settings.bins = m_binningPanel->spec();
+    session.settings.estimator = m_backendPanel->estimator();
+    session.settings.backend = m_backendPanel->backendOptions();
+    session.settings.errors = m_errorsPanel->settings();
+    return session;
+}
+
+namespace {
+
+// A session's catalogs, replacing the window's.
+CatalogChange sessionCatalogs(const Session& session) {
+    CatalogChange change;
+    change.replaceAll = true;
+    change.data = session.data;
+    change.randoms = session.randoms;
+    return change;
+}
+
+} // namespace
+
+bool MainWindow::applySession(const Session& session) {
+    return queueCatalogChange(sessionCatalogs(session), LoadIntent::session(session.settings));
+}
+
+bool MainWindow::saveSession(const QString& path) {
+    if (refuseOverwritingCatalog(path, tr("session")))
+        return false;
+    QString error;
+    if (!saveSessionFile(path, session(), &error)) {
+        reportMessage(MessageSeverity::Error, error);
+        return false;
+    }
+    m_recentFiles->add({RecentRole::Session, CatalogSource{path}});
+    reportMessage(MessageSeverity::Info, tr("Session saved to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::loadSession(const QString& path) {
+    if (isRunning())
+        return false;
+    QString error;
+    const std::optional<Session> loaded = loadSessionFile(path, &error);
+    if (!loaded) {
+        reportMessage(MessageSeverity::Error, error);
+        return false;
+    }
+    // Remembered and reported once its catalogs are read (onChangeApplied).
+    return queueCatalogChange(sessionCatalogs(*loaded),
+                              LoadIntent::session(loaded->settings, path));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Export
+
+bool MainWindow::refuseOverwritingCatalog(const QString& path, const QString& what) {
+    const CatalogSource* source = m_catalogs->loadedSourceAt(path);
+    if (!source)
+        return false;
+    reportMessage(MessageSeverity::Error,
+                  tr("Not written: %1 is the loaded catalog %2; writing the %3 there would "
+                     "destroy it. Choose another file name.")
+                      .arg(path, source->displayName(), what));
+    return true;
+}
+
+bool MainWindow::exportResultCsv(const QString& path) {
+    const ResultPtr result = m_run->result();
+    if (!result) {
+        reportMessage(MessageSeverity::Warning, tr("There is no result to export yet."));
+        return false;
+    }
+    if (refuseOverwritingCatalog(path, tr("results")))
+        return false;
+    try {
+        // The same writer as the CLI, so the two files are identical for the same run.
+        writeResultCsvFile(QFile::encodeName(path).toStdString(), *result);
+    } catch (const std::exception& error) {
+        reportMessage(MessageSeverity::Error, describeReadError(error));
+        return false;
+    }
+    reportMessage(MessageSeverity::Info,
+                  isResultStale()
+                      ? tr("Results written to %1 (the result of previous inputs, as its header "
+                           "lists them)")
+                            .arg(path)
+                      : tr("Results written to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportCovarianceCsv(const QString& path) {
+    const ResultPtr result = m_run->result();
+    if (!result || !result->hasJackknife()) {
+        reportMessage(MessageSeverity::Warning,
+                      tr("There is no covariance to export: run with jackknife errors first."));
+        return false;
+    }
+    if (refuseOverwritingCatalog(path, tr("covariance")))
+        return false;
+    try {
+        writeCovarianceCsvFile(QFile::encodeName(path).toStdString(), *result);
+    } catch (const std::exception& error) {
+        reportMessage(MessageSeverity::Error, describeReadError(error));
+        return false;
+    }
+    reportMessage(MessageSeverity::Info,
+                  isResultStale()
+                      ? tr("Covariance written to %1 (the result of previous inputs)").arg(path)
+                      : tr("Covariance written to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportPlot(int plot, const QString& path, const PlotExportSettings& settings) {
+    if (refuseOverwritingCatalog(path, tr("plot")))
+        return false;
+    const auto which = PlotPanel::Plot(plot);
+    QCustomPlot* target = m_plotPanel->plot(which);
+    QString error;
+    const bool pdf =
+        QFileInfo(path).suffix().compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0;
+    const bool ok = pdf ? savePlotPdf(target, path, settings, m_plotPanel->plotTitle(which), &error)
+                        : savePlotPng(target, path, settings, &error);
+    if (!ok) {
+        reportMessage(MessageSeverity::Error, error);
+        return false;
+    }
+    // A figure of a stale result carries the plot's "previous inputs" title.
+    reportMessage(MessageSeverity::Info,
+                  isResultStale()
+                      ? tr("Plot written to %1 (the result of previous inputs)").arg(path)
+                      : tr("Plot written to %1").arg(path));
+    return true;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Settings
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_recentFiles->restore(settings);
+    m_lastDirectory = settings.value(QStringLiteral("lastDirectory"), QDir::homePath()).toString();
+    m_exportSettings.widthPx = settings.value(QStringLiteral("export/width"), 1800).toInt();
+    m_exportSettings.heightPx = settings.value(QStringLiteral("export/height"), 1200).toInt();
+    m_exportSettings.dpi = settings.value(QStringLiteral("export/dpi"), 300).toInt();
+    const QByteArray last = settings.value(QStringLiteral("lastSettings")).toByteArray();
+    if (!last.isEmpty()) {
+        const RunSettings run = RunSettings::fromJson(QJsonDocument::fromJson(last).object());
+        m_binningPanel->setSpec(run.bins);
+        m_backendPanel->setEstimator(run.estimator);
+        m_backendPanel->setBackendOptions(run.backend);
+        m_errorsPanel->setSettings(run.errors);
+    }
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    m_recentFiles->save(settings);
+    settings.setValue(QStringLiteral("lastDirectory"), m_lastDirectory);
+    settings.setValue(QStringLiteral("export/width"), m_exportSettings.widthPx);
+    settings.setValue(QStringLiteral("export/height"), m_exportSettings.heightPx);
+    settings.setValue(QStringLiteral("export/dpi"), m_exportSettings.dpi);
+    settings.setValue(QStringLiteral("lastSettings"),
+                      QJsonDocument(session().settings.toJson()).toJson(QJsonDocument::Compact));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_options.useSettings)
+        saveSettings();
+    m_run->worker()->requestCancel();
+    event->accept();
+}
+
+} // namespace tpacf::ui

@@ -1,0 +1,390 @@
+// MainWindow, part two: its actions, menus and toolbar, the file dialogs behind them, File >
+// Open Recent, drag and drop, and the About box. (main_window.cpp builds and wires the window.)
+#include "main_window.h"
+
+#include "catalogs_panel.h"
+#include "covariance_view.h"
+#include "plot_panel.h"
+
+#include <tpacf/catalog_reader.h>
+#include <tpacf/version.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QStyle>
+#include <QToolBar>
+
+namespace tpacf::ui {
+
+namespace {
+
+// FITS appears in the file dialogs only where the core was built with cfitsio.
+QString catalogFileFilter() {
+    const QString patterns = fitsSupported()
+                                 ? QStringLiteral("*.txt *.dat *.csv *.cat *.fits *.fit")
+                                 : QStringLiteral("*.txt *.dat *.csv *.cat");
+    return QCoreApplication::translate("tpacf::ui::MainWindow", "Catalogs (%1);;All files (*)")
+        .arg(patterns);
+}
+
+// Theme icons where the desktop has them (Linux), the style's built-in ones elsewhere.
+QIcon themedIcon(const QString& name, QStyle::StandardPixmap fallback) {
+    return QIcon::fromTheme(name, qApp->style()->standardIcon(fallback));
+}
+
+} // namespace
+
+// ----------------------------------------------------------------------------------------------
+// Actions and menus
+
+void MainWindow::createActions() {
+    m_openDataAction =
+        new QAction(themedIcon(QStringLiteral("document-open"), QStyle::SP_DialogOpenButton),
+                    tr("&Open Data Catalog…"), this);
+    m_openDataAction->setShortcut(QKeySequence::Open);
+    m_openDataAction->setToolTip(tr("Open the data catalog (Ctrl+O)"));
+    connect(m_openDataAction, &QAction::triggered, this, &MainWindow::openDataDialog);
+
+    m_addRandomAction =
+        new QAction(themedIcon(QStringLiteral("list-add"), QStyle::SP_FileDialogNewFolder),
+                    tr("&Add Random Catalog…"), this);
+    m_addRandomAction->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
+    connect(m_addRandomAction, &QAction::triggered, this, &MainWindow::addRandomDialog);
+
+    m_removeRandomAction =
+        new QAction(themedIcon(QStringLiteral("list-remove"), QStyle::SP_TrashIcon),
+                    tr("&Remove Random Catalog"), this);
+    m_removeRandomAction->setShortcut(QKeySequence::Delete);
+    m_removeRandomAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_removeRandomAction, &QAction::triggered, this, &MainWindow::removeSelectedRandom);
+
+    m_loadSampleAction = new QAction(tr("Load &Bundled Sample"), this);
+    connect(m_loadSampleAction, &QAction::triggered, this, &MainWindow::loadBundledSample);
+
+    m_openSessionAction = new QAction(tr("Open &Session…"), this);
+    m_openSessionAction->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
+    connect(m_openSessionAction, &QAction::triggered, this, &MainWindow::openSessionDialog);
+    m_saveSessionAction =
+        new QAction(themedIcon(QStringLiteral("document-save"), QStyle::SP_DialogSaveButton),
+                    tr("Sa&ve Session…"), this);
+    m_saveSessionAction->setShortcut(QKeySequence::Save);
+    connect(m_saveSessionAction, &QAction::triggered, this, &MainWindow::saveSessionDialog);
+
+    m_exportCsvAction =
+        new QAction(themedIcon(QStringLiteral("document-export"), QStyle::SP_DialogSaveButton),
+                    tr("&Export Results (CSV)…"), this);
+    m_exportCsvAction->setShortcut(QKeySequence(tr("Ctrl+E")));
+    connect(m_exportCsvAction, &QAction::triggered, this, &MainWindow::exportCsvDialog);
+    m_exportCovarianceAction = new QAction(tr("Export &Covariance (CSV)…"), this);
+    m_exportCovarianceAction->setToolTip(
+        tr("The jackknife covariance matrix of w(θ), bins × bins, as CSV"));
+    connect(m_exportCovarianceAction, &QAction::triggered, this,
+            &MainWindow::exportCovarianceDialog);
+    m_exportPlotAction = new QAction(
+        themedIcon(QStringLiteral("image-x-generic"), QStyle::SP_FileDialogContentsView),
+        tr("Export &Plot (PNG/PDF)…"), this);
+    m_exportPlotAction->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+    connect(m_exportPlotAction, &QAction::triggered, this, &MainWindow::exportPlotDialog);
+
+    m_quitAction = new QAction(tr("&Quit"), this);
+    m_quitAction->setShortcut(QKeySequence(tr("Ctrl+Q")));
+    m_quitAction->setMenuRole(QAction::QuitRole);
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+
+    m_runAction = new QAction(
+        themedIcon(QStringLiteral("media-playback-start"), QStyle::SP_MediaPlay), tr("&Run"), this);
+    m_runAction->setShortcut(QKeySequence(tr("Ctrl+R")));
+    m_runAction->setToolTip(tr("Compute w(θ) (Ctrl+R)"));
+    connect(m_runAction, &QAction::triggered, this, &MainWindow::startRun);
+    m_cancelAction = new QAction(themedIcon(QStringLiteral("process-stop"), QStyle::SP_MediaStop),
+                                 tr("&Cancel"), this);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setToolTip(tr("Stop the run (Esc)"));
+    connect(m_cancelAction, &QAction::triggered, this, &MainWindow::cancelRun);
+
+    m_aboutAction = new QAction(tr("&About TPACF Studio"), this);
+    m_aboutAction->setMenuRole(QAction::AboutRole);
+    connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
+}
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openDataAction);
+    file->addAction(m_addRandomAction);
+    file->addAction(m_removeRandomAction);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    file->addAction(m_loadSampleAction);
+    file->addSeparator();
+    file->addAction(m_openSessionAction);
+    file->addAction(m_saveSessionAction);
+    file->addSeparator();
+    file->addAction(m_exportCsvAction);
+    file->addAction(m_exportCovarianceAction);
+    file->addAction(m_exportPlotAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+    updateRecentMenu();
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(m_runAction);
+    run->addAction(m_cancelAction);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    auto* wTab = m_viewMenu->addAction(tr("Show &w(θ) Plot"), this, [this] {
+        m_plotPanel->setCurrentPlot(PlotPanel::Plot::Correlation);
+    });
+    wTab->setShortcut(QKeySequence(tr("Ctrl+1")));
+    auto* countsTab = m_viewMenu->addAction(tr("Show &Pair Counts Plot"), this, [this] {
+        m_plotPanel->setCurrentPlot(PlotPanel::Plot::PairCounts);
+    });
+    countsTab->setShortcut(QKeySequence(tr("Ctrl+2")));
+    auto* covarianceTab = m_viewMenu->addAction(tr("Show &Covariance Matrix"), this, [this] {
+        m_plotPanel->setCurrentPlot(PlotPanel::Plot::Covariance);
+    });
+    covarianceTab->setShortcut(QKeySequence(tr("Ctrl+3")));
+    auto* reset = m_viewMenu->addAction(tr("&Reset Plot View"), m_plotPanel, &PlotPanel::resetView);
+    reset->setShortcut(QKeySequence(tr("Ctrl+0")));
+    m_viewMenu->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_aboutAction);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
+    QToolBar* toolBar = addToolBar(tr("Main"));
+    toolBar->setObjectName(QStringLiteral("mainToolBar"));
+    toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    toolBar->addAction(m_openDataAction);
+    toolBar->addAction(m_addRandomAction);
+    toolBar->addSeparator();
+    toolBar->addAction(m_runAction);
+    toolBar->addAction(m_cancelAction);
+    toolBar->addSeparator();
+    toolBar->addAction(m_exportCsvAction);
+    toolBar->addAction(m_exportPlotAction);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Dialogs behind the menu actions
+
+void MainWindow::openDataDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Data Catalog"),
+                                                      m_lastDirectory, catalogFileFilter());
+    if (!path.isEmpty())
+        openCatalogFile(path, false);
+}
+
+void MainWindow::addRandomDialog() {
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Random Catalogs"),
+                                                            m_lastDirectory, catalogFileFilter());
+    if (!paths.isEmpty())
+        openCatalogFiles(paths, false);
+}
+
+void MainWindow::removeSelectedRandom() {
+    int index = m_catalogsPanel->selectedRandomIndex();
+    if (index < 0) // nothing or the data selected: remove the last random set
+        index = int(m_catalogs->randoms().size()) - 1;
+    removeRandomCatalog(index);
+}
+
+void MainWindow::openSessionDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Session"), m_lastDirectory,
+                                                      tr("TPACF sessions (*.json)"));
+    if (!path.isEmpty())
+        loadSession(path);
+}
+
+void MainWindow::saveSessionDialog() {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Session"),
+                                                QDir(m_lastDirectory).filePath(tr("session.json")),
+                                                tr("TPACF sessions (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    saveSession(path);
+}
+
+void MainWindow::exportCsvDialog() {
+    if (!currentResult())
+        return;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Results"),
+                                                QDir(m_lastDirectory).filePath(tr("wtheta.csv")),
+                                                tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".csv");
+    exportResultCsv(path);
+}
+
+void MainWindow::exportCovarianceDialog() {
+    if (!currentResult() || !currentResult()->hasJackknife())
+        return;
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Covariance"), QDir(m_lastDirectory).filePath(tr("wtheta_covariance.csv")),
+        tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".csv");
+    exportCovarianceCsv(path);
+}
+
+void MainWindow::exportPlotDialog() {
+    if (!currentResult())
+        return;
+    const PlotPanel::Plot which = m_plotPanel->currentPlot();
+    const QString base =
+        which == PlotPanel::Plot::Correlation ? tr("wtheta")
+        : which == PlotPanel::Plot::PairCounts
+            ? tr("pair_counts")
+            : (m_plotPanel->covarianceView()->mode() == CovarianceView::Mode::Correlation
+                   ? tr("wtheta_correlation_matrix")
+                   : tr("wtheta_covariance"));
+    QString selectedFilter;
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Plot"), QDir(m_lastDirectory).filePath(base + QStringLiteral(".png")),
+        tr("PNG image (*.png);;PDF vector (*.pdf)"), &selectedFilter);
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += selectedFilter.contains(QStringLiteral("pdf")) ? QStringLiteral(".pdf")
+                                                               : QStringLiteral(".png");
+    PlotExportDialog dialog(m_exportSettings, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    m_exportSettings = dialog.settings();
+    exportPlot(int(which), path, m_exportSettings);
+}
+
+void MainWindow::showAbout() {
+    QString gpuText;
+    if (!m_gpu) {
+        gpuText = tr("CUDA: no GPU module");
+    } else {
+        const QString versions = QString::fromStdString(m_gpu->versionDescription());
+        const auto devices = m_gpu->devices();
+        QStringList lines;
+        if (!versions.isEmpty())
+            lines.append(versions.toHtmlEscaped());
+        if (devices.empty())
+            lines.append(
+                tr("CUDA: %1")
+                    .arg(QString::fromStdString(m_gpu->unavailableReason()).toHtmlEscaped()));
+        for (const GpuDeviceInfo& device : devices)
+            lines.append(tr("GPU %1: %2, %3 GiB, compute %4.%5, %6 SMs")
+                             .arg(device.index)
+                             .arg(QString::fromStdString(device.name).toHtmlEscaped())
+                             .arg(double(device.memoryBytes) / double(1ull << 30), 0, 'f', 1)
+                             .arg(device.computeMajor)
+                             .arg(device.computeMinor)
+                             .arg(device.multiprocessors));
+        gpuText = lines.join(QStringLiteral("<br>"));
+    }
+    QMessageBox::about(
+        this, tr("About TPACF Studio"),
+        tr("<h3>TPACF Studio %1</h3>"
+           "<p>The two-point angular correlation function w(θ) of astronomical catalogs, "
+           "on GPU and CPU.</p>"
+           "<p>Qt %2 (built with %3)<br>%4</p>")
+            .arg(QString::fromLatin1(tpacf::version()), QString::fromLatin1(qVersion()),
+                 QStringLiteral(QT_VERSION_STR), gpuText));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Drag and drop
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (isRunning() || isLoading() || !event->mimeData()->hasUrls())
+        return;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (!url.isLocalFile())
+            return;
+    event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        paths.append(url.toLocalFile());
+    if (paths.isEmpty())
+        return;
+    event->acceptProposedAction();
+    // Dropped files: session files open as sessions; for catalogs ask whether they are data or
+    // randoms (the first of several becomes the data with "data + randoms").
+    if (paths.size() == 1 && paths.front().endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
+        loadSession(paths.front());
+        return;
+    }
+    // Interactive: ask. Otherwise (tests) the first file is the data and the rest randoms.
+    bool firstIsData = true;
+    if (m_options.interactive) {
+        QMenu menu(this);
+        QAction* asData =
+            menu.addAction(paths.size() == 1 ? tr("Open as &Data Catalog")
+                                             : tr("First as &Data, the Rest as Randoms"));
+        menu.addAction(paths.size() == 1 ? tr("Add as &Random Catalog")
+                                         : tr("Add All as &Random Catalogs"));
+        QAction* chosen = menu.exec(mapToGlobal(event->position().toPoint()));
+        if (!chosen)
+            return;
+        firstIsData = chosen == asData;
+    }
+    openCatalogFiles(paths, firstIsData);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Recent files
+
+bool MainWindow::openRecentFile(int index) {
+    if (index < 0 || index >= recentFiles().size())
+        return false;
+    const RecentFile recent = recentFiles()[index];
+    switch (recent.role) {
+    case RecentRole::Session:
+        return loadSession(recent.source.path);
+    case RecentRole::Random:
+        return addRandomCatalog(recent.source);
+    case RecentRole::Data:
+        break;
+    }
+    return setDataCatalog(recent.source);
+}
+
+void MainWindow::updateRecentMenu() {
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QList<RecentFile>& entries = recentFiles();
+    for (int i = 0; i < entries.size(); ++i) {
+        const RecentFile& recent = entries[i];
+        const QString name = QFileInfo(recent.source.path).fileName();
+        const QString text = recent.role == RecentRole::Data     ? tr("%1 (data)").arg(name)
+                             : recent.role == RecentRole::Random ? tr("%1 (random)").arg(name)
+                                                                 : name;
+        QAction* action = m_recentMenu->addAction(text, this, [this, i] { openRecentFile(i); });
+        action->setToolTip(recent.source.path);
+        action->setData(RecentFiles::roleKey(recent.role));
+    }
+    if (!entries.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear List"), m_recentFiles, &RecentFiles::clear);
+    }
+    m_recentMenu->setEnabled(!isRunning() && !isLoading() && !entries.isEmpty());
+}
+
+} // namespace tpacf::ui

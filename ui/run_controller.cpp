@@ -1,0 +1,176 @@
+#include "run_controller.h"
+
+#include "catalog_set.h"
+
+namespace tpacf::ui {
+
+RunController::RunController(const GpuBackendProvider* gpu, CatalogSet* catalogs, QObject* parent)
+    : QObject(parent), m_catalogs(catalogs) {
+    // The worker lives on its own thread for the controller's lifetime; signals cross queued.
+    m_worker = new JobWorker(gpu);
+    m_worker->moveToThread(&m_workerThread);
+    connect(&m_workerThread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &JobWorker::progress, this, &RunController::onProgress, Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::finished, this, &RunController::onFinished, Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::failed, this, &RunController::onFailed, Qt::QueuedConnection);
+    connect(m_worker, &JobWorker::cancelled, this, &RunController::onCancelled,
+            Qt::QueuedConnection);
+    m_workerThread.setObjectName(QStringLiteral("tpacf-job"));
+    m_workerThread.start();
+
+    if (m_catalogs) {
+        connect(m_catalogs, &CatalogSet::regionLabelsRead, this,
+                &RunController::onRegionLabelsRead);
+        connect(m_catalogs, &CatalogSet::regionLabelsFailed, this,
+                &RunController::onRegionLabelsFailed);
+    }
+
+    m_refreshTimer.setInterval(kDefaultRefreshMs);
+    connect(&m_refreshTimer, &QTimer::timeout, this, &RunController::deliverPartial);
+}
+
+RunController::~RunController() {
+    // Stop a running job promptly, then let the thread finish its event loop.
+    m_worker->requestCancel();
+    m_workerThread.quit();
+    m_workerThread.wait();
+}
+
+bool RunController::start(CorrelationParams params, RunInputs inputs, const QString& regionColumn) {
+    if (isRunning())
+        return false;
+    if (!regionColumn.isEmpty()) {
+        if (!m_catalogs)
+            return false;
+        // Region labels are read with the catalogs: read them again, with the column, on the
+        // loader's thread. The job follows once the files are read.
+        m_pendingRun = std::move(params);
+        m_regionColumn = regionColumn;
+        m_regionReadId = m_catalogs->readRegionLabels(regionColumn);
+        m_state = State::ReadingRegions;
+    } else {
+        const std::shared_ptr<const Catalog> jobData = params.data;
+        if (!m_worker->start(std::move(params)))
+            return false;
+        m_jobData = jobData;
+        m_state = State::Running;
+    }
+    m_runInputs = std::move(inputs);
+    m_latestPartial.reset();
+    m_partialDirty = false;
+    m_refreshTimer.start();
+    updateStale();
+    if (m_state == State::Running)
+        Q_EMIT jobStarted();
+    return true;
+}
+
+void RunController::startJob(CorrelationParams params) {
+    const std::shared_ptr<const Catalog> jobData = params.data;
+    if (!m_worker->start(std::move(params))) {
+        onFailed(tr("A run is already in progress."));
+        return;
+    }
+    m_jobData = jobData;
+    m_state = State::Running;
+    Q_EMIT jobStarted();
+}
+
+void RunController::cancel() {
+    if (m_state == State::ReadingRegions) { // nothing to wait for
+        m_catalogs->cancelRead(m_regionReadId);
+        m_regionReadId = 0;
+        m_pendingRun = {};
+        onCancelled();
+        return;
+    }
+    if (m_state != State::Running)
+        return;
+    m_worker->requestCancel();
+    m_state = State::Cancelling;
+}
+
+void RunController::onRegionLabelsRead(quint64 id, const CatalogList& catalogs) {
+    if (id != m_regionReadId || m_state != State::ReadingRegions)
+        return;
+    m_regionReadId = 0;
+    if (catalogs.isEmpty())
+        return;
+    CorrelationParams params = std::move(m_pendingRun);
+    m_pendingRun = {};
+    params.data = catalogs.front();
+    params.randoms.assign(catalogs.begin() + 1, catalogs.end());
+    startJob(std::move(params));
+}
+
+void RunController::onRegionLabelsFailed(quint64 id, const QString& message) {
+    if (id != m_regionReadId || m_state != State::ReadingRegions)
+        return;
+    m_regionReadId = 0;
+    m_pendingRun = {};
+    onFailed(tr("Cannot read the region column '%1'. %2").arg(m_regionColumn, message));
+}
+
+void RunController::onProgress(const JobProgressUpdate& update) {
+    if (!isRunning())
+        return; // a late report of a run that already ended
+    if (update.partial) {
+        // Only remembered here; the refresh timer hands it on.
+        m_latestPartial = update.partial;
+        m_partialDirty = true;
+    }
+    Q_EMIT progress(update);
+}
+
+void RunController::deliverPartial() {
+    if (!m_partialDirty || !m_latestPartial)
+        return;
+    m_partialDirty = false;
+    Q_EMIT partialResult(m_latestPartial);
+}
+
+void RunController::stop(Outcome outcome) {
+    m_state = State::Idle;
+    m_outcome = outcome;
+    m_refreshTimer.stop();
+    m_latestPartial.reset();
+    m_partialDirty = false;
+    updateStale();
+}
+
+void RunController::onFinished(const ResultPtr& result) {
+    m_result = result;
+    m_resultInputs = m_runInputs;
+    stop(Outcome::Finished);
+    Q_EMIT finished(result);
+    m_jobData.reset();
+}
+
+void RunController::onFailed(const QString& message) {
+    m_jobData.reset();
+    stop(Outcome::Failed);
+    Q_EMIT failed(message);
+}
+
+void RunController::onCancelled() {
+    m_jobData.reset();
+    stop(Outcome::Cancelled);
+    Q_EMIT cancelled();
+}
+
+void RunController::setCurrentInputs(const RunInputs& inputs) {
+    m_currentInputs = inputs;
+    updateStale();
+}
+
+void RunController::updateStale() {
+    // A result whose inputs changed stays, marked rather than cleared: it may be an hour of GPU
+    // time and the user often compares it with the next run. Changing the inputs back unmarks it.
+    const bool stale = m_result && !isRunning() && m_currentInputs != m_resultInputs;
+    if (stale == m_stale)
+        return;
+    m_stale = stale;
+    Q_EMIT staleChanged(stale);
+}
+
+} // namespace tpacf::ui

@@ -1,0 +1,116 @@
+#pragma once
+// Runs CorrelationJobs for the window: owns the JobWorker and its thread, knows whether a run is
+// in progress, keeps the last result with the inputs it was computed from (so a result whose
+// inputs have since changed is known to be stale), and hands partial results on at most once per
+// refresh tick, so a fast stream of progress reports never becomes a stream of redraws.
+#include "catalog_loader.h"
+#include "job_worker.h"
+
+#include <tpacf/backend.h>
+#include <tpacf/correlation_job.h>
+
+#include <QJsonObject>
+#include <QObject>
+#include <QThread>
+#include <QTimer>
+
+#include <memory>
+#include <vector>
+
+namespace tpacf::ui {
+
+class CatalogSet;
+
+/// What a result was computed from: the catalogs (by identity) and the settings that change
+/// w(θ), in a canonical form. The backend is not part of it (every backend counts the same).
+struct RunInputs {
+    std::shared_ptr<const Catalog> data;
+    std::vector<std::shared_ptr<const Catalog>> randoms;
+    QJsonObject settings;
+    bool operator==(const RunInputs&) const = default;
+};
+
+class RunController : public QObject {
+    Q_OBJECT
+public:
+    enum class State { Idle, ReadingRegions, Running, Cancelling };
+    enum class Outcome { None, Finished, Failed, Cancelled };
+    static constexpr int kDefaultRefreshMs = 250; // live plots at 4 Hz
+
+    /// `gpu` may be null (CPU only) and must outlive the controller. `catalogs` (may be null)
+    /// reads region labels for runs whose jackknife regions come from a column.
+    explicit RunController(const GpuBackendProvider* gpu, CatalogSet* catalogs = nullptr,
+                           QObject* parent = nullptr);
+    ~RunController() override;
+
+    /// Starts a run of `params`, computed from `inputs`. With a non-empty `regionColumn` the
+    /// catalogs are first read again with their region labels (the run has started meanwhile:
+    /// cancel() works). False, with nothing started, while a run is in progress.
+    bool start(CorrelationParams params, RunInputs inputs, const QString& regionColumn = {});
+    /// Asks the run to stop: at once while region labels are read (cancelled() before this
+    /// returns), otherwise when the job next polls (state Cancelling until then).
+    void cancel();
+
+    State state() const { return m_state; }
+    bool isRunning() const { return m_state != State::Idle; }
+    /// How the last run ended.
+    Outcome lastOutcome() const { return m_outcome; }
+    /// The last completed result (null before the first) and what it was computed from.
+    ResultPtr result() const { return m_result; }
+    const RunInputs& resultInputs() const { return m_resultInputs; }
+    /// The data catalog the job of the run in progress reads (with region labels where they
+    /// were read for it); null when idle. Still set while finished() is emitted.
+    std::shared_ptr<const Catalog> jobData() const { return m_jobData; }
+
+    /// The inputs the window shows now: the result is stale when they differ from resultInputs().
+    void setCurrentInputs(const RunInputs& inputs);
+    bool isResultStale() const { return m_stale; }
+
+    void setRefreshInterval(int ms) { m_refreshTimer.setInterval(ms); }
+    int refreshInterval() const { return m_refreshTimer.interval(); }
+    JobWorker* worker() const { return m_worker; }
+
+Q_SIGNALS:
+    /// The job itself starts (after the region labels were read, where they were needed).
+    void jobStarted();
+    void progress(const tpacf::ui::JobProgressUpdate& update);
+    /// The latest partial result, at most once per refresh tick and only when it is new.
+    void partialResult(const tpacf::ui::ResultPtr& partial);
+    /// The run has ended (isRunning() is false in each of these).
+    void finished(const tpacf::ui::ResultPtr& result);
+    void failed(const QString& message);
+    void cancelled();
+    void staleChanged(bool stale);
+
+private:
+    void startJob(CorrelationParams params);
+    void onRegionLabelsRead(quint64 id, const CatalogList& catalogs);
+    void onRegionLabelsFailed(quint64 id, const QString& message);
+    void onProgress(const JobProgressUpdate& update);
+    void onFinished(const ResultPtr& result);
+    void onFailed(const QString& message);
+    void onCancelled();
+    void deliverPartial();
+    void stop(Outcome outcome);
+    void updateStale();
+
+    QThread m_workerThread;
+    JobWorker* m_worker = nullptr;
+    CatalogSet* m_catalogs;
+    State m_state = State::Idle;
+    Outcome m_outcome = Outcome::None;
+    quint64 m_regionReadId = 0;     // a run waiting for its region labels to be read
+    QString m_regionColumn;         // their column
+    CorrelationParams m_pendingRun; // that run
+    std::shared_ptr<const Catalog> m_jobData;
+    ResultPtr m_result;
+    RunInputs m_resultInputs; // what m_result was computed from
+    RunInputs m_runInputs;    // what the run in progress computes from
+    RunInputs m_currentInputs;
+    bool m_stale = false;
+    ResultPtr m_latestPartial;
+    bool m_partialDirty = false;
+    QTimer m_refreshTimer;
+};
+
+} // namespace tpacf::ui
