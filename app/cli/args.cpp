@@ -1,8 +1,11 @@
 #include "cli/args.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -31,23 +34,58 @@ std::optional<OptionSet::Kind> OptionSet::kindOf(std::string_view name) const {
 }
 
 std::string quote(std::string_view text) {
+    // A pasted 1 MB value must not become a 1 MB line on stderr: show its start and its size.
+    constexpr std::size_t kShown = 40;
+    std::size_t cut = std::min(text.size(), kShown);
+    // Never cut inside a UTF-8 sequence.
+    while (cut < text.size() && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut;
     std::string result = "\"";
-    result += text;
-    result += '"';
+    for (const char c : text.substr(0, cut)) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7F) {
+            // Control characters would break the one-line message (or the terminal).
+            static constexpr char kHex[] = "0123456789ABCDEF";
+            result += "\\x";
+            result += kHex[byte >> 4];
+            result += kHex[byte & 0xF];
+        } else {
+            result += c;
+        }
+    }
+    if (cut < text.size())
+        result += "...\" (" + std::to_string(text.size()) + " bytes)";
+    else
+        result += '"';
     return result;
 }
 
-double parseNumber(std::string_view what, std::string_view text) {
+namespace {
+
+// Why `text` is not a finite double ("is not a number", "is out of range ..."), or nothing.
+std::optional<std::string> numberProblem(std::string_view text, double& value) {
     // from_chars does not take a leading '+', which people do type.
     std::string_view digits = text;
     if (!digits.empty() && digits.front() == '+')
         digits.remove_prefix(1);
-    double value = 0;
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size())
-        throw UsageError(std::string(what) + ": " + quote(text) + " is not a number");
+    if (digits.empty() || error == std::errc::invalid_argument ||
+        end != digits.data() + digits.size())
+        return "is not a number";
+    if (error == std::errc::result_out_of_range)
+        return "is out of range (a double holds magnitudes up to about 1.8e308 and down to "
+               "about 4.9e-324)";
     if (!std::isfinite(value))
-        throw UsageError(std::string(what) + ": " + quote(text) + " is not a finite number");
+        return "is not a finite number";
+    return std::nullopt;
+}
+
+} // namespace
+
+double parseNumber(std::string_view what, std::string_view text) {
+    double value = 0;
+    if (const auto problem = numberProblem(text, value))
+        throw UsageError(std::string(what) + ": " + quote(text) + " " + *problem);
     return value;
 }
 
@@ -57,12 +95,16 @@ std::vector<double> parseNumberList(std::string_view what, std::string_view text
     while (true) {
         const auto comma = rest.find(',');
         const std::string_view field = rest.substr(0, comma);
-        try {
-            numbers.push_back(parseNumber(what, field));
-        } catch (const UsageError&) {
-            throw UsageError(std::string(what) + ": " + quote(text) +
-                             " is not a comma-separated list of numbers (" + quote(field) + ")");
+        double value = 0;
+        if (const auto problem = numberProblem(field, value)) {
+            if (*problem == "is not a number")
+                throw UsageError(std::string(what) + ": " + quote(text) +
+                                 " is not a comma-separated list of numbers (" + quote(field) +
+                                 ")");
+            throw UsageError(std::string(what) + ": " + quote(field) + " in " + quote(text) + " " +
+                             *problem);
         }
+        numbers.push_back(value);
         if (comma == std::string_view::npos)
             return numbers;
         rest.remove_prefix(comma + 1);
@@ -193,7 +235,8 @@ ParsedArgs parseArgs(const std::string& command, const OptionSet& options,
         }
         const auto kind = options.kindOf(name);
         if (!kind)
-            throw UsageError("unknown flag " + name);
+            // Unquoted as typed, unless long enough to need quote()'s cut.
+            throw UsageError("unknown flag " + (name.size() > 40 ? quote(name) : name));
         if (*kind == OptionSet::Kind::Switch) {
             if (inlineValue)
                 throw UsageError(name + " takes no value");

@@ -89,7 +89,8 @@ std::int64_t parseInteger(std::string_view what, std::string_view text, std::int
                           std::int64_t maximum);
 std::uint64_t parseUnsigned(std::string_view what, std::string_view text);
 
-/// `"text"`, for messages.
+/// `"text"`, for messages; a text longer than ~40 characters is cut, with its length:
+/// `"11111111..." (1048576 bytes)`. Control characters show as \xNN.
 std::string quote(std::string_view text);
 
 } // namespace tpacf::cli

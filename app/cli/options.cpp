@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include "cli/interrupt.h"
 #include "tpacf/errors.h"
 #include "tpacf/pair_counter.h"
 #include "tpacf/units.h"
@@ -45,6 +46,12 @@ void addReadOptions(OptionSet& options) {
 }
 
 ReadOptions readOptionsFrom(const ParsedArgs& args) {
+    // Every command that reads catalogs comes here before reading them, and here the flag
+    // that named a catalog is still known: an empty name would otherwise read "input: ...".
+    for (const std::string_view flag : {"--a", "--b", "--data", "--random"})
+        for (const std::string& path : args.values(flag))
+            if (path.empty())
+                throw UsageError(std::string(flag) + ": empty file name (give the catalog's path)");
     ReadOptions options;
     options.coordUnit = angleUnitFlag(args, "--coord-unit", AngleUnit::Degree);
     options.raInHours = args.has("--ra-hours");
@@ -336,7 +343,11 @@ std::string_view clusteringOptionsHelp() {
 }
 
 std::shared_ptr<const Catalog> loadCatalog(const std::string& path, const ReadOptions& options) {
-    return std::make_shared<const Catalog>(readCatalog(path, options));
+    // Ctrl-C stops a long read too (Cancelled, exit 130), not only the count after it.
+    ReadOptions cancellable = options;
+    if (!cancellable.cancelRequested)
+        cancellable.cancelRequested = &interruptFlag();
+    return std::make_shared<const Catalog>(readCatalog(path, cancellable));
 }
 
 } // namespace tpacf::cli

@@ -9,59 +9,61 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 namespace tpacf {
 
 namespace {
 
-struct FileCloser {
-    void operator()(std::FILE* file) const noexcept { std::fclose(file); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-// Reads at most `limit` bytes; the whole file by default.
-std::string readFileBytes(const std::string& path,
+// Reads the whole file, or its first `limit` bytes, in chunks of a few MB between which a
+// cancel request is honoured. Only regular files are read (openRegularFile), and only as many
+// bytes as the file had when opened: a file that shrinks or grows meanwhile is an error, never
+// a catalog cut at some row.
+std::string readFileBytes(const std::string& path, const ReadOptions& options,
                           std::size_t limit = std::numeric_limits<std::size_t>::max()) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (!std::filesystem::exists(status))
-        throw InputError(path, 0, 0, "cannot read the catalog: the file does not exist");
-    if (std::filesystem::is_directory(status))
-        throw InputError(path, 0, 0, "cannot read the catalog: this is a directory, not a file");
-    errno = 0;
-    FilePtr file(std::fopen(path.c_str(), "rb"));
-    if (!file)
-        throw InputError(path, 0, 0,
-                         std::string("cannot open the catalog: ") + std::strerror(errno));
-
-    std::string data;
-    const std::uintmax_t sizeHint = std::filesystem::file_size(path, ec);
-    if (!ec && sizeHint > 0) {
-        data.resize(static_cast<std::size_t>(std::min<std::uintmax_t>(sizeHint, limit)));
-        data.resize(std::fread(data.data(), 1, data.size(), file.get()));
-    }
-    // Files that grew, or report no size (pipes, /proc), are read to their end in chunks.
-    char chunk[1 << 16];
-    while (data.size() < limit) {
-        const std::size_t want = std::min(sizeof chunk, limit - data.size());
-        const std::size_t got = std::fread(chunk, 1, want, file.get());
+    const detail::OpenedFile file = detail::openRegularFile(path);
+    const bool whole = file.size <= limit;
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, limit));
+    std::string data(want, '\0');
+    constexpr std::size_t kChunk = std::size_t(8) << 20;
+    std::size_t done = 0;
+    auto readSome = [&](char* into, std::size_t bytes) {
+        ssize_t got = 0;
+        do
+            got = ::read(file.fd.get(), into, bytes);
+        while (got < 0 && errno == EINTR);
+        if (got < 0)
+            throw InputError(path, 0, 0,
+                             std::string("error while reading the catalog: ") +
+                                 std::strerror(errno));
+        return static_cast<std::size_t>(got);
+    };
+    while (done < want) {
+        detail::throwIfCancelled(options);
+        const std::size_t got = readSome(data.data() + done, std::min(kChunk, want - done));
         if (got == 0)
-            break;
-        data.append(chunk, got);
+            throw InputError(path, 0, 0,
+                             "the file shrank while it was being read (" + std::to_string(done) +
+                                 " of " + std::to_string(want) + " bytes); is it being rewritten?");
+        done += got;
     }
-    if (std::ferror(file.get()))
+    char extra = 0;
+    if (whole && readSome(&extra, 1) > 0)
         throw InputError(path, 0, 0,
-                         std::string("error while reading the catalog: ") + std::strerror(errno));
+                         want == 0
+                             ? std::string("the file says it is empty but has content (a "
+                                           "/proc or /sys file?); copy it to a regular "
+                                           "file first")
+                             : "the file grew while it was being read (it had " +
+                                   std::to_string(want) + " bytes); is it still being written?");
     return data;
 }
 
@@ -73,7 +75,8 @@ bool isBlank(char c) noexcept {
 // CRLF files) trimmed, together with their 1-based line numbers.
 class LineReader {
 public:
-    explicit LineReader(std::string_view text) : m_text(text) {
+    explicit LineReader(std::string_view text)
+        : m_text(text), m_hasCarriageReturn(std::memchr(text.data(), '\r', text.size())) {
         // A UTF-8 byte order mark, as some Windows editors write, is not part of the first field.
         if (m_text.substr(0, 3) == "\xEF\xBB\xBF")
             m_pos = 3;
@@ -84,9 +87,18 @@ public:
             const char* begin = m_text.data() + m_pos;
             const std::size_t rest = m_text.size() - m_pos;
             const void* newline = std::memchr(begin, '\n', rest);
-            const std::size_t length =
+            std::size_t length =
                 newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - begin)
                         : rest;
+            if (m_hasCarriageReturn) {
+                // A CR not followed by LF ends a line too (classic Mac OS): as a blank it would
+                // join "10 20\r30 40" into one row with extra columns.
+                if (const void* cr = std::memchr(begin, '\r', length)) {
+                    const auto at = static_cast<std::size_t>(static_cast<const char*>(cr) - begin);
+                    if (at + 1 < length || !newline)
+                        length = at;
+                }
+            }
             m_pos += length + 1;
             ++m_line;
             std::size_t end = length;
@@ -113,9 +125,19 @@ public:
 
 private:
     std::string_view m_text;
+    bool m_hasCarriageReturn = false;
     std::size_t m_pos = 0;
     long m_line = 0;
 };
+
+// The 1-based line holding `offset`, counting line ends as LineReader does.
+long lineAt(std::string_view text, std::size_t offset) noexcept {
+    long line = 1;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+        if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n')))
+            ++line;
+    return line;
+}
 
 // A line holding a comma is comma separated (so a header name may contain blanks, as in
 // "RA (deg), Dec (deg)"), its fields trimmed, two commas in a row leaving an empty field;
@@ -177,6 +199,46 @@ bool isNumber(std::string_view field) noexcept {
     return parseNumber(field, ignored) != NumberStatus::NotANumber;
 }
 
+// A field written as a number that from_chars refuses: a hexadecimal float (0x1p3), a lone
+// sign, digits with stray signs, dots, colons or exponents (1.2.3, 5e, 12:30:00), or numbers
+// with blanks between them inside a comma-separated field (what a decimal comma makes of
+// "12,5 30,1"). Such a field is bad data, never a header name nor a text column to skip.
+bool looksNumeric(std::string_view field) noexcept {
+    if (field.empty())
+        return false;
+    std::string_view digits = field;
+    if (digits.front() == '+' || digits.front() == '-')
+        digits.remove_prefix(1);
+    if (digits.empty() || digits.find_first_not_of("+-") == std::string_view::npos)
+        return true;
+    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+        return true;
+    // Digits with the characters of numbers, or of sexagesimal angles (12:30:00, -5:20:10.5).
+    if (field.find_first_not_of("0123456789+-.eE:") == std::string_view::npos &&
+        field.find_first_of("0123456789") != std::string_view::npos)
+        return true;
+    if (field.find_first_of(" \t\v\f") == std::string_view::npos)
+        return false;
+    std::size_t start = 0;
+    while (start < field.size()) {
+        const std::size_t end = std::min(field.find_first_of(" \t\v\f", start), field.size());
+        const std::string_view part = field.substr(start, end - start);
+        if (!part.empty() && !isNumber(part) && !looksNumeric(part))
+            return false;
+        start = end + 1;
+    }
+    return true;
+}
+
+// A non-numeric field the default column choice may step over as a text column ("gal1",
+// "NGC 1234"): it has a letter and is not a misspelt number. "12:30:45" (sexagesimal) or
+// "5;30" is not text: skipping it would read RA or Dec from the wrong column.
+bool isTextField(std::string_view field) noexcept {
+    return !looksNumeric(field) && std::any_of(field.begin(), field.end(), [](char c) {
+        return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+    });
+}
+
 // A first line made of one unsigned integer is the row count of benchmark-style files.
 std::optional<unsigned long long> countLineValue(const std::vector<std::string_view>& fields) {
     if (fields.size() != 1)
@@ -226,7 +288,10 @@ TableHead readTableHead(LineReader& lines) {
         }
         splitFields(content, fields);
     }
-    if (std::none_of(fields.begin(), fields.end(), isNumber)) {
+    // A header names columns: a line with a field written as a number, even one from_chars
+    // refuses (0x1p3, "+"), is a data row with an error in it, not a header to drop.
+    if (std::none_of(fields.begin(), fields.end(), isNumber) &&
+        std::none_of(fields.begin(), fields.end(), looksNumeric)) {
         head.headerLine = lineNumber;
         for (std::string_view name : fields)
             head.columnNames.emplace_back(name);
@@ -240,22 +305,28 @@ TableHead readTableHead(LineReader& lines) {
     return head;
 }
 
-std::string joinNames(const std::vector<std::string>& names) {
-    std::string joined;
-    for (const std::string& name : names)
-        joined += (joined.empty() ? "" : ", ") + name;
-    return joined;
-}
+using detail::joinNames;
+using detail::quoteField;
 
 [[noreturn]] void throwBadNumber(const std::string& source, long line, std::size_t column,
                                  const char* role, std::string_view field, NumberStatus status) {
     std::string problem = std::string(role) + " value ";
-    if (field.empty())
+    if (field.empty()) {
         problem += "is an empty field";
-    else if (status == NumberStatus::OutOfRange)
-        problem += "'" + std::string(field) + "' is out of the range of a double";
-    else
-        problem += "'" + std::string(field) + "' is not a number";
+    } else if (status == NumberStatus::OutOfRange) {
+        problem += quoteField(field) + " is out of the range of a double";
+    } else {
+        problem += quoteField(field) + " is not a number";
+        // The usual ways a number gets written so that it is not read as one.
+        const std::string_view digits = field.substr(field.front() == '-' || field.front() == '+');
+        if (digits.starts_with("0x") || digits.starts_with("0X"))
+            problem += " (hexadecimal numbers are not read: write it in decimal)";
+        else if (field.find_first_of(" \t\v\f") != std::string_view::npos)
+            problem += " (blanks inside a comma-separated field: a decimal comma? write 12.5, "
+                       "not 12,5)";
+        else if (field.find(':') != std::string_view::npos)
+            problem += " (sexagesimal h:m:s or d:m:s is not read: convert to decimal)";
+    }
     throw InputError(source, line, static_cast<int>(column + 1), problem);
 }
 
@@ -264,11 +335,15 @@ struct ColumnChoice {
     std::size_t ra = 0, dec = 0;
     std::optional<std::size_t> weight;
     std::optional<std::size_t> region;
+    /// Columns stepped over as text in the first row to find RA or Dec; each later row must
+    /// hold text there too, or the choice read the wrong columns (a garbled first row).
+    std::vector<std::size_t> skippedText;
 };
 
 ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_view>& firstFields,
                            const std::string& source, const ReadOptions& options) {
     std::vector<bool> taken(firstFields.size(), false);
+    std::vector<std::size_t> skipped;
 
     auto explicitColumn = [&](const ColumnRef& ref, const char* role) -> std::size_t {
         if (ref.index > 0) {
@@ -282,8 +357,8 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
         }
         if (head.columnNames.empty())
             throw InputError(source, head.firstRowLine, 0,
-                             std::string(role) + " is given by name ('" + ref.name +
-                                 "'), but the file has no header line naming its columns");
+                             std::string(role) + " is given by name (" + quoteField(ref.name) +
+                                 "), but the file has no header line naming its columns");
         auto found = std::find(head.columnNames.begin(), head.columnNames.end(), ref.name);
         if (found == head.columnNames.end())
             found =
@@ -291,30 +366,43 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
                              [&](const std::string& n) { return equalsIgnoringCase(n, ref.name); });
         if (found == head.columnNames.end())
             throw InputError(source, head.headerLine, 0,
-                             "no column named '" + ref.name + "' (for " + role +
+                             "no column named " + quoteField(ref.name) + " (for " + role +
                                  ") in the header; available: " + joinNames(head.columnNames));
         const auto index = static_cast<std::size_t>(found - head.columnNames.begin());
         if (index >= firstFields.size())
             throw InputError(source, head.firstRowLine, static_cast<int>(index + 1),
-                             std::string(role) + " column '" + ref.name + "' is column " +
+                             std::string(role) + " column " + quoteField(ref.name) + " is column " +
                                  std::to_string(index + 1) + ", but the line has only " +
                                  std::to_string(firstFields.size()) + " columns");
         return index;
     };
 
-    // Unset RA/Dec: columns named so in the header, else the first numeric columns still free.
-    auto defaultColumn = [&](const char* headerName, const char* role) -> std::size_t {
-        for (std::size_t i = 0; i < head.columnNames.size() && i < firstFields.size(); ++i)
-            if (!taken[i] && equalsIgnoringCase(head.columnNames[i], headerName))
-                return i;
+    // Unset RA/Dec: with a header, the column it names so (defaultColumnByName); without one,
+    // the first numeric column still free, stepping over text columns only.
+    auto defaultColumn = [&](detail::Axis axis, const char* role) -> std::size_t {
+        const auto free = [&taken](std::size_t i) { return i >= taken.size() || !taken[i]; };
+        if (const auto named = detail::defaultColumnByName(head.columnNames, axis, free, source,
+                                                           head.headerLine)) {
+            if (*named >= firstFields.size())
+                throw InputError(source, head.firstRowLine, static_cast<int>(*named + 1),
+                                 std::string(role) + " column " +
+                                     quoteField(head.columnNames[*named]) + " is column " +
+                                     std::to_string(*named + 1) + ", but the line has only " +
+                                     std::to_string(firstFields.size()) + " columns");
+            return *named;
+        }
         for (std::size_t i = 0; i < firstFields.size(); ++i) {
-            // An empty field (",,") is a missing value, not a text column to skip: skipping it
-            // would silently read RA or Dec from the next column.
-            if (!taken[i] && firstFields[i].empty())
+            if (taken[i])
+                continue;
+            if (isNumber(firstFields[i]))
+                return i;
+            // An empty field (",,"), or a number from_chars cannot read, is a bad value, not a
+            // text column to skip: skipping it would silently read RA or Dec from the next one.
+            if (!isTextField(firstFields[i]))
                 throwBadNumber(source, head.firstRowLine, i, role, firstFields[i],
                                NumberStatus::NotANumber);
-            if (!taken[i] && isNumber(firstFields[i]))
-                return i;
+            if (std::find(skipped.begin(), skipped.end(), i) == skipped.end())
+                skipped.push_back(i);
         }
         throw InputError(source, head.firstRowLine, 0,
                          std::string("too few columns: no numeric column left for ") + role +
@@ -329,13 +417,18 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
     if (decSet)
         taken[choice.dec = explicitColumn(options.decColumn, "Dec")] = true;
     if (!raSet)
-        taken[choice.ra = defaultColumn("ra", "RA")] = true;
+        taken[choice.ra = defaultColumn(detail::Axis::Ra, "RA")] = true;
     if (!decSet)
-        taken[choice.dec = defaultColumn("dec", "Dec")] = true;
+        taken[choice.dec = defaultColumn(detail::Axis::Dec, "Dec")] = true;
     if (options.weightColumn.isSet())
         choice.weight = explicitColumn(options.weightColumn, "the weight");
     if (options.regionColumn.isSet())
         choice.region = explicitColumn(options.regionColumn, "the jackknife region");
+    // A text column skipped before a column read later stays in the check.
+    for (const std::size_t column : skipped)
+        if (column < std::max(choice.ra, choice.dec) && column != choice.ra &&
+            column != choice.dec && column != choice.weight && column != choice.region)
+            choice.skippedText.push_back(column);
     return choice;
 }
 
@@ -351,15 +444,26 @@ struct AsciiColumns {
 
 AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceName,
                                const ReadOptions& options) {
+    // UTF-16 (as Windows tools write "Unicode" text) interleaves NUL bytes with the digits.
+    if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF"))
+        throw InputError(sourceName, 1, 0,
+                         "the file is UTF-16 text (it starts with a UTF-16 byte order mark); "
+                         "save it as UTF-8 or ASCII");
     // Text never holds NUL bytes; binary files (FITS in a build without cfitsio, archives)
     // would otherwise be split into nonsense "lines" and might even parse.
     if (const void* nul = std::memchr(text.data(), '\0', text.size())) {
         const auto offset = static_cast<std::size_t>(static_cast<const char*>(nul) - text.data());
-        const auto line =
-            1 + std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n');
-        throw InputError(sourceName, static_cast<long>(line), 0,
-                         std::string("binary data (a NUL byte) where a text catalog was expected") +
-                             (fitsSupported() ? "" : "; this build cannot read FITS (no cfitsio)"));
+        std::string problem = "binary data (a NUL byte) where a text catalog was expected";
+        if (text.starts_with("\x1F\x8B"))
+            problem += ": gzip-compressed data; decompress it first (only FITS tables are read "
+                       "compressed, as .fits.gz)";
+        else if (text.starts_with("SIMPLE  ="))
+            problem += fitsSupported()
+                           ? ": a FITS file; name it .fits to read it as FITS"
+                           : ": a FITS file, and this build cannot read FITS (no cfitsio)";
+        else if (offset < 2 && text.size() > 2)
+            problem += " (UTF-16 text? save it as UTF-8 or ASCII)";
+        throw InputError(sourceName, lineAt(text, offset), 0, problem);
     }
     LineReader lines(text);
     const TableHead head = readTableHead(lines);
@@ -394,14 +498,19 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
             throwBadNumber(sourceName, line, column, role, fields[column], status);
         if (!std::isfinite(parsed))
             throw InputError(sourceName, line, static_cast<int>(column + 1),
-                             std::string(role) + " value '" + std::string(fields[column]) +
-                                 "' is not finite");
+                             std::string(role) + " value " + quoteField(fields[column]) +
+                                 " is not finite");
         return parsed;
     };
 
     std::string_view content = head.firstRow;
     long line = head.firstRowLine;
+    std::size_t rowsSinceCheck = 0;
     do {
+        if (++rowsSinceCheck == 1 << 16) {
+            rowsSinceCheck = 0;
+            detail::throwIfCancelled(options);
+        }
         splitFields(content, fields, needed);
         if (fields.size() < needed) {
             // Name the first chosen column the line lacks.
@@ -421,6 +530,15 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
                              "too few columns: the line has " + std::to_string(fields.size()) +
                                  ", but " + role + " is column " + std::to_string(missing + 1));
         }
+        for (const std::size_t column : columns.skippedText)
+            if (isNumber(fields[column]))
+                throw InputError(sourceName, line, static_cast<int>(column + 1),
+                                 "column " + std::to_string(column + 1) +
+                                     " held text in the first row (line " +
+                                     std::to_string(head.firstRowLine) +
+                                     "), so RA and Dec were taken from the columns after it, but "
+                                     "here it holds a number; choose the RA and Dec columns by "
+                                     "name or number");
         const double raValue = value(columns.ra, "RA", line);
         const double decValue = value(columns.dec, "Dec", line);
         const std::optional<double> decRadians = convert.decRadians(decValue);
@@ -459,7 +577,7 @@ Catalog readAsciiCatalog(const std::string& path, const ReadOptions& options) {
     AsciiColumns columns;
     {
         // The text (a few hundred MB at 10^7 rows) is freed before the unit vectors are built.
-        const std::string text = readFileBytes(path);
+        const std::string text = readFileBytes(path, options);
         columns = parseAsciiColumns(text, path, options);
     }
     return Catalog::fromRadians(path, std::move(columns.ra), std::move(columns.dec),
@@ -471,10 +589,10 @@ namespace detail {
 TablePreview previewAsciiFile(const std::string& path, std::size_t maxRows) {
     // A preview of a 10^7-row file must not read all of it: the first MiB holds the head.
     constexpr std::size_t kPreviewBytes = std::size_t(1) << 20;
-    std::string text = readFileBytes(path, kPreviewBytes);
+    std::string text = readFileBytes(path, ReadOptions{}, kPreviewBytes);
     if (text.size() == kPreviewBytes) {
         // Drop the line the cut went through.
-        const std::size_t lastNewline = text.rfind('\n');
+        const std::size_t lastNewline = text.find_last_of("\r\n");
         if (lastNewline != std::string::npos)
             text.resize(lastNewline + 1);
     }

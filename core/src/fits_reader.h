@@ -3,16 +3,72 @@
 // share (unit conversion, Dec checks, number formatting), so both report errors alike.
 #include "tpacf/catalog_reader.h"
 
+#include "tpacf/errors.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tpacf::detail {
 
-/// .fits/.fit/.fts (any case), also with a trailing .gz, which cfitsio opens transparently.
+/// Throws Cancelled once the read's cancel token is set; readers call it every few MB or rows.
+inline void throwIfCancelled(const ReadOptions& options) {
+    if (options.cancelRequested && options.cancelRequested->load(std::memory_order_relaxed))
+        throw Cancelled();
+}
+
+/// A field as messages show it: at most ~40 characters, control and invalid UTF-8 bytes as
+/// \xNN, "..." where cut. A 10 MB field must not become a 10 MB line on stderr.
+std::string shortText(std::string_view text, std::size_t maxBytes = 40);
+/// shortText in quotes, with the length where it was cut: '12345...' (10485760 bytes).
+std::string quoteField(std::string_view text);
+/// Column names for "available: ..." lists, each shortened, at most ~10 of them.
+std::string joinNames(const std::vector<std::string>& names);
+
+/// A file descriptor closed when it goes out of scope.
+class FileDescriptor {
+public:
+    FileDescriptor() = default;
+    explicit FileDescriptor(int fd) noexcept : m_fd(fd) {}
+    FileDescriptor(FileDescriptor&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+    FileDescriptor& operator=(FileDescriptor&& other) noexcept;
+    ~FileDescriptor();
+    int get() const noexcept { return m_fd; }
+
+private:
+    int m_fd = -1;
+};
+
+/// A catalog file opened for reading, and its size when it was opened.
+struct OpenedFile {
+    FileDescriptor fd;
+    std::uint64_t size = 0;
+};
+
+/// Opens `path` for reading only if it is a regular file (or a link to one): the type is
+/// checked before opening, because opening a FIFO without writer blocks forever, and again on
+/// the descriptor (opened non-blocking), so a file swapped in between is caught too. Every
+/// refusal is an InputError saying what the path is: missing, a dangling link, a link loop, a
+/// directory, a FIFO, a device, a socket, unreadable.
+OpenedFile openRegularFile(const std::string& path);
+
+enum class Axis { Ra, Dec };
+
+/// The default RA or Dec column among named columns (see ReadOptions::raColumn): a 0-based
+/// index, or nullopt when no column has a name (the caller then takes the first numeric one).
+/// Only columns `isFree` says are free count. Throws InputError naming `source` and `line`
+/// when the columns have names but none, or several, fit.
+std::optional<std::size_t> defaultColumnByName(const std::vector<std::string>& names, Axis axis,
+                                               const std::function<bool(std::size_t)>& isFree,
+                                               const std::string& source, long line);
+
+/// .fits/.fit/.fts (any case), also with a trailing .gz (decompressed to a temporary file).
 inline bool hasFitsExtension(std::string_view path) {
     std::string lower(path);
     std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -53,7 +109,9 @@ class CoordinateConverter {
 std::int32_t regionLabel(double value, const std::string& source, long line, int column,
                          std::string_view written);
 
-/// FITS binary tables (defined only where built with cfitsio).
+/// FITS binary tables (defined only where built with cfitsio): the first BINTABLE HDU, its
+/// NAXIS2 checked against the file before anything is allocated; gzip data (by its magic
+/// bytes, whatever the name) decompressed to a private temporary file, removed afterwards.
 Catalog readFitsCatalog(const std::string& path, const ReadOptions& options);
 TablePreview previewFitsFile(const std::string& path, std::size_t maxRows);
 

@@ -10,11 +10,15 @@
 #include <QTemporaryDir>
 #include <QtEndian>
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using tpacf::AngleUnit;
 using tpacf::Catalog;
@@ -158,6 +162,15 @@ QByteArray fitsFile(const QList<FitsColumn>& columns, bool withTable = true) {
     return bytes + data;
 }
 
+// The FITS bytes with the value of header card `key` (the first one) replaced.
+QByteArray withCard(QByteArray bytes, const QByteArray& key, long long value) {
+    const qsizetype at = bytes.indexOf(key.leftJustified(8, ' ') + "= ");
+    if (at < 0 || at % 80 != 0)
+        qFatal("no card %s", key.constData());
+    bytes.replace(at + 10, 20, fitsInt(value));
+    return bytes;
+}
+
 // gzip with stored (uncompressed) deflate blocks: enough to check that .fits.gz is opened.
 QByteArray gzipStored(const QByteArray& data) {
     QByteArray out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);
@@ -224,6 +237,10 @@ private slots:
     void asciiErrors_data();
     void asciiErrors();
     void missingAndDirectory();
+    void notRegularFiles_data();
+    void notRegularFiles();
+    void longFieldsAreCapped();
+    void cancelledRead();
     void parseFromMemory();
     void randomRoundTrip();
 
@@ -236,6 +253,7 @@ private slots:
     void fitsRegionColumn();
     void fitsErrors_data();
     void fitsErrors();
+    void fitsDefaultColumnsByName();
 
     // ColumnRef, preview
     void columnRefParse_data();
@@ -390,6 +408,12 @@ void TestCatalogReader::formats_data() {
         "# catalog\n10 20 # first\n\n   # indented comment\n30.5 -40.25#tight\n# end\n");
     QTest::newRow("CRLF") << QByteArray("10 20\r\n30.5 -40.25\r\n");
     QTest::newRow("CRLF comments blanks") << QByteArray("# c\r\n10 20\r\n\r\n30.5 -40.25 # x\r\n");
+    // Classic Mac OS line ends: a lone CR ends a line (as a blank it would make one row).
+    QTest::newRow("lone CR") << QByteArray("10 20\r30.5 -40.25\r");
+    QTest::newRow("lone CR, no final") << QByteArray("10 20\r30.5 -40.25");
+    QTest::newRow("lone CR, comments") << QByteArray("# c\r10 20 # x\r\r30.5 -40.25\r");
+    QTest::newRow("LF, CRLF and CR mixed") << QByteArray("10 20\r\n30.5 -40.25\r");
+    QTest::newRow("LF CR") << QByteArray("10 20\n\r30.5 -40.25\n\r");
     QTest::newRow("no final newline") << QByteArray("10 20\n30.5 -40.25");
     QTest::newRow("blank lines") << QByteArray("\n\n10 20\n   \n\t\n30.5 -40.25\n\n");
     QTest::newRow("header") << QByteArray("ra dec\n10 20\n30.5 -40.25\n");
@@ -533,6 +557,27 @@ void TestCatalogReader::columns_data() {
         << QByteArray("10 20 2.5\n30 40 -1\n") << ""
         << ""
         << "3" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{2.5, -1};
+    // Named columns: ra/dec, else the one name that starts with an RA (Dec) word.
+    QTest::newRow("DESI-like names by default")
+        << QByteArray("targetid z ra_j2000 dec_j2000\n396 0.1 10 20\n397 0.2 30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("SExtractor names by default")
+        << QByteArray("NUMBER ALPHA_J2000 DELTA_J2000\n1 10 20\n2 30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("VizieR names by default")
+        << QByteArray("RAJ2000,DEJ2000,Vmag\n10,20,5\n30,40,6\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("'RA (deg)' names by default")
+        << QByteArray("id, Dec (deg), RA (deg)\n1, 20, 10\n2, 40, 30\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("exact name wins over RA-like names")
+        << QByteArray("ra_err ra dec dec_err\n0.1 10 20 0.2\n0.1 30 40 0.2\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
     QTest::newRow("index and name mixed")
         << QByteArray("a b c\n20 10 1\n40 30 2\n") << "2"
         << "1"
@@ -623,6 +668,42 @@ void TestCatalogReader::asciiErrors_data() {
                                           << none << deg << 2 << 1 << "says 1 rows";
     QTest::newRow("binary data") << QByteArray("10 20\n30 \0 40\n", 13) << none << none << none
                                  << deg << 2 << 0 << "binary data";
+    // A first line of numbers from_chars refuses is bad data, not a header to drop.
+    QTest::newRow("hex floats on the first line")
+        << QByteArray("0x1p3 0x1p4\n10 20\n") << none << none << none << deg << 1 << 1
+        << "'0x1p3' is not a number (hexadecimal";
+    QTest::newRow("lone signs on the first line") << QByteArray("+ -\n10 20\n") << none << none
+                                                  << none << deg << 1 << 1 << "'+' is not a number";
+    QTest::newRow("stray dots on the first line")
+        << QByteArray("1.2.3 4\n10 20\n") << none << none << none << deg << 1 << 1 << "'1.2.3'";
+    // A decimal comma turns "12,5 30,1" into the fields "12", "5 30", "1": never four numbers.
+    QTest::newRow("decimal comma") << QByteArray("12,5 30,1\n13,5 31,1\n") << none << none << none
+                                   << deg << 1 << 2 << "'5 30' is not a number (blanks inside";
+    QTest::newRow("decimal comma, Dec only")
+        << QByteArray("10.5 30,1\n") << none << none << none << deg << 1 << 1 << "'10.5 30'";
+    QTest::newRow("sexagesimal") << QByteArray("12:30:00 +12:00:00\n") << none << none << none
+                                 << deg << 1 << 1 << "(sexagesimal";
+    QTest::newRow("semicolons, not skipped as text")
+        << QByteArray("gal1 10 5;6\n") << none << none << none << deg << 1 << 3 << "'5;6'";
+    QTest::newRow("UTF-16 byte order mark") << QByteArray("\xFF\xFE"
+                                                          "1\0 \0"
+                                                          "2\0\n\0",
+                                                          10)
+                                            << none << none << none << deg << 1 << 0 << "UTF-16";
+    QTest::newRow("gzip data") << QByteArray("\x1F\x8B\x08\0\0\0", 6) << none << none << none << deg
+                               << 1 << 0 << "gzip-compressed";
+    // Named columns, none or several like RA: ask rather than take the first numeric column.
+    QTest::newRow("header without RA") << QByteArray("x y\n10 20\n") << none << none << none << deg
+                                       << 1 << 0 << "cannot tell which column holds RA";
+    QTest::newRow("header without Dec") << QByteArray("ra y\n10 20\n") << none << none << none
+                                        << deg << 1 << 0 << "cannot tell which column holds Dec";
+    QTest::newRow("header with two RA-like columns")
+        << QByteArray("ra_j2000 ra_b1950 dec\n10 11 20\n") << none << none << none << deg << 1 << 0
+        << "'ra_j2000' and 'ra_b1950' both could";
+    // A text column stepped over in the first row must stay text, or RA came from elsewhere.
+    QTest::newRow("text column then a number")
+        << QByteArray("abc 10 20\n5 11 21\n") << none << none << none << deg << 2 << 1
+        << "held text in the first row";
     QTest::newRow("empty file") << QByteArray() << none << none << none << deg << 0 << 0
                                 << "no data rows";
     QTest::newRow("only comments") << QByteArray("# a\n\n  # b\n\r\n") << none << none << none
@@ -656,6 +737,104 @@ void TestCatalogReader::missingAndDirectory() {
     QVERIFY(QDir().mkpath(directory));
     expectInputError([&] { (void)tpacf::readAsciiCatalog(directory.toStdString()); }, directory, 0,
                      0, QStringLiteral("directory"));
+}
+
+// Only regular files are read: what else a path names is said, and nothing blocks or never ends.
+void TestCatalogReader::notRegularFiles_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("FIFO without writer") << "fifo"
+                                         << "FIFO";
+    QTest::newRow("/dev/zero") << "/dev/zero"
+                               << "character device";
+    QTest::newRow("/dev/null") << "/dev/null"
+                               << "character device";
+    QTest::newRow("symbolic link loop") << "loop"
+                                        << "symbolic link loop";
+    QTest::newRow("dangling symbolic link") << "dangling"
+                                            << "symbolic link to a file that does not exist";
+    QTest::newRow("empty path") << ""
+                                << "the file name is empty";
+    QTest::newRow("a file as a folder") << "notdir"
+                                        << "is a file, not a directory";
+    QTest::newRow("/proc file of size 0") << "/proc/self/status"
+                                          << "says it is empty but has content";
+}
+
+void TestCatalogReader::notRegularFiles() {
+    QFETCH(QString, kind);
+    QFETCH(QString, mentions);
+    QString path = kind;
+    const QString dir = m_dir.filePath(QStringLiteral("special-") + QString::number(qHash(kind)));
+    QVERIFY(QDir().mkpath(dir));
+    if (kind == QLatin1String("fifo")) {
+        path = dir + QStringLiteral("/fifo.txt");
+        QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+    } else if (kind == QLatin1String("loop")) {
+        path = dir + QStringLiteral("/a.txt");
+        QVERIFY(QFile::link(dir + QStringLiteral("/b.txt"), path));
+        QVERIFY(QFile::link(path, dir + QStringLiteral("/b.txt")));
+    } else if (kind == QLatin1String("dangling")) {
+        path = dir + QStringLiteral("/link.txt");
+        QVERIFY(QFile::link(dir + QStringLiteral("/gone.txt"), path));
+    } else if (kind == QLatin1String("notdir")) {
+        path = writeFile(m_dir, QStringLiteral("plain.txt"), "10 20\n") + QStringLiteral("/x.txt");
+    }
+    expectInputError([&] { (void)tpacf::readCatalog(path.toStdString()); }, path, 0, 0, mentions);
+    expectInputError([&] { (void)tpacf::previewCatalogFile(path.toStdString()); }, path, 0, 0,
+                     mentions);
+    if (kind == QLatin1String("fifo") && tpacf::fitsSupported()) {
+        // The FITS reader checks alike: a .fits link to the FIFO.
+        const QString link = dir + QStringLiteral("/fifo.fits");
+        QVERIFY(QFile::link(path, link));
+        expectInputError([&] { (void)tpacf::readCatalog(link.toStdString()); }, link, 0, 0,
+                         mentions);
+    }
+}
+
+// A 1 MB field or header name is quoted by its first characters and its size, not whole.
+void TestCatalogReader::longFieldsAreCapped() {
+    const QByteArray huge(1 << 20, 'x');
+    const std::pair<QByteArray, std::string> cases[] = {
+        {"10 20\n11 " + huge + "\n", ""},
+        {"10 " + QByteArray(1 << 20, '9') + "\n", ""},
+        {huge + " y\n10 20\n", ""},
+        {"ra dec\n10 20\n", std::string(1 << 20, 'w')}};
+    for (const auto& [content, weight] : cases) {
+        const QString path = writeFile(m_dir, QStringLiteral("long.txt"), content);
+        ReadOptions options;
+        if (!weight.empty())
+            options.weightColumn = ColumnRef::parse(weight);
+        try {
+            (void)tpacf::readCatalog(path.toStdString(), options);
+            QFAIL("read without error");
+        } catch (const tpacf::InputError& e) {
+            const QString message = QString::fromStdString(e.what());
+            QVERIFY2(message.size() < 400 + path.size(), qPrintable(message.left(400)));
+            QVERIFY2(message.contains(QLatin1String("...")), qPrintable(message)); // where cut
+        }
+    }
+}
+
+// A set cancel token stops any read with Cancelled; a clear one changes nothing.
+void TestCatalogReader::cancelledRead() {
+    QByteArray text;
+    for (int i = 0; i < 200000; ++i)
+        text += QByteArray::number(i % 360) + " " + QByteArray::number(i % 90) + "\n";
+    QList<QString> paths{writeFile(m_dir, QStringLiteral("cancel.txt"), text)};
+    if (tpacf::fitsSupported()) {
+        paths << writeFile(m_dir, QStringLiteral("cancel.fits"), fitsFile(standardFitsColumns()));
+        paths << writeFile(m_dir, QStringLiteral("cancel.fits.gz"),
+                           gzipStored(fitsFile(standardFitsColumns())));
+    }
+    for (const QString& path : paths) {
+        std::atomic<bool> cancel{false};
+        ReadOptions options;
+        options.cancelRequested = &cancel;
+        QVERIFY(!tpacf::readCatalog(path.toStdString(), options).empty());
+        cancel = true;
+        QVERIFY_THROWS_EXCEPTION(tpacf::Cancelled, tpacf::readCatalog(path.toStdString(), options));
+    }
 }
 
 void TestCatalogReader::parseFromMemory() {
@@ -799,9 +978,23 @@ void TestCatalogReader::fitsGzip() {
         QVERIFY_THROWS_EXCEPTION(tpacf::InputError, tpacf::readCatalog(path.toStdString()));
         return;
     }
+    // Decompressed into a private folder under TMPDIR, which is gone afterwards.
+    const QString tmp = m_dir.filePath(QStringLiteral("gz-tmp"));
+    QVERIFY(QDir().mkpath(tmp));
+    const QByteArray previous = qgetenv("TMPDIR");
+    qputenv("TMPDIR", QFile::encodeName(tmp));
     const Catalog catalog = tpacf::readCatalog(path.toStdString());
+    if (previous.isNull())
+        qunsetenv("TMPDIR");
+    else
+        qputenv("TMPDIR", previous);
     compareDegrees(catalog.ra(), {10, 10, 355});
     compareDegrees(catalog.dec(), {20, -90, 45.5});
+    QVERIFY(QDir(tmp).isEmpty(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot));
+    // The same bytes under a .fits name: the gzip magic decides, not the name.
+    const QString misnamed = writeFile(m_dir, QStringLiteral("gzipped.fits"),
+                                       gzipStored(fitsFile(standardFitsColumns())));
+    compareDegrees(tpacf::readCatalog(misnamed.toStdString()).ra(), {10, 10, 355});
 }
 
 // Jackknife labels from an integer (J) or float (E) column; a fractional label names its row.
@@ -859,6 +1052,22 @@ void TestCatalogReader::fitsErrors_data() {
     QTest::newRow("no rows") << fitsFile(empty) << none << none << 0 << 0 << "has no rows";
     QTest::newRow("not FITS") << QByteArray("10 20\n") << none << none << 0 << 0
                               << "cannot open as FITS";
+    // Lying headers: NAXIS2 is checked against the file before anything is allocated.
+    const QByteArray table = fitsFile(plain);
+    QTest::newRow("NAXIS2 beyond the file")
+        << withCard(table, "NAXIS2", 1000000000000000LL) << none << none << 0 << 0
+        << "says 1000000000000000 rows of 20 bytes";
+    const QList<FitsColumn> three{{"RA", 'D', {1, 2, 3}}, {"DEC", 'D', {0, 10, 20}}};
+    QTest::newRow("NAXIS2 too small") << withCard(fitsFile(three), "NAXIS2", 2) << none << none << 0
+                                      << 0 << "where only zero padding belongs";
+    QTest::newRow("NAXIS1 wrong") << withCard(table, "NAXIS1", 40) << none << none << 0 << 0
+                                  << "NAXIS1 = 40 is not equal to the sum of column widths";
+    QTest::newRow("cut short") << table.left(2880 * 2 + 10) << none << none << 0 << 0
+                               << "the file is cut short or NAXIS2 is wrong";
+    QTest::newRow("zip compressed")
+        << QByteArray("PK\x03\x04", 4) + table << none << none << 0 << 0 << "compressed (zip)";
+    QTest::newRow("gzip damaged") << gzipStored(table).chopped(12) << none << none << 0 << 0
+                                  << "the gzip data is damaged or cut short";
 }
 
 void TestCatalogReader::fitsErrors() {
@@ -878,6 +1087,25 @@ void TestCatalogReader::fitsErrors() {
     const QString missing = m_dir.filePath(QStringLiteral("missing.fits"));
     expectInputError([&] { (void)tpacf::readCatalog(missing.toStdString()); }, missing, 0, 0,
                      QStringLiteral("does not exist"));
+}
+
+// Default columns of a FITS table: named RA/DEC, else the one RA-like (Dec-like) name.
+void TestCatalogReader::fitsDefaultColumnsByName() {
+    if (!tpacf::fitsSupported())
+        QSKIP("built without cfitsio");
+    const QList<FitsColumn> desi{{"TARGETID", 'J', {39627, 39628}},
+                                 {"Z", 'D', {0.5, 0.7}},
+                                 {"RA_J2000", 'D', {10, 30}},
+                                 {"DEC_J2000", 'D', {20, 40}}};
+    const QString path = writeFile(m_dir, QStringLiteral("desi.fits"), fitsFile(desi));
+    const Catalog catalog = tpacf::readCatalog(path.toStdString());
+    compareDegrees(catalog.ra(), {10, 30});
+    compareDegrees(catalog.dec(), {20, 40});
+    const QList<FitsColumn> unnamedLike{
+        {"ID", 'J', {1, 2}}, {"X", 'D', {10, 30}}, {"Y", 'D', {20, 40}}};
+    const QString other = writeFile(m_dir, QStringLiteral("xy.fits"), fitsFile(unnamedLike));
+    expectInputError([&] { (void)tpacf::readCatalog(other.toStdString()); }, other, 0, 0,
+                     QStringLiteral("cannot tell which column holds RA"));
 }
 
 // ---- ColumnRef and preview ---------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include "tpacf/catalog.h"
 #include "tpacf/units.h"
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -23,26 +24,36 @@ struct ColumnRef {
 };
 
 struct ReadOptions {
-    ColumnRef raColumn;  // default: column "ra"/"RA" (ASCII header or FITS), else first numeric
-    ColumnRef decColumn; // default: column "dec"/"DEC", else the next numeric column
+    /// Unset RA/Dec: where the columns have names (ASCII header, FITS), the column named ra
+    /// (dec), any case, else the only one whose name starts with such a word (RA_J2000,
+    /// "RA (deg)", ALPHA_J2000, RAJ2000; DE_ICRS, DELTA_J2000, DEJ2000); no such column, or two,
+    /// is an InputError asking for the column. Without names: the first (next) numeric column.
+    ColumnRef raColumn;
+    ColumnRef decColumn;
     ColumnRef weightColumn; // unset: no weights
     /// Jackknife region labels (integers, any values; the job maps them onto 0..K−1 in sorted
     /// order over all catalogs). Unset: no regions. A non-integer is an InputError.
     ColumnRef regionColumn;
     AngleUnit coordUnit = AngleUnit::Degree;
     bool raInHours = false; // RA given in hours (Dec still in coordUnit)
+    /// Polled while reading (every few MB of a file, every chunk of rows); once it reads true
+    /// the reader throws Cancelled, so a Ctrl-C does not wait for a 10^8-row file to be read.
+    /// nullptr: the read cannot be cancelled.
+    const std::atomic<bool>* cancelRequested = nullptr;
 };
 
 /// Reads a catalog file; picks the format by extension (.fits/.fit: FITS binary table where
-/// built with cfitsio; anything else: ASCII).
+/// built with cfitsio; anything else: ASCII). Reads only regular files: a directory, FIFO,
+/// device or socket is an InputError (a FIFO without writer would block forever, /dev/zero
+/// never ends). Throws Cancelled when options.cancelRequested is set during the read.
 Catalog readCatalog(const std::string& path, const ReadOptions& options = {});
 
 /// Whether this build reads FITS tables (built with cfitsio); file dialogs and tests ask.
 bool fitsSupported() noexcept;
 
-/// ASCII: whitespace (spaces, tabs) or comma separated; '#' comments; CRLF tolerated;
-/// an optional header line naming columns; an optional first line holding only the row count
-/// (checked against the rows read).
+/// ASCII: whitespace (spaces, tabs) or comma separated; '#' comments; LF, CRLF or lone CR line
+/// ends; an optional header line naming columns; an optional first line holding only the row
+/// count (checked against the rows read).
 Catalog readAsciiCatalog(const std::string& path, const ReadOptions& options = {});
 /// The same on text in memory; `sourceName` stands for the file in messages.
 Catalog parseAsciiCatalog(std::string_view text, const std::string& sourceName,
