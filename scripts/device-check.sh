@@ -30,7 +30,7 @@ step() { # step NAME LOG COMMAND...: runs, appends to $OUT/LOG.log, records stat
 
 step nvidia-smi devices nvidia-smi
 step build build bash -c "cmake --preset headless -DTPACF_CUDA=ON -DBUILD_TESTING=ON -DTPACF_CUDA_PTXAS_VERBOSE=ON \
-    && cmake --build $BUILD -j \$(nproc) --target tpacf_gpu_tests tpacf_gpu_region_tests tpacf_gpu_culling_tests tpacf_gpu_bench" || { printf '%s\n' "${SUMMARY[@]}"; exit 1; }
+    && cmake --build $BUILD -j \$(nproc) --target tpacf_gpu_tests tpacf_gpu_region_tests tpacf_gpu_culling_tests tpacf_gpu_work_share_tests tpacf_gpu_bench" || { printf '%s\n' "${SUMMARY[@]}"; exit 1; }
 # The CLI (and anything else) separately: the GPU suite runs even if another part does not build.
 step build-all build cmake --build $BUILD -j "$(nproc)"
 TPACF=$BUILD/app/tpacf
@@ -41,6 +41,7 @@ elif [[ $QUICK == 1 ]]; then
     step gpu-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_tests" --quick
     step region-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_region_tests" --quick
     step culling-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_culling_tests" --quick
+    step share-tests gpu-tests timeout 300 "$BUILD/tests/gpu/tpacf_gpu_work_share_tests" --quick
 else
     step gpu-tests gpu-tests ctest --test-dir "$BUILD" -L gpu -V --timeout 360
 fi
@@ -52,11 +53,11 @@ step bench bench timeout 300 bash -c "
   for p in float double; do $TPACF bench --backend cuda --precision \$p --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 10800 --unit arcmin --repeat 3; done;
   $TPACF bench --backend cuda --precision float --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 60 --unit arcmin --repeat 3;
   $TPACF bench --backend cuda --precision float --n 100000 --bins 30 --theta-min 0.01 --theta-max 10800 --unit arcmin --sets 10 --repeat 5;
-  echo '--- brute force (TPACF_CUDA_BRUTE_FORCE=1: no tile culling / whole-tile binning)';
-  for p in float double; do TPACF_CUDA_BRUTE_FORCE=1 $TPACF bench --backend cuda --precision \$p --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 10800 --unit arcmin --repeat 3; done;
-  TPACF_CUDA_BRUTE_FORCE=1 $TPACF bench --backend cuda --precision float --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 60 --unit arcmin --repeat 3"
+  echo '--- brute force (--cuda-brute-force: no tile culling / whole-tile binning)';
+  for p in float double; do $TPACF bench --backend cuda --precision \$p --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 10800 --unit arcmin --repeat 3 --cuda-brute-force; done;
+  $TPACF bench --backend cuda --precision float --n $BENCH_N --bins 30 --theta-min 0.01 --theta-max 60 --unit arcmin --repeat 3 --cuda-brute-force"
 step gpu-bench bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N"
-step gpu-bench-plain bench env TPACF_CUDA_HIST=thread timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N"
+step gpu-bench-plain bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" "$BENCH_N" --cuda-hist thread
 # Jackknife (issue "Error bars"): K = 32 regions against the plain count, always at N = 2^20.
 step gpu-bench-jk bench timeout 150 "$BUILD/tests/gpu/tpacf_gpu_bench" 1048576 --jackknife 32
 

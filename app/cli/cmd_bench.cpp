@@ -8,6 +8,7 @@
 #include "tpacf/backend.h"
 #include "tpacf/bins.h"
 #include "tpacf/cpu_pair_counter.h"
+#include "tpacf/cuda/cuda_backend.h"
 #include "tpacf/errors.h"
 #include "tpacf/mock.h"
 #include "tpacf/pair_counter.h"
@@ -29,7 +30,7 @@ std::string benchHelp() {
                R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
                    [--bins B] [--theta-min X --theta-max Y --unit U] [--sets S]
                    [--footprint F] [--clustered [clustering]] [--culling auto|on|off]
-                   [--repeat R] [--seed S] [--json]
+                   [--repeat R] [--seed S] [--json] [--cuda-... tuning]
 
 Times pair counting on N generated points (default: uniform over the whole sky), for every
 available backend x precision: DD (auto count of N points, N(N-1)/2 pairs) and DR (cross count
@@ -59,6 +60,16 @@ and the device-timed seconds where the backend measures them (GPU events).
   --threads N        CPU threads (default: all hardware threads)
   --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU)
   --json             machine-readable report on stdout instead of the table
+
+CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed):
+  --cuda-hist H      force the histogram path: thread, thread-atomic, warp or global
+                     (default: the planner's choice)
+  --cuda-brute-force brute force whatever --culling says: every tile pair, every pair computed
+  --cuda-block N     cap the pair kernel's block size: a multiple of 32 in 64..256
+  --cuda-subtiles on|off
+                     with culling, skip out-of-range 32-point sub-tiles (default on)
+  --cuda-region-level L
+                     coarse cells of the jackknife region layout, 0..5 (default 0)
 
 Examples:
   tpacf bench --n 100000 --backend all --precision all --sets 2 --repeat 5
@@ -223,7 +234,7 @@ std::string jsonArray(const std::vector<double>& values) {
 
 void printJson(std::ostream& out, const std::vector<Configuration>& configurations,
                const BenchSetup& setup, const Binning& binning, int sets, int repeats,
-               std::uint64_t seed) {
+               std::uint64_t seed, const std::string& cudaTuning) {
     out << "{\n";
     out << "  \"tool\": \"tpacf bench\",\n";
     out << "  \"version\": " << jsonString(version()) << ",\n";
@@ -238,6 +249,8 @@ void printJson(std::ostream& out, const std::vector<Configuration>& configuratio
     else
         out << "null,\n";
     out << "  \"culling_requested\": " << jsonString(cullingModeName(setup.culling)) << ",\n";
+    out << "  \"cuda_tuning\": " << jsonString(cudaTuning.empty() ? "default" : cudaTuning)
+        << ",\n";
     out << "  \"bins\": {\"count\": " << binning.count()
         << ", \"description\": " << jsonString(binning.spec().describe()) << "},\n";
     out << "  \"sets\": " << sets << ",\n";
@@ -296,7 +309,12 @@ int benchCommand(const Context& context) {
         .addValue("--culling")
         .addValue("--footprint")
         .addSwitch("--clustered")
-        .addSwitch("--json");
+        .addSwitch("--json")
+        .addValue("--cuda-hist")
+        .addSwitch("--cuda-brute-force")
+        .addValue("--cuda-block")
+        .addValue("--cuda-subtiles")
+        .addValue("--cuda-region-level");
     addClusteringOptions(options);
     const ParsedArgs args = parseArgs("bench", options, context.args);
 
@@ -349,6 +367,34 @@ int benchCommand(const Context& context) {
     common.gpuDevices = gpuDevicesFrom(args);
     common.culling = cullingModeFrom(args);
 
+    // CUDA tuning from the flags (never from the environment): a provider of its own when set.
+    cuda::CudaTuning tuning;
+    if (const auto text = args.value("--cuda-hist")) {
+        const auto histogram = cuda::parseCudaHistogram(*text);
+        if (!histogram)
+            args.fail("--cuda-hist: " + quote(*text) +
+                      " is not a histogram path (thread, thread-atomic, warp, global)");
+        tuning.histogram = *histogram;
+    }
+    tuning.bruteForce = args.has("--cuda-brute-force");
+    tuning.blockSizeCap = static_cast<int>(args.integer("--cuda-block", 0, 0, 256));
+    if (const auto text = args.value("--cuda-subtiles")) {
+        if (*text != "on" && *text != "off")
+            args.fail("--cuda-subtiles: " + quote(*text) + " is not on or off");
+        tuning.subTileCulling = *text == "on";
+    }
+    tuning.regionCellLevel = static_cast<int>(args.integer("--cuda-region-level", 0, 0, 5));
+    try {
+        tuning.validate();
+    } catch (const ConfigError& error) {
+        args.fail(error.what());
+    }
+    const std::string tuningText = tuning.describe();
+    std::unique_ptr<GpuBackendProvider> tunedProvider;
+    if (!tuningText.empty())
+        tunedProvider = cuda::makeProvider(tuning);
+    const GpuBackendProvider* gpu = tunedProvider ? tunedProvider.get() : context.gpu;
+
     BenchSetup setup;
     setup.n = n;
     setup.culling = common.culling;
@@ -372,7 +418,7 @@ int benchCommand(const Context& context) {
     if (!allBackends && kinds.front() == BackendKind::Cuda) {
         BackendOptions check = common;
         check.kind = BackendKind::Cuda;
-        checkBackendUsable(check, *context.gpu);
+        checkBackendUsable(check, *gpu);
     }
 
     // The data as 'tpacf mock' would write it; the randoms uniform over the same footprint.
@@ -411,9 +457,9 @@ int benchCommand(const Context& context) {
                 configurations.push_back(std::move(configuration));
                 continue;
             }
-            if (kind == BackendKind::Cuda && context.gpu->devices().empty()) {
+            if (kind == BackendKind::Cuda && gpu->devices().empty()) {
                 configuration.skipped = true;
-                configuration.reason = context.gpu->unavailableReason();
+                configuration.reason = gpu->unavailableReason();
                 configurations.push_back(std::move(configuration));
                 continue;
             }
@@ -434,7 +480,7 @@ int benchCommand(const Context& context) {
                 backend.kind = kind;
                 backend.precision = precision;
                 try {
-                    counters.push_back(selectBackend(backend, context.gpu).counter);
+                    counters.push_back(selectBackend(backend, gpu).counter);
                 } catch (const BackendUnavailable& error) {
                     if (!allBackends)
                         throw;
@@ -469,14 +515,17 @@ int benchCommand(const Context& context) {
     }
 
     if (json) {
-        printJson(context.out, configurations, setup, binning, sets, repeats, seed);
+        printJson(context.out, configurations, setup, binning, sets, repeats, seed, tuningText);
         return 0;
     }
     auto& out = context.out;
     out << "tpacf bench: " << setup.describe() << ", "
         << describeBins(binning.spec(), binning.count()) << ", culling "
         << cullingModeName(setup.culling) << ", median of " << repeats
-        << (repeats == 1 ? " run" : " runs") << " after 1 warm-up, seed " << seed << '\n';
+        << (repeats == 1 ? " run" : " runs") << " after 1 warm-up, seed " << seed;
+    if (!tuningText.empty())
+        out << ", CUDA tuning: " << tuningText;
+    out << '\n';
     if (sets > 0)
         out << "batch = DD + " << sets << " DR_i + " << sets << " RR_i in one countBatch\n";
     out << '\n';

@@ -17,7 +17,9 @@ std::string versionText(int version) {
 }
 
 class CudaProvider final : public GpuBackendProvider {
-  public:
+public:
+    explicit CudaProvider(const CudaTuning& tuning) : m_tuning(tuning) { m_tuning.validate(); }
+
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return true; }
 
@@ -114,14 +116,17 @@ class CudaProvider final : public GpuBackendProvider {
         }
         const std::string description = names + " (" + std::to_string(chosen.size()) +
                                         (chosen.size() == 1 ? " GPU)" : " GPUs)");
-        return detail::makeCudaPairCounter(precision, std::move(chosen), description);
+        return detail::makeCudaPairCounter(precision, std::move(chosen), description, m_tuning);
     }
+
+private:
+    CudaTuning m_tuning; // every counter this provider creates uses it
 };
 
 } // namespace
 
-std::unique_ptr<GpuBackendProvider> makeProvider() {
-    return std::make_unique<CudaProvider>();
+std::unique_ptr<GpuBackendProvider> makeProvider(const CudaTuning& tuning) {
+    return std::make_unique<CudaProvider>(tuning);
 }
 
 } // namespace tpacf::cuda

@@ -6,7 +6,7 @@ namespace tpacf::cuda {
 namespace {
 
 class NoCudaProvider final : public GpuBackendProvider {
-  public:
+public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return false; }
     std::vector<GpuDeviceInfo> devices() const override { return {}; }
@@ -22,7 +22,8 @@ class NoCudaProvider final : public GpuBackendProvider {
 
 } // namespace
 
-std::unique_ptr<GpuBackendProvider> makeProvider() {
+std::unique_ptr<GpuBackendProvider> makeProvider(const CudaTuning& tuning) {
+    tuning.validate(); // the same errors as a CUDA build, for the same flags
     return std::make_unique<NoCudaProvider>();
 }
 

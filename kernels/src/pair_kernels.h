@@ -1,6 +1,9 @@
 #pragma once
-// Interface between the host scheduler (cuda_pair_counter.cpp) and the kernels (pair_kernels.cu).
-// Internal to kernels/src: plain structs plus cudaStream_t.
+// Interface between the host side (launch_loop.cpp, device_catalogs.cpp) and the kernels
+// (pair_kernels.cu). Internal to kernels/src: plain structs plus cudaStream_t; the tile and unit
+// geometry the host schedule shares with the kernels is in pair_work.h (no CUDA types).
+#include "pair_work.h"
+
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -9,42 +12,8 @@
 
 namespace tpacf::cuda::detail {
 
-/// i-points each thread keeps in registers; a tile is blockDim.x * kPointsPerThread points.
-inline constexpr int kPointsPerThread = 4;
-/// j-points one work unit visits (one i-tile against a run of j-tiles), at least: 8 tiles of the
-/// largest block, more tiles of smaller ones (unitTiles()); more where the batch would otherwise
-/// need more than kMaxWorkUnits units (N ~ 1e7 and up).
-inline constexpr int kPointsPerUnit = 8 * 1024;
-inline constexpr std::uint64_t kMaxWorkUnits = std::uint64_t{1} << 23; // 256 MB of WorkUnits
 /// Largest lookup table over the float bits of c², in entries.
 inline constexpr std::uint32_t kMaxLookupEntries = 4096;
-/// Relative margin on box distances, shared by the kernel's tile classification and the host's
-/// cell-pair list (spatial culling): far above the rounding of any c² either precision computes
-/// (float hi + lo: ~2e-7, hi alone where |d| >= 0.5: ~6e-7 relative), far below any sane bin
-/// width. A tile pair dropped or binned whole with it therefore holds no pair that a pair-by-pair
-/// count, in either precision, would bin differently: culled counts equal brute-force counts.
-inline constexpr double kTileBoxMargin = 1e-5;
-
-/// Points per sub-box. Each warp holds kPointsPerThread x 32 consecutive (Morton-sorted)
-/// i-points, register r of its lanes being one sub-box; inside a tile pair that may cross the
-/// range boundary, register group r skips each run of kSubTileSize j-points whose sub-box is out
-/// of reach of its own (lane k tests j sub-box k, a ballot per r gives the masks: 4 tests per
-/// 32 x 128 pairs). That is culling finer than the tiles, which matters where tiles are large
-/// against θ_max (N = 1e6 at 10°: the listed tile pairs hold 6.4x the in-range pairs, the kept
-/// 32 x 32 sub-tile pairs 1.7x).
-inline constexpr int kSubTileSize = 32;
-/// Largest block the pair kernel is launched with: a tile then holds at most 32 sub-boxes, one
-/// per lane of the warp that tests them (a 32-bit ballot).
-inline constexpr int kMaxPairBlock = 256;
-static_assert(kMaxPairBlock * kPointsPerThread / kSubTileSize <= 32);
-static_assert(kPointsPerUnit % (kMaxPairBlock * kPointsPerThread) == 0);
-/// j-tiles per work unit for a tile size: kPointsPerUnit of j-points. The sub-tile masks of that
-/// many j-tiles are kept per warp (shared memory); where a batch needs longer units (more than
-/// kMaxWorkUnits), the further j-tiles of a unit are visited without sub-tile culling (slower,
-/// still exact).
-constexpr std::uint32_t unitTiles(std::uint32_t tileSize) noexcept {
-    return tileSize > 0 ? static_cast<std::uint32_t>(kPointsPerUnit) / tileSize : 1u;
-}
 /// Float: a pair whose hi-only c² is >= this (|d| >= 0.5) is binned on the hi parts alone, in
 /// every path (brute force too), so a pair's bin never depends on the path that computed it; tile
 /// pairs at least this far apart (with the margin) skip the lo parts altogether. There the hi
@@ -86,19 +55,6 @@ struct CatalogView {
     const SubBox* d_subBoxes = nullptr; ///< tileSize / kSubTileSize per tile
     std::uint32_t size = 0;
     std::uint32_t tileCount = 0;
-};
-
-/// One block's work: i-tile tileA of catalog catA against j-tiles [tileB0, tileB1) of catB.
-/// For an auto task (catA == catB) tileB0 >= tileA and the diagonal tile counts i < j only.
-struct WorkUnit {
-    std::uint32_t task;
-    std::uint32_t catA;
-    std::uint32_t catB;
-    std::uint32_t tileA;
-    std::uint32_t tileB0;
-    std::uint32_t tileB1;
-    std::uint32_t isAuto;
-    std::uint32_t padding;
 };
 
 /// Bin thresholds and the c² lookup table, on the device.

@@ -2,6 +2,9 @@
 // Pairs/s = unique pairs / device-busy seconds (lastDeviceSeconds); wall = countBatch on the host.
 // Usage: tpacf_gpu_bench [N] [--jackknife K]   (default 1048576)
 //        tpacf_gpu_bench --culling [--quick]
+//   CUDA tuning of every counter (the rows that vary a setting override it): --cuda-hist
+//   thread|thread-atomic|warp|global, --cuda-brute-force, --cuda-block N, --cuda-subtiles on|off,
+//   --cuda-region-level L (what `tpacf bench` takes; never read from the environment).
 //   --jackknife K: only the jackknife comparison: countBatch against countBatchByRegion with K
 //   regions (spatially coherent: nearest of K centres, as the jackknife makes them; and random).
 //   --culling: the targets of the issue "Spatial culling" (uniform full sky, 30 log bins from
@@ -17,12 +20,26 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 using namespace tpacf;
 
 namespace {
+
+/// The tuning every counter starts from (command-line flags).
+cuda::CudaTuning g_baseTuning;
+
+/// A counter of `precision` over every device with the base tuning changed by `tweak`.
+std::unique_ptr<PairCounter> tunedCounter(Precision precision,
+                                          const std::function<void(cuda::CudaTuning&)>& tweak) {
+    cuda::CudaTuning tuning = g_baseTuning;
+    if (tweak)
+        tweak(tuning);
+    return cuda::makeProvider(tuning)->create(precision, {});
+}
 
 struct Timing {
     double deviceSeconds = 0;
@@ -73,13 +90,13 @@ int jackknifeBench(const GpuBackendProvider& provider, std::size_t n, int region
         const Catalog* catalog;
         const Binning* binning;
         std::size_t regions;
-        const char* level = nullptr; // TPACF_CUDA_REGION_LEVEL, else the default
+        int level = -1; // CudaTuning::regionCellLevel, else the base tuning's
     };
     const Row rows[] = {
         {"float 0.01'-180deg plain", gpuFloat.get(), &plain, &full, 0},
-        // TPACF_CUDA_REGION_LEVEL: coarse cells in the region layout (default 0: none).
-        {"float 0.01'-180deg coherent, cells level 1", gpuFloat.get(), &coherent, &full, k, "1"},
-        {"float 0.01'-180deg coherent, cells level 2", gpuFloat.get(), &coherent, &full, k, "2"},
+        // CudaTuning::regionCellLevel: coarse cells in the region layout (default 0: none).
+        {"float 0.01'-180deg coherent, cells level 1", gpuFloat.get(), &coherent, &full, k, 1},
+        {"float 0.01'-180deg coherent, cells level 2", gpuFloat.get(), &coherent, &full, k, 2},
         {"float 0.01'-180deg plain", gpuFloat.get(), &plain, &full, 0},
         {"float 0.01'-180deg regions coherent", gpuFloat.get(), &coherent, &full, k},
         {"float 0.01'-180deg regions random", gpuFloat.get(), &random, &full, k},
@@ -91,10 +108,12 @@ int jackknifeBench(const GpuBackendProvider& provider, std::size_t n, int region
     double plainSeconds = 0;
     for (const Row& row : rows) {
         const std::vector<CountTask> tasks{{row.catalog, nullptr}};
-        if (row.level)
-            setenv("TPACF_CUDA_REGION_LEVEL", row.level, 1);
-        const Timing t = median(*row.counter, tasks, *row.binning, 3, row.regions);
-        unsetenv("TPACF_CUDA_REGION_LEVEL");
+        std::unique_ptr<PairCounter> leveled;
+        if (row.level >= 0)
+            leveled = tunedCounter(row.counter->precision(),
+                                   [&](cuda::CudaTuning& t) { t.regionCellLevel = row.level; });
+        const Timing t =
+            median(leveled ? *leveled : *row.counter, tasks, *row.binning, 3, row.regions);
         if (row.regions == 0)
             plainSeconds = t.deviceSeconds;
         std::printf("%-44s %12.3e %10.4f %10.4f %7.3f\n", row.label, pairs / t.deviceSeconds,
@@ -103,21 +122,6 @@ int jackknifeBench(const GpuBackendProvider& provider, std::size_t n, int region
     }
     return 0;
 }
-
-/// Environment for one row (knobs), restored after it.
-struct ScopedEnv {
-    std::vector<std::string> names;
-    ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> vars) {
-        for (const auto& [name, value] : vars) {
-            setenv(name, value, 1);
-            names.emplace_back(name);
-        }
-    }
-    ~ScopedEnv() {
-        for (const std::string& name : names)
-            unsetenv(name.c_str());
-    }
-};
 
 /// The issue's targets. GPU time = lastDeviceSeconds (catalog upload, sort, boxes and kernels,
 /// event-timed); wall = the whole countBatch on the host (staging, list building included).
@@ -138,18 +142,22 @@ int cullingBench(const GpuBackendProvider& provider, bool quick) {
                 "case", "culled", "pairs/s", "GPU s", "wall s");
     auto row = [&](const char* label, PairCounter& counter, CullingMode mode,
                    const std::vector<CountTask>& tasks, const Binning& binning, int repeats,
-                   std::initializer_list<std::pair<const char*, const char*>> env = {}) {
-        ScopedEnv scoped(env);
-        counter.setCulling(mode);
+                   const std::function<void(cuda::CudaTuning&)>& tweak = {}) {
+        // A row that varies a setting gets a counter of its own with it.
+        std::unique_ptr<PairCounter> tuned;
+        if (tweak)
+            tuned = tunedCounter(counter.precision(), tweak);
+        PairCounter& used = tuned ? *tuned : counter;
+        used.setCulling(mode);
         double pairs = 0;
         for (const CountTask& t : tasks)
             pairs += static_cast<double>(t.pairTotal());
-        const Timing t = median(counter, tasks, binning, repeats);
+        const Timing t = median(used, tasks, binning, repeats);
         std::printf("%-52s %8s %12.3e %10.4f %10.4f\n", label,
-                    counter.lastBatchCulled() ? "yes" : "no", pairs / t.deviceSeconds,
-                    t.deviceSeconds, t.wallSeconds);
+                    used.lastBatchCulled() ? "yes" : "no", pairs / t.deviceSeconds, t.deviceSeconds,
+                    t.wallSeconds);
         std::fflush(stdout);
-        counter.setCulling(CullingMode::Auto);
+        used.setCulling(CullingMode::Auto);
     };
 
     {
@@ -161,11 +169,11 @@ int cullingBench(const GpuBackendProvider& provider, bool quick) {
         row("DD 1e6 to 10deg float (target <= 0.05 s GPU)", *gpuFloat, CullingMode::On, dd, to10,
             3);
         row("DD 1e6 to 10deg float, sub-tiles off", *gpuFloat, CullingMode::On, dd, to10, 3,
-            {{"TPACF_CUDA_SUBTILES", "0"}});
+            [](cuda::CudaTuning& t) { t.subTileCulling = false; });
         row("DD 1e6 to 10deg float, 512-point tiles", *gpuFloat, CullingMode::On, dd, to10, 3,
-            {{"TPACF_CUDA_BLOCK", "128"}});
+            [](cuda::CudaTuning& t) { t.blockSizeCap = 128; });
         row("DD 1e6 to 10deg float, 256-point tiles", *gpuFloat, CullingMode::On, dd, to10, 3,
-            {{"TPACF_CUDA_BLOCK", "64"}});
+            [](cuda::CudaTuning& t) { t.blockSizeCap = 64; });
         row("DD 1e6 to 10deg double", *gpuDouble, CullingMode::On, dd, to10, 3);
         row("DD 1e6 to 10deg float, culling off", *gpuFloat, CullingMode::Off, dd, to10, 1);
         row("DD 1e6 to 180deg float, culling on", *gpuFloat, CullingMode::On, dd, to180, 3);
@@ -188,12 +196,12 @@ int cullingBench(const GpuBackendProvider& provider, bool quick) {
         row("job DD+10DR+10RR 1e6 to 10deg float (<= 0.5 s)", *gpuFloat, CullingMode::On, job, to10,
             3);
         row("job DD+10DR+10RR 1e6 to 10deg float, 512-pt tiles", *gpuFloat, CullingMode::On, job,
-            to10, 3, {{"TPACF_CUDA_BLOCK", "128"}});
+            to10, 3, [](cuda::CudaTuning& t) { t.blockSizeCap = 128; });
         row("job DD+10DR+10RR 1e6 to 10deg float, 256-pt tiles", *gpuFloat, CullingMode::On, job,
-            to10, 3, {{"TPACF_CUDA_BLOCK", "64"}});
+            to10, 3, [](cuda::CudaTuning& t) { t.blockSizeCap = 64; });
         row("job DD+10DR+10RR 1e6 to 10deg double", *gpuDouble, CullingMode::On, job, to10, 3);
         row("job DD+10DR+10RR 1e6 to 10deg double, 512-pt tiles", *gpuDouble, CullingMode::On, job,
-            to10, 3, {{"TPACF_CUDA_BLOCK", "128"}});
+            to10, 3, [](cuda::CudaTuning& t) { t.blockSizeCap = 128; });
     }
     {
         const std::size_t n = 10 * million;
@@ -215,7 +223,7 @@ int cullingBench(const GpuBackendProvider& provider, bool quick) {
         row("DD 1e7 to 1deg float (target <= 1 s incl. sort)", *gpuFloat, CullingMode::On, dd, to1,
             3);
         row("DD 1e7 to 1deg float, 512-point tiles", *gpuFloat, CullingMode::On, dd, to1, 3,
-            {{"TPACF_CUDA_BLOCK", "128"}});
+            [](cuda::CudaTuning& t) { t.blockSizeCap = 128; });
         row("DD 1e7 to 1deg double", *gpuDouble, CullingMode::On, dd, to1, 3);
     }
     return 0;
@@ -235,9 +243,40 @@ int main(int argc, char** argv) {
         culling = culling || std::string(argv[a]) == "--culling";
         quick = quick || std::string(argv[a]) == "--quick";
     }
-    const auto provider = cuda::makeProvider();
+    for (int a = 1; a < argc; ++a) {
+        const std::string flag = argv[a];
+        const char* value = a + 1 < argc ? argv[a + 1] : "";
+        if (flag == "--cuda-hist") {
+            const auto histogram = cuda::parseCudaHistogram(value);
+            if (!histogram) {
+                std::fprintf(stderr,
+                             "--cuda-hist: '%s' is not thread, thread-atomic, warp or "
+                             "global\n",
+                             value);
+                return 2;
+            }
+            g_baseTuning.histogram = *histogram;
+        } else if (flag == "--cuda-brute-force") {
+            g_baseTuning.bruteForce = true;
+        } else if (flag == "--cuda-block") {
+            g_baseTuning.blockSizeCap = std::atoi(value);
+        } else if (flag == "--cuda-subtiles") {
+            g_baseTuning.subTileCulling = std::string(value) != "off";
+        } else if (flag == "--cuda-region-level") {
+            g_baseTuning.regionCellLevel = std::atoi(value);
+        }
+    }
+    try {
+        g_baseTuning.validate();
+    } catch (const ConfigError& error) {
+        std::fprintf(stderr, "%s\n", error.what());
+        return 2;
+    }
+    const auto provider = cuda::makeProvider(g_baseTuning);
     if (gputest::skipWithoutDevice(*provider))
         return gputest::kSkip;
+    if (!g_baseTuning.describe().empty())
+        std::printf("CUDA tuning: %s\n", g_baseTuning.describe().c_str());
     if (culling)
         return cullingBench(*provider, quick);
     if (jackknife > 0)
@@ -254,12 +293,16 @@ int main(int argc, char** argv) {
     const Binning small(BinSpec::logCount(0.01, 60, AngleUnit::Arcminute, 30));
 
     std::printf("\n%-44s %12s %10s %10s\n", "case", "pairs/s", "device s", "wall s");
+    const auto bruteFloat =
+        tunedCounter(Precision::Float, [](cuda::CudaTuning& t) { t.bruteForce = true; });
+    const auto bruteDouble =
+        tunedCounter(Precision::Double, [](cuda::CudaTuning& t) { t.bruteForce = true; });
     auto row = [&](const char* label, PairCounter& counter, const Binning& binning, bool brute,
                    int repeats) {
-        if (brute)
-            setenv("TPACF_CUDA_BRUTE_FORCE", "1", 1);
-        const Timing t = median(counter, autoTask, binning, repeats);
-        unsetenv("TPACF_CUDA_BRUTE_FORCE");
+        PairCounter& used = !brute                                    ? counter
+                            : counter.precision() == Precision::Float ? *bruteFloat
+                                                                      : *bruteDouble;
+        const Timing t = median(used, autoTask, binning, repeats);
         std::printf("%-44s %12.3e %10.4f %10.4f\n", label, pairs / t.deviceSeconds, t.deviceSeconds,
                     t.wallSeconds);
         std::fflush(stdout);
@@ -288,10 +331,7 @@ int main(int argc, char** argv) {
     for (const CountTask& t : job)
         jobPairs += static_cast<double>(t.pairTotal());
     for (bool brute : {false, true}) {
-        if (brute)
-            setenv("TPACF_CUDA_BRUTE_FORCE", "1", 1);
-        const Timing t = median(*gpuFloat, job, full, 5);
-        unsetenv("TPACF_CUDA_BRUTE_FORCE");
+        const Timing t = median(brute ? *bruteFloat : *gpuFloat, job, full, 5);
         std::printf("%-44s %12.3e %10.4f %10.4f  busy %.1f%%\n",
                     brute ? "job DD+10DR+10RR N=1e5 float brute-force"
                           : "job DD+10DR+10RR N=1e5 float",

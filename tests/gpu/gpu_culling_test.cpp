@@ -286,7 +286,7 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
                    std::to_string(seen.size()) + " reports)");
     }
 
-    // Auto follows chooseCulling; TPACF_CUDA_BRUTE_FORCE=1 forces brute force.
+    // Auto follows chooseCulling; CudaTuning::bruteForce forces brute force.
     gpu.setCulling(CullingMode::Auto);
     const Catalog tiny = makeCatalog("uniform", 100, 12);
     const std::vector<CountTask> tinyTasks{{&tiny, nullptr}};
@@ -298,12 +298,16 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
     expect(stats, gpu.lastBatchCulled() == chooseCulling(CullingMode::Auto, 1.0, total),
            "Auto on a large batch follows chooseCulling");
     gpu.setCulling(CullingMode::On);
-    setenv("TPACF_CUDA_BRUTE_FORCE", "1", 1);
-    const auto brute = gpu.countBatch(tasks, binning);
-    unsetenv("TPACF_CUDA_BRUTE_FORCE");
-    expect(stats, !gpu.lastBatchCulled(), "TPACF_CUDA_BRUTE_FORCE=1 overrides culling On");
-    expect(stats, sameCounts("knob brute force vs culled", brute, counts),
-           "TPACF_CUDA_BRUTE_FORCE=1 gives the culled counts");
+    {
+        const auto bruteCounter =
+            cuda::makeProvider(gputest::bruteForceTuning())->create(gpu.precision(), {});
+        bruteCounter->setCulling(CullingMode::On);
+        const auto brute = bruteCounter->countBatch(tasks, binning);
+        expect(stats, !bruteCounter->lastBatchCulled(),
+               "CudaTuning::bruteForce overrides culling On");
+        expect(stats, sameCounts("tuning brute force vs culled", brute, counts),
+               "CudaTuning::bruteForce gives the culled counts");
+    }
 
     // Cancellation with culling on (before the list is built, and from the progress callback).
     expect(stats, gputest::cancelledBySetToken([&](const CountControl& control) {
@@ -350,23 +354,24 @@ int main(int argc, char** argv) {
         {
             const Catalog a = makeCatalog("mock", 20001, 901);
             const Catalog b = makeCatalog("clumps", 20004, 902);
-            for (const char* mode : {"thread", "warp", "global"}) {
-                setenv("TPACF_CUDA_HIST", mode, 1);
-                for (double thetaMax : {1.0, 60.0})
-                    runCase(stats, counters, a, b, binCases(thetaMax, false)[0], true);
-                unsetenv("TPACF_CUDA_HIST");
-            }
+            auto tunedRun = [&](const cuda::CudaTuning& tuning,
+                                std::initializer_list<double> thetas, std::size_t binCase) {
+                const auto tuned = gputest::tunedCounters(tuning);
+                const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
+                for (double thetaMax : thetas)
+                    runCase(stats, with, a, b, binCases(thetaMax, true)[binCase], true);
+            };
+            for (const char* mode : {"thread", "warp", "global"})
+                tunedRun(gputest::histogramTuning(mode), {1.0, 60.0}, 0);
             // Smaller tiles (8 sub-boxes per tile at 64 threads) and the sub-tile culling off.
-            for (const char* block : {"64", "128"}) {
-                setenv("TPACF_CUDA_BLOCK", block, 1);
-                for (double thetaMax : {0.1, 10.0})
-                    runCase(stats, counters, a, b, binCases(thetaMax, true)[0], true);
-                unsetenv("TPACF_CUDA_BLOCK");
+            for (int block : {64, 128}) {
+                cuda::CudaTuning tuning;
+                tuning.blockSizeCap = block;
+                tunedRun(tuning, {0.1, 10.0}, 0);
             }
-            setenv("TPACF_CUDA_SUBTILES", "0", 1);
-            for (double thetaMax : {0.1, 10.0})
-                runCase(stats, counters, a, b, binCases(thetaMax, true)[2], true);
-            unsetenv("TPACF_CUDA_SUBTILES");
+            cuda::CudaTuning noSubTiles;
+            noSubTiles.subTileCulling = false;
+            tunedRun(noSubTiles, {0.1, 10.0}, 2);
             std::printf("hist modes done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
 

@@ -244,15 +244,15 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
     midway.onProgress = [&](const CountProgress&) { later = true; };
     const Catalog big = gputest::uniformCatalog(1 << 20, 9, "big");
     const std::vector<CountTask> bigTasks{{&big, nullptr}, {&big, &a}};
+    // Brute force, so that the batch runs long enough to be cancelled mid-way.
+    const auto brute = cuda::makeProvider(gputest::bruteForceTuning())->create(gpu.precision(), {});
     const auto start = std::chrono::steady_clock::now();
     threw = false;
     try {
-        setenv("TPACF_CUDA_BRUTE_FORCE", "1", 1);
-        gpu.countBatch(bigTasks, binning, midway);
+        brute->countBatch(bigTasks, binning, midway);
     } catch (const Cancelled&) {
         threw = true;
     }
-    unsetenv("TPACF_CUDA_BRUTE_FORCE");
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("mid-way cancel took %.3f s\n", seconds);
@@ -297,16 +297,18 @@ int main(int argc, char** argv) {
 
         // Every histogram path on the same data (the default is thread-atomic).
         for (const char* mode : {"thread", "warp", "global"}) {
-            setenv("TPACF_CUDA_HIST", mode, 1);
+            const auto tuned = gputest::tunedCounters(gputest::histogramTuning(mode));
             for (std::size_t b : {std::size_t{0}, std::size_t{4}, std::size_t{8}})
-                runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 3, bins[b], true, 1000 + b);
-            unsetenv("TPACF_CUDA_HIST");
+                runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 3, bins[b], true,
+                        1000 + b);
         }
         // Brute force (no tile classification) against the same reference.
-        setenv("TPACF_CUDA_BRUTE_FORCE", "1", 1);
-        for (std::size_t b : {std::size_t{0}, std::size_t{2}})
-            runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 7, bins[b], true, 2000 + b);
-        unsetenv("TPACF_CUDA_BRUTE_FORCE");
+        {
+            const auto brute = gputest::tunedCounters(gputest::bruteForceTuning());
+            for (std::size_t b : {std::size_t{0}, std::size_t{2}})
+                runCase(stats, cpu, *brute.doubles, *brute.floats, 4097, 7, bins[b], true,
+                        2000 + b);
+        }
         std::printf("hist modes and brute force done: %d checks, %d failures\n", stats.checks,
                     stats.failures);
 

@@ -342,20 +342,21 @@ int main(int argc, char** argv) {
 
         // Every histogram path and brute force, with regions.
         for (const char* mode : {"thread", "warp", "global"}) {
-            setenv("TPACF_CUDA_HIST", mode, 1);
-            runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 1, 7, true, full, seed++);
-            runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 1, 500, false, small, seed++);
-            unsetenv("TPACF_CUDA_HIST");
+            const auto tuned = gputest::tunedCounters(gputest::histogramTuning(mode));
+            runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 1, 7, true, full, seed++);
+            runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 1, 500, false, small, seed++);
         }
-        setenv("TPACF_CUDA_BRUTE_FORCE", "1", 1);
-        runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 2, 32, true, full, seed++);
-        unsetenv("TPACF_CUDA_BRUTE_FORCE");
+        {
+            const auto brute = gputest::tunedCounters(gputest::bruteForceTuning());
+            runCase(stats, cpu, *brute.doubles, *brute.floats, 4097, 2, 32, true, full, seed++);
+        }
         // Both ends of the region layout's coarse cells (0: grouped by region alone).
-        for (const char* level : {"0", "3"}) {
-            setenv("TPACF_CUDA_REGION_LEVEL", level, 1);
-            runCase(stats, cpu, *gpuDouble, *gpuFloat, 20001, 1, 32, true, full, seed++);
-            runCase(stats, cpu, *gpuDouble, *gpuFloat, 4097, 2, 500, false, full, seed++);
-            unsetenv("TPACF_CUDA_REGION_LEVEL");
+        for (int level : {0, 3}) {
+            cuda::CudaTuning tuning;
+            tuning.regionCellLevel = level;
+            const auto tuned = gputest::tunedCounters(tuning);
+            runCase(stats, cpu, *tuned.doubles, *tuned.floats, 20001, 1, 32, true, full, seed++);
+            runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 2, 500, false, full, seed++);
         }
         std::printf("hist modes and brute force done: %d checks, %d failures\n", stats.checks,
                     stats.failures);

@@ -2,6 +2,7 @@
 // Shared by the GPU suite and the GPU benchmark: seeded catalogs and small helpers.
 #include "tpacf/backend.h"
 #include "tpacf/catalog.h"
+#include "tpacf/cuda/cuda_backend.h"
 #include "tpacf/errors.h"
 #include "tpacf/pair_counter.h"
 #include "tpacf/units.h"
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,6 +45,32 @@ inline bool skipWithoutDevice(const GpuBackendProvider& provider) {
         return false;
     std::printf("SKIP: no CUDA device: %s\n", provider.unavailableReason().c_str());
     return true;
+}
+
+/// Double and float counters over every device with a tuning (histogram path, brute force,
+/// block cap, ...): the settings are fixed at creation, never read from the environment.
+struct TunedCounters {
+    std::unique_ptr<PairCounter> doubles;
+    std::unique_ptr<PairCounter> floats;
+};
+
+inline TunedCounters tunedCounters(const cuda::CudaTuning& tuning) {
+    const auto provider = cuda::makeProvider(tuning);
+    return {provider->create(Precision::Double, {}), provider->create(Precision::Float, {})};
+}
+
+/// A tuning that forces one histogram path ("thread", "thread-atomic", "warp", "global").
+inline cuda::CudaTuning histogramTuning(const char* name) {
+    cuda::CudaTuning tuning;
+    tuning.histogram = cuda::parseCudaHistogram(name).value_or(cuda::CudaHistogram::Auto);
+    return tuning;
+}
+
+/// Brute force whatever setCulling says (the dense list, every pair computed).
+inline cuda::CudaTuning bruteForceTuning() {
+    cuda::CudaTuning tuning;
+    tuning.bruteForce = true;
+    return tuning;
 }
 
 /// Whether `count(control)` with a cancel token set before the call ends in tpacf::Cancelled.

@@ -4,22 +4,59 @@
 #include "tpacf/errors.h"
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace tpacf::cuda {
 
-/// The CUDA module's provider. Always available to link: in a build without CUDA it reports
-/// "built without CUDA support" and offers no devices.
-std::unique_ptr<GpuBackendProvider> makeProvider();
+/// Where the pair kernel keeps each block's private histogram (what `--cuda-hist` names).
+enum class CudaHistogram {
+    Auto,            ///< the planner's choice (per-thread with shared atomics where it fits)
+    PerThread,       ///< "thread": per-thread counters, load/add/store
+    PerThreadAtomic, ///< "thread-atomic": per-thread counters, shared atomics
+    PerWarp,         ///< "warp": per-warp counters, shared atomics
+    Global,          ///< "global": straight into the 64-bit global counters
+};
+
+/// Benchmark and test settings of the CUDA backend, fixed when a counter is created and never
+/// read from the environment (so nothing outside the program can change what it computes). The
+/// defaults are what every real run uses; none of them changes a count, only the speed.
+struct CudaTuning {
+    CudaHistogram histogram = CudaHistogram::Auto;
+    /// Brute force whatever setCulling says: the dense tile-pair list, every pair computed.
+    bool bruteForce = false;
+    /// Largest block of the pair kernel: 0 (the planner's choice) or a multiple of 32 in
+    /// [64, 256]; a tile is 4 points per thread.
+    int blockSizeCap = 0;
+    /// With culling: skip the out-of-range 32-point sub-tiles inside a tile pair.
+    bool subTileCulling = true;
+    /// Region (jackknife) layout: coarse cells of 2^level per axis, 0 to 5 (0: by region alone).
+    int regionCellLevel = 0;
+
+    /// Throws ConfigError naming the setting that is out of range.
+    void validate() const;
+    /// "" for the defaults, else e.g. "hist=warp, block<=128, brute force".
+    std::string describe() const;
+};
+
+/// "thread", "thread-atomic", "warp", "global" (and "auto").
+std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept;
+std::string_view cudaHistogramName(CudaHistogram histogram) noexcept;
+
+/// The CUDA module's provider; its counters use `tuning` (validated here: ConfigError). Always
+/// available to link: in a build without CUDA it reports "built without CUDA support" and offers
+/// no devices.
+std::unique_ptr<GpuBackendProvider> makeProvider(const CudaTuning& tuning = {});
 
 /// A failed CUDA runtime call or kernel launch: what() names the call, file:line and the CUDA
 /// error (name and text); code() is the cudaError_t value.
 class CudaError : public Error {
-  public:
+public:
     CudaError(const std::string& message, int code) : Error(message), m_code(code) {}
     int code() const noexcept { return m_code; }
 
-  private:
+private:
     int m_code;
 };
 

@@ -1,0 +1,68 @@
+// CudaTuning: the CUDA backend's benchmark and test settings (built with and without CUDA, so
+// the CLI parses and checks its flags the same way in every build).
+#include "tpacf/cuda/cuda_backend.h"
+
+#include "tpacf/errors.h"
+
+#include <string>
+
+namespace tpacf::cuda {
+
+std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept {
+    if (text == "auto")
+        return CudaHistogram::Auto;
+    if (text == "thread")
+        return CudaHistogram::PerThread;
+    if (text == "thread-atomic")
+        return CudaHistogram::PerThreadAtomic;
+    if (text == "warp")
+        return CudaHistogram::PerWarp;
+    if (text == "global")
+        return CudaHistogram::Global;
+    return std::nullopt;
+}
+
+std::string_view cudaHistogramName(CudaHistogram histogram) noexcept {
+    switch (histogram) {
+    case CudaHistogram::Auto:
+        return "auto";
+    case CudaHistogram::PerThread:
+        return "thread";
+    case CudaHistogram::PerThreadAtomic:
+        return "thread-atomic";
+    case CudaHistogram::PerWarp:
+        return "warp";
+    case CudaHistogram::Global:
+        return "global";
+    }
+    return "auto";
+}
+
+void CudaTuning::validate() const {
+    // The planner walks block sizes down from the cap in steps of 32 and needs at least 64
+    // threads (two warps); above 256 a tile would hold more sub-boxes than a warp's ballot.
+    if (blockSizeCap != 0 && (blockSizeCap < 64 || blockSizeCap > 256 || blockSizeCap % 32 != 0))
+        throw ConfigError("CUDA tuning: block size cap " + std::to_string(blockSizeCap) +
+                          " is not 0 or a multiple of 32 in [64, 256]");
+    if (regionCellLevel < 0 || regionCellLevel > 5)
+        throw ConfigError("CUDA tuning: region cell level " + std::to_string(regionCellLevel) +
+                          " is outside [0, 5]");
+}
+
+std::string CudaTuning::describe() const {
+    std::string text;
+    auto add = [&](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+    if (histogram != CudaHistogram::Auto)
+        add("hist=" + std::string(cudaHistogramName(histogram)));
+    if (bruteForce)
+        add("brute force");
+    if (blockSizeCap != 0)
+        add("block<=" + std::to_string(blockSizeCap));
+    if (!subTileCulling)
+        add("sub-tiles off");
+    if (regionCellLevel != 0)
+        add("region level " + std::to_string(regionCellLevel));
+    return text;
+}
+
+} // namespace tpacf::cuda

@@ -1,0 +1,388 @@
+// The CUDA backend's host-side schedule (plain C++): catalogs, tiles, the work list and its
+// shares, the device threads' cursor. See gpu_schedule.h and docs/gpu-kernel-notes.md.
+#include "gpu_schedule.h"
+
+#include "tpacf/errors.h"
+#include "tpacf/work_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+namespace tpacf::cuda::detail {
+namespace {
+
+/// Coarse cell of a unit vector: 2^level per axis, bits interleaved (Morton order).
+std::uint32_t coarseCell(double x, double y, double z, int level) {
+    const double side = static_cast<double>(1 << level);
+    auto quantise = [&](double v) {
+        return static_cast<std::uint32_t>(std::clamp((v + 1.0) * 0.5 * side, 0.0, side - 1.0));
+    };
+    const std::uint32_t q[3] = {quantise(x), quantise(y), quantise(z)};
+    std::uint32_t cell = 0;
+    for (int bit = level - 1; bit >= 0; --bit)
+        for (int axis = 0; axis < 3; ++axis)
+            cell = (cell << 1) | ((q[axis] >> bit) & 1u);
+    return cell;
+}
+
+/// Tile runs of every tile pair of a task (culling off): row a against every j-tile, only the
+/// upper triangle (b >= a, the diagonal tile included) for auto tasks.
+std::vector<CellPairRun> denseRuns(bool isAuto, std::size_t tilesA, std::size_t tilesB) {
+    std::vector<CellPairRun> runs;
+    runs.reserve(tilesA);
+    for (std::size_t a = 0; a < tilesA; ++a) {
+        const std::size_t from = isAuto ? a : 0;
+        if (from < tilesB)
+            runs.push_back(CellPairRun{static_cast<std::uint32_t>(a),
+                                       static_cast<std::uint32_t>(from),
+                                       static_cast<std::uint32_t>(tilesB)});
+    }
+    return runs;
+}
+
+/// Tile runs from the runs of a list built over cells of `cellTiles` consecutive tiles: every
+/// tile of cell a against the tiles of cells [bBegin, bEnd) (for auto, from the tile itself on),
+/// sorted by tile, then b. A cell pair out of reach has every tile pair out of reach (the cell
+/// box holds the tile boxes); the kernel's classification drops the rest one by one.
+std::vector<CellPairRun> tileRuns(const std::vector<CellPairRun>& cellRuns, std::uint32_t cellTiles,
+                                  std::uint32_t tilesA, std::uint32_t tilesB, bool isAuto) {
+    if (cellTiles == 1)
+        return cellRuns;
+    std::vector<CellPairRun> runs;
+    for (std::size_t r = 0; r < cellRuns.size();) {
+        std::size_t rowEnd = r;
+        while (rowEnd < cellRuns.size() && cellRuns[rowEnd].a == cellRuns[r].a)
+            ++rowEnd;
+        const std::uint32_t aBegin = cellRuns[r].a * cellTiles;
+        const std::uint32_t aEnd = std::min(aBegin + cellTiles, tilesA);
+        for (std::uint32_t a = aBegin; a < aEnd; ++a) {
+            for (std::size_t k = r; k < rowEnd; ++k) {
+                std::uint32_t b0 = cellRuns[k].bBegin * cellTiles;
+                const std::uint32_t b1 = std::min(cellRuns[k].bEnd * cellTiles, tilesB);
+                if (isAuto)
+                    b0 = std::max(b0, a);
+                if (b0 < b1)
+                    runs.push_back(CellPairRun{a, b0, b1, cellRuns[k].kind});
+            }
+        }
+        r = rowEnd;
+    }
+    return runs;
+}
+
+/// The share's unit range and each task's progress total in it.
+void applyShare(Schedule& schedule, std::span<const CountTask> tasks, WorkShare share) {
+    schedule.shareBegin = shareBoundary(schedule.workPrefix, share.part, share.parts);
+    schedule.shareEnd = shareBoundary(schedule.workPrefix, share.part + 1, share.parts);
+    schedule.shareTaskTotals.assign(tasks.size(), 0);
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const auto [taskBegin, taskEnd] = schedule.taskUnits[t];
+        if (taskBegin == taskEnd) {
+            if (share.part == 0)
+                schedule.shareTaskTotals[t] = tasks[t].pairTotal();
+            continue;
+        }
+        const std::size_t lo = std::max(schedule.shareBegin, taskBegin);
+        const std::size_t hi = std::min(schedule.shareEnd, taskEnd);
+        if (lo < hi)
+            schedule.shareTaskTotals[t] = schedule.progressPrefix[hi] - schedule.progressPrefix[lo];
+    }
+}
+
+/// Work units from each task's tile runs (sorted by a, then b; from denseRuns or listCellPairs):
+/// runs of one i-tile that touch are joined (their classes only matter to the list builder; the
+/// kernel classifies each tile pair again), then cut into units of at most tilesPerUnit j-tiles.
+Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                       const std::vector<std::vector<std::uint32_t>>& catTileCounts,
+                       const std::vector<std::vector<CellPairRun>>& taskRuns,
+                       std::uint32_t tileSize, WorkShare share) {
+    Schedule schedule;
+    schedule.workPrefix.push_back(0);
+    schedule.progressPrefix.push_back(0);
+    std::uint64_t tilePairs = 0;
+    for (const auto& runs : taskRuns)
+        tilePairs += cellPairCount(runs);
+    schedule.tilesPerUnit = std::max<std::uint64_t>(
+        unitTiles(tileSize), (tilePairs + kMaxWorkUnits - 1) / kMaxWorkUnits);
+    const std::uint64_t step = schedule.tilesPerUnit;
+
+    // Points of tiles [0, i) per catalog: the pairs of a unit in O(1).
+    std::vector<std::vector<std::uint64_t>> catPrefix(catTileCounts.size());
+    for (std::size_t c = 0; c < catTileCounts.size(); ++c) {
+        catPrefix[c].assign(catTileCounts[c].size() + 1, 0);
+        for (std::size_t i = 0; i < catTileCounts[c].size(); ++i)
+            catPrefix[c][i + 1] = catPrefix[c][i] + catTileCounts[c][i];
+    }
+
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const std::size_t begin = schedule.units.size();
+        const bool isAuto = tasks[t].isAuto();
+        const std::uint32_t catA = batch.taskCatA[t], catB = batch.taskCatB[t];
+        const std::vector<std::uint32_t>& countsA = catTileCounts[catA];
+        const std::vector<std::uint64_t>& prefixB = catPrefix[catB];
+        auto addRow = [&](std::uint32_t a, std::uint32_t bBegin, std::uint32_t bEnd) {
+            const std::uint64_t countA = countsA[a];
+            for (std::uint64_t b0 = bBegin; b0 < bEnd; b0 += step) {
+                const std::uint64_t b1 = std::min<std::uint64_t>(b0 + step, bEnd);
+                std::uint64_t pairs = countA * (prefixB[b1] - prefixB[b0]);
+                if (isAuto && a >= b0 && a < b1) // the diagonal tile: i < j only
+                    pairs -= countA * countA - countA * (countA - 1) / 2;
+                if (pairs == 0)
+                    continue;
+                schedule.units.push_back(WorkUnit{
+                    static_cast<std::uint32_t>(t), catA, catB, a, static_cast<std::uint32_t>(b0),
+                    static_cast<std::uint32_t>(b1), isAuto ? 1u : 0u, 0u});
+                schedule.workPrefix.push_back(schedule.workPrefix.back() + pairs);
+            }
+        };
+        const std::vector<CellPairRun>& runs = taskRuns[t];
+        for (std::size_t r = 0; r < runs.size();) {
+            const std::uint32_t a = runs[r].a;
+            const std::uint32_t bBegin = runs[r].bBegin;
+            std::uint32_t bEnd = runs[r].bEnd;
+            for (++r; r < runs.size() && runs[r].a == a && runs[r].bBegin == bEnd; ++r)
+                bEnd = runs[r].bEnd;
+            addRow(a, bBegin, bEnd);
+        }
+        const std::size_t end = schedule.units.size();
+        schedule.taskUnits.emplace_back(begin, end);
+
+        const std::uint64_t total = tasks[t].pairTotal();
+        const std::uint64_t base = schedule.progressPrefix.back();
+        const std::uint64_t listed = schedule.workPrefix[end] - schedule.workPrefix[begin];
+        const double scale =
+            listed > 0 ? static_cast<double>(total) / static_cast<double>(listed) : 0.0;
+        for (std::size_t u = begin; u < end; ++u) {
+            const std::uint64_t work = schedule.workPrefix[u + 1] - schedule.workPrefix[begin];
+            const std::uint64_t done =
+                u + 1 == end
+                    ? total
+                    : std::min(total,
+                               static_cast<std::uint64_t>(static_cast<double>(work) * scale));
+            schedule.progressPrefix.push_back(
+                std::max(schedule.progressPrefix.back(), base + done));
+        }
+    }
+    applyShare(schedule, tasks, share);
+    return schedule;
+}
+
+} // namespace
+
+BatchCatalogs indexBatch(std::span<const CountTask> tasks) {
+    BatchCatalogs batch;
+    std::unordered_map<const Catalog*, std::uint32_t> catalogIndex;
+    auto indexOf = [&](const Catalog* catalog) {
+        const auto [it, inserted] =
+            catalogIndex.emplace(catalog, static_cast<std::uint32_t>(batch.catalogs.size()));
+        if (inserted)
+            batch.catalogs.push_back(catalog);
+        return it->second;
+    };
+    for (const CountTask& task : tasks) {
+        if (task.first == nullptr)
+            throw ConfigError("CUDA backend: a count task has no catalog");
+        batch.taskCatA.push_back(indexOf(task.first));
+        batch.taskCatB.push_back(task.isAuto() ? batch.taskCatA.back() : indexOf(task.second));
+        batch.pairsTotal += task.pairTotal();
+    }
+    for (const Catalog* catalog : batch.catalogs) {
+        if (catalog->size() > std::numeric_limits<std::int32_t>::max() / 2)
+            throw ConfigError("CUDA backend: catalog '" + catalog->name() +
+                              "' has more than 2^30 points");
+        batch.stagingOffsets.push_back(batch.stagingSize);
+        batch.stagingSize += 3 * catalog->size();
+    }
+    return batch;
+}
+
+std::vector<std::uint32_t> plainTileCounts(std::uint64_t size, std::uint32_t tileSize) {
+    std::vector<std::uint32_t> counts;
+    for (std::uint64_t begin = 0; begin < size; begin += tileSize)
+        counts.push_back(
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(tileSize, size - begin)));
+    return counts;
+}
+
+RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
+                               std::uint32_t tileSize, int cellLevel, std::int32_t* groupOfPoint) {
+    const auto regions = catalog.region();
+    if (regions.size() != catalog.size())
+        throw ConfigError("CUDA backend: catalog '" + catalog.name() +
+                          "' has no jackknife regions");
+    // Dense (cell, region) ids stay below 2^22; coarser cells where K is large.
+    while (cellLevel > 0 && (regionCount << (3 * cellLevel)) > (std::size_t{1} << 22))
+        --cellLevel;
+    const std::size_t cells = std::size_t{1} << (3 * cellLevel);
+    std::vector<std::uint32_t> perGroup(cells * regionCount, 0);
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        const std::int32_t r = regions[i];
+        if (r < 0 || static_cast<std::size_t>(r) >= regionCount)
+            throw ConfigError("CUDA backend: catalog '" + catalog.name() + "' row " +
+                              std::to_string(i + 1) + " has region " + std::to_string(r) +
+                              ", outside [0, " + std::to_string(regionCount) + ")");
+        const std::size_t cell =
+            cellLevel > 0 ? coarseCell(catalog.x()[i], catalog.y()[i], catalog.z()[i], cellLevel)
+                          : 0;
+        const std::size_t group = cell * regionCount + static_cast<std::size_t>(r);
+        groupOfPoint[i] = static_cast<std::int32_t>(group);
+        ++perGroup[group];
+    }
+    RegionLayout layout;
+    std::vector<std::int32_t> rank(perGroup.size(), -1);
+    std::uint32_t sortedStart = 0;
+    for (std::size_t group = 0; group < perGroup.size(); ++group) {
+        if (perGroup[group] == 0)
+            continue;
+        rank[group] = static_cast<std::int32_t>(layout.groupCount++);
+        for (std::uint32_t done = 0; done < perGroup[group]; done += tileSize) {
+            layout.tileRegion.push_back(static_cast<std::uint32_t>(group % regionCount));
+            layout.tileSortedStart.push_back(sortedStart + done);
+            layout.tileCount.push_back(std::min(tileSize, perGroup[group] - done));
+        }
+        sortedStart += perGroup[group];
+    }
+    for (std::size_t i = 0; i < regions.size(); ++i)
+        groupOfPoint[i] = rank[static_cast<std::size_t>(groupOfPoint[i])];
+    return layout;
+}
+
+Schedule buildDenseSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                            const std::vector<std::vector<std::uint32_t>>& catTileCounts,
+                            std::uint32_t tileSize, WorkShare share) {
+    std::vector<std::vector<CellPairRun>> taskRuns(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        taskRuns[t] = denseRuns(tasks[t].isAuto(), catTileCounts[batch.taskCatA[t]].size(),
+                                catTileCounts[batch.taskCatB[t]].size());
+    return buildSchedule(tasks, batch, catTileCounts, taskRuns, tileSize, share);
+}
+
+Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                             const std::vector<std::vector<std::uint32_t>>& catTileCounts,
+                             const std::vector<std::vector<CellBounds>>& tileBounds,
+                             double chord2Min, double chord2Max, std::uint32_t tileSize,
+                             WorkShare share) {
+    CellPairQuery query;
+    query.chord2Min = chord2Min;
+    query.chord2Max = chord2Max;
+    // The kernel's margin, far above float rounding: what the list drops, the pair-by-pair
+    // count in either precision would not have counted either.
+    query.relativeMargin = kTileBoxMargin;
+    // Cells of ~1024 points for the list (cellTiles tiles each): the list builder's cost follows
+    // the cell pairs it outputs, and small tiles (small θ) would make it a large share of a
+    // job's wall time; the kernel's tile classification then drops the tile pairs of a listed
+    // cell pair that are out of reach.
+    const std::uint32_t cellTiles =
+        std::max<std::uint32_t>(1, kMaxPairBlock * kPointsPerThread / tileSize);
+    std::vector<std::vector<CellBounds>> cells(tileBounds.size());
+    for (std::size_t c = 0; c < tileBounds.size(); ++c) {
+        const std::vector<CellBounds>& tiles = tileBounds[c];
+        for (std::size_t t = 0; t < tiles.size(); t += cellTiles) {
+            CellBounds cell = tiles[t];
+            for (std::size_t u = t + 1; u < std::min(tiles.size(), t + cellTiles); ++u)
+                for (int axis = 0; axis < 3; ++axis) {
+                    cell.lo[axis] = std::min(cell.lo[axis], tiles[u].lo[axis]);
+                    cell.hi[axis] = std::max(cell.hi[axis], tiles[u].hi[axis]);
+                }
+            cells[c].push_back(cell);
+        }
+    }
+    // One list per task, the tasks spread over the host's cores and taken one at a time (a DR
+    // costs about twice a DD): a job's 21 lists of ~1000 cells each take ~0.1 s on one core, a
+    // third of its GPU time. The lists are independent, so their order in the schedule (by
+    // task) does not depend on which worker built which.
+    std::vector<std::vector<CellPairRun>> taskRuns(tasks.size());
+    std::atomic<std::size_t> nextTask{0};
+    runWorkers(workerCount(0, tasks.size()), [&](std::size_t, const std::atomic<bool>& stop) {
+        for (std::size_t t = nextTask++; t < tasks.size() && !stop.load(); t = nextTask++) {
+            CellPairQuery q = query;
+            q.autoPairs = tasks[t].isAuto();
+            const std::uint32_t catA = batch.taskCatA[t], catB = batch.taskCatB[t];
+            taskRuns[t] =
+                tileRuns(listCellPairs(cells[catA], cells[catB], q), cellTiles,
+                         static_cast<std::uint32_t>(tileBounds[catA].size()),
+                         static_cast<std::uint32_t>(tileBounds[catB].size()), q.autoPairs);
+        }
+    });
+    return buildSchedule(tasks, batch, catTileCounts, taskRuns, tileSize, share);
+}
+
+std::size_t shareBoundary(std::span<const std::uint64_t> workPrefix, std::uint32_t part,
+                          std::uint32_t parts) {
+    const std::size_t units = workPrefix.size() - 1;
+    if (part == 0)
+        return 0;
+    if (part >= parts)
+        return units;
+    // floor(total · part / parts) without overflow (total may be ~1e16, parts up to 2^32).
+    const std::uint64_t total = workPrefix.back();
+    const std::uint64_t target = total / parts * part + total % parts * part / parts;
+    // The first unit that starts at or past the target: every unit has work (> 0 pairs), so the
+    // boundaries are monotone in `part` and the parts partition the list.
+    const auto it = std::lower_bound(workPrefix.begin(), workPrefix.end() - 1, target);
+    return static_cast<std::size_t>(it - workPrefix.begin());
+}
+
+void BatchState::publish(Schedule built) {
+    {
+        const std::lock_guard lock(m_mutex);
+        m_schedule = std::make_unique<const Schedule>(std::move(built));
+        m_nextUnit = m_schedule->shareBegin;
+        for (std::size_t t = 0; t < m_schedule->taskUnits.size(); ++t)
+            if (m_schedule->taskUnits[t].first == m_schedule->taskUnits[t].second)
+                m_pairsDonePerTask[t].store(m_schedule->shareTaskTotals[t],
+                                            std::memory_order_relaxed);
+    }
+    m_wake.notify_all();
+}
+
+const Schedule* BatchState::waitForSchedule(const std::atomic<bool>& stop) {
+    std::unique_lock lock(m_mutex);
+    while (!m_schedule && !stop.load())
+        m_wake.wait_for(lock, std::chrono::milliseconds(20));
+    return stop.load() ? nullptr : m_schedule.get();
+}
+
+const Schedule* BatchState::published() {
+    const std::lock_guard lock(m_mutex);
+    return m_schedule.get();
+}
+
+bool BatchState::take(std::uint64_t pairBudget, std::size_t minUnits, const std::atomic<bool>& stop,
+                      std::size_t& begin, std::size_t& end) {
+    const std::lock_guard lock(m_mutex);
+    const std::size_t last = m_schedule->shareEnd;
+    if (m_nextUnit >= last || stop.load())
+        return false;
+    begin = m_nextUnit;
+    const auto& prefix = m_schedule->workPrefix;
+    const std::uint64_t target = prefix[begin] + pairBudget;
+    const auto it =
+        std::upper_bound(prefix.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
+                         prefix.begin() + static_cast<std::ptrdiff_t>(last) + 1, target);
+    end = static_cast<std::size_t>(it - prefix.begin()) - 1;
+    end = std::max(end, std::min(last, begin + minUnits));
+    end = std::clamp<std::size_t>(end, begin + 1, last);
+    m_nextUnit = end;
+    return true;
+}
+
+void BatchState::completed(std::size_t begin, std::size_t end) {
+    const auto& prefix = m_schedule->progressPrefix;
+    for (std::size_t t = 0; t < m_schedule->taskUnits.size(); ++t) {
+        const auto [taskBegin, taskEnd] = m_schedule->taskUnits[t];
+        const std::size_t lo = std::max(begin, taskBegin), hi = std::min(end, taskEnd);
+        if (lo < hi)
+            m_pairsDonePerTask[t].fetch_add(prefix[hi] - prefix[lo], std::memory_order_relaxed);
+    }
+}
+
+bool BatchState::allTaken() {
+    const std::lock_guard lock(m_mutex);
+    return m_schedule && m_nextUnit >= m_schedule->shareEnd;
+}
+
+} // namespace tpacf::cuda::detail

@@ -1,0 +1,154 @@
+#pragma once
+// The CUDA backend's host-side schedule, in plain C++ (no CUDA types): the distinct catalogs of
+// a batch, their tiles (plain or region layouts), the work list of every task as WorkUnits in one
+// deterministic order with the cost of each, the share of it a call counts, and the cursor the
+// device threads take launches from. What runs on the devices is in launch_loop.cpp.
+#include "pair_work.h"
+#include "tpacf/catalog.h"
+#include "tpacf/culling.h"
+#include "tpacf/pair_counter.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace tpacf::cuda::detail {
+
+// ---- Rates and sizes measured on an H100 (BENCHMARKS.md), kept in this one place --------------
+
+/// Target device time of one launch, and the most a chunk may take at full brute force.
+inline constexpr double kChunkSeconds = 0.03;
+inline constexpr double kChunkMaxSeconds = 0.05;
+/// The H100's multiprocessors: the rates below scale with a device's count against it.
+inline constexpr double kReferenceMultiprocessors = 132.0;
+/// First guess of the pair rate (then measured per launch), and the most a dense chunk reaches.
+inline constexpr double kFirstPairRateFloat = 1.5e12;
+inline constexpr double kFirstPairRateDouble = 4e11;
+inline constexpr double kBruteRateCapFloat = 4e12;
+inline constexpr double kBruteRateCapDouble = 1.2e12;
+/// Culling with bins up to this θ_max: blocks of kSmallTileBlock threads (smaller tiles).
+inline constexpr double kSmallTileThetaMaxDegrees = 20.0;
+inline constexpr int kSmallTileBlock = 64;
+
+// ---- The batch's catalogs ----------------------------------------------------------------------
+
+/// The distinct catalogs of a batch (each prepared once per device) and where each task's two
+/// are; x, y, z of catalog c are staged at stagingOffsets[c] (3 doubles per point).
+struct BatchCatalogs {
+    std::vector<const Catalog*> catalogs;
+    std::vector<std::uint32_t> taskCatA;
+    std::vector<std::uint32_t> taskCatB; ///< == taskCatA for auto tasks
+    std::vector<std::size_t> stagingOffsets;
+    std::size_t stagingSize = 0; ///< doubles
+    std::uint64_t pairsTotal = 0;
+};
+
+/// Throws ConfigError for a task without a catalog or a catalog of more than 2^30 points.
+BatchCatalogs indexBatch(std::span<const CountTask> tasks);
+
+/// Real points of every tile of a catalog: plain layout, full tiles and a ragged last one.
+std::vector<std::uint32_t> plainTileCounts(std::uint64_t size, std::uint32_t tileSize);
+
+/// Region layout of one catalog (jackknife): points grouped by region, every group padded to
+/// whole tiles, so that every tile holds the points of one region only and a whole tile pair has
+/// one region pair. Costs at most one partly filled tile per group. With cellLevel > 0 the
+/// groups are (coarse cell, region), a 2^level grid per axis over the unit cube in Morton order,
+/// meant to keep tiles from joining distant stretches of the Morton curve inside a region;
+/// measured slower (more padding than it saves, BENCHMARKS.md), so level 0 is the default.
+struct RegionLayout {
+    std::vector<std::uint32_t> tileRegion;      ///< region of each tile
+    std::vector<std::uint32_t> tileSortedStart; ///< group-sorted index of each tile's first point
+    std::vector<std::uint32_t> tileCount;       ///< real points of each tile
+    std::uint32_t groupCount = 0;
+};
+
+/// Validates the regions (ConfigError naming the catalog and row) and lays the catalog out;
+/// groupOfPoint (size() entries) receives each point's group, the key the device sorts by.
+RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
+                               std::uint32_t tileSize, int cellLevel, std::int32_t* groupOfPoint);
+
+// ---- The work list -----------------------------------------------------------------------------
+
+/// The whole batch as work units, in one order that depends only on the tasks, the catalogs,
+/// the bins and the tile size (never on the number of devices), plus what progress and the
+/// share need.
+struct Schedule {
+    std::uint64_t tilesPerUnit = 0;
+    std::vector<WorkUnit> units;
+    /// Pairs of the tile pairs units [0, i) list: the work, an upper bound on what the kernel
+    /// computes (chunk sizes, the measured rate and the split into shares use it).
+    std::vector<std::uint64_t> workPrefix;
+    /// The same plus the pairs culling dropped, spread over each task's units in proportion to
+    /// their work, so that progress reaches every task's pairTotal when its last unit is done.
+    std::vector<std::uint64_t> progressPrefix;
+    std::vector<std::pair<std::size_t, std::size_t>> taskUnits; ///< [begin, end) per task
+    /// The units this call counts: [shareBegin, shareEnd), part `part` of `parts` contiguous
+    /// parts of about equal work; everything for the whole batch.
+    std::size_t shareBegin = 0;
+    std::size_t shareEnd = 0;
+    /// Progress of each task when the share is done: its units' progress; a task without units
+    /// (culled away whole, or no pair) is credited to part 0.
+    std::vector<std::uint64_t> shareTaskTotals;
+};
+
+/// Culling off: every tile pair of every task (the upper triangle for auto tasks).
+Schedule buildDenseSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                            const std::vector<std::vector<std::uint32_t>>& catTileCounts,
+                            std::uint32_t tileSize, WorkShare share);
+
+/// Culling on: only the tile pairs within reach of the bins' chord² range [chord2Min,
+/// chord2Max), from every catalog's tile boxes (the list is built on the host's cores).
+Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                             const std::vector<std::vector<std::uint32_t>>& catTileCounts,
+                             const std::vector<std::vector<CellBounds>>& tileBounds,
+                             double chord2Min, double chord2Max, std::uint32_t tileSize,
+                             WorkShare share);
+
+/// First unit of part `part` of `parts` of a work list with these prefix sums: contiguous parts
+/// of about equal work, a partition for every parts >= 1 (parts beyond the units are empty).
+std::size_t shareBoundary(std::span<const std::uint64_t> workPrefix, std::uint32_t part,
+                          std::uint32_t parts);
+
+// ---- The cursor the device threads share -------------------------------------------------------
+
+/// State shared by the device threads and the caller for one batch: the schedule once published
+/// and a cursor over its share. Errors, cancellation and joining are the runner's (runWorkers);
+/// its stop flag is passed in wherever a thread may wait.
+class BatchState {
+public:
+    explicit BatchState(std::size_t taskCount) : m_pairsDonePerTask(taskCount) {}
+
+    /// Makes the work list visible to every device thread. Tasks without units are done at once.
+    void publish(Schedule built);
+    /// The published schedule, or null once `stop` is raised first. Polls the flag, which the
+    /// runner raises without this lock, so no wake-up can be lost.
+    const Schedule* waitForSchedule(const std::atomic<bool>& stop);
+    /// The published schedule or null; never waits.
+    const Schedule* published();
+    /// The next chunk of about `pairBudget` pairs of work (at least `minUnits` units) of the
+    /// share, or false when it is all taken or `stop` is raised.
+    bool take(std::uint64_t pairBudget, std::size_t minUnits, const std::atomic<bool>& stop,
+              std::size_t& begin, std::size_t& end);
+    /// Units [begin, end) are counted: their progress goes to their tasks.
+    void completed(std::size_t begin, std::size_t end);
+    /// Whether every unit of the share was taken (and so, once the threads are joined, counted).
+    bool allTaken();
+    std::uint64_t pairsDone(std::size_t task) const {
+        return m_pairsDonePerTask[task].load(std::memory_order_relaxed);
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::unique_ptr<const Schedule> m_schedule; // null until published (culling: after prep)
+    std::size_t m_nextUnit = 0;
+    std::vector<std::atomic<std::uint64_t>> m_pairsDonePerTask;
+};
+
+} // namespace tpacf::cuda::detail

@@ -1,0 +1,180 @@
+// One device's part of a batch (launch_loop.h): chunks of ~30 ms of work, each one launch of the
+// persistent pair kernel; two launches stay queued so the GPU never waits for the host, and the
+// host waits on blocking-sync events (no spinning).
+#include "launch_loop.h"
+
+#include "cuda_check.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+
+namespace tpacf::cuda::detail {
+namespace {
+
+constexpr int kLaunchesInFlight = 2;
+
+/// The bin thresholds and the c² lookup table on one device.
+struct DeviceBinTables {
+    DeviceBuffer<double> d_thresholdsDouble;
+    DeviceBuffer<float> d_thresholdsFloat;
+    DeviceBuffer<std::uint16_t> d_lookup;
+
+    DeviceBinTables(const HostBinTables& tables, bool isFloat, cudaStream_t s) {
+        const std::size_t binCount = tables.thresholdsDouble.size() - 2; // edges + sentinel
+        d_thresholdsDouble = DeviceBuffer<double>(binCount + 2, s);
+        TPACF_CUDA_TRY(cudaMemcpyAsync(d_thresholdsDouble.get(), tables.thresholdsDouble.data(),
+                                       d_thresholdsDouble.bytes(), cudaMemcpyHostToDevice, s));
+        d_thresholdsFloat = DeviceBuffer<float>(isFloat ? binCount + 2 : 0, s);
+        if (isFloat)
+            TPACF_CUDA_TRY(cudaMemcpyAsync(d_thresholdsFloat.get(), tables.thresholdsFloat.data(),
+                                           d_thresholdsFloat.bytes(), cudaMemcpyHostToDevice, s));
+        d_lookup = DeviceBuffer<std::uint16_t>(tables.lookup.size(), s);
+        TPACF_CUDA_TRY(cudaMemcpyAsync(d_lookup.get(), tables.lookup.data(), d_lookup.bytes(),
+                                       cudaMemcpyHostToDevice, s));
+    }
+};
+
+} // namespace
+
+void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool leader,
+               BatchState& state, const std::atomic<bool>& stop, DeviceResult& result) {
+    const HostBinTables& tables = *job.tables;
+    const std::size_t regionCount = job.regionCount;
+    const std::size_t taskCount = job.taskCount;
+    DeviceGuard guard(device);
+    cudaDeviceProp props{};
+    TPACF_CUDA_TRY(cudaGetDeviceProperties(&props, device));
+    // Declared before every buffer: the stream outlives the stream-ordered frees.
+    Stream stream;
+    const cudaStream_t s = stream.get();
+    Event batchStart, batchEnd, catalogsReady, unitsStart;
+    Event launchStart[kLaunchesInFlight + 1], launchEnd[kLaunchesInFlight + 1];
+    batchStart.record(s);
+
+    const bool isFloat = plan.real == RealKind::Float;
+    const auto tileSize = static_cast<std::uint32_t>(plan.tileSize);
+    const DeviceCatalogs catalogs(*job.batch, *job.staging, *job.regionLayouts, tileSize, isFloat,
+                                  s);
+    const DeviceBinTables bins(tables, isFloat, s);
+    const std::size_t binCount = tables.thresholdsDouble.size() - 2;
+    catalogsReady.record(s);
+
+    // Culling: the leader turns the tile boxes into the work list. The preparation is
+    // deterministic (a stable radix sort of the same keys has one result; box min/max are
+    // exact), so every device holds the very same tiles: one list serves all, built once, and
+    // must be one list anyway since the devices take its units by index from a shared cursor.
+    if (leader && job.culled)
+        state.publish(job.scheduleFromBoxes(catalogs.tileBounds()));
+    const Schedule* published = state.waitForSchedule(stop);
+    if (published == nullptr)
+        return; // stopped (error elsewhere, or cancelled) before the list was ready
+    const Schedule& schedule = *published;
+
+    // The share's work units (indices below are relative to shareBegin) and the counters.
+    unitsStart.record(s);
+    const std::size_t shareBegin = schedule.shareBegin;
+    DeviceBuffer<WorkUnit> d_units(schedule.shareEnd - shareBegin, s);
+    if (d_units.size() > 0)
+        TPACF_CUDA_TRY(cudaMemcpyAsync(d_units.get(), schedule.units.data() + shareBegin,
+                                       d_units.bytes(), cudaMemcpyHostToDevice, s));
+    const bool byRegion = regionCount > 0;
+    const std::size_t countsPerTask = (byRegion ? 1 + 2 * regionCount : 1) * binCount;
+    DeviceBuffer<unsigned long long> d_counts(taskCount * countsPerTask, s);
+    TPACF_CUDA_TRY(cudaMemsetAsync(d_counts.get(), 0, d_counts.bytes(), s));
+    DeviceBuffer<std::uint32_t> d_cursors(kLaunchesInFlight + 1, s);
+    Event prepareEnd;
+    prepareEnd.record(s);
+    double kernelSeconds = 0;
+
+    PairKernelArgs args;
+    args.d_units = d_units.get();
+    args.d_catalogs = catalogs.d_views();
+    args.d_counts = d_counts.get();
+    args.regionCount = static_cast<std::uint32_t>(regionCount);
+    args.bins.d_thresholds = isFloat ? static_cast<const void*>(bins.d_thresholdsFloat.get())
+                                     : bins.d_thresholdsDouble.get();
+    args.bins.d_thresholdsDouble = bins.d_thresholdsDouble.get();
+    args.bins.d_lookup = bins.d_lookup.get();
+    args.bins.lookupSize = static_cast<std::uint32_t>(tables.lookup.size());
+    args.bins.lookupShift = tables.shift;
+    args.bins.lookupBase = tables.base;
+    args.bins.binCount = static_cast<std::uint32_t>(binCount);
+    args.bins.lowMargin = tables.lowMargin;
+    args.bins.highMargin = tables.highMargin;
+    args.bins.classifyTiles = job.culled ? 1 : 0;
+    args.bins.cullSubTiles = job.cullSubTiles ? 1 : 0;
+    args.bins.bruteForceSelect = isFloat && tables.highMargin > kFastMinChord2 ? 1 : 0;
+    args.layout = plan.layout;
+    args.tileSize = tileSize;
+    // A private 32-bit counter gains at most this much per unit; flush well before 2^32.
+    const std::uint64_t perUnit = static_cast<std::uint64_t>(kPointsPerThread) * tileSize *
+                                  schedule.tilesPerUnit *
+                                  (plan.hist == HistMode::PerWarp ? 32u : 1u);
+    args.flushEveryUnits = static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, (std::numeric_limits<std::uint32_t>::max() / 2) / perUnit));
+
+    // Launch loop: chunks of ~30 ms, two in flight.
+    const double smScale = props.multiProcessorCount / kReferenceMultiprocessors;
+    double pairRate = (isFloat ? kFirstPairRateFloat : kFirstPairRateDouble) * smScale; // measured
+    const double bruteRateCap = (isFloat ? kBruteRateCapFloat : kBruteRateCapDouble) * smScale;
+    struct InFlight {
+        int slot;
+        std::size_t begin, end;
+    };
+    std::deque<InFlight> inFlight;
+    int slot = 0;
+    for (;;) {
+        std::size_t begin = 0, end = 0;
+        const auto budget = static_cast<std::uint64_t>(
+            std::min(pairRate * kChunkSeconds, bruteRateCap * kChunkMaxSeconds));
+        const bool launched =
+            !stop.load() &&
+            state.take(budget, static_cast<std::size_t>(plan.gridSize), stop, begin, end);
+        if (launched) {
+            TPACF_CUDA_TRY(cudaMemsetAsync(d_cursors.get() + slot, 0, sizeof(std::uint32_t), s));
+            args.unitBegin = static_cast<std::uint32_t>(begin - shareBegin);
+            args.unitEnd = static_cast<std::uint32_t>(end - shareBegin);
+            args.d_unitCursor = d_cursors.get() + slot;
+            const int grid = static_cast<int>(std::min<std::size_t>(plan.gridSize, end - begin));
+            launchStart[slot].record(s);
+            launchPairKernel(plan, args, grid, s);
+            launchEnd[slot].record(s);
+            inFlight.push_back({slot, begin, end});
+            slot = (slot + 1) % (kLaunchesInFlight + 1);
+        }
+        if (inFlight.empty())
+            break;
+        if (!launched || static_cast<int>(inFlight.size()) >= kLaunchesInFlight) {
+            const InFlight done = inFlight.front();
+            inFlight.pop_front();
+            launchEnd[done.slot].synchronize();
+            const double seconds =
+                launchEnd[done.slot].millisecondsSince(launchStart[done.slot]) * 1e-3;
+            const double pairs = static_cast<double>(schedule.workPrefix[done.end] -
+                                                     schedule.workPrefix[done.begin]);
+            kernelSeconds += seconds;
+            if (seconds > 0)
+                pairRate = std::clamp(pairs / seconds, pairRate / 8, pairRate * 8);
+            state.completed(done.begin, done.end);
+        }
+    }
+
+    result.counts.assign(taskCount * countsPerTask, 0);
+    PinnedBuffer<unsigned long long> hostCounts(taskCount * countsPerTask);
+    TPACF_CUDA_TRY(cudaMemcpyAsync(hostCounts.get(), d_counts.get(), d_counts.bytes(),
+                                   cudaMemcpyDeviceToHost, s));
+    batchEnd.record(s);
+    batchEnd.synchronize();
+    std::copy(hostCounts.get(), hostCounts.get() + taskCount * countsPerTask,
+              result.counts.begin());
+    // Busy: preparation, every launch, and the final copy; gaps waiting for the host (the list
+    // building among them) excluded.
+    const double prepareSeconds =
+        (catalogsReady.millisecondsSince(batchStart) + prepareEnd.millisecondsSince(unitsStart)) *
+        1e-3;
+    const double span = batchEnd.millisecondsSince(batchStart) * 1e-3;
+    result.busySeconds = std::min(span, prepareSeconds + kernelSeconds);
+}
+
+} // namespace tpacf::cuda::detail
