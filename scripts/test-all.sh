@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds everything with the test suites, and runs them all.
+# Installs dependencies, builds everything with the test suites, and runs them all; then builds
+# the core and CLI suites again under AddressSanitizer and UBSan (CPU only) and runs those too.
+# TPACF_SKIP_ASAN=1 skips the sanitizer pass (it roughly doubles the time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset testing
 cmake --build --preset testing
 ctest --preset testing
+if [[ "${TPACF_SKIP_ASAN:-0}" != 1 ]]; then
+  cmake --preset asan
+  cmake --build --preset asan
+  ctest --preset asan
+fi
