@@ -11,16 +11,18 @@
 namespace tpacf::ui {
 
 namespace {
-// Backend combo entries carry (kind, device index) packed in one int: -1 Auto, -2 CPU, k >= 0 GPU
-// k.
-constexpr int kAutoEntry = -1;
-constexpr int kCpuEntry = -2;
+// Backend combo entries carry the backend's registered name and a device index (-1: none).
+constexpr int kNameRole = Qt::UserRole;
+constexpr int kDeviceRole = Qt::UserRole + 1;
+constexpr int kNoDevice = -1;
+constexpr QLatin1String kAutoName(kAutoBackend.data(), qsizetype(kAutoBackend.size()));
+constexpr QLatin1String kCpuName(kCpuBackend.data(), qsizetype(kCpuBackend.size()));
 // Precision combo entries: -1 automatic, else the Precision value.
 constexpr int kAutoPrecision = -1;
 } // namespace
 
-BackendPanel::BackendPanel(const GpuBackendProvider* gpu, QWidget* parent)
-    : QWidget(parent), m_gpu(gpu) {
+BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
+    : QWidget(parent), m_backends(std::move(backends)) {
     m_estimator = new QComboBox(this);
     for (const EstimatorInfo& info : estimators()) {
         m_estimator->addItem(QString::fromLatin1(info.name), int(info.id));
@@ -32,16 +34,30 @@ BackendPanel::BackendPanel(const GpuBackendProvider* gpu, QWidget* parent)
     m_formula->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     m_backend = new QComboBox(this);
-    m_backend->addItem(tr("Auto (GPU when available)"), kAutoEntry);
-    m_backend->addItem(tr("CPU (double precision)"), kCpuEntry);
-    if (m_gpu) {
-        for (const GpuDeviceInfo& device : m_gpu->devices()) {
+    const auto addEntry = [this](const QString& text, const QString& name, int device) {
+        m_backend->addItem(text);
+        m_backend->setItemData(m_backend->count() - 1, name, kNameRole);
+        m_backend->setItemData(m_backend->count() - 1, device, kDeviceRole);
+    };
+    addEntry(tr("Auto (GPU when available)"), QString(kAutoName), kNoDevice);
+    addEntry(tr("CPU (double precision)"), QString(kCpuName), kNoDevice);
+    // With several modules each device says whose it is; with one the plain "GPU k" is clear.
+    const bool nameModules = m_backends.modules().size() > 1;
+    QStringList unavailable;
+    for (const auto& module : m_backends.modules()) {
+        const QString name = QString::fromStdString(module->name());
+        const auto devices = module->devices();
+        if (devices.empty())
+            unavailable.append(QString::fromStdString(module->unavailableReason()));
+        for (const GpuDeviceInfo& device : devices) {
             const double gib = double(device.memoryBytes) / double(1ull << 30);
-            m_backend->addItem(tr("GPU %1: %2 (%3 GiB)")
-                                   .arg(device.index)
-                                   .arg(QString::fromStdString(device.name))
-                                   .arg(gib, 0, 'f', 1), // as `tpacf devices` shows it
-                               device.index);
+            QString text = tr("GPU %1: %2 (%3 GiB)")
+                               .arg(device.index)
+                               .arg(QString::fromStdString(device.name))
+                               .arg(gib, 0, 'f', 1); // as `tpacf devices` shows it
+            if (nameModules)
+                text = QString::fromStdString(module->displayName()) + QLatin1Char(' ') + text;
+            addEntry(text, name, device.index);
             m_haveGpu = true;
         }
     }
@@ -73,7 +89,7 @@ BackendPanel::BackendPanel(const GpuBackendProvider* gpu, QWidget* parent)
     m_gpuNote->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
     if (!m_haveGpu) {
         const QString reason =
-            m_gpu ? QString::fromStdString(m_gpu->unavailableReason()) : tr("no GPU module");
+            unavailable.isEmpty() ? tr("no GPU module") : unavailable.join(QStringLiteral("; "));
         m_gpuNote->setText(tr("No GPU: %1. Runs use the CPU.").arg(reason));
     } else {
         m_gpuNote->hide();
@@ -117,15 +133,10 @@ void BackendPanel::setEstimator(Estimator estimator) {
 
 BackendOptions BackendPanel::backendOptions() const {
     BackendOptions options;
-    const int entry = m_backend->currentData().toInt();
-    if (entry == kAutoEntry) {
-        options.kind = BackendKind::Auto;
-    } else if (entry == kCpuEntry) {
-        options.kind = BackendKind::Cpu;
-    } else {
-        options.kind = BackendKind::Cuda;
-        options.gpuDevices = {entry};
-    }
+    options.name = m_backend->currentData(kNameRole).toString().toStdString();
+    const int device = m_backend->currentData(kDeviceRole).toInt();
+    if (device != kNoDevice)
+        options.gpuDevices = {device};
     options.cpuThreads = m_threads->value();
     const int precision = m_precision->currentData().toInt();
     if (precision != kAutoPrecision)
@@ -135,14 +146,14 @@ BackendOptions BackendPanel::backendOptions() const {
 }
 
 void BackendPanel::setBackendOptions(const BackendOptions& options) {
-    int entry = kAutoEntry;
-    if (options.kind == BackendKind::Cpu)
-        entry = kCpuEntry;
-    else if (options.kind == BackendKind::Cuda && !options.gpuDevices.empty())
-        entry = options.gpuDevices.front();
-    int index = m_backend->findData(entry);
-    if (index < 0) // that GPU is not in this machine
-        index = m_backend->findData(kAutoEntry);
+    const QString name = QString::fromStdString(m_backends.resolve(options.name).value_or(""));
+    int index = -1;
+    if (name == kCpuName)
+        index = findEntry(QString(kCpuName), kNoDevice);
+    else if (name != kAutoName && !options.gpuDevices.empty())
+        index = findEntry(name, options.gpuDevices.front());
+    if (index < 0) // that module or device is not in this machine
+        index = findEntry(QString(kAutoName), kNoDevice);
     m_backend->setCurrentIndex(index);
     m_threads->setValue(qMax(0, options.cpuThreads));
     const int precision = options.precision ? int(*options.precision) : kAutoPrecision;
@@ -151,17 +162,25 @@ void BackendPanel::setBackendOptions(const BackendOptions& options) {
     updateEnabledState();
 }
 
+int BackendPanel::findEntry(const QString& name, int device) const {
+    for (int i = 0; i < m_backend->count(); ++i)
+        if (m_backend->itemData(i, kNameRole).toString() == name &&
+            m_backend->itemData(i, kDeviceRole).toInt() == device)
+            return i;
+    return -1;
+}
+
 void BackendPanel::updateEnabledState() {
-    const int entry = m_backend->currentData().toInt();
+    const QString name = m_backend->currentData(kNameRole).toString();
     // The CPU backend is double only; float makes sense only where a GPU can run it.
-    const bool floatPossible = m_haveGpu && entry != kCpuEntry;
+    const bool floatPossible = m_haveGpu && name != kCpuName;
     if (auto* model = qobject_cast<QStandardItemModel*>(m_precision->model())) {
         if (QStandardItem* item = model->item(m_precision->findData(int(Precision::Float))))
             item->setEnabled(floatPossible);
     }
     if (!floatPossible && m_precision->currentData().toInt() == int(Precision::Float))
         m_precision->setCurrentIndex(m_precision->findData(kAutoPrecision));
-    m_threads->setEnabled(entry == kAutoEntry || entry == kCpuEntry);
+    m_threads->setEnabled(name == kAutoName || name == kCpuName);
 }
 
 } // namespace tpacf::ui

@@ -1,6 +1,6 @@
 #pragma once
-// Estimator and backend choice: Auto, the CPU with a thread count, or one CUDA device (listed by
-// name and memory from the GpuBackendProvider), the precision and spatial culling.
+// Estimator and backend choice: Auto, the CPU with a thread count, or one device of a registered
+// backend module (listed by name and memory), the precision and spatial culling.
 #include <tpacf/backend.h>
 #include <tpacf/estimator.h>
 
@@ -15,8 +15,8 @@ namespace tpacf::ui {
 class BackendPanel : public QWidget {
     Q_OBJECT
 public:
-    /// `gpu` may be null (no GPU module).
-    explicit BackendPanel(const GpuBackendProvider* gpu, QWidget* parent = nullptr);
+    /// Lists Auto, the CPU, then every device of each module in `backends`.
+    explicit BackendPanel(BackendRegistry backends, QWidget* parent = nullptr);
 
     Estimator estimator() const;
     void setEstimator(Estimator estimator);
@@ -36,8 +36,10 @@ Q_SIGNALS:
 
 private:
     void updateEnabledState();
+    /// The backend combo's entry for a backend name and device index (-1: none), or -1.
+    int findEntry(const QString& name, int device) const;
 
-    const GpuBackendProvider* m_gpu;
+    const BackendRegistry m_backends;
     QComboBox* m_estimator = nullptr;
     QLabel* m_formula = nullptr;
     QComboBox* m_backend = nullptr;

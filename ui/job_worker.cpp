@@ -12,7 +12,8 @@ namespace {
 constexpr qint64 kMinProgressIntervalMs = 50;
 } // namespace
 
-JobWorker::JobWorker(const GpuBackendProvider* gpu, QObject* parent) : QObject(parent), m_gpu(gpu) {
+JobWorker::JobWorker(BackendRegistry backends, QObject* parent)
+    : QObject(parent), m_backends(std::move(backends)) {
     qRegisterMetaType<JobProgressUpdate>();
     qRegisterMetaType<ResultPtr>();
 }
@@ -40,7 +41,7 @@ void JobWorker::execute(const CorrelationParams& params) {
         return;
     }
     try {
-        CorrelationJob job(params, m_gpu);
+        CorrelationJob job(params, m_backends);
         QElapsedTimer sinceLastUpdate;
         sinceLastUpdate.start();
         bool first = true;

@@ -29,8 +29,8 @@ struct JobProgressUpdate {
 class JobWorker : public QObject {
     Q_OBJECT
   public:
-    /// `gpu` may be null (CPU only) and must outlive the worker.
-    explicit JobWorker(const GpuBackendProvider* gpu, QObject* parent = nullptr);
+    /// Runs choose their backend from `backends`.
+    explicit JobWorker(BackendRegistry backends, QObject* parent = nullptr);
 
     /// Thread-safe. Queues a run on the worker's thread; false (and nothing queued) while a run
     /// is queued or running, so two runs never overlap.
@@ -49,7 +49,7 @@ class JobWorker : public QObject {
   private:
     void execute(const CorrelationParams& params);
 
-    const GpuBackendProvider* m_gpu;
+    const BackendRegistry m_backends;
     std::atomic<bool> m_cancelRequested{false};
     std::atomic<bool> m_busy{false};
 };

@@ -60,11 +60,11 @@ QDockWidget* makeDock(const QString& title, const QString& objectName, QWidget* 
 
 } // namespace
 
-MainWindow::MainWindow(const GpuBackendProvider* gpu, QWidget* parent)
-    : MainWindow(gpu, Options{}, parent) {}
+MainWindow::MainWindow(BackendRegistry backends, QWidget* parent)
+    : MainWindow(std::move(backends), Options{}, parent) {}
 
-MainWindow::MainWindow(const GpuBackendProvider* gpu, Options options, QWidget* parent)
-    : QMainWindow(parent), m_gpu(gpu), m_options(options) {
+MainWindow::MainWindow(BackendRegistry backends, Options options, QWidget* parent)
+    : QMainWindow(parent), m_backends(std::move(backends)), m_options(options) {
     initStudioResources();
     qRegisterMetaType<MessageSeverity>();
     // The PNG rendering of the SVG icon: Qt needs its optional SVG plugin to read the SVG.
@@ -79,7 +79,7 @@ MainWindow::MainWindow(const GpuBackendProvider* gpu, Options options, QWidget* 
     connect(m_catalogs, &CatalogSet::changeApplied, this, &MainWindow::onChangeApplied);
     connect(m_catalogs, &CatalogSet::changeFailed, this, &MainWindow::onChangeFailed);
     connect(m_catalogs, &CatalogSet::loadingChanged, this, &MainWindow::updateLoadingIndicator);
-    m_run = new RunController(m_gpu, m_catalogs, this);
+    m_run = new RunController(m_backends, m_catalogs, this);
     connect(m_run, &RunController::finished, this, &MainWindow::onRunFinished);
     connect(m_run, &RunController::failed, this, &MainWindow::onRunFailed);
     connect(m_run, &RunController::cancelled, this, &MainWindow::onRunCancelled);
@@ -127,7 +127,7 @@ void MainWindow::createDocks() {
 
     m_skyPlot = new SkyPlot(this);
     m_binningPanel = new BinningPanel(this);
-    m_backendPanel = new BackendPanel(m_gpu, this);
+    m_backendPanel = new BackendPanel(m_backends, this);
     m_errorsPanel = new ErrorsPanel(this);
     connect(m_binningPanel, &BinningPanel::changed, this, &MainWindow::updateRunState);
     connect(m_backendPanel, &BackendPanel::changed, this, &MainWindow::updateRunState);

@@ -28,6 +28,10 @@ class QPushButton;
 
 namespace tpacf::ui {
 
+/// The catalog file dialogs' name filter: every format of tpacf::catalogFormats() with its
+/// patterns, all of them together first, and all files last.
+QString catalogFileFilter();
+
 class BackendPanel;
 class BinningPanel;
 class CatalogsPanel;
@@ -53,9 +57,9 @@ public:
         bool interactive = true;
     };
 
-    /// `gpu` may be null (CPU only); it must outlive the window.
-    explicit MainWindow(const GpuBackendProvider* gpu, Options options, QWidget* parent = nullptr);
-    explicit MainWindow(const GpuBackendProvider* gpu = nullptr, QWidget* parent = nullptr);
+    /// Runs choose their backend from `backends` (by default the CPU alone).
+    explicit MainWindow(BackendRegistry backends, Options options, QWidget* parent = nullptr);
+    explicit MainWindow(BackendRegistry backends = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     // --- Catalogs. Files are read on a background thread so the window never freezes: the
@@ -226,7 +230,7 @@ private:
     /// The inputs as a result records them (see RunInputs).
     RunInputs currentInputs() const;
 
-    const GpuBackendProvider* m_gpu;
+    const BackendRegistry m_backends;
     Options m_options;
     CatalogSet* m_catalogs = nullptr;
     RunController* m_run = nullptr;

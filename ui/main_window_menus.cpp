@@ -6,7 +6,7 @@
 #include "covariance_view.h"
 #include "plot_panel.h"
 
-#include <tpacf/catalog_reader.h>
+#include <tpacf/catalog_formats.h>
 #include <tpacf/version.h>
 
 #include <QAction>
@@ -28,21 +28,33 @@ namespace tpacf::ui {
 
 namespace {
 
-// FITS appears in the file dialogs only where the core was built with cfitsio.
-QString catalogFileFilter() {
-    const QString patterns = fitsSupported()
-                                 ? QStringLiteral("*.txt *.dat *.csv *.cat *.fits *.fit")
-                                 : QStringLiteral("*.txt *.dat *.csv *.cat");
-    return QCoreApplication::translate("tpacf::ui::MainWindow", "Catalogs (%1);;All files (*)")
-        .arg(patterns);
-}
-
 // Theme icons where the desktop has them (Linux), the style's built-in ones elsewhere.
 QIcon themedIcon(const QString& name, QStyle::StandardPixmap fallback) {
     return QIcon::fromTheme(name, qApp->style()->standardIcon(fallback));
 }
 
 } // namespace
+
+// Built from the core's format table, so a format appears exactly where this build reads it
+// (FITS only with cfitsio): all catalogs, then each format by name, then all files (the ASCII
+// reader takes any name).
+QString catalogFileFilter() {
+    auto text = [](std::string_view view) {
+        return QString::fromUtf8(view.data(), qsizetype(view.size()));
+    };
+    QStringList all, filters;
+    for (const CatalogFormat& format : catalogFormats()) {
+        QStringList patterns;
+        for (const std::string_view pattern : format.patterns)
+            patterns.append(text(pattern));
+        all.append(patterns);
+        filters.append(QStringLiteral("%1 (%2)").arg(text(format.name), patterns.join(u' ')));
+    }
+    filters.prepend(
+        QCoreApplication::translate("tpacf::ui::MainWindow", "Catalogs (%1)").arg(all.join(u' ')));
+    filters.append(QCoreApplication::translate("tpacf::ui::MainWindow", "All files (*)"));
+    return filters.join(QStringLiteral(";;"));
+}
 
 // ----------------------------------------------------------------------------------------------
 // Actions and menus
@@ -272,19 +284,18 @@ void MainWindow::exportPlotDialog() {
 }
 
 void MainWindow::showAbout() {
-    QString gpuText;
-    if (!m_gpu) {
-        gpuText = tr("CUDA: no GPU module");
-    } else {
-        const QString versions = QString::fromStdString(m_gpu->versionDescription());
-        const auto devices = m_gpu->devices();
-        QStringList lines;
+    QStringList lines;
+    if (m_backends.modules().empty())
+        lines.append(tr("GPU: no GPU module"));
+    for (const auto& module : m_backends.modules()) {
+        const QString versions = QString::fromStdString(module->versionDescription());
+        const auto devices = module->devices();
         if (!versions.isEmpty())
             lines.append(versions.toHtmlEscaped());
         if (devices.empty())
-            lines.append(
-                tr("CUDA: %1")
-                    .arg(QString::fromStdString(m_gpu->unavailableReason()).toHtmlEscaped()));
+            lines.append(tr("%1: %2").arg(
+                QString::fromStdString(module->displayName()).toHtmlEscaped(),
+                QString::fromStdString(module->unavailableReason()).toHtmlEscaped()));
         for (const GpuDeviceInfo& device : devices)
             lines.append(tr("GPU %1: %2, %3 GiB, compute %4.%5, %6 SMs")
                              .arg(device.index)
@@ -293,8 +304,8 @@ void MainWindow::showAbout() {
                              .arg(device.computeMajor)
                              .arg(device.computeMinor)
                              .arg(device.multiprocessors));
-        gpuText = lines.join(QStringLiteral("<br>"));
     }
+    const QString gpuText = lines.join(QStringLiteral("<br>"));
     QMessageBox::about(
         this, tr("About TPACF Studio"),
         tr("<h3>TPACF Studio %1</h3>"

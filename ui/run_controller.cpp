@@ -4,10 +4,10 @@
 
 namespace tpacf::ui {
 
-RunController::RunController(const GpuBackendProvider* gpu, CatalogSet* catalogs, QObject* parent)
+RunController::RunController(BackendRegistry backends, CatalogSet* catalogs, QObject* parent)
     : QObject(parent), m_catalogs(catalogs) {
     // The worker lives on its own thread for the controller's lifetime; signals cross queued.
-    m_worker = new JobWorker(gpu);
+    m_worker = new JobWorker(std::move(backends));
     m_worker->moveToThread(&m_workerThread);
     connect(&m_workerThread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &JobWorker::progress, this, &RunController::onProgress, Qt::QueuedConnection);

@@ -37,9 +37,9 @@ public:
     enum class Outcome { None, Finished, Failed, Cancelled };
     static constexpr int kDefaultRefreshMs = 250; // live plots at 4 Hz
 
-    /// `gpu` may be null (CPU only) and must outlive the controller. `catalogs` (may be null)
-    /// reads region labels for runs whose jackknife regions come from a column.
-    explicit RunController(const GpuBackendProvider* gpu, CatalogSet* catalogs = nullptr,
+    /// Runs choose their backend from `backends`. `catalogs` (may be null) reads region labels
+    /// for runs whose jackknife regions come from a column.
+    explicit RunController(BackendRegistry backends, CatalogSet* catalogs = nullptr,
                            QObject* parent = nullptr);
     ~RunController() override;
 

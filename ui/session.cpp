@@ -90,7 +90,8 @@ QJsonObject RunSettings::toJson() const {
     binsObject[QStringLiteral("width")] = bins.width;
 
     QJsonObject backendObject;
-    backendObject[QStringLiteral("kind")] = QString::fromLatin1(backendKindName(backend.kind));
+    // "kind" is the key sessions have always used for the backend's name.
+    backendObject[QStringLiteral("kind")] = QString::fromStdString(backend.name);
     backendObject[QStringLiteral("precision")] = precisionKey(backend.precision);
     backendObject[QStringLiteral("cpuThreads")] = backend.cpuThreads;
     backendObject[QStringLiteral("culling")] =
@@ -131,9 +132,10 @@ RunSettings RunSettings::fromJson(const QJsonObject& object) {
         settings.estimator = *estimator;
 
     const QJsonObject backendObject = object.value(QStringLiteral("backend")).toObject();
-    if (const auto kind =
-            parseBackendKind(backendObject.value(QStringLiteral("kind")).toString().toStdString()))
-        settings.backend.kind = *kind;
+    // Kept as written: the window's backend panel matches it against the backends it has.
+    if (const QString name = backendObject.value(QStringLiteral("kind")).toString().toLower();
+        !name.isEmpty())
+        settings.backend.name = name.toStdString();
     settings.backend.precision =
         parsePrecision(backendObject.value(QStringLiteral("precision")).toString().toStdString());
     settings.backend.cpuThreads = backendObject.value(QStringLiteral("cpuThreads")).toInt(0);

@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/context.h"
 #include "cli/interrupt.h"
+#include "tpacf/backend.h"
 #include "tpacf/cuda/cuda_backend.h"
 #include "tpacf/errors.h"
 #include "tpacf/version.h"
@@ -27,19 +28,28 @@ struct Subcommand {
     std::string_view name;
     std::string_view summary;
     int (*run)(const Context&);
-    std::string (*help)();
-    bool needsGpuProvider;
+    std::string (*help)(const BackendRegistry&);
 };
 
 constexpr Subcommand kSubcommands[] = {
     {"run", "compute w(theta) of a data catalog against one or more random catalogs", runCommand,
-     runHelp, true},
-    {"count", "count pairs of one catalog (auto) or two catalogs (cross)", countCommand, countHelp,
-     true},
-    {"devices", "list the CPU and the GPUs tpacf can use", devicesCommand, devicesHelp, true},
-    {"mock", "write a clustered mock catalog and/or uniform randoms", mockCommand, mockHelp, false},
-    {"bench", "time pair counting per backend and precision", benchCommand, benchHelp, true},
+     runHelp},
+    {"count", "count pairs of one catalog (auto) or two catalogs (cross)", countCommand, countHelp},
+    {"devices", "list the CPU and the GPUs tpacf can use", devicesCommand,
+     [](const BackendRegistry&) { return devicesHelp(); }},
+    {"mock", "write a clustered mock catalog and/or uniform randoms", mockCommand,
+     [](const BackendRegistry&) { return mockHelp(); }},
+    {"bench", "time pair counting per backend and precision", benchCommand,
+     [](const BackendRegistry&) { return benchHelp(); }},
 };
+
+// The one place the command line names its backend modules: a new backend is one more add().
+// Modules only probe for devices when asked, so building this for every command costs nothing.
+BackendRegistry makeBackends() {
+    BackendRegistry backends;
+    backends.add(tpacf::cuda::makeProvider());
+    return backends;
+}
 
 std::string toolHelp() {
     std::string text = "tpacf " + std::string(version()) +
@@ -81,16 +91,14 @@ int runSubcommand(const Subcommand& command, std::span<const std::string> args,
     const std::string prefix = "tpacf: ";
     std::ostream& err = streams.err;
     try {
+        const BackendRegistry backends = makeBackends();
         if (wantsHelp(args)) {
-            streams.out << command.help();
+            streams.out << command.help(backends);
             return kExitOk;
         }
-        std::unique_ptr<GpuBackendProvider> gpu;
-        if (command.needsGpuProvider)
-            gpu = tpacf::cuda::makeProvider();
         const Context context{
-            args,     streams.out, streams.err, streams.errIsTerminal, streams.cancelRequested,
-            gpu.get()};
+            args,    streams.out, streams.err, streams.errIsTerminal, streams.cancelRequested,
+            backends};
         const int code = command.run(context);
         streams.out.flush();
         return code;
@@ -133,7 +141,7 @@ int dispatch(const std::vector<std::string>& words, const Streams& streams) {
         if (first == "help" && words.size() > 1) {
             for (const auto& command : kSubcommands)
                 if (command.name == words[1]) {
-                    streams.out << command.help();
+                    streams.out << command.help(makeBackends());
                     return kExitOk;
                 }
         }

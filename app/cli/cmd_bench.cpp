@@ -323,14 +323,17 @@ int benchCommand(const Context& context) {
     const std::string precisionText = args.value("--precision").value_or("all");
     const bool allBackends = backendText == "all";
     const bool allPrecisions = precisionText == "all";
-    std::vector<BackendKind> kinds;
-    if (allBackends) {
-        kinds = {BackendKind::Cpu, BackendKind::Cuda};
-    } else {
-        const auto kind = parseBackendKind(backendText);
-        if (!kind || *kind == BackendKind::Auto)
-            args.fail("--backend: " + quote(backendText) +
-                      " is not a bench backend (cpu, cuda, all)");
+    std::vector<std::string> kinds = context.backends.names(); // every backend but "auto"
+    kinds.erase(std::remove(kinds.begin(), kinds.end(), kAutoBackend), kinds.end());
+    if (!allBackends) {
+        const auto kind = context.backends.resolve(backendText);
+        if (!kind || *kind == kAutoBackend) {
+            std::string names;
+            for (const std::string& name : kinds)
+                names += name + ", ";
+            args.fail("--backend: " + quote(backendText) + " is not a bench backend (" + names +
+                      "all)");
+        }
         kinds = {*kind};
     }
     std::vector<Precision> precisions;
@@ -390,10 +393,9 @@ int benchCommand(const Context& context) {
         args.fail(error.what());
     }
     const std::string tuningText = tuning.describe();
-    std::unique_ptr<GpuBackendProvider> tunedProvider;
+    BackendRegistry backends = context.backends;
     if (!tuningText.empty())
-        tunedProvider = cuda::makeProvider(tuning);
-    const GpuBackendProvider* gpu = tunedProvider ? tunedProvider.get() : context.gpu;
+        backends.replace(cuda::makeProvider(tuning));
 
     BenchSetup setup;
     setup.n = n;
@@ -412,13 +414,13 @@ int benchCommand(const Context& context) {
     }
 
     // Explicit requests that cannot run are errors; under "all" they are reported as skipped.
-    if (!allBackends && kinds.front() == BackendKind::Cpu && !allPrecisions &&
+    if (!allBackends && kinds.front() == kCpuBackend && !allPrecisions &&
         precisions.front() == Precision::Float)
         args.fail("--precision float needs a GPU backend; the CPU backend counts in double");
-    if (!allBackends && kinds.front() == BackendKind::Cuda) {
+    if (!allBackends && kinds.front() != kCpuBackend) {
         BackendOptions check = common;
-        check.kind = BackendKind::Cuda;
-        checkBackendUsable(check, *gpu);
+        check.name = kinds.front();
+        checkBackendUsable(check, backends);
     }
 
     // The data as 'tpacf mock' would write it; the randoms uniform over the same footprint.
@@ -446,27 +448,28 @@ int benchCommand(const Context& context) {
 
     const bool showProgress = context.errIsTerminal;
     std::vector<Configuration> configurations;
-    for (const BackendKind kind : kinds) {
+    for (const std::string& kind : kinds) {
         for (const Precision precision : precisions) {
             Configuration configuration;
-            configuration.backend = std::string(backendKindName(kind));
+            configuration.backend = kind;
             configuration.precision = std::string(precisionName(precision));
-            if (kind == BackendKind::Cpu && precision == Precision::Float) {
+            if (kind == kCpuBackend && precision == Precision::Float) {
                 configuration.skipped = true;
                 configuration.reason = "the CPU backend counts in double only";
                 configurations.push_back(std::move(configuration));
                 continue;
             }
-            if (kind == BackendKind::Cuda && gpu->devices().empty()) {
+            const BackendModule* module = backends.find(kind);
+            if (module && module->devices().empty()) {
                 configuration.skipped = true;
-                configuration.reason = gpu->unavailableReason();
+                configuration.reason = module->unavailableReason();
                 configurations.push_back(std::move(configuration));
                 continue;
             }
             // The CPU runs once per inner-loop variant this processor has (the vector kernel and
             // the portable one), so the bench shows what the vector code buys.
             std::vector<std::unique_ptr<PairCounter>> counters;
-            if (kind == BackendKind::Cpu) {
+            if (kind == kCpuBackend) {
                 auto best = std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Best);
                 const bool vectorised = best->kernelName() != "portable";
                 counters.push_back(std::move(best));
@@ -477,10 +480,10 @@ int benchCommand(const Context& context) {
                     counter->setCulling(common.culling);
             } else {
                 BackendOptions backend = common;
-                backend.kind = kind;
+                backend.name = kind;
                 backend.precision = precision;
                 try {
-                    counters.push_back(selectBackend(backend, gpu).counter);
+                    counters.push_back(selectBackend(backend, backends).counter);
                 } catch (const BackendUnavailable& error) {
                     if (!allBackends)
                         throw;

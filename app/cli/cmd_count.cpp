@@ -6,6 +6,7 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "tpacf/backend.h"
+#include "tpacf/catalog_formats.h"
 #include "tpacf/errors.h"
 #include "tpacf/output_file.h"
 #include "tpacf/pair_counter.h"
@@ -19,7 +20,7 @@
 
 namespace tpacf::cli {
 
-std::string countHelp() {
+std::string countHelp(const BackendRegistry& backends) {
     return std::string(R"(Usage: tpacf count --a A [--b B] [bins] [flags] --output counts.csv
 
 Counts the pairs of catalog A with itself (auto: each unordered pair once) or, with --b, the
@@ -27,13 +28,15 @@ pairs between A and B (cross: all N_A x N_B pairs), per angular bin. Writes a CS
 metadata lines and one row per bin: theta_lo,theta_hi,theta_mid,count.
 
 Inputs and outputs:
-  --a FILE           first catalog
+  --a FILE           first catalog (formats below)
   --b FILE           second catalog (cross count); omit for the auto count of A
   --output FILE      counts CSV (required)
   --quiet            no progress bar and no summary on the terminal
 
-)") + std::string(readOptionsHelp()) +
-           "\n" + std::string(binOptionsHelp()) + "\n" + std::string(backendOptionsHelp()) +
+Catalog formats:
+)") + describeCatalogFormats() +
+           "\n" + std::string(readOptionsHelp()) + "\n" + std::string(binOptionsHelp()) + "\n" +
+           backendOptionsHelp(backends) +
            R"(
 Example:
   tpacf count --a data.txt --b randoms.txt --preset quarter-degree --output dr.csv
@@ -53,9 +56,9 @@ int countCommand(const Context& context) {
     const std::string outputPath = args.required("--output");
     const bool quiet = args.has("--quiet");
     const Binning binning(binSpecFrom(args));
-    const BackendOptions backendOptions = backendOptionsFrom(args);
+    const BackendOptions backendOptions = backendOptionsFrom(args, context.backends);
     const ReadOptions readOptions = readOptionsFrom(args);
-    checkBackendUsable(backendOptions, *context.gpu);
+    checkBackendUsable(backendOptions, context.backends);
     FilePlan files;
     files.input("--a", firstPath).output("--output", outputPath);
     if (secondPath)
@@ -68,7 +71,7 @@ int countCommand(const Context& context) {
     if (context.cancelRequested && context.cancelRequested->load())
         throw Cancelled();
 
-    BackendSelection selection = selectBackend(backendOptions, context.gpu);
+    BackendSelection selection = selectBackend(backendOptions, context.backends);
     printNotice(context.err, selection.notice);
     PairCounter& counter = *selection.counter;
 

@@ -11,12 +11,42 @@
 
 namespace tpacf::cli {
 
+namespace {
+
+// One module: its devices, or why it has none.
+void listModule(std::ostream& out, const BackendModule& module) {
+    const auto devices = module.devices();
+    const std::string version = module.versionDescription();
+    if (devices.empty()) {
+        out << module.name() << ": not available: " << module.unavailableReason() << '\n';
+        if (!version.empty())
+            out << "  " << version << '\n';
+        return;
+    }
+    out << module.name() << ": " << devices.size()
+        << (devices.size() == 1 ? " device" : " devices");
+    if (!version.empty())
+        out << " (" << version << ")";
+    out << ", float and double precision\n";
+    for (const auto& device : devices) {
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "  [%d] %s, %.1f GiB, compute capability %d.%d, %d multiprocessors\n",
+                      device.index, device.name.c_str(),
+                      static_cast<double>(device.memoryBytes) / (1024.0 * 1024.0 * 1024.0),
+                      device.computeMajor, device.computeMinor, device.multiprocessors);
+        out << line;
+    }
+}
+
+} // namespace
+
 std::string devicesHelp() {
     return R"(Usage: tpacf devices [--threads N]
 
-Lists the backends this build of tpacf can use: the CPU (threads) and the CUDA GPUs with
-their index (for --devices), name, memory, compute capability and multiprocessor count.
-Where there is no usable GPU it says why. Always exits 0 when the listing itself works.
+Lists the backends this build of tpacf can use: the CPU (threads) and, for each GPU backend,
+its GPUs with their index (for --devices), name, memory, compute capability and
+multiprocessor count. Where a backend has no usable GPU it says why. Always exits 0 when the listing itself works.
 
   --threads N        show the CPU backend as configured with N threads (default: all)
 )";
@@ -34,28 +64,8 @@ int devicesCommand(const Context& context) {
     out << "  " << cpu.deviceDescription()
         << " (hardware threads: " << std::thread::hardware_concurrency() << "), double precision\n";
 
-    const GpuBackendProvider& gpu = *context.gpu;
-    const auto devices = gpu.devices();
-    const std::string version = gpu.versionDescription();
-    if (devices.empty()) {
-        out << gpu.name() << ": not available: " << gpu.unavailableReason() << '\n';
-        if (!version.empty())
-            out << "  " << version << '\n';
-        return 0;
-    }
-    out << gpu.name() << ": " << devices.size() << (devices.size() == 1 ? " device" : " devices");
-    if (!version.empty())
-        out << " (" << version << ")";
-    out << ", float and double precision\n";
-    for (const auto& device : devices) {
-        char line[256];
-        std::snprintf(line, sizeof line,
-                      "  [%d] %s, %.1f GiB, compute capability %d.%d, %d multiprocessors\n",
-                      device.index, device.name.c_str(),
-                      static_cast<double>(device.memoryBytes) / (1024.0 * 1024.0 * 1024.0),
-                      device.computeMajor, device.computeMinor, device.multiprocessors);
-        out << line;
-    }
+    for (const auto& module : context.backends.modules())
+        listModule(out, *module);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "cli/output.h"
 #include "cli/plot_output.h"
 #include "cli/progress.h"
+#include "tpacf/catalog_formats.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
@@ -26,7 +27,7 @@
 
 namespace tpacf::cli {
 
-std::string runHelp() {
+std::string runHelp(const BackendRegistry& backends) {
     return std::string(
                R"(Usage: tpacf run --data D --random R1 [--random R2 ...] [bins] [flags] --output result.csv
 
@@ -36,7 +37,7 @@ lines and one row per bin: theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,
 (and w_err with jackknife error bars).
 
 Inputs and outputs:
-  --data FILE        data catalog (ASCII: RA Dec columns; .fits where built with cfitsio)
+  --data FILE        data catalog (formats below)
   --random FILE      random catalog; repeat for several sets (DR and RR are averaged)
   --output FILE      result CSV (required)
   --json FILE        the same result as JSON, with per-set raw counts
@@ -62,8 +63,10 @@ Error bars (jackknife: w is recomputed with each sky region left out):
                      gives the same regions
   --covariance FILE  the bins x bins covariance matrix of w as CSV (needs jackknife)
 
-)") + std::string(readOptionsHelp()) +
-           "\n" + std::string(binOptionsHelp()) + "\n" + std::string(backendOptionsHelp()) +
+Catalog formats:
+)") + describeCatalogFormats() +
+           "\n" + std::string(readOptionsHelp()) + "\n" + std::string(binOptionsHelp()) + "\n" +
+           backendOptionsHelp(backends) +
            R"(
 A progress bar (percent, pairs/s, ETA) appears on stderr when it is a terminal.
 Ctrl-C cancels cleanly (exit 130).
@@ -236,14 +239,14 @@ int runCommand(const Context& context) {
         params.estimator = *estimator;
     }
     params.bins = binSpecFrom(args);
-    params.backend = backendOptionsFrom(args);
+    params.backend = backendOptionsFrom(args, context.backends);
     params.jackknife = jackknife.settings;
     ReadOptions readOptions = readOptionsFrom(args);
     readOptions.regionColumn = jackknife.column; // read from the data and every random set
 
     // Everything that can be checked cheaply is checked before the catalogs are read.
     static_cast<void>(Binning(params.bins)); // throws ConfigError naming the bad bin value
-    checkBackendUsable(params.backend, *context.gpu);
+    checkBackendUsable(params.backend, context.backends);
     if (params.jackknife.regions > 0) { // a column's K is known once read: the job checks that
         const JackknifeMemory memory = estimateJackknifeMemory(
             static_cast<std::size_t>(params.jackknife.regions), Binning(params.bins).count(),
@@ -276,7 +279,7 @@ int runCommand(const Context& context) {
     if (context.cancelRequested && context.cancelRequested->load())
         throw Cancelled();
 
-    CorrelationJob job(std::move(params), context.gpu);
+    CorrelationJob job(std::move(params), context.backends);
     ProgressBar bar(context.err, context.errIsTerminal && !quiet, "counting");
     bool noticeShown = false;
     const auto onProgress = [&](const JobProgress& progress) {

@@ -1,6 +1,6 @@
 #pragma once
 // What every subcommand gets: its words, the streams, whether stderr is a terminal (for the
-// progress bar), the cancel flag Ctrl-C sets, and the GPU provider.
+// progress bar), the cancel flag Ctrl-C sets, and the backends the program offers.
 #include "cli/cli_main.h"
 
 #include <atomic>
@@ -9,7 +9,7 @@
 #include <string>
 
 namespace tpacf {
-class GpuBackendProvider;
+class BackendRegistry;
 }
 
 namespace tpacf::cli {
@@ -20,7 +20,7 @@ struct Context {
     std::ostream& err;
     bool errIsTerminal = false;
     const std::atomic<bool>* cancelRequested = nullptr;
-    const GpuBackendProvider* gpu = nullptr; // never null inside a subcommand
+    const BackendRegistry& backends;
 };
 
 /// One function per subcommand; each returns the exit code and throws tpacf errors (the
@@ -31,9 +31,9 @@ int devicesCommand(const Context& context);
 int mockCommand(const Context& context);
 int benchCommand(const Context& context);
 
-/// The subcommands' --help texts.
-std::string runHelp();
-std::string countHelp();
+/// The subcommands' --help texts; those with --backend list `backends`.
+std::string runHelp(const BackendRegistry& backends);
+std::string countHelp(const BackendRegistry& backends);
 std::string devicesHelp();
 std::string mockHelp();
 std::string benchHelp();

@@ -178,13 +178,14 @@ void addBackendOptions(OptionSet& options) {
         .addValue("--culling");
 }
 
-BackendOptions backendOptionsFrom(const ParsedArgs& args) {
+BackendOptions backendOptionsFrom(const ParsedArgs& args, const BackendRegistry& backends) {
     BackendOptions options;
     if (const auto text = args.value("--backend")) {
-        const auto kind = parseBackendKind(*text);
-        if (!kind)
-            throw UsageError("--backend: " + quote(*text) + " is not a backend (auto, cpu, cuda)");
-        options.kind = *kind;
+        const auto name = backends.resolve(*text);
+        if (!name)
+            throw UsageError("--backend: " + quote(*text) + " is not a backend (" +
+                             backends.namesText() + ")");
+        options.name = *name;
     }
     if (const auto text = args.value("--precision")) {
         const auto precision = parsePrecision(*text);
@@ -237,10 +238,14 @@ std::vector<int> gpuDevicesFrom(const ParsedArgs& args) {
     return devices;
 }
 
-std::string backendOptionsHelp() {
-    return R"(Backend:
-  --backend B        auto (default: the GPU where usable, else the CPU), cpu, cuda
-  --precision P      float or double (default: float on a GPU, double on the CPU;
+std::string backendOptionsHelp(const BackendRegistry& backends) {
+    std::string moduleNames;
+    for (const auto& module : backends.modules())
+        moduleNames += ", " + module->name();
+    return "Backend:\n"
+           "  --backend B        auto (default: the GPU where usable, else the CPU), cpu" +
+           moduleNames + "\n" +
+           R"(  --precision P      float or double (default: float on a GPU, double on the CPU;
                      the CPU backend is always double)
   --threads N        CPU threads (default: all hardware threads)
   --devices LIST     GPU indices to use, e.g. 0,1 (default: every visible GPU);
@@ -248,14 +253,17 @@ std::string backendOptionsHelp() {
 )" + std::string(cullingOptionHelp());
 }
 
-void checkBackendUsable(const BackendOptions& options, const GpuBackendProvider& gpu) {
-    if (options.kind == BackendKind::Cpu && options.precision == Precision::Float)
+void checkBackendUsable(const BackendOptions& options, const BackendRegistry& backends) {
+    const auto name = backends.resolve(options.name);
+    if (name == kCpuBackend && options.precision == Precision::Float)
         throw UsageError("--precision float needs a GPU backend; the CPU backend counts in double");
-    if (options.kind != BackendKind::Cuda)
-        return;
-    const auto devices = gpu.devices();
+    const BackendModule* module = name ? backends.find(*name) : nullptr;
+    if (!module)
+        return; // auto, the CPU, or a name selectBackend reports
+    const auto devices = module->devices();
     if (devices.empty())
-        throw BackendUnavailable("CUDA backend unavailable: " + gpu.unavailableReason());
+        throw BackendUnavailable(module->displayName() +
+                                 " backend unavailable: " + module->unavailableReason());
     for (const int wanted : options.gpuDevices) {
         const bool exists = std::any_of(devices.begin(), devices.end(),
                                         [&](const GpuDeviceInfo& d) { return d.index == wanted; });

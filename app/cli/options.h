@@ -34,10 +34,12 @@ std::string describeBins(const BinSpec& spec, std::size_t count);
 
 /// --backend, --precision, --threads, --devices, --culling.
 void addBackendOptions(OptionSet& options);
-BackendOptions backendOptionsFrom(const ParsedArgs& args);
+/// --backend names one of `backends` (stored by its registered name) or is a UsageError.
+BackendOptions backendOptionsFrom(const ParsedArgs& args, const BackendRegistry& backends);
 /// --devices alone: GPU indices, e.g. "0,1"; empty when not given.
 std::vector<int> gpuDevicesFrom(const ParsedArgs& args);
-std::string backendOptionsHelp();
+/// Their help lines; --backend lists the names of `backends`.
+std::string backendOptionsHelp(const BackendRegistry& backends);
 /// --culling alone: auto (default), on or off.
 CullingMode cullingModeFrom(const ParsedArgs& args);
 /// Its help line.
@@ -59,10 +61,10 @@ void applyClusteringOptions(const ParsedArgs& args, MockParams& params);
 bool hasClusteringOptions(const ParsedArgs& args);
 std::string_view clusteringOptionsHelp();
 
-/// Fails early (before catalogs are read) where the options cannot work here: the CUDA backend
-/// asked for without a usable device, a device index that does not exist, float on the CPU.
+/// Fails early (before catalogs are read) where the options cannot work here: a module asked
+/// for by name without a usable device, a device index that does not exist, float on the CPU.
 /// The job itself checks again; this only spares the user a long read before the error.
-void checkBackendUsable(const BackendOptions& options, const GpuBackendProvider& gpu);
+void checkBackendUsable(const BackendOptions& options, const BackendRegistry& backends);
 
 /// Reads one catalog with the shared options.
 std::shared_ptr<const Catalog> loadCatalog(const std::string& path, const ReadOptions& options);

@@ -1,4 +1,4 @@
-// tpacf-studio: the desktop application. Thin: application, GPU provider, main window.
+// tpacf-studio: the desktop application. Thin: application, backends, main window.
 #include "errors_panel.h"
 #include "main_window.h"
 #include "plot_panel.h"
@@ -70,11 +70,13 @@ int main(int argc, char** argv) {
     parser.addOption(screenshotJackknife);
     parser.process(app);
 
-    const auto provider = tpacf::cuda::makeProvider();
+    // The one place the studio names its backend modules: a new backend is one more add().
+    tpacf::BackendRegistry backends;
+    backends.add(tpacf::cuda::makeProvider());
     tpacf::ui::MainWindow::Options options;
     if (parser.isSet(screenshot))
         options.useSettings = false; // documentation shots show the defaults
-    tpacf::ui::MainWindow window(provider.get(), options);
+    tpacf::ui::MainWindow window(backends, options);
     window.show();
 
     if (!parser.positionalArguments().isEmpty()) {

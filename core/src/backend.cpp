@@ -11,12 +11,21 @@ namespace tpacf {
 
 namespace {
 
-// Why `gpu` cannot count here, or "" when it can.
-std::string gpuUnavailableReason(const GpuBackendProvider* gpu) {
-    if (!gpu)
-        return "this build has no GPU backend";
-    if (!gpu->compiledIn() || gpu->devices().empty()) {
-        std::string reason = gpu->unavailableReason();
+std::string lowerCase(std::string_view text) {
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower;
+}
+
+std::string quoted(std::string_view text) {
+    return "\"" + std::string(text) + "\"";
+}
+
+// Why `module` cannot count here, or "" when it can.
+std::string moduleUnavailableReason(const BackendModule& module) {
+    if (!module.compiledIn() || module.devices().empty()) {
+        std::string reason = module.unavailableReason();
         return reason.empty() ? std::string("no usable device found") : reason;
     }
     return {};
@@ -33,69 +42,126 @@ std::unique_ptr<PairCounter> makeCpuCounter(const BackendOptions& options) {
     return withCulling(std::make_unique<CpuPairCounter>(options.cpuThreads), options);
 }
 
-std::unique_ptr<PairCounter> makeGpuCounter(const BackendOptions& options,
-                                            const GpuBackendProvider& gpu) {
-    return withCulling(gpu.create(options.precision.value_or(Precision::Float), options.gpuDevices),
-                       options);
+std::unique_ptr<PairCounter> makeModuleCounter(const BackendOptions& options,
+                                               const BackendModule& module) {
+    return withCulling(
+        module.create(options.precision.value_or(Precision::Float), options.gpuDevices), options);
 }
 
 } // namespace
 
-BackendSelection selectBackend(const BackendOptions& options, const GpuBackendProvider* gpu) {
-    switch (options.kind) {
-    case BackendKind::Cpu:
-        if (options.precision == Precision::Float)
-            throw ConfigError("the CPU backend counts in double precision only");
-        return {makeCpuCounter(options), {}};
-    case BackendKind::Cuda: {
-        const std::string reason = gpuUnavailableReason(gpu);
-        if (!reason.empty())
-            throw BackendUnavailable("the CUDA backend is not available: " + reason);
-        return {makeGpuCounter(options, *gpu), {}};
-    }
-    case BackendKind::Auto:
-        break;
-    }
-
-    std::string reason = gpuUnavailableReason(gpu);
-    if (reason.empty()) {
-        try {
-            return {makeGpuCounter(options, *gpu), {}};
-        } catch (const BackendUnavailable& e) {
-            // Devices were listed but cannot be used (out of memory, busy, driver mismatch):
-            // "auto" means the user accepts the CPU then. Bad settings (ConfigError) still fail.
-            reason = e.what();
-        }
-    }
-    std::string notice = "no CUDA device (" + reason + "); using the CPU backend";
-    if (options.precision == Precision::Float)
-        notice += " in double precision";
-    return {makeCpuCounter(options), std::move(notice)};
+std::string BackendModule::displayName() const {
+    std::string text = name();
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return text;
 }
 
-std::optional<BackendKind> parseBackendKind(std::string_view text) noexcept {
-    std::string lower(text);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lower == "auto")
-        return BackendKind::Auto;
-    if (lower == "cpu")
-        return BackendKind::Cpu;
-    if (lower == "cuda" || lower == "gpu")
-        return BackendKind::Cuda;
+BackendRegistry& BackendRegistry::add(std::shared_ptr<const BackendModule> module) {
+    if (!module)
+        throw ConfigError("a backend module to register is missing");
+    const std::string name = module->name();
+    if (name.empty() || lowerCase(name) != name)
+        throw ConfigError("the backend name " + quoted(name) + " is not a lower-case word");
+    if (name == kAutoBackend || name == kCpuBackend || name == kGpuAlias)
+        throw ConfigError("the backend name " + quoted(name) + " is reserved");
+    if (find(name))
+        throw ConfigError("a backend named " + quoted(name) + " is already registered");
+    m_modules.push_back(std::move(module));
+    return *this;
+}
+
+BackendRegistry& BackendRegistry::replace(std::shared_ptr<const BackendModule> module) {
+    if (!module)
+        throw ConfigError("a backend module to register is missing");
+    for (auto& registered : m_modules)
+        if (registered->name() == module->name()) {
+            registered = std::move(module);
+            return *this;
+        }
+    throw ConfigError("no backend named " + quoted(module->name()) + " to replace (" + namesText() +
+                      ")");
+}
+
+const BackendModule* BackendRegistry::find(std::string_view name) const noexcept {
+    try {
+        const std::string lower = lowerCase(name);
+        for (const auto& module : m_modules)
+            if (module->name() == lower)
+                return module.get();
+    } catch (...) {
+        // Only a failed allocation of the lower-case copy lands here: no such module then.
+    }
+    return nullptr;
+}
+
+std::vector<std::string> BackendRegistry::names() const {
+    std::vector<std::string> list{std::string(kAutoBackend), std::string(kCpuBackend)};
+    for (const auto& module : m_modules)
+        list.push_back(module->name());
+    return list;
+}
+
+std::string BackendRegistry::namesText() const {
+    std::string text;
+    for (const std::string& name : names())
+        text += (text.empty() ? "" : ", ") + name;
+    return text;
+}
+
+std::optional<std::string> BackendRegistry::resolve(std::string_view text) const {
+    const std::string lower = lowerCase(text);
+    if (lower == kAutoBackend || lower == kCpuBackend)
+        return lower;
+    if (lower == kGpuAlias)
+        return m_modules.empty() ? std::nullopt : std::optional(m_modules.front()->name());
+    if (const BackendModule* module = find(lower))
+        return module->name();
     return std::nullopt;
 }
 
-std::string_view backendKindName(BackendKind kind) noexcept {
-    switch (kind) {
-    case BackendKind::Auto:
-        return "auto";
-    case BackendKind::Cpu:
-        return "cpu";
-    case BackendKind::Cuda:
-        return "cuda";
+BackendSelection selectBackend(const BackendOptions& options, const BackendRegistry& backends) {
+    const std::optional<std::string> name = backends.resolve(options.name);
+    if (!name)
+        throw ConfigError(quoted(options.name) + " is not a backend (" + backends.namesText() +
+                          ")");
+    if (*name == kCpuBackend) {
+        if (options.precision == Precision::Float)
+            throw ConfigError("the CPU backend counts in double precision only");
+        return {makeCpuCounter(options), {}};
     }
-    return "auto";
+    if (*name != kAutoBackend) {
+        const BackendModule& module = *backends.find(*name);
+        const std::string reason = moduleUnavailableReason(module);
+        if (!reason.empty())
+            throw BackendUnavailable("the " + module.displayName() +
+                                     " backend is not available: " + reason);
+        return {makeModuleCounter(options, module), {}};
+    }
+
+    // Auto: the first module that can count, in registration order.
+    std::string notice;
+    for (const auto& module : backends.modules()) {
+        std::string reason = moduleUnavailableReason(*module);
+        if (reason.empty()) {
+            try {
+                return {makeModuleCounter(options, *module), {}};
+            } catch (const BackendUnavailable& e) {
+                // Devices were listed but cannot be used (out of memory, busy, driver mismatch):
+                // "auto" means the user accepts the next backend then. Bad settings
+                // (ConfigError) still fail.
+                reason = e.what();
+            }
+        }
+        notice += (notice.empty() ? "" : "; ") + ("no " + module->displayName() + " device (") +
+                  reason + ")";
+    }
+    if (notice.empty())
+        notice = "this build has no GPU backend";
+    notice += "; using the CPU backend";
+    if (options.precision == Precision::Float)
+        notice += " in double precision";
+    return {makeCpuCounter(options), std::move(notice)};
 }
 
 } // namespace tpacf

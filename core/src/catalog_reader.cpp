@@ -1,7 +1,9 @@
-// Format dispatch, column references and the unit handling both readers share.
+// Format dispatch (through the table in catalog_formats.cpp), column references and the unit
+// handling both readers share.
 #include "tpacf/catalog_reader.h"
 
 #include "fits_reader.h"
+#include "tpacf/catalog_formats.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -50,27 +52,15 @@ std::string ColumnRef::describe() const {
 }
 
 bool fitsSupported() noexcept {
-#ifdef TPACF_HAVE_CFITSIO
-    return true;
-#else
-    return false;
-#endif
+    return findCatalogFormat("fits") != nullptr;
 }
 
 Catalog readCatalog(const std::string& path, const ReadOptions& options) {
-#ifdef TPACF_HAVE_CFITSIO
-    if (detail::hasFitsExtension(path))
-        return detail::readFitsCatalog(path, options);
-#endif
-    return readAsciiCatalog(path, options);
+    return formatFor(path).read(path, options);
 }
 
 TablePreview previewCatalogFile(const std::string& path, std::size_t maxRows) {
-#ifdef TPACF_HAVE_CFITSIO
-    if (detail::hasFitsExtension(path))
-        return detail::previewFitsFile(path, maxRows);
-#endif
-    return detail::previewAsciiFile(path, maxRows);
+    return formatFor(path).preview(path, maxRows);
 }
 
 namespace detail {

@@ -85,8 +85,8 @@ std::size_t CorrelationResult::binsWithoutSigma() const noexcept {
     return count;
 }
 
-CorrelationJob::CorrelationJob(CorrelationParams params, const GpuBackendProvider* gpu)
-    : m_params(std::move(params)), m_gpu(gpu) {}
+CorrelationJob::CorrelationJob(CorrelationParams params, BackendRegistry backends)
+    : m_params(std::move(params)), m_backends(std::move(backends)) {}
 
 CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                                       const std::atomic<bool>* cancelRequested) {
@@ -107,10 +107,10 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     };
     if (jackknife.regions >= kMinJackknifeRegions && jackknife.regions <= kMaxJackknifeRegions)
         checkMemory(jackknife.regions);
-    BackendSelection backend = selectBackend(m_params.backend, m_gpu);
+    BackendSelection backend = selectBackend(m_params.backend, m_backends);
     if (jackknife.enabled() && !backend.counter->supportsRegions()) {
         // Error bars were asked for: "auto" accepts the CPU, an explicit backend does not.
-        if (m_params.backend.kind != BackendKind::Auto)
+        if (m_backends.resolve(m_params.backend.name) != kAutoBackend)
             throw ConfigError("the " + backend.counter->backendName() +
                               " backend cannot count pairs by jackknife region; use the CPU "
                               "backend for error bars");

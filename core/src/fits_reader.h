@@ -68,20 +68,6 @@ std::optional<std::size_t> defaultColumnByName(const std::vector<std::string>& n
                                                const std::function<bool(std::size_t)>& isFree,
                                                const std::string& source, long line);
 
-/// .fits/.fit/.fts (any case), also with a trailing .gz (decompressed to a temporary file).
-inline bool hasFitsExtension(std::string_view path) {
-    std::string lower(path);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    auto endsWith = [&lower](std::string_view suffix) {
-        return lower.size() >= suffix.size() &&
-               std::string_view(lower).substr(lower.size() - suffix.size()) == suffix;
-    };
-    if (endsWith(".gz"))
-        lower.resize(lower.size() - 3);
-    return endsWith(".fits") || endsWith(".fit") || endsWith(".fts");
-}
-
 /// Shortest round-trip text of a double.
 std::string formatNumber(double value);
 

@@ -16,7 +16,7 @@ std::string versionText(int version) {
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-class CudaProvider final : public GpuBackendProvider {
+class CudaProvider final : public BackendModule {
 public:
     explicit CudaProvider(const CudaTuning& tuning) : m_tuning(tuning) { m_tuning.validate(); }
 
@@ -125,7 +125,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<GpuBackendProvider> makeProvider(const CudaTuning& tuning) {
+std::unique_ptr<BackendModule> makeProvider(const CudaTuning& tuning) {
     return std::make_unique<CudaProvider>(tuning);
 }
 

@@ -5,7 +5,7 @@
 namespace tpacf::cuda {
 namespace {
 
-class NoCudaProvider final : public GpuBackendProvider {
+class NoCudaProvider final : public BackendModule {
 public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return false; }
@@ -22,7 +22,7 @@ public:
 
 } // namespace
 
-std::unique_ptr<GpuBackendProvider> makeProvider(const CudaTuning& tuning) {
+std::unique_ptr<BackendModule> makeProvider(const CudaTuning& tuning) {
     tuning.validate(); // the same errors as a CUDA build, for the same flags
     return std::make_unique<NoCudaProvider>();
 }

@@ -126,7 +126,7 @@ tpacf::CorrelationResult directJackknife(const QString& data, const QStringList&
         params.randoms.push_back(
             std::make_shared<const tpacf::Catalog>(tpacf::readCatalog(random.toStdString(), read)));
     params.bins = bins;
-    params.backend.kind = tpacf::BackendKind::Cpu;
+    params.backend.name = "cpu";
     params.backend.cpuThreads = 1; // not the CLI's thread count: the result must not depend on it
     params.jackknife = jackknife;
     return tpacf::CorrelationJob(std::move(params)).run();
@@ -158,7 +158,7 @@ void checkBenchMeasurements(const QJsonArray& measurements) {
 
 /// Runs tpacf as on a machine without a display: no DISPLAY, WAYLAND_DISPLAY or QT_QPA_PLATFORM
 /// (CTest sets the latter to offscreen; tpacf must choose it by itself).
-Outcome tpacfWithoutDisplay(const QStringList& args, int timeoutMs = 60000) {
+[[maybe_unused]] Outcome tpacfWithoutDisplay(const QStringList& args, int timeoutMs = 60000) {
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
         environment.remove(QString::fromLatin1(name));

@@ -1,5 +1,6 @@
 // selectBackend: auto falls back to the CPU with a notice, explicit choices fail loudly, and the
-// parse/name helpers round-trip. The GPU module is a fake written here.
+// registry resolves names, keeps them unique and takes a second module as one more entry. The GPU
+// modules are fakes written here.
 #include "tpacf_test_main.h"
 #include "tpacf/backend.h"
 #include "tpacf/cpu_pair_counter.h"
@@ -11,10 +12,10 @@
 #include <string>
 #include <thread>
 
-using tpacf::BackendKind;
+using tpacf::BackendModule;
 using tpacf::BackendOptions;
+using tpacf::BackendRegistry;
 using tpacf::BackendSelection;
-using tpacf::GpuBackendProvider;
 using tpacf::GpuDeviceInfo;
 using tpacf::PairCounter;
 using tpacf::Precision;
@@ -24,9 +25,9 @@ namespace {
 // Stands for the GPU module's counter: records how it was made, counts nothing.
 class FakeGpuCounter final : public PairCounter {
   public:
-    FakeGpuCounter(Precision precision, std::vector<int> devices)
-        : m_precision(precision), m_devices(std::move(devices)) {}
-    std::string backendName() const override { return "cuda"; }
+    FakeGpuCounter(std::string backend, Precision precision, std::vector<int> devices)
+        : m_backend(std::move(backend)), m_precision(precision), m_devices(std::move(devices)) {}
+    std::string backendName() const override { return m_backend; }
     std::string deviceDescription() const override { return "Fake GPU (1 GPU)"; }
     Precision precision() const override { return m_precision; }
     std::vector<tpacf::PairCounts> countBatch(std::span<const tpacf::CountTask> tasks,
@@ -37,20 +38,21 @@ class FakeGpuCounter final : public PairCounter {
     const std::vector<int>& devices() const { return m_devices; }
 
   private:
+    std::string m_backend;
     Precision m_precision;
     std::vector<int> m_devices;
 };
 
-class FakeProvider final : public GpuBackendProvider {
+class FakeProvider final : public BackendModule {
   public:
     enum class CreateFails { No, Unavailable, Config };
 
     FakeProvider(bool compiledIn, int deviceCount, std::string reason,
-                 CreateFails fails = CreateFails::No)
+                 CreateFails fails = CreateFails::No, std::string name = "cuda")
         : m_compiledIn(compiledIn), m_deviceCount(deviceCount), m_reason(std::move(reason)),
-          m_fails(fails) {}
+          m_fails(fails), m_name(std::move(name)) {}
 
-    std::string name() const override { return "cuda"; }
+    std::string name() const override { return m_name; }
     bool compiledIn() const override { return m_compiledIn; }
     std::vector<GpuDeviceInfo> devices() const override {
         std::vector<GpuDeviceInfo> list;
@@ -67,7 +69,7 @@ class FakeProvider final : public GpuBackendProvider {
             throw tpacf::BackendUnavailable("device 0 is busy");
         if (m_fails == CreateFails::Config)
             throw tpacf::ConfigError("device 7 does not exist");
-        return std::make_unique<FakeGpuCounter>(precision, deviceIndices);
+        return std::make_unique<FakeGpuCounter>(m_name, precision, deviceIndices);
     }
 
     mutable int createCalls = 0;
@@ -77,11 +79,27 @@ class FakeProvider final : public GpuBackendProvider {
     int m_deviceCount;
     std::string m_reason;
     CreateFails m_fails;
+    std::string m_name;
 };
 
-BackendOptions options(BackendKind kind, std::optional<Precision> precision = std::nullopt) {
+// A second module, as a new backend would be: its own name, devices and counters.
+std::shared_ptr<FakeProvider> labModule(int deviceCount) {
+    return std::make_shared<FakeProvider>(true, deviceCount, "no lab board plugged in",
+                                          FakeProvider::CreateFails::No, "lab");
+}
+
+// The modules given, borrowed (the test keeps them, to count their create() calls).
+BackendRegistry registryWith(std::initializer_list<const FakeProvider*> modules) {
+    BackendRegistry registry;
+    for (const FakeProvider* module : modules)
+        if (module)
+            registry.add(std::shared_ptr<const BackendModule>(module, [](const BackendModule*) {}));
+    return registry;
+}
+
+BackendOptions options(std::string name, std::optional<Precision> precision = std::nullopt) {
     BackendOptions o;
-    o.kind = kind;
+    o.name = std::move(name);
     o.precision = precision;
     return o;
 }
@@ -106,9 +124,15 @@ class TestBackendSelection : public QObject {
     void cudaUnavailable();
     void cpuExplicit();
     void cpuFloatRejected();
-    void parseBackendKind_data();
-    void parseBackendKind();
-    void backendKindNames();
+    void resolveNames_data();
+    void resolveNames();
+    void registryNames();
+    void secondModuleByName();
+    void secondModuleChosenByAuto();
+    void secondModuleUnavailable();
+    void namesAreUnique();
+    void replaceModule();
+    void unknownNameIsConfigError();
     void parsePrecision_data();
     void parsePrecision();
 };
@@ -125,10 +149,10 @@ void TestBackendSelection::autoUsesGpuWhenPresent() {
     QFETCH(int, precision);
     QFETCH(int, expected);
     const FakeProvider gpu(true, 2, "");
-    BackendOptions o = options(BackendKind::Auto,
-                               precision < 0 ? std::nullopt : std::optional(Precision(precision)));
+    BackendOptions o =
+        options("auto", precision < 0 ? std::nullopt : std::optional(Precision(precision)));
     o.gpuDevices = {1};
-    const BackendSelection selection = tpacf::selectBackend(o, &gpu);
+    const BackendSelection selection = tpacf::selectBackend(o, registryWith({&gpu}));
     QVERIFY(selection.counter);
     QCOMPARE(selection.counter->backendName(), std::string("cuda"));
     QCOMPARE(int(selection.counter->precision()), expected);
@@ -141,7 +165,7 @@ void TestBackendSelection::autoUsesGpuWhenPresent() {
 void TestBackendSelection::autoFallsBackToCpu_data() {
     QTest::addColumn<int>("provider"); // 0: none, 1: not compiled in, 2: no devices, 3: busy
     QTest::addColumn<QString>("reason");
-    QTest::newRow("no provider") << 0 << "this build has no GPU backend";
+    QTest::newRow("no module") << 0 << "this build has no GPU backend";
     QTest::newRow("built without CUDA") << 1 << "built without CUDA";
     QTest::newRow("no driver") << 2 << "no CUDA driver: libcuda.so.1 not found";
     QTest::newRow("device busy") << 3 << "device 0 is busy";
@@ -157,14 +181,16 @@ void TestBackendSelection::autoFallsBackToCpu() {
         gpu = std::make_unique<FakeProvider>(true, 0, reason.toStdString());
     else if (provider == 3)
         gpu = std::make_unique<FakeProvider>(true, 1, "", FakeProvider::CreateFails::Unavailable);
-    BackendOptions o = options(BackendKind::Auto);
+    BackendOptions o = options("auto");
     o.cpuThreads = 3;
-    const BackendSelection selection = tpacf::selectBackend(o, gpu.get());
+    const BackendSelection selection = tpacf::selectBackend(o, registryWith({gpu.get()}));
     QVERIFY(selection.counter);
     QCOMPARE(selection.counter->backendName(), std::string("cpu"));
     QVERIFY(selection.counter->precision() == Precision::Double);
     QCOMPARE(selection.counter->deviceDescription(), std::string("CPU, 3 threads"));
-    QVERIFY2(contains(selection.notice, "no CUDA device"), selection.notice.c_str());
+    // Without a module core has no module name to give: the reason alone says it.
+    if (provider != 0)
+        QVERIFY2(contains(selection.notice, "no CUDA device"), selection.notice.c_str());
     QVERIFY2(contains(selection.notice, reason.toStdString().c_str()), selection.notice.c_str());
     QVERIFY2(contains(selection.notice, "using the CPU backend"), selection.notice.c_str());
     if (provider == 1 || provider == 2)
@@ -175,22 +201,21 @@ void TestBackendSelection::autoPropagatesConfigError() {
     // Bad settings are the user's to fix, not a reason to switch silently to the CPU.
     const FakeProvider gpu(true, 1, "", FakeProvider::CreateFails::Config);
     QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
-                             tpacf::selectBackend(options(BackendKind::Auto), &gpu));
+                             tpacf::selectBackend(options("auto"), registryWith({&gpu})));
 }
 
 void TestBackendSelection::cudaExplicit() {
     const FakeProvider gpu(true, 1, "");
     const BackendSelection selection =
-        tpacf::selectBackend(options(BackendKind::Cuda, Precision::Double), &gpu);
+        tpacf::selectBackend(options("cuda", Precision::Double), registryWith({&gpu}));
     QCOMPARE(selection.counter->backendName(), std::string("cuda"));
     QVERIFY(selection.counter->precision() == Precision::Double);
     QCOMPARE(selection.notice, std::string());
 }
 
 void TestBackendSelection::cudaUnavailable_data() {
-    QTest::addColumn<int>("provider"); // 0: none, 1: not compiled in, 2: no devices, 3: busy
+    QTest::addColumn<int>("provider"); // 1: not compiled in, 2: no devices, 3: busy
     QTest::addColumn<QString>("reason");
-    QTest::newRow("no provider") << 0 << "this build has no GPU backend";
     QTest::newRow("built without CUDA") << 1 << "built without CUDA";
     QTest::newRow("no driver") << 2 << "no CUDA driver: libcuda.so.1 not found";
     QTest::newRow("device busy") << 3 << "device 0 is busy";
@@ -207,7 +232,7 @@ void TestBackendSelection::cudaUnavailable() {
     else if (provider == 3)
         gpu = std::make_unique<FakeProvider>(true, 1, "", FakeProvider::CreateFails::Unavailable);
     try {
-        tpacf::selectBackend(options(BackendKind::Cuda), gpu.get());
+        tpacf::selectBackend(options("cuda"), registryWith({gpu.get()}));
         QFAIL("no BackendUnavailable");
     } catch (const tpacf::BackendUnavailable& e) {
         QVERIFY2(contains(e.what(), reason.toStdString().c_str()), e.what());
@@ -218,16 +243,16 @@ void TestBackendSelection::cpuExplicit() {
     // The CPU even where a GPU is present, double by default and when asked.
     const FakeProvider gpu(true, 1, "");
     for (const auto precision : {std::optional<Precision>(), std::optional(Precision::Double)}) {
-        BackendOptions o = options(BackendKind::Cpu, precision);
+        BackendOptions o = options("cpu", precision);
         o.cpuThreads = 1;
-        const BackendSelection selection = tpacf::selectBackend(o, &gpu);
+        const BackendSelection selection = tpacf::selectBackend(o, registryWith({&gpu}));
         QCOMPARE(selection.counter->backendName(), std::string("cpu"));
         QCOMPARE(selection.counter->deviceDescription(), std::string("CPU, 1 thread"));
         QCOMPARE(selection.notice, std::string());
     }
     QCOMPARE(gpu.createCalls, 0);
     // cpuThreads <= 0: every hardware thread.
-    const BackendSelection all = tpacf::selectBackend(options(BackendKind::Cpu), nullptr);
+    const BackendSelection all = tpacf::selectBackend(options("cpu"), BackendRegistry{});
     const auto* cpu = dynamic_cast<const tpacf::CpuPairCounter*>(all.counter.get());
     QVERIFY(cpu);
     QCOMPARE(cpu->threadCount(), int(std::max(1u, std::thread::hardware_concurrency())));
@@ -235,7 +260,7 @@ void TestBackendSelection::cpuExplicit() {
 
 void TestBackendSelection::cpuFloatRejected() {
     try {
-        tpacf::selectBackend(options(BackendKind::Cpu, Precision::Float), nullptr);
+        tpacf::selectBackend(options("cpu", Precision::Float), BackendRegistry{});
         QFAIL("no ConfigError");
     } catch (const tpacf::ConfigError& e) {
         QCOMPARE(std::string(e.what()),
@@ -243,33 +268,150 @@ void TestBackendSelection::cpuFloatRejected() {
     }
 }
 
-void TestBackendSelection::parseBackendKind_data() {
+void TestBackendSelection::resolveNames_data() {
     QTest::addColumn<QString>("text");
-    QTest::addColumn<int>("expected"); // -1: rejected
-    QTest::newRow("auto") << "auto" << int(BackendKind::Auto);
-    QTest::newRow("cpu") << "cpu" << int(BackendKind::Cpu);
-    QTest::newRow("cuda") << "cuda" << int(BackendKind::Cuda);
-    QTest::newRow("gpu") << "gpu" << int(BackendKind::Cuda);
-    QTest::newRow("CUDA") << "CUDA" << int(BackendKind::Cuda);
-    QTest::newRow("Cpu") << "Cpu" << int(BackendKind::Cpu);
-    QTest::newRow("empty") << "" << -1;
-    QTest::newRow("opencl") << "opencl" << -1;
-    QTest::newRow("cpu with space") << "cpu " << -1;
+    QTest::addColumn<QString>("expected"); // "": rejected
+    QTest::newRow("auto") << "auto" << "auto";
+    QTest::newRow("cpu") << "cpu" << "cpu";
+    QTest::newRow("cuda") << "cuda" << "cuda";
+    QTest::newRow("gpu") << "gpu" << "cuda";
+    QTest::newRow("CUDA") << "CUDA" << "cuda";
+    QTest::newRow("Cpu") << "Cpu" << "cpu";
+    QTest::newRow("empty") << "" << "";
+    QTest::newRow("opencl") << "opencl" << "";
+    QTest::newRow("cpu with space") << "cpu " << "";
 }
 
-void TestBackendSelection::parseBackendKind() {
+void TestBackendSelection::resolveNames() {
     QFETCH(QString, text);
-    QFETCH(int, expected);
-    const auto kind = tpacf::parseBackendKind(text.toStdString());
-    QCOMPARE(kind.has_value(), expected >= 0);
-    if (kind)
-        QCOMPARE(int(*kind), expected);
+    QFETCH(QString, expected);
+    const FakeProvider gpu(true, 1, "");
+    const auto name = registryWith({&gpu}).resolve(text.toStdString());
+    QCOMPARE(name.has_value(), !expected.isEmpty());
+    if (name)
+        QCOMPARE(QString::fromStdString(*name), expected);
+    // "gpu" means the first module: there is none in the CPU-only registry.
+    QVERIFY(!BackendRegistry().resolve("gpu"));
 }
 
-void TestBackendSelection::backendKindNames() {
-    for (const BackendKind kind : {BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda})
-        QVERIFY(tpacf::parseBackendKind(tpacf::backendKindName(kind)) == kind);
-    QCOMPARE(tpacf::backendKindName(BackendKind::Cuda), std::string_view("cuda"));
+void TestBackendSelection::registryNames() {
+    const FakeProvider gpu(true, 1, "");
+    const BackendRegistry registry = registryWith({&gpu});
+    for (const std::string& name : registry.names())
+        QVERIFY(registry.resolve(name) == name);
+    QCOMPARE(registry.names(), (std::vector<std::string>{"auto", "cpu", "cuda"}));
+    QCOMPARE(BackendRegistry().names(), (std::vector<std::string>{"auto", "cpu"}));
+    QCOMPARE(registry.find("cuda"), static_cast<const BackendModule*>(&gpu));
+    QVERIFY(!registry.find("cpu"));
+    QVERIFY(!registry.find("auto"));
+}
+
+void TestBackendSelection::secondModuleByName() {
+    const FakeProvider gpu(true, 1, "");
+    const auto lab = labModule(3);
+    const BackendRegistry registry = registryWith({&gpu, lab.get()});
+    QCOMPARE(registry.names(), (std::vector<std::string>{"auto", "cpu", "cuda", "lab"}));
+    QCOMPARE(registry.namesText(), std::string("auto, cpu, cuda, lab"));
+    QCOMPARE(registry.find("LAB"), static_cast<const BackendModule*>(lab.get()));
+
+    BackendOptions o = options("lab", Precision::Double);
+    o.gpuDevices = {2};
+    const BackendSelection selection = tpacf::selectBackend(o, registry);
+    QCOMPARE(selection.counter->backendName(), std::string("lab"));
+    QVERIFY(selection.counter->precision() == Precision::Double);
+    QCOMPARE(selection.notice, std::string());
+    const auto* fake = dynamic_cast<const FakeGpuCounter*>(selection.counter.get());
+    QVERIFY(fake);
+    QCOMPARE(fake->devices(), std::vector<int>{2});
+    QCOMPARE(lab->createCalls, 1);
+    QCOMPARE(gpu.createCalls, 0);
+}
+
+void TestBackendSelection::secondModuleChosenByAuto() {
+    // Auto takes the first module that can count, in the order they were added.
+    const FakeProvider noDevice(true, 0, "no CUDA driver");
+    const auto lab = labModule(1);
+    const BackendSelection selection =
+        tpacf::selectBackend(options("auto"), registryWith({&noDevice, lab.get()}));
+    QCOMPARE(selection.counter->backendName(), std::string("lab"));
+    QCOMPARE(selection.notice, std::string());
+
+    const FakeProvider gpu(true, 1, "");
+    QCOMPARE(tpacf::selectBackend(options("auto"), registryWith({&gpu, lab.get()}))
+                 .counter->backendName(),
+             std::string("cuda"));
+    // A module whose device is busy hands over to the next one.
+    const FakeProvider busy(true, 1, "", FakeProvider::CreateFails::Unavailable);
+    QCOMPARE(tpacf::selectBackend(options("auto"), registryWith({&busy, lab.get()}))
+                 .counter->backendName(),
+             std::string("lab"));
+}
+
+void TestBackendSelection::secondModuleUnavailable() {
+    const FakeProvider gpu(true, 1, "");
+    const auto lab = labModule(0);
+    const BackendRegistry registry = registryWith({&gpu, lab.get()});
+    try {
+        tpacf::selectBackend(options("lab"), registry);
+        QFAIL("no BackendUnavailable");
+    } catch (const tpacf::BackendUnavailable& e) {
+        QVERIFY2(contains(e.what(), "the LAB backend is not available"), e.what());
+        QVERIFY2(contains(e.what(), "no lab board plugged in"), e.what());
+    }
+    QCOMPARE(lab->createCalls, 0);
+
+    // Auto with no module able to count: the notice names each and why.
+    const FakeProvider noDevice(true, 0, "no CUDA driver");
+    const BackendSelection selection =
+        tpacf::selectBackend(options("auto"), registryWith({&noDevice, lab.get()}));
+    QCOMPARE(selection.counter->backendName(), std::string("cpu"));
+    QVERIFY2(contains(selection.notice, "no CUDA device (no CUDA driver)"),
+             selection.notice.c_str());
+    QVERIFY2(contains(selection.notice, "no LAB device (no lab board plugged in)"),
+             selection.notice.c_str());
+    QVERIFY2(contains(selection.notice, "using the CPU backend"), selection.notice.c_str());
+}
+
+void TestBackendSelection::namesAreUnique() {
+    BackendRegistry registry;
+    registry.add(labModule(1));
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError, registry.add(labModule(2)));
+    for (const char* name : {"auto", "cpu", "gpu", "", "Lab2", "LAB"})
+        QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                                 registry.add(std::make_shared<FakeProvider>(
+                                     true, 1, "", FakeProvider::CreateFails::No, name)));
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError, registry.add(nullptr));
+    QCOMPARE(registry.names(), (std::vector<std::string>{"auto", "cpu", "lab"}));
+}
+
+void TestBackendSelection::replaceModule() {
+    BackendRegistry registry;
+    registry.add(labModule(0));
+    const auto withDevices = labModule(2);
+    registry.replace(withDevices);
+    QCOMPARE(registry.modules().size(), std::size_t{1});
+    QCOMPARE(registry.find("lab"), static_cast<const BackendModule*>(withDevices.get()));
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                             registry.replace(std::make_shared<FakeProvider>(true, 1, "")));
+}
+
+void TestBackendSelection::unknownNameIsConfigError() {
+    const FakeProvider gpu(true, 1, "");
+    const auto lab = labModule(1);
+    for (const char* name : {"tpu", "", "cpu "}) {
+        try {
+            tpacf::selectBackend(options(name), registryWith({&gpu, lab.get()}));
+            QFAIL("no ConfigError");
+        } catch (const tpacf::ConfigError& e) {
+            QVERIFY2(contains(e.what(), "is not a backend (auto, cpu, cuda, lab)"), e.what());
+        }
+    }
+    // A module's name means nothing to a registry without it.
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                             tpacf::selectBackend(options("cuda"), BackendRegistry{}));
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                             tpacf::selectBackend(options("gpu"), BackendRegistry{}));
+    QCOMPARE(gpu.createCalls + lab->createCalls, 0);
 }
 
 void TestBackendSelection::parsePrecision_data() {

@@ -17,7 +17,7 @@
 #include <thread>
 
 using tpacf::AngleUnit;
-using tpacf::BackendKind;
+using tpacf::BackendRegistry;
 using tpacf::Binning;
 using tpacf::BinSpec;
 using tpacf::Catalog;
@@ -69,7 +69,7 @@ CorrelationParams params(std::size_t nData, std::vector<std::size_t> nRandoms) {
         p.randoms.push_back(
             catalog(nRandoms[i], 100 + i, 0.0, "random" + std::to_string(i + 1) + ".txt"));
     p.bins = bins();
-    p.backend.kind = BackendKind::Cpu;
+    p.backend.name = "cpu";
     p.backend.cpuThreads = 2;
     return p;
 }
@@ -106,7 +106,7 @@ private:
     tpacf::CpuPairCounter m_cpu{2};
 };
 
-class CullingReportingProvider final : public tpacf::GpuBackendProvider {
+class CullingReportingProvider final : public tpacf::BackendModule {
 public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return true; }
@@ -120,6 +120,26 @@ public:
         return std::make_unique<CullingReportingCounter>();
     }
 };
+
+// The GPU module of a machine without a GPU: registered, no device.
+class NoDeviceProvider final : public tpacf::BackendModule {
+public:
+    std::string name() const override { return "cuda"; }
+    bool compiledIn() const override { return true; }
+    std::vector<tpacf::GpuDeviceInfo> devices() const override { return {}; }
+    std::string unavailableReason() const override { return "no CUDA driver"; }
+    std::string versionDescription() const override { return ""; }
+    std::unique_ptr<tpacf::PairCounter> create(tpacf::Precision,
+                                               const std::vector<int>&) const override {
+        throw tpacf::BackendUnavailable("no CUDA driver");
+    }
+};
+
+BackendRegistry withNoDeviceModule() {
+    BackendRegistry backends;
+    backends.add(std::make_shared<NoDeviceProvider>());
+    return backends;
+}
 
 // Catalogs spread far wider than the bins reach, so culling has pairs to skip: a clumped box
 // (RA 29-57 deg, Dec 11-40 deg), or a Soneira-Peebles mock in a box that wraps through RA 0
@@ -143,7 +163,7 @@ CorrelationParams cullingParams(bool acrossRaZero) {
             p.randoms.push_back(catalog(3000, 100 + set, 0.0, "random.txt"));
     }
     p.bins = BinSpec::logPerDecade(0.5, 120.0, AngleUnit::Arcminute, 5.0); // theta_max = 2 deg
-    p.backend.kind = BackendKind::Cpu;
+    p.backend.name = "cpu";
     p.backend.cpuThreads = 2;
     return p;
 }
@@ -325,8 +345,8 @@ void TestCorrelationJob::binsWithoutSigma() {
 
 void TestCorrelationJob::autoBackendNotice() {
     CorrelationParams p = params(300, {300});
-    p.backend.kind = BackendKind::Auto;
-    const CorrelationResult r = CorrelationJob(p, nullptr).run();
+    p.backend.name = "auto";
+    const CorrelationResult r = CorrelationJob(p, withNoDeviceModule()).run();
     QCOMPARE(r.backendName, std::string("cpu"));
     QVERIFY2(r.backendNotice.find("no CUDA device") != std::string::npos, r.backendNotice.c_str());
     QVERIFY2(r.backendNotice.find("using the CPU backend") != std::string::npos,
@@ -386,8 +406,9 @@ void TestCorrelationJob::backendErrors() {
     CorrelationParams p = params(100, {100});
     p.backend.precision = tpacf::Precision::Float;
     QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError, CorrelationJob(p).run());
-    p.backend.kind = BackendKind::Cuda;
-    QVERIFY_THROWS_EXCEPTION(tpacf::BackendUnavailable, CorrelationJob(p).run());
+    p.backend.name = "cuda";
+    QVERIFY_THROWS_EXCEPTION(tpacf::BackendUnavailable,
+                             CorrelationJob(p, withNoDeviceModule()).run());
 }
 
 void TestCorrelationJob::cancelBeforeStart() {
@@ -540,13 +561,14 @@ void TestCorrelationJob::resultRecordsCulling() {
     QFETCH(bool, jackknife);
     const auto culling = tpacf::CullingMode(mode);
     CorrelationParams p = params(1500, {1200, 900});
-    p.backend.kind = BackendKind::Cuda;
+    p.backend.name = "cuda";
     p.backend.culling = culling;
     if (jackknife)
         p.jackknife.regions = 4;
-    const CullingReportingProvider gpu;
+    BackendRegistry gpu;
+    gpu.add(std::make_shared<CullingReportingProvider>());
     std::vector<std::shared_ptr<const CorrelationResult>> partials;
-    const CorrelationResult r = CorrelationJob(p, &gpu).run([&](const JobProgress& progress) {
+    const CorrelationResult r = CorrelationJob(p, gpu).run([&](const JobProgress& progress) {
         if (progress.partial)
             partials.push_back(progress.partial);
     });
@@ -567,12 +589,12 @@ void TestCorrelationJob::resultRecordsCulling() {
 
     // selectBackend hands every counter the mode, the CPU's too.
     tpacf::BackendOptions cpu;
-    cpu.kind = BackendKind::Cpu;
+    cpu.name = "cpu";
     cpu.culling = culling;
-    QCOMPARE(int(tpacf::selectBackend(cpu, nullptr).counter->culling()), mode);
-    cpu.kind = BackendKind::Auto;
-    QCOMPARE(int(tpacf::selectBackend(cpu, nullptr).counter->culling()), mode);
-    QCOMPARE(int(tpacf::selectBackend(cpu, &gpu).counter->culling()), mode);
+    QCOMPARE(int(tpacf::selectBackend(cpu, BackendRegistry{}).counter->culling()), mode);
+    cpu.name = "auto";
+    QCOMPARE(int(tpacf::selectBackend(cpu, BackendRegistry{}).counter->culling()), mode);
+    QCOMPARE(int(tpacf::selectBackend(cpu, gpu).counter->culling()), mode);
 }
 
 TPACF_TEST_MAIN(TestCorrelationJob)

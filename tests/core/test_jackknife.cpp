@@ -114,7 +114,7 @@ private:
     CpuPairCounter m_cpu{1};
 };
 
-class NoRegionProvider final : public GpuBackendProvider {
+class NoRegionProvider final : public BackendModule {
 public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return true; }
@@ -132,7 +132,7 @@ CorrelationParams jobParams(std::shared_ptr<const Catalog> data,
     params.data = std::move(data);
     params.randoms = std::move(randoms);
     params.bins = BinSpec::logPerDecade(1.0, 3000.0, AngleUnit::Arcminute, 3.0);
-    params.backend.kind = BackendKind::Cpu;
+    params.backend.name = "cpu";
     params.backend.cpuThreads = 2;
     return params;
 }
@@ -939,7 +939,8 @@ void TestJackknife::backendWithoutRegions() {
     QVERIFY_THROWS_EXCEPTION(ConfigError, validateJackknifeRegionCount(0));
     QVERIFY_THROWS_EXCEPTION(ConfigError, validateJackknifeRegionCount(1));
     validateJackknifeRegionCount(2);
-    const NoRegionProvider gpu;
+    BackendRegistry gpu;
+    gpu.add(std::make_shared<NoRegionProvider>());
     NoRegionCounter direct;
     QVERIFY(!direct.supportsRegions());
     QVERIFY_THROWS_EXCEPTION(ConfigError, direct.countBatchByRegion({}, Binning(BinSpec{}), 2));
@@ -948,16 +949,16 @@ void TestJackknife::backendWithoutRegions() {
     auto random = std::make_shared<const Catalog>(boxCatalog(300, 92, 0.0, 0, "r"));
     CorrelationParams params = jobParams(data, {random});
     params.jackknife.regions = 3;
-    params.backend.kind = BackendKind::Cuda;
-    QVERIFY_THROWS_EXCEPTION(ConfigError, CorrelationJob(params, &gpu).run());
-    params.backend.kind = BackendKind::Auto;
-    const CorrelationResult result = CorrelationJob(params, &gpu).run();
+    params.backend.name = "cuda";
+    QVERIFY_THROWS_EXCEPTION(ConfigError, CorrelationJob(params, gpu).run());
+    params.backend.name = "auto";
+    const CorrelationResult result = CorrelationJob(params, gpu).run();
     QCOMPARE(result.backendName, std::string("cpu"));
     QVERIFY(result.backendNotice.find("jackknife") != std::string::npos);
     QVERIFY(result.hasJackknife());
     // Without jackknife the GPU stand-in is used as before.
     params.jackknife.regions = 0;
-    QCOMPARE(CorrelationJob(params, &gpu).run().backendName, std::string("fake-gpu"));
+    QCOMPARE(CorrelationJob(params, gpu).run().backendName, std::string("fake-gpu"));
 }
 
 TPACF_TEST_MAIN(TestJackknife)

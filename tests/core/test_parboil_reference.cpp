@@ -88,7 +88,7 @@ void TestParboilReference::reproducesReference() {
         QCOMPARE(params.randoms.back()->size(), std::size_t(points));
     }
     params.bins = BinSpec::logPerDecade(1.0, 10000.0, AngleUnit::Arcminute, 5.0);
-    params.backend.kind = tpacf::BackendKind::Cpu; // the exact reference, every core
+    params.backend.name = "cpu"; // the exact reference, every core
 
     const auto start = std::chrono::steady_clock::now();
     const CorrelationResult result = CorrelationJob(params).run();

@@ -70,7 +70,7 @@ Timing median(PairCounter& counter, const std::vector<CountTask>& tasks, const B
 
 /// countBatchByRegion against countBatch on the same N uniform points: the target is
 /// K = 32 at most 1.5x the time without jackknife at N = 2^20.
-int jackknifeBench(const GpuBackendProvider& provider, std::size_t n, int regions) {
+int jackknifeBench(const BackendModule& provider, std::size_t n, int regions) {
     auto gpuFloat = provider.create(Precision::Float, {});
     auto gpuDouble = provider.create(Precision::Double, {});
     const Catalog plain = gputest::uniformCatalog(n, 42, "uniform");
@@ -125,7 +125,7 @@ int jackknifeBench(const GpuBackendProvider& provider, std::size_t n, int region
 
 /// The targets. GPU time = lastDeviceSeconds (catalog upload, sort, boxes and kernels,
 /// event-timed); wall = the whole countBatch on the host (staging, list building included).
-int cullingBench(const GpuBackendProvider& provider, bool quick) {
+int cullingBench(const BackendModule& provider, bool quick) {
     auto gpuFloat = provider.create(Precision::Float, {});
     auto gpuDouble = provider.create(Precision::Double, {});
     std::printf("device: %s; %s\n", gpuFloat->deviceDescription().c_str(),

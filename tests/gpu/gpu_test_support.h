@@ -40,7 +40,7 @@ inline bool expect(Stats& stats, bool condition, const std::string& what) {
 
 /// True (after printing why) when the build has no CUDA or the machine no device: the suite
 /// then exits with kSkip, which CTest reports as skipped, not passed.
-inline bool skipWithoutDevice(const GpuBackendProvider& provider) {
+inline bool skipWithoutDevice(const BackendModule& provider) {
     if (provider.compiledIn() && !provider.devices().empty())
         return false;
     std::printf("SKIP: no CUDA device: %s\n", provider.unavailableReason().c_str());

@@ -1,9 +1,12 @@
 // The Catalogs and Run docks on their own: what the catalog list shows (groups, compact N,
 // extents, tooltips, selection), buttons driving the window's actions, and the Run panel's
-// enabled states, reason colours, progress text and outcomes.
+// enabled states, reason colours, progress text and outcomes; the catalog dialogs' filter.
 #include "catalogs_panel.h"
+#include "main_window.h"
 #include "run_panel.h"
 #include "tpacf_test_main.h"
+
+#include <tpacf/catalog_formats.h>
 
 #include <QAction>
 #include <QLabel>
@@ -41,6 +44,7 @@ private Q_SLOTS:
     void durationAndRateFormats_data();
     void durationAndRateFormats();
     void outcomesAndStaleLine();
+    void fileDialogFilterListsEveryFormat();
 };
 
 void TestPanels::initTestCase() {
@@ -251,6 +255,34 @@ void TestPanels::outcomesAndStaleLine() {
     QVERIFY(panel.staleLabel()->text().contains(QStringLiteral("previous inputs")));
     panel.setStale(false);
     QVERIFY(panel.staleLabel()->isHidden());
+}
+
+// The open dialogs' filter comes from the core's format table: every pattern of every format
+// this build reads is in the "Catalogs" entry, each format has its own entry, and nothing else.
+void TestPanels::fileDialogFilterListsEveryFormat() {
+    const QStringList filters = catalogFileFilter().split(QStringLiteral(";;"));
+    const auto formats = tpacf::catalogFormats();
+    QCOMPARE(filters.size(), qsizetype(formats.size()) + 2);
+    QVERIFY(filters.front().startsWith(QStringLiteral("Catalogs (")));
+    QCOMPARE(filters.back(), QStringLiteral("All files (*)"));
+    const auto inParentheses = [](const QString& filter) {
+        const qsizetype open = filter.indexOf(u'(');
+        return filter.mid(open + 1, filter.size() - open - 2).split(u' ');
+    };
+    QStringList all;
+    for (std::size_t i = 0; i < formats.size(); ++i) {
+        QStringList patterns;
+        for (const std::string_view pattern : formats[i].patterns)
+            patterns.append(QString::fromUtf8(pattern.data(), qsizetype(pattern.size())));
+        const QString filter = filters[qsizetype(i) + 1];
+        QVERIFY2(filter.startsWith(
+                     QString::fromUtf8(formats[i].name.data(), qsizetype(formats[i].name.size()))),
+                 qPrintable(filter));
+        QCOMPARE(inParentheses(filter), patterns);
+        all += patterns;
+    }
+    QCOMPARE(inParentheses(filters.front()), all);
+    QCOMPARE(all.contains(QStringLiteral("*.fits")), tpacf::fitsSupported());
 }
 
 TPACF_TEST_MAIN(TestPanels)

@@ -24,7 +24,7 @@ constexpr int kTimeoutMs = 60000;
 // A GPU module whose counter creation blocks (on the worker thread) until the test releases it,
 // then fails: a run that is "running" for exactly as long as the test wants, with no progress
 // reports of its own.
-class BlockingGpuProvider final : public GpuBackendProvider {
+class BlockingGpuProvider final : public BackendModule {
 public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return true; }
@@ -52,12 +52,12 @@ std::shared_ptr<const Catalog> uniform(std::size_t count, std::uint64_t seed) {
 }
 
 CorrelationParams paramsFor(std::shared_ptr<const Catalog> data,
-                            std::shared_ptr<const Catalog> random, BackendKind kind) {
+                            std::shared_ptr<const Catalog> random, const std::string& backend) {
     CorrelationParams params;
     params.data = std::move(data);
     params.randoms = {std::move(random)};
     params.bins = BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 5);
-    params.backend.kind = kind;
+    params.backend.name = backend;
     params.backend.cpuThreads = 1;
     return params;
 }
@@ -92,10 +92,10 @@ private Q_SLOTS:
 };
 
 void TestRunController::finishedRunKeepsResultAndInputs() {
-    RunController run(nullptr);
+    RunController run(BackendRegistry{});
     QCOMPARE(run.state(), RunController::State::Idle);
     QCOMPARE(run.lastOutcome(), RunController::Outcome::None);
-    const CorrelationParams params = paramsFor(uniform(300, 1), uniform(600, 2), BackendKind::Cpu);
+    const CorrelationParams params = paramsFor(uniform(300, 1), uniform(600, 2), "cpu");
     const RunInputs inputs = inputsFor(params, QStringLiteral("first"));
     QSignalSpy finished(&run, &RunController::finished);
     QSignalSpy started(&run, &RunController::jobStarted);
@@ -121,10 +121,9 @@ void TestRunController::finishedRunKeepsResultAndInputs() {
 }
 
 void TestRunController::cancelGivesCancelledState() {
-    RunController run(nullptr);
+    RunController run(BackendRegistry{});
     // Large enough on one thread that the job polls the cancel flag long before it ends.
-    const CorrelationParams params =
-        paramsFor(uniform(60000, 3), uniform(60000, 4), BackendKind::Cpu);
+    const CorrelationParams params = paramsFor(uniform(60000, 3), uniform(60000, 4), "cpu");
     QSignalSpy cancelled(&run, &RunController::cancelled);
     QSignalSpy finished(&run, &RunController::finished);
     QVERIFY(run.start(params, inputsFor(params, QStringLiteral("big"))));
@@ -145,21 +144,21 @@ void TestRunController::cancelGivesCancelledState() {
 }
 
 void TestRunController::failureKeepsThePreviousResult() {
-    BlockingGpuProvider gpu;
-    RunController run(&gpu);
+    const auto gpu = std::make_shared<BlockingGpuProvider>();
+    RunController run(BackendRegistry().add(gpu));
     const auto data = uniform(300, 5);
     const auto random = uniform(600, 6);
     QSignalSpy finished(&run, &RunController::finished);
-    const CorrelationParams cpu = paramsFor(data, random, BackendKind::Cpu);
+    const CorrelationParams cpu = paramsFor(data, random, "cpu");
     QVERIFY(run.start(cpu, inputsFor(cpu, QStringLiteral("cpu"))));
     QVERIFY(finished.wait(kTimeoutMs));
     const ResultPtr result = run.result();
 
     QSignalSpy failed(&run, &RunController::failed);
-    const CorrelationParams gpuParams = paramsFor(data, random, BackendKind::Cuda);
+    const CorrelationParams gpuParams = paramsFor(data, random, "cuda");
     QVERIFY(run.start(gpuParams, inputsFor(gpuParams, QStringLiteral("gpu"))));
-    QVERIFY(gpu.waitEntered());
-    gpu.release();
+    QVERIFY(gpu->waitEntered());
+    gpu->release();
     QVERIFY(failed.wait(kTimeoutMs));
     QVERIFY(failed.front().front().toString().contains(QStringLiteral("released by the test")));
     QCOMPARE(run.lastOutcome(), RunController::Outcome::Failed);
@@ -169,8 +168,8 @@ void TestRunController::failureKeepsThePreviousResult() {
 }
 
 void TestRunController::resultIsStaleWhenInputsChange() {
-    RunController run(nullptr);
-    const CorrelationParams params = paramsFor(uniform(300, 7), uniform(600, 8), BackendKind::Cpu);
+    RunController run(BackendRegistry{});
+    const CorrelationParams params = paramsFor(uniform(300, 7), uniform(600, 8), "cpu");
     const RunInputs inputs = inputsFor(params, QStringLiteral("A"));
     QSignalSpy stale(&run, &RunController::staleChanged);
     // No result yet: nothing can be stale, whatever the inputs.
@@ -201,8 +200,7 @@ void TestRunController::resultIsStaleWhenInputsChange() {
     run.setCurrentInputs(otherData);
     QCOMPARE(stale.count(), 3);
     // While the run with those inputs goes on, nothing is marked; it ends current.
-    const CorrelationParams rerun =
-        paramsFor(otherData.data, inputs.randoms.front(), BackendKind::Cpu);
+    const CorrelationParams rerun = paramsFor(otherData.data, inputs.randoms.front(), "cpu");
     QVERIFY(run.start(rerun, otherData));
     QVERIFY(!run.isResultStale());
     QVERIFY(finished.wait(kTimeoutMs));
@@ -211,16 +209,15 @@ void TestRunController::resultIsStaleWhenInputsChange() {
 }
 
 void TestRunController::partialResultsAtMostOncePerTick() {
-    BlockingGpuProvider gpu;
-    RunController run(&gpu);
+    const auto gpu = std::make_shared<BlockingGpuProvider>();
+    RunController run(BackendRegistry().add(gpu));
     run.setRefreshInterval(40);
     QSignalSpy partials(&run, &RunController::partialResult);
     QSignalSpy progress(&run, &RunController::progress);
     QSignalSpy failed(&run, &RunController::failed);
-    const CorrelationParams params =
-        paramsFor(uniform(100, 9), uniform(100, 10), BackendKind::Cuda);
+    const CorrelationParams params = paramsFor(uniform(100, 9), uniform(100, 10), "cuda");
     QVERIFY(run.start(params, inputsFor(params, QStringLiteral("blocked"))));
-    QVERIFY(gpu.waitEntered()); // running, and silent until released
+    QVERIFY(gpu->waitEntered()); // running, and silent until released
 
     // A burst of reports from the worker (as a fast backend would send them): each reaches the
     // progress signal, only the latest partial reaches the plots, once.
@@ -251,7 +248,7 @@ void TestRunController::partialResultsAtMostOncePerTick() {
     QCOMPARE(partials.count(), 2);
     QCOMPARE(partials.last().front().value<ResultPtr>()->w.size(), std::size_t(319));
 
-    gpu.release();
+    gpu->release();
     QVERIFY(failed.wait(kTimeoutMs));
     // Reports that arrive after the run ended are dropped, partials included.
     burst(5, 500);
@@ -287,9 +284,9 @@ void TestRunController::regionLabelsAreReadFirst() {
     catalogs.queueChange(change);
     QVERIFY(applied.wait(kTimeoutMs));
 
-    RunController run(nullptr, &catalogs);
+    RunController run(BackendRegistry{}, &catalogs);
     CorrelationParams params =
-        paramsFor(catalogs.dataCatalog(), catalogs.randomCatalogs().front(), BackendKind::Cpu);
+        paramsFor(catalogs.dataCatalog(), catalogs.randomCatalogs().front(), "cpu");
     // Not `= "3"`: GCC 12 reports a false -Wrestrict on that assignment at -O3.
     params.jackknife.regionColumn = std::string(1, '3');
     QSignalSpy started(&run, &RunController::jobStarted);
@@ -329,9 +326,9 @@ void TestRunController::cancelWhileReadingRegionLabels() {
     change.randoms = {CatalogSource{path}};
     catalogs.queueChange(change);
     QVERIFY(QTest::qWaitFor([&] { return !catalogs.isLoading(); }, kTimeoutMs));
-    RunController run(nullptr, &catalogs);
+    RunController run(BackendRegistry{}, &catalogs);
     CorrelationParams params =
-        paramsFor(catalogs.dataCatalog(), catalogs.randomCatalogs().front(), BackendKind::Cpu);
+        paramsFor(catalogs.dataCatalog(), catalogs.randomCatalogs().front(), "cpu");
     QSignalSpy cancelled(&run, &RunController::cancelled);
     QSignalSpy started(&run, &RunController::jobStarted);
     QVERIFY(run.start(params, inputsFor(params, QStringLiteral("x")), QStringLiteral("3")));

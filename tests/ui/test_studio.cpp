@@ -84,7 +84,7 @@ MainWindow::Options testOptions() {
 
 // A GPU module with two devices whose counters cannot be created: lists like CUDA would and
 // lets a run fail inside the job, as a broken driver would.
-class FakeGpuProvider final : public GpuBackendProvider {
+class FakeGpuProvider final : public BackendModule {
 public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return true; }
@@ -163,7 +163,7 @@ QString TestStudio::writeCatalog(const QString& name, const Catalog& catalog) {
 }
 
 std::unique_ptr<MainWindow> TestStudio::makeWindow() {
-    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
     MainWindow& w = *window;
     if (!loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{m_dataPath}); }) ||
         !loadAndWait(w, [&] { return w.addRandomCatalog(CatalogSource{m_randomPath1}); }) ||
@@ -171,7 +171,7 @@ std::unique_ptr<MainWindow> TestStudio::makeWindow() {
         return nullptr;
     window->binningPanel()->setSpec(m_bins);
     BackendOptions cpu;
-    cpu.kind = BackendKind::Cpu;
+    cpu.name = "cpu";
     window->backendPanel()->setBackendOptions(cpu);
     return window;
 }
@@ -211,7 +211,7 @@ void TestStudio::runMatchesDirectJob() {
     params.randoms = {std::make_shared<const Catalog>(readCatalog(m_randomPath1.toStdString())),
                       std::make_shared<const Catalog>(readCatalog(m_randomPath2.toStdString()))};
     params.bins = m_bins;
-    params.backend.kind = BackendKind::Cpu;
+    params.backend.name = "cpu";
     const CorrelationResult direct = CorrelationJob(params).run();
     QCOMPARE(result->binCount(), direct.binCount());
     QVERIFY(result->raw.dd == direct.raw.dd);
@@ -295,11 +295,11 @@ void TestStudio::jackknifeRunShowsErrorBarsAndCovariance() {
     if (QFile::exists(QStringLiteral(":/samples/sample_data.txt"))) {
         MainWindow::Options options = testOptions();
         options.loadSample = true;
-        window = std::make_unique<MainWindow>(nullptr, options);
+        window = std::make_unique<MainWindow>(BackendRegistry{}, options);
         QVERIFY(waitForLoads(*window));
         window->binningPanel()->setSpec(m_bins);
         BackendOptions cpu;
-        cpu.kind = BackendKind::Cpu;
+        cpu.name = "cpu";
         window->backendPanel()->setBackendOptions(cpu);
     } else {
         window = makeWindow();
@@ -318,7 +318,7 @@ void TestStudio::jackknifeRunShowsErrorBarsAndCovariance() {
     params.data = window->dataCatalog();
     params.randoms = window->randomCatalogs();
     params.bins = m_bins;
-    params.backend.kind = BackendKind::Cpu;
+    params.backend.name = "cpu";
     params.jackknife.regions = kRegions;
     params.jackknife.seed = kSeed;
     const CorrelationResult direct = CorrelationJob(params).run();
@@ -501,13 +501,13 @@ void TestStudio::jackknifeRegionColumnWarningsReachTheLog() {
     const QString dataPath = writeWithPatch(QStringLiteral("data_patch.txt"), data, 3);
     const QString randomPath = writeWithPatch(QStringLiteral("random_patch.txt"), random, 4);
     QVERIFY(!dataPath.isEmpty() && !randomPath.isEmpty());
-    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
     QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{dataPath}); }));
     QVERIFY(
         loadAndWait(*window, [&] { return window->addRandomCatalog(CatalogSource{randomPath}); }));
     window->binningPanel()->setSpec(m_bins);
     BackendOptions cpu;
-    cpu.kind = BackendKind::Cpu;
+    cpu.name = "cpu";
     window->backendPanel()->setBackendOptions(cpu);
     ErrorsPanel* errors = window->errorsPanel();
     errors->methodCombo()->setCurrentIndex(
@@ -613,7 +613,7 @@ void TestStudio::jackknifeSettingsRoundTrip() {
     QCOMPARE(jackknife.seed, std::uint64_t(123456));
     const QString path = m_dir.filePath(QStringLiteral("jackknife_session.json"));
     QVERIFY(window->saveSession(path));
-    auto reopened = std::make_unique<MainWindow>(nullptr, testOptions());
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
     QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
     QVERIFY(reopened->errorsPanel()->settings() == chosen);
     QCOMPARE(QJsonDocument(reopened->session().toJson()).toJson(),
@@ -643,11 +643,11 @@ void TestStudio::jackknifeSettingsRoundTrip() {
     remembered.regionColumn = QStringLiteral("zone");
     remembered.seed = 42;
     {
-        MainWindow first(nullptr, options);
+        MainWindow first(BackendRegistry{}, options);
         first.errorsPanel()->setSettings(remembered);
         first.close(); // saves
     }
-    MainWindow second(nullptr, options);
+    MainWindow second(BackendRegistry{}, options);
     QVERIFY(second.errorsPanel()->settings() == remembered);
     QSettings().clear();
 }
@@ -659,13 +659,13 @@ void TestStudio::cancelIsImmediateAndANewRunWorks() {
                                          generateUniformRandoms(200000, sky, 21, "big_data"));
     const QString bigRandom = writeCatalog(QStringLiteral("big_random.txt"),
                                            generateUniformRandoms(200000, sky, 22, "big_random"));
-    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
     QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{bigData}); }));
     QVERIFY(
         loadAndWait(*window, [&] { return window->addRandomCatalog(CatalogSource{bigRandom}); }));
     window->binningPanel()->setSpec(BinSpec::logPerDecade(0.1, 1000, AngleUnit::Arcminute, 5));
     BackendOptions cpu;
-    cpu.kind = BackendKind::Cpu;
+    cpu.name = "cpu";
     window->backendPanel()->setBackendOptions(cpu);
 
     QSignalSpy progress(window->worker(), &JobWorker::progress);
@@ -911,7 +911,7 @@ void TestStudio::sessionRoundTrips() {
             out << i << ' ' << fromRadians(data.dec()[i], AngleUnit::Arcminute) << ' '
                 << fromRadians(data.ra()[i], AngleUnit::Arcminute) << '\n';
     }
-    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
     CatalogSource mapped{mappedPath};
     mapped.raColumn = 3;
     mapped.decColumn = 2;
@@ -926,7 +926,7 @@ void TestStudio::sessionRoundTrips() {
     window->binningPanel()->setSpec(BinSpec::linearWidth(0.5, 30.0, AngleUnit::Arcminute, 0.5));
     window->backendPanel()->setEstimator(Estimator::Hamilton);
     BackendOptions backend;
-    backend.kind = BackendKind::Cpu;
+    backend.name = "cpu";
     backend.cpuThreads = 3;
     backend.precision = Precision::Double;
     backend.culling = CullingMode::Off;
@@ -942,7 +942,7 @@ void TestStudio::sessionRoundTrips() {
     const QString path = m_dir.filePath(QStringLiteral("session.json"));
     QVERIFY(window->saveSession(path));
 
-    auto reopened = std::make_unique<MainWindow>(nullptr, testOptions());
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
     QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
     const Session loaded = reopened->session();
     QCOMPARE(QJsonDocument(loaded.toJson()).toJson(), QJsonDocument(saved.toJson()).toJson());
@@ -956,7 +956,7 @@ void TestStudio::sessionRoundTrips() {
     QCOMPARE(bins.width, 0.5);
     QCOMPARE(reopened->backendPanel()->estimator(), Estimator::Hamilton);
     const BackendOptions reopenedBackend = reopened->backendPanel()->backendOptions();
-    QCOMPARE(reopenedBackend.kind, BackendKind::Cpu);
+    QCOMPARE(reopenedBackend.name, std::string("cpu"));
     QCOMPARE(reopenedBackend.cpuThreads, 3);
     QVERIFY(reopenedBackend.precision == Precision::Double);
     QCOMPARE(reopenedBackend.culling, CullingMode::Off);
@@ -1018,7 +1018,7 @@ void TestStudio::cullingChoiceReachesTheRun() {
 void TestStudio::bundledSampleLoads() {
     MainWindow::Options options = testOptions();
     options.loadSample = true;
-    MainWindow window(nullptr, options);
+    MainWindow window(BackendRegistry{}, options);
     if (!QFile::exists(QStringLiteral(":/samples/sample_data.txt")))
         QSKIP("this build has no bundled sample");
     // Read in the background: the window exists (and could be shown) before the sample is in.
@@ -1046,7 +1046,7 @@ void TestStudio::columnMappingDialogGuessesColumns() {
     QCOMPARE(mapped.raColumn, 4);
     QCOMPARE(mapped.decColumn, 3);
     // The mapped source reads the right numbers.
-    auto window = std::make_unique<MainWindow>(nullptr, testOptions());
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
     QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(mapped); }));
     QCOMPARE(window->dataCatalog()->size(), std::size_t(3));
     QVERIFY(std::abs(fromRadians(window->dataCatalog()->dec()[0], AngleUnit::Degree) + 5.25) <
@@ -1069,14 +1069,14 @@ void TestStudio::settingsPersistAcrossStarts() {
     options.useSettings = true;
     const BinSpec bins = BinSpec::logCount(0.5, 50, AngleUnit::Degree, 7);
     {
-        MainWindow first(nullptr, options);
+        MainWindow first(BackendRegistry{}, options);
         first.binningPanel()->setSpec(bins);
         first.backendPanel()->setEstimator(Estimator::DavisPeebles);
         QComboBox* culling = first.backendPanel()->cullingCombo();
         culling->setCurrentIndex(culling->findData(int(CullingMode::On)));
         first.close(); // saves
     }
-    MainWindow second(nullptr, options);
+    MainWindow second(BackendRegistry{}, options);
     const BinSpec restored = second.binningPanel()->spec();
     QCOMPARE(restored.scale, BinScale::Logarithmic);
     QCOMPARE(restored.unit, AngleUnit::Degree);
@@ -1089,7 +1089,7 @@ void TestStudio::settingsPersistAcrossStarts() {
 }
 
 void TestStudio::droppedFilesOpen() {
-    MainWindow window(nullptr, testOptions());
+    MainWindow window(BackendRegistry{}, testOptions());
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QMimeData mime;
@@ -1113,8 +1113,7 @@ void TestStudio::droppedFilesOpen() {
 }
 
 void TestStudio::gpuDevicesListedAndFailuresReported() {
-    FakeGpuProvider gpu;
-    MainWindow window(&gpu, testOptions());
+    MainWindow window(BackendRegistry().add(std::make_shared<FakeGpuProvider>()), testOptions());
     QVERIFY(loadAndWait(window, [&] { return window.setDataCatalog(CatalogSource{m_dataPath}); }));
     QVERIFY(
         loadAndWait(window, [&] { return window.addRandomCatalog(CatalogSource{m_randomPath1}); }));
@@ -1128,12 +1127,12 @@ void TestStudio::gpuDevicesListedAndFailuresReported() {
     QVERIFY2(entries.contains(QStringLiteral("GPU 1: Fake H100 (80.0 GiB)")),
              qPrintable(entries.join(QStringLiteral(" | "))));
     BackendOptions options;
-    options.kind = BackendKind::Cuda;
+    options.name = "cuda";
     options.gpuDevices = {1};
     options.precision = Precision::Float;
     window.backendPanel()->setBackendOptions(options);
     const BackendOptions chosen = window.backendPanel()->backendOptions();
-    QCOMPARE(chosen.kind, BackendKind::Cuda);
+    QCOMPARE(chosen.name, std::string("cuda"));
     QVERIFY(chosen.gpuDevices == std::vector<int>{1});
     QVERIFY(chosen.precision == Precision::Float);
 
@@ -1376,7 +1375,7 @@ void TestStudio::recentFilesRememberRoles() {
     mappedRandom.raColumn = 1;
     mappedRandom.decColumn = 2;
     {
-        MainWindow first(nullptr, options);
+        MainWindow first(BackendRegistry{}, options);
         QVERIFY(first.recentFiles().isEmpty());
         QVERIFY(loadAndWait(first, [&] { return first.setDataCatalog(CatalogSource{dataPath}); }));
         QVERIFY(
@@ -1392,7 +1391,7 @@ void TestStudio::recentFilesRememberRoles() {
         first.close(); // saves
     }
 
-    MainWindow second(nullptr, options);
+    MainWindow second(BackendRegistry{}, options);
     QCOMPARE(second.recentFiles().size(), 3);
     QCOMPARE(second.recentFiles()[0].role, Role::Random);
     QVERIFY(second.recentFiles()[1].source == mappedRandom); // with its column mapping
@@ -1443,7 +1442,7 @@ void TestStudio::recentFilesRememberRoles() {
         settings.setValue(QStringLiteral("recentFiles"),
                           QStringList{dataPath, QStringLiteral("/tmp/old_session.json")});
     }
-    MainWindow third(nullptr, options);
+    MainWindow third(BackendRegistry{}, options);
     QCOMPARE(third.recentFiles().size(), 2);
     QCOMPARE(third.recentFiles()[0].role, Role::Data);
     QCOMPARE(third.recentFiles()[1].role, Role::Session);

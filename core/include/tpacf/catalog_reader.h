@@ -42,13 +42,14 @@ struct ReadOptions {
     const std::atomic<bool>* cancelRequested = nullptr;
 };
 
-/// Reads a catalog file; picks the format by extension (.fits/.fit: FITS binary table where
-/// built with cfitsio; anything else: ASCII). Reads only regular files: a directory, FIFO,
-/// device or socket is an InputError (a FIFO without writer would block forever, /dev/zero
-/// never ends). Throws Cancelled when options.cancelRequested is set during the read.
+/// Reads a catalog file in the format formatFor (catalog_formats.h) picks: FITS binary tables
+/// (where built with cfitsio) by name (.fits, .fit, .fts, also .gz, any case) or by content
+/// (except under .txt and .csv names), anything else ASCII. Reads only regular files: a directory, FIFO, device or socket is an
+/// InputError (a FIFO without writer would block forever, /dev/zero never ends). Throws Cancelled
+/// when options.cancelRequested is set during the read.
 Catalog readCatalog(const std::string& path, const ReadOptions& options = {});
 
-/// Whether this build reads FITS tables (built with cfitsio); file dialogs and tests ask.
+/// Whether this build reads FITS tables (built with cfitsio): whether the format table has them.
 bool fitsSupported() noexcept;
 
 /// ASCII: whitespace (spaces, tabs) or comma separated; '#' comments; LF, CRLF or lone CR line
@@ -67,7 +68,8 @@ struct TablePreview {
     bool hasHeader = false;
     bool hasCountLine = false;
 };
-/// Reads at most `maxRows` data rows. Throws InputError when the file cannot be read.
+/// Reads at most `maxRows` data rows, in the format readCatalog would use. Throws InputError
+/// when the file cannot be read.
 TablePreview previewCatalogFile(const std::string& path, std::size_t maxRows = 20);
 
 } // namespace tpacf

@@ -88,8 +88,8 @@ class CorrelationJob {
 public:
     using ProgressCallback = std::function<void(const JobProgress&)>;
 
-    /// `gpu` may be null (CPU only); it must outlive run().
-    explicit CorrelationJob(CorrelationParams params, const GpuBackendProvider* gpu = nullptr);
+    /// `backends`: what params.backend.name is chosen from (by default the CPU alone).
+    explicit CorrelationJob(CorrelationParams params, BackendRegistry backends = {});
 
     /// Runs on the calling thread; progress is reported on it too. Throws ConfigError (bad bins,
     /// no randoms, empty catalog, bad jackknife settings, jackknife on an explicitly chosen
@@ -104,7 +104,7 @@ public:
 
 private:
     CorrelationParams m_params;
-    const GpuBackendProvider* m_gpu;
+    BackendRegistry m_backends;
 };
 
 } // namespace tpacf

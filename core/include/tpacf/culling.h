@@ -1,6 +1,6 @@
 #pragma once
 // Spatial culling: which cell pairs of two partitioned catalogs can hold a pair inside the bins.
-// Shared by every backend (the CPU partitions on the host, the CUDA backend on the device), so
+// Shared by every backend (the CPU partitions on the host, a GPU module on the device), so
 // both visit the same kind of list and both stay exact.
 #include <array>
 #include <cstdint>

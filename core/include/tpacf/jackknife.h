@@ -35,7 +35,7 @@ struct JackknifeRegionsSummary {
 };
 
 /// Smallest and largest region counts accepted: one place for the core, the GUI's spin box, the
-/// CLI and the CUDA backend (memory and the k-means cost grow with K; see
+/// CLI and the GPU backend (memory and the k-means cost grow with K; see
 /// estimateJackknifeMemory for what a K and a bin count cost together).
 inline constexpr int kMinJackknifeRegions = 2;
 inline constexpr int kMaxJackknifeRegions = 10000;
@@ -52,7 +52,7 @@ struct JackknifeMemory {
     std::size_t regions = 0, bins = 0, randomSets = 0, threads = 0;
     /// While counting, the larger of the two backends' needs. CPU: each count's per-region
     /// tallies (pairs by first point, by second point, within one region; three arrays) and
-    /// every thread's rows for the regions its work touches. CUDA: the host copy of each count's
+    /// every thread's rows for the regions its work touches. GPU: the host copy of each count's
     /// counters and the per-region counts split from it (four arrays), whatever the threads.
     std::uint64_t counting = 0;
     /// After counting: the per-region counts the job keeps (touching and within per count), the

@@ -47,7 +47,7 @@ std::string_view cudaHistogramName(CudaHistogram histogram) noexcept;
 /// The CUDA module's provider; its counters use `tuning` (validated here: ConfigError). Always
 /// available to link: in a build without CUDA it reports "built without CUDA support" and offers
 /// no devices.
-std::unique_ptr<GpuBackendProvider> makeProvider(const CudaTuning& tuning = {});
+std::unique_ptr<BackendModule> makeProvider(const CudaTuning& tuning = {});
 
 /// A failed CUDA runtime call or kernel launch: what() names the call, file:line and the CUDA
 /// error (name and text); code() is the cudaError_t value.
