@@ -2,6 +2,7 @@
 
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
+#include "tpacf/work_runner.h"
 
 #include <unistd.h>
 
@@ -11,7 +12,6 @@
 #include <iterator>
 #include <limits>
 #include <numeric>
-#include <thread>
 #include <unordered_set>
 #include <utility>
 
@@ -120,7 +120,7 @@ JackknifeMemory estimateJackknifeMemory(std::size_t regions, std::size_t bins,
     const Wide counter = sizeof(std::uint64_t);
     const Wide k = static_cast<Wide>(regions), b = static_cast<Wide>(bins);
     const Wide counts = 1 + 2 * static_cast<Wide>(randomSets); // DD, every DR_i and RR_i
-    const Wide workers = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+    const Wide workers = threads > 0 ? threads : static_cast<Wide>(hardwareThreads());
     const Wide perRegionArray = k * b * counter; // one K × bins array of counters
 
     JackknifeMemory memory;
@@ -308,21 +308,11 @@ std::vector<std::int32_t> nearestCentreRegions(const Catalog& catalog,
         for (std::size_t i = begin; i < end; ++i)
             regions[i] = nearest({catalog.x()[i], catalog.y()[i], catalog.z()[i]}, centres);
     };
-    std::size_t workers =
-        threads > 0 ? static_cast<std::size_t>(threads)
-                    : static_cast<std::size_t>(std::max(1u, std::thread::hardware_concurrency()));
-    // Threads only pay off on large catalogs: O(N · K) with K up to a few hundred.
-    workers = std::min(workers, std::max<std::size_t>(1, n * centres.size() / 4000000));
-    if (workers <= 1) {
-        assignRange(0, n);
-        return regions;
-    }
-    std::vector<std::thread> pool;
-    const std::size_t step = (n + workers - 1) / workers;
-    for (std::size_t begin = 0; begin < n; begin += step)
-        pool.emplace_back(assignRange, begin, std::min(n, begin + step));
-    for (std::thread& t : pool)
-        t.join();
+    // Threads only pay off on large catalogs: O(N · K) with K up to a few hundred, so a worker
+    // gets at least ~4 million point-centre distances.
+    const std::size_t minPointsPerWorker =
+        std::max<std::size_t>(1, std::size_t{4000000} / centres.size());
+    parallelForRanges(n, assignRange, threads, minPointsPerWorker);
     return regions;
 }
 

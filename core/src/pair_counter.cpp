@@ -62,11 +62,19 @@ std::string_view precisionName(Precision precision) noexcept {
 
 namespace tpacf {
 
+void PairCounter::requireWholeShare(const CountControl& control) const {
+    control.share.validate();
+    if (!control.share.whole())
+        throw ConfigError("the " + backendName() + " backend cannot count a part (" +
+                          std::to_string(control.share.part) + " of " +
+                          std::to_string(control.share.parts) + ") of a batch");
+}
+
 std::vector<RegionPairCounts> PairCounter::countBatchByRegion(std::span<const CountTask>,
                                                               const Binning&, std::size_t,
-                                                              const CountControl&) {
-    throw ConfigError("the " + backendName() +
-                      " backend cannot count pairs by jackknife region");
+                                                              const CountControl& control) {
+    control.share.validate();
+    throw ConfigError("the " + backendName() + " backend cannot count pairs by jackknife region");
 }
 
 } // namespace tpacf

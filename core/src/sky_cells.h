@@ -134,7 +134,7 @@ inline constexpr double kCheckCost = 45;
 /// Longest run in pairs: a run is one kernel call and one piece of a work item.
 inline constexpr std::uint64_t kMaxRunPairs = std::uint64_t{1} << 21;
 
-/// Tries a few cell populations and keeps the plan of least modelled cost (see sky_cells.cpp).
+/// Tries a few cell populations and keeps the plan of least modelled cost (see sky_cell_plan.cpp).
 /// chord2Edges: the binning's ascending squared-chord edges. regionCount: 0 without regions.
 /// threads: how many may refine the list (the calling thread, which polls, among them).
 CellPlan planCellPairs(std::span<const SortedCatalog> catalogs, std::span<const CellTask> tasks,

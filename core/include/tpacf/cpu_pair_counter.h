@@ -32,14 +32,18 @@ public:
     /// Brute force over tiles, or, where chooseCulling says so, culled: each distinct catalog
     /// sorted once into cells (Morton order, octree leaves), the cell pairs from listCellPairs
     /// refined so that groups of cells lying in one bin are added whole, and the rest counted by
-    /// the same kernels. Identical counts either way.
+    /// the same kernels. Identical counts either way. A work share (CountControl::share) is a
+    /// contiguous, cost-balanced part of the batch's tiles, or culled of its cell-pair runs, in
+    /// an order fixed by the catalogs and bins alone (not the thread count); the culled plan's
+    /// whole cell pairs belong to part 0.
     std::vector<PairCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control = {}) override;
 
     bool supportsRegions() const override { return true; }
     /// The same kernels and schedule as countBatch; each catalog is taken in region order so
     /// every tile splits into rectangles of one region pair (memory O(regions · bins) per task).
-    /// Culled, the cells are cut at region boundaries, so no cell holds two regions.
+    /// Culled, the cells are cut at region boundaries, so no cell holds two regions. Shares as
+    /// in countBatch.
     std::vector<RegionPairCounts> countBatchByRegion(std::span<const CountTask> tasks,
                                                      const Binning& binning,
                                                      std::size_t regionCount,

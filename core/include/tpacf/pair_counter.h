@@ -129,6 +129,9 @@ public:
 protected:
     /// Backends set this in every countBatch / countBatchByRegion.
     void setLastBatchCulled(bool culled) noexcept { m_lastBatchCulled = culled; }
+    /// For a path that can count only whole batches: throws ConfigError unless control.share is
+    /// the whole batch, rather than count everything for a part.
+    void requireWholeShare(const CountControl& control) const;
 
 private:
     CullingMode m_culling = CullingMode::Auto;

@@ -1,0 +1,200 @@
+#include "cpu_culled_batch.h"
+
+#include "tpacf/errors.h"
+
+#include <algorithm>
+
+namespace tpacf::cpu {
+
+namespace {
+
+// Work of one culled work item, in pair-kernel units (sky_cells.h): at most a few ms on one
+// core, so cancellation and progress stay prompt while the per-item merge costs nothing; less
+// where the whole share is small, so that every thread gets several items.
+constexpr double kMaxItemWork = double(std::uint64_t{1} << 22);
+constexpr double kMinItemWork = double(std::uint64_t{1} << 16);
+constexpr double kItemsPerThread = 16;
+
+} // namespace
+
+BatchChoice chooseForBatch(std::span<const CountTask> tasks, const Binning& binning,
+                           CullingMode mode) {
+    BatchChoice choice;
+    for (const CountTask& task : tasks)
+        choice.pairsTotal += task.pairTotal();
+    choice.culled = chooseCulling(mode, binning.maxDegrees(), choice.pairsTotal);
+    return choice;
+}
+
+PreparationPacer::PreparationPacer(const CountControl& control, std::size_t taskCount,
+                                   std::uint64_t pairsTotal)
+    : m_control(control), m_taskCount(taskCount), m_pairsTotal(pairsTotal),
+      m_last(std::chrono::steady_clock::now()) {}
+
+void PreparationPacer::operator()() {
+    if (m_control.cancelled())
+        throw Cancelled();
+    if (!m_control.onProgress)
+        return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_last < std::chrono::milliseconds(50))
+        return;
+    m_last = now;
+    CountProgress progress;
+    progress.pairsTotal = m_pairsTotal;
+    progress.pairsDonePerTask.assign(m_taskCount, 0);
+    m_control.onProgress(progress);
+}
+
+std::uint64_t CulledBatch::runPairs(std::size_t task, const sky::CountRun& run) const {
+    const sky::CellTask& t = cellTasks[task];
+    const sky::CellPartition& cellsA = plan.cells[t.first];
+    const sky::CellPartition& cellsB = plan.cells[t.second];
+    const std::uint64_t countA = cellsA.countOf(run.a);
+    if (t.isAuto && run.bBegin == run.a)
+        return trianglePairs(countA) + countA * (cellsB.start[run.bEnd] - cellsB.start[run.a + 1]);
+    return countA * (cellsB.start[run.bEnd] - cellsB.start[run.bBegin]);
+}
+
+void CulledBatch::countRun(TileKernel kernel, std::size_t task, const sky::CountRun& run,
+                           const Points& a, const Points& b, const SlotLookup& lookup,
+                           std::uint32_t* histogram) const {
+    const sky::CellTask& t = cellTasks[task];
+    const sky::CellPartition& cellsA = plan.cells[t.first];
+    const sky::CellPartition& cellsB = plan.cells[t.second];
+    const std::size_t i0 = cellsA.start[run.a], i1 = cellsA.start[run.a + 1];
+    const bool diagonal = t.isAuto && run.bBegin == run.a;
+    kernel(a, i0, i1, b, diagonal ? i0 : cellsB.start[run.bBegin], cellsB.start[run.bEnd], diagonal,
+           lookup, histogram);
+}
+
+CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& binning,
+                               std::size_t regionCount, std::size_t threads, const sky::Poll& poll,
+                               const WorkShare& share) {
+    share.validate();
+    CulledBatch batch;
+    // Each distinct catalog is sorted once, however many tasks use it.
+    std::vector<const Catalog*> distinct;
+    const auto indexOf = [&](const Catalog* catalog) {
+        const auto known = std::find(distinct.begin(), distinct.end(), catalog);
+        if (known != distinct.end())
+            return static_cast<std::size_t>(known - distinct.begin());
+        distinct.push_back(catalog);
+        batch.catalogs.push_back(sky::sortCatalog(*catalog, regionCount, poll));
+        return distinct.size() - 1;
+    };
+    for (const CountTask& task : tasks) {
+        const std::size_t first = indexOf(task.first);
+        const std::size_t second = task.second ? indexOf(task.second) : first;
+        batch.cellTasks.push_back(sky::CellTask{first, second, task.isAuto()});
+    }
+    batch.plan = sky::planCellPairs(batch.catalogs, batch.cellTasks, binning.chord2Edges(),
+                                    regionCount, poll, threads);
+
+    const auto runRows = [&](std::size_t t, const sky::CountRun& run) {
+        return batch.plan.cells[batch.cellTasks[t].first].countOf(run.a);
+    };
+    const auto runWork = [&](std::size_t t, const sky::CountRun& run) {
+        return static_cast<double>(batch.runPairs(t, run)) + sky::kRunCost +
+               sky::kRowCost * static_cast<double>(runRows(t, run));
+    };
+
+    // The share: a contiguous, cost-balanced part of every task's runs in schedule order (the
+    // cost model's figure in whole units, so that every process cuts alike), which holds a
+    // contiguous range of the runs of each task.
+    std::vector<std::uint64_t> runsPerTask;
+    for (const sky::TaskCellPlan& plan : batch.plan.tasks)
+        runsPerTask.push_back(plan.runs.size());
+    std::vector<std::pair<std::size_t, std::size_t>> shareRuns(tasks.size()); // [first, end)
+    if (share.whole()) {
+        for (std::size_t t = 0; t < tasks.size(); ++t)
+            shareRuns[t] = {0, runsPerTask[t]};
+    } else {
+        const TileSchedule allRuns(runsPerTask);
+        const UnitRange range = shareOfUnits(
+            allRuns.total(),
+            [&](std::uint64_t index) {
+                const auto [t, r] = allRuns.locate(index);
+                const sky::CountRun& run = batch.plan.tasks[t].runs[r];
+                return batch.runPairs(t, run) + static_cast<std::uint64_t>(sky::kRunCost) +
+                       static_cast<std::uint64_t>(sky::kRowCost) * runRows(t, run);
+            },
+            share);
+        std::vector<bool> seen(tasks.size(), false);
+        for (std::uint64_t index = range.begin; index < range.end; ++index) {
+            const auto [t, r] = allRuns.locate(index);
+            if (!seen[t])
+                shareRuns[t].first = r;
+            seen[t] = true;
+            shareRuns[t].second = r + 1;
+        }
+        poll();
+    }
+    batch.holdsWholePairs = share.part == 0;
+
+    // Work items: consecutive runs of about itemWork. Each item is credited its visited pairs
+    // plus a share, in proportion, of the pairs culled away (never listed, or outside the bins
+    // as whole cell pairs), so pairsDone reaches pairsTotal and tracks the work; the proportion
+    // runs over the task's whole list, so the shares' credits add up to it. Whole in-range cell
+    // pairs are done from the start (their counts are in the first partial counts).
+    double totalWork = 0;
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        for (std::size_t r = shareRuns[t].first; r < shareRuns[t].second; ++r)
+            totalWork += runWork(t, batch.plan.tasks[t].runs[r]);
+    const double itemWork = std::clamp(
+        totalWork / (kItemsPerThread * static_cast<double>(std::max<std::size_t>(1, threads))),
+        kMinItemWork, kMaxItemWork);
+    std::vector<std::uint64_t> itemsPerTask;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
+        const auto [firstRun, endRun] = shareRuns[t];
+        std::vector<std::size_t>& starts = batch.itemStart.emplace_back(1, firstRun);
+        std::vector<std::uint64_t> visited;
+        double work = 0;
+        std::uint64_t pairs = 0;
+        for (std::size_t r = firstRun; r < endRun; ++r) {
+            pairs += batch.runPairs(t, runs[r]);
+            work += runWork(t, runs[r]);
+            if (work >= itemWork || r + 1 == endRun) {
+                starts.push_back(r + 1);
+                visited.push_back(pairs);
+                work = 0;
+                pairs = 0;
+            }
+        }
+        const std::uint64_t total = tasks[t].pairTotal();
+        const std::uint64_t whole = batch.plan.tasks[t].wholePairs;
+        const std::uint64_t counted = batch.plan.tasks[t].countedPairs;
+        // A task without runs is done from the start: its whole pairs and the pairs culled away.
+        const std::uint64_t initial = runs.empty() ? total : whole;
+        batch.initialDone.push_back(batch.holdsWholePairs ? initial : 0);
+        batch.pairsTotal += batch.initialDone.back();
+        std::vector<std::uint64_t>& credit = batch.itemCredit.emplace_back();
+        if (!visited.empty()) {
+            const std::uint64_t culledAway = total - whole - counted;
+            // culledCredit(c): culled-away pairs credited once c visited pairs are done;
+            // monotone in c, so every item gets at least its own visited pairs.
+            const auto culledCredit = [&](std::uint64_t done) -> std::uint64_t {
+                if (done == counted)
+                    return culledAway;
+                const double fraction = static_cast<double>(done) / static_cast<double>(counted);
+                return std::min(culledAway, static_cast<std::uint64_t>(
+                                                static_cast<double>(culledAway) * fraction));
+            };
+            std::uint64_t done = 0; // pairs the runs before the share's first visit
+            for (std::size_t r = 0; r < firstRun; ++r)
+                done += batch.runPairs(t, runs[r]);
+            for (std::uint64_t v : visited) {
+                credit.push_back(v + culledCredit(done + v) - culledCredit(done));
+                batch.pairsTotal += credit.back();
+                done += v;
+            }
+        }
+        itemsPerTask.push_back(visited.size());
+    }
+    batch.schedule = TileSchedule(std::move(itemsPerTask));
+    poll();
+    return batch;
+}
+
+} // namespace tpacf::cpu
