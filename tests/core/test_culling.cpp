@@ -3,7 +3,6 @@
 // cell plan (every pair counted exactly once, whole or by the kernels), and culled counts against
 // brute force (CullingMode::Off): identical, for every footprint, bin set and size, plain and by
 // jackknife region, with progress and cancellation.
-#include "tpacf_test_main.h"
 #include "cancel_latency.h"
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
@@ -11,9 +10,10 @@
 #include "tpacf/culling.h"
 #include "tpacf/errors.h"
 #include "tpacf/mock.h"
+#include "tpacf_test_main.h"
 
 // White box: the CPU backend's partition and plan (core/src), to price every population.
-#include "sky_cells.h"
+#include "counting/sky_cells.h"
 
 #include <QtTest/QtTest>
 

@@ -1,4 +1,4 @@
-// Outputs that never destroy data (core/src/output_file.cpp): the temporary-and-rename write,
+// Outputs that never destroy data (core/src/io/output_file.cpp): the temporary-and-rename write,
 // the early writability check, file identity and the input/output clash check.
 #include "tpacf/errors.h"
 #include "tpacf/output_file.h"

@@ -1,5 +1,5 @@
-// The project's one runner of worker threads (core/src/work_runner.cpp): every worker runs once,
-// the first error and a cancel reach the calling thread after every worker has stopped.
+// The project's one runner of worker threads (core/src/counting/work_runner.cpp): every worker runs
+// once, the first error and a cancel reach the calling thread after every worker has stopped.
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
 #include "tpacf_test_main.h"

@@ -15,7 +15,7 @@
 // (sky_cells.h), and keeps the cheapest; it stops at the first population that costs more than
 // the best so far by a margin, or once the box tests of the next, finer one would cost a good
 // share of the best plan.
-#include "sky_cells.h"
+#include "counting/sky_cells.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"

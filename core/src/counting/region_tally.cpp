@@ -1,4 +1,4 @@
-#include "region_tally.h"
+#include "counting/region_tally.h"
 
 #include "tpacf/cpu_pair_counter.h"
 

@@ -1,6 +1,6 @@
 // ASCII catalogs: whole file read at once, lines cut with memchr and numbers parsed with
 // std::from_chars, so that 10^7 rows take seconds rather than minutes.
-#include "fits_reader.h"
+#include "catalog/fits_reader.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/errors.h"
 

@@ -2,7 +2,7 @@
 // handling both readers share.
 #include "tpacf/catalog_reader.h"
 
-#include "fits_reader.h"
+#include "catalog/fits_reader.h"
 #include "tpacf/catalog_formats.h"
 #include "tpacf/errors.h"
 

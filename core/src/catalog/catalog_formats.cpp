@@ -1,7 +1,7 @@
 // The table of catalog formats. The only place that knows whether cfitsio is built in.
 #include "tpacf/catalog_formats.h"
 
-#include "fits_reader.h"
+#include "catalog/fits_reader.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>

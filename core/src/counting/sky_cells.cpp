@@ -11,7 +11,7 @@
 // is what listCellPairs' tree over consecutive cells needs.
 //
 // The cell-pair plan over these cells is in sky_cell_plan.cpp.
-#include "sky_cells.h"
+#include "counting/sky_cells.h"
 
 #include "tpacf/errors.h"
 

@@ -1,4 +1,4 @@
-#include "cpu_tile_kernels.h"
+#include "counting/cpu_tile_kernels.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "cpu_culled_batch.h"
+#include "counting/cpu_culled_batch.h"
 
 #include "tpacf/errors.h"
 

@@ -5,9 +5,9 @@
 // (region_tally.cpp).
 #include "tpacf/cpu_pair_counter.h"
 
-#include "cpu_culled_batch.h"
-#include "region_tally.h"
-#include "tile_schedule.h"
+#include "counting/cpu_culled_batch.h"
+#include "counting/region_tally.h"
+#include "counting/tile_schedule.h"
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
 

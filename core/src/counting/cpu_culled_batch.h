@@ -2,9 +2,9 @@
 // Internal to the CPU backend: the culled path's preparation. Each distinct catalog is sorted
 // into cells once, the cell-pair plan is made (sky_cells.h), and the runs of a work share are
 // cut into work items of similar duration with the pairs each credits as done.
-#include "cpu_tile_kernels.h"
-#include "sky_cells.h"
-#include "tile_schedule.h"
+#include "counting/cpu_tile_kernels.h"
+#include "counting/sky_cells.h"
+#include "counting/tile_schedule.h"
 
 #include "tpacf/bins.h"
 #include "tpacf/culling.h"

@@ -2,7 +2,7 @@
 // Internal to the CPU backend: counts keyed by jackknife region (countBatchByRegion). Points are
 // taken in region order so that the work units split into rectangles of one region pair, each
 // counted by the plain kernels and added to per-region rows of the task's tally.
-#include "cpu_tile_kernels.h"
+#include "counting/cpu_tile_kernels.h"
 
 #include "tpacf/catalog.h"
 

@@ -4,7 +4,7 @@
 // list in a fixed order (TileSchedule), independent of the thread count, so that a work share
 // (part k of n, pair_counter.h) is the same units on every machine; runSchedule hands a
 // share's units to the workers of the one runner (work_runner.h).
-#include "cpu_tile_kernels.h"
+#include "counting/cpu_tile_kernels.h"
 
 #include "tpacf/pair_counter.h"
 

@@ -1,4 +1,4 @@
-#include "tile_schedule.h"
+#include "counting/tile_schedule.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"

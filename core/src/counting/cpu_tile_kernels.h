@@ -2,7 +2,7 @@
 // Internal to the CPU backend: the inner loops. A kernel counts the pairs of a rectangle of
 // points (rows of one catalog against columns of another, or a triangle of one) into a
 // histogram of slots (cpu_bin_lookup.h). Every kernel gives identical counts.
-#include "cpu_bin_lookup.h"
+#include "counting/cpu_bin_lookup.h"
 
 #include "tpacf/catalog.h"
 

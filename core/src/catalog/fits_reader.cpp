@@ -1,5 +1,5 @@
 // FITS binary tables through cfitsio. Compiled only where cfitsio was found.
-#include "fits_reader.h"
+#include "catalog/fits_reader.h"
 
 #include "tpacf/errors.h"
 
