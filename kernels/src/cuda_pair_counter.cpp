@@ -76,9 +76,13 @@ public:
     Precision precision() const override { return m_precision; }
     std::optional<double> lastDeviceSeconds() const override { return m_lastDeviceSeconds; }
 
-    std::vector<PairCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
+    std::vector<TaskCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control) override {
-        return runBatch(tasks, binning, 0, control);
+        std::vector<PairCounts> rows = runBatch(tasks, binning, 0, control);
+        std::vector<TaskCounts> results(rows.size());
+        for (std::size_t t = 0; t < rows.size(); ++t)
+            results[t].raw = std::move(rows[t]);
+        return results;
     }
 
     bool supportsRegions() const override { return true; }

@@ -30,10 +30,10 @@ class FakeGpuCounter final : public PairCounter {
     std::string backendName() const override { return m_backend; }
     std::string deviceDescription() const override { return "Fake GPU (1 GPU)"; }
     Precision precision() const override { return m_precision; }
-    std::vector<tpacf::PairCounts> countBatch(std::span<const tpacf::CountTask> tasks,
+    std::vector<tpacf::TaskCounts> countBatch(std::span<const tpacf::CountTask> tasks,
                                               const tpacf::Binning& binning,
                                               const tpacf::CountControl&) override {
-        return std::vector<tpacf::PairCounts>(tasks.size(), tpacf::PairCounts(binning.count()));
+        return std::vector<tpacf::TaskCounts>(tasks.size(), {tpacf::PairCounts(binning.count())});
     }
     const std::vector<int>& devices() const { return m_devices; }
 

@@ -85,9 +85,9 @@ public:
     tpacf::Precision precision() const override { return tpacf::Precision::Double; }
     bool supportsRegions() const override { return true; }
 
-    std::vector<PairCounts> countBatch(std::span<const tpacf::CountTask> tasks,
-                                       const Binning& binning,
-                                       const tpacf::CountControl& control) override {
+    std::vector<tpacf::TaskCounts> countBatch(std::span<const tpacf::CountTask> tasks,
+                                              const Binning& binning,
+                                              const tpacf::CountControl& control) override {
         decide();
         return m_cpu.countBatch(tasks, binning, control);
     }

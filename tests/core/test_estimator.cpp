@@ -66,7 +66,10 @@ std::vector<tpacf::PairCounts> countAll(const tpacf::Catalog& data,
     for (const tpacf::Catalog* random : randoms)
         tasks.push_back({random, nullptr});
     tpacf::CpuPairCounter counter;
-    return counter.countBatch(tasks, binning);
+    std::vector<tpacf::PairCounts> counts;
+    for (tpacf::TaskCounts& task : counter.countBatch(tasks, binning))
+        counts.push_back(std::move(task.raw));
+    return counts;
 }
 
 RawCounts rawFrom(const std::vector<tpacf::PairCounts>& counts, const tpacf::Catalog& data,

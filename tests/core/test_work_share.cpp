@@ -28,6 +28,7 @@ using tpacf::CpuPairCounter;
 using tpacf::CullingMode;
 using tpacf::PairCounts;
 using tpacf::RegionPairCounts;
+using tpacf::TaskCounts;
 using tpacf::WorkShare;
 
 namespace {
@@ -202,10 +203,10 @@ bool everyShareCounts(int points, int parts) {
     return points >= 1501 && parts <= 7;
 }
 
-std::uint64_t pairsIn(const std::vector<PairCounts>& counts) {
+std::uint64_t pairsIn(const std::vector<TaskCounts>& counts) {
     std::uint64_t pairs = 0;
-    for (const PairCounts& task : counts)
-        for (std::uint64_t c : task)
+    for (const TaskCounts& task : counts)
+        for (std::uint64_t c : task.raw)
             pairs += c;
     return pairs;
 }
@@ -233,7 +234,7 @@ void TestWorkShare::sharesAddUpToTheWhole() {
 
     CpuPairCounter wholeCounter(2);
     wholeCounter.setCulling(mode);
-    const std::vector<PairCounts> whole = wholeCounter.countBatch(batch.tasks, binning);
+    const std::vector<TaskCounts> whole = wholeCounter.countBatch(batch.tasks, binning);
     QCOMPARE(wholeCounter.lastBatchCulled(), mode == CullingMode::On);
 
     std::vector<std::vector<std::uint64_t>> sum(batch.tasks.size());
@@ -245,7 +246,7 @@ void TestWorkShare::sharesAddUpToTheWhole() {
                                                progress.control({part, std::uint32_t(parts)}));
         QCOMPARE(counts.size(), batch.tasks.size());
         for (std::size_t t = 0; t < counts.size(); ++t)
-            addInto(sum[t], counts[t]);
+            addInto(sum[t], counts[t].raw);
         if (everyShareCounts(points, parts))
             QVERIFY2(pairsIn(counts) > 0, "a share of a large batch counted nothing");
         // The share's progress ends at the share's own total.
@@ -258,7 +259,7 @@ void TestWorkShare::sharesAddUpToTheWhole() {
                     2 * batch.pairTotal() / std::uint64_t(parts) + (std::uint64_t{1} << 20));
     }
     for (std::size_t t = 0; t < whole.size(); ++t)
-        QCOMPARE(sum[t], whole[t]);
+        QCOMPARE(sum[t], whole[t].raw);
     QCOMPARE(totalOfShares, batch.pairTotal());
 }
 
@@ -342,7 +343,7 @@ void TestWorkShare::wholeEqualsDoubleLoop() {
         const auto regionCounts =
             counter.countBatchByRegion(batch.tasks, binning, kRegions, control);
         for (std::size_t t = 0; t < tasks; ++t) {
-            addInto(plain[t], counts[t]);
+            addInto(plain[t], counts[t].raw);
             addInto(total[t], regionCounts[t].total);
             addInto(touching[t], regionCounts[t].touching);
             addInto(within[t], regionCounts[t].within);
@@ -395,7 +396,7 @@ public:
     std::string backendName() const override { return "whole-only"; }
     std::string deviceDescription() const override { return "test"; }
     tpacf::Precision precision() const override { return tpacf::Precision::Double; }
-    std::vector<PairCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
+    std::vector<TaskCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control) override {
         requireWholeShare(control);
         return m_cpu.countBatch(tasks, binning, control);

@@ -136,7 +136,7 @@ bool sameCounts(const std::string& what, const std::vector<PairCounts>& got,
 std::vector<PairCounts> countWith(PairCounter& counter, CullingMode mode,
                                   const std::vector<CountTask>& tasks, const Binning& binning) {
     counter.setCulling(mode);
-    return counter.countBatch(tasks, binning);
+    return gputest::rawCounts(counter.countBatch(tasks, binning));
 }
 
 struct Counters {
@@ -257,7 +257,7 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
         lastDone = p.pairsDone;
         lastPerTask = p.pairsDonePerTask;
     };
-    const auto counts = gpu.countBatch(tasks, binning, control);
+    const auto counts = gputest::rawCounts(gpu.countBatch(tasks, binning, control));
     expect(stats, gpu.lastBatchCulled(), "progress batch ran culled");
     expect(stats, calls >= 1 && monotone && shapes && lastDone == total,
            "culled batch: progress is monotone and ends at pairsDone == pairsTotal");
@@ -302,7 +302,7 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
         const auto bruteCounter =
             cuda::makeProvider(gputest::bruteForceTuning())->create(gpu.precision(), {});
         bruteCounter->setCulling(CullingMode::On);
-        const auto brute = bruteCounter->countBatch(tasks, binning);
+        const auto brute = gputest::rawCounts(bruteCounter->countBatch(tasks, binning));
         expect(stats, !bruteCounter->lastBatchCulled(),
                "CudaTuning::bruteForce overrides culling On");
         expect(stats, sameCounts("tuning brute force vs culled", brute, counts),

@@ -177,7 +177,7 @@ void runCase(Stats& stats, CpuPairCounter& cpu, PairCounter& gpuDouble, PairCoun
              std::size_t n, int sets, const BinCase& binCase, bool floatToo, std::uint64_t seed) {
     const Binning binning(binCase.spec);
     const Setup setup = makeSetup(n, sets, seed);
-    const auto ref = cpu.countBatch(setup.tasks, binning);
+    const auto ref = gputest::rawCounts(cpu.countBatch(setup.tasks, binning));
     char what[256];
     std::snprintf(what, sizeof what, "N=%zu sets=%d bins='%s' (%s) seed=%" PRIu64, n, sets,
                   binCase.label.c_str(), binCase.spec.describe().c_str(), seed);
@@ -187,7 +187,7 @@ void runCase(Stats& stats, CpuPairCounter& cpu, PairCounter& gpuDouble, PairCoun
         ++stats.checks;
         auto result = poisoned(setup.tasks.size(), binning.count());
         try {
-            result = gpu->countBatch(setup.tasks, binning);
+            result = gputest::rawCounts(gpu->countBatch(setup.tasks, binning));
         } catch (const std::exception& e) {
             std::printf("FAIL %s [%s]: threw: %s\n", what, precisionText(gpu->precision()),
                         e.what());
@@ -220,8 +220,8 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
     };
     const auto counts = gpu.countBatch(tasks, binning, control);
     std::uint64_t counted = 0;
-    for (const PairCounts& c : counts)
-        for (std::uint64_t v : c)
+    for (const TaskCounts& c : counts)
+        for (std::uint64_t v : c.raw)
             counted += v;
     expect(stats, calls >= 1 && lastDone == total && perTaskOk,
            "progress reports end at pairsDone == pairsTotal");

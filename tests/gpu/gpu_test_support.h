@@ -182,4 +182,13 @@ inline Catalog withRegions(const Catalog& catalog, std::vector<std::int32_t> reg
         std::vector<double>(catalog.dec().begin(), catalog.dec().end()), {}, std::move(regions));
 }
 
+/// The raw counts of countBatch's results, task by task.
+inline std::vector<PairCounts> rawCounts(std::vector<TaskCounts> counts) {
+    std::vector<PairCounts> raw;
+    raw.reserve(counts.size());
+    for (TaskCounts& task : counts)
+        raw.push_back(std::move(task.raw));
+    return raw;
+}
+
 } // namespace tpacf::gputest

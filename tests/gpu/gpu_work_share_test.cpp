@@ -66,8 +66,8 @@ ShareRun countShare(PairCounter& counter, const std::vector<CountTask>& tasks,
         reported = true;
     };
     if (regions == 0) {
-        for (const PairCounts& counts : counter.countBatch(tasks, binning, control))
-            run.counts.insert(run.counts.end(), counts.begin(), counts.end());
+        for (const TaskCounts& counts : counter.countBatch(tasks, binning, control))
+            run.counts.insert(run.counts.end(), counts.raw.begin(), counts.raw.end());
     } else {
         for (const RegionPairCounts& r :
              counter.countBatchByRegion(tasks, binning, regions, control)) {

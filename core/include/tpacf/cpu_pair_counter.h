@@ -36,7 +36,7 @@ public:
     /// contiguous, cost-balanced part of the batch's tiles, or culled of its cell-pair runs, in
     /// an order fixed by the catalogs and bins alone (not the thread count); the culled plan's
     /// whole cell pairs belong to part 0.
-    std::vector<PairCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
+    std::vector<TaskCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control = {}) override;
 
     bool supportsRegions() const override { return true; }

@@ -5,12 +5,13 @@
 #include "tpacf/culling.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <string_view>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tpacf {
@@ -31,11 +32,22 @@ struct CountTask {
     std::uint64_t pairTotal() const noexcept;
 };
 
+/// The result of one plain task: the place a count's every kind of tally lives. Today the raw
+/// per-bin counts; the per-object weights issue adds the weighted sums (Σ w_i·w_j per bin, in
+/// double) beside `raw`. Tallies keyed by jackknife region are RegionPairCounts.
+struct TaskCounts {
+    PairCounts raw; // one per bin
+
+    std::size_t binCount() const noexcept { return raw.size(); }
+    bool operator==(const TaskCounts&) const = default;
+};
+
 /// Counts of one task keyed by jackknife region (Catalog::region(), values in [0, regionCount)).
 /// Memory is O(regions · bins): for region k, `touching` holds the pairs with at least one point
 /// in k and `within` the pairs with both points in k. A pair in regions (a, b) is counted once in
 /// `total`, once in touching[a] and, when b ≠ a, once in touching[b]; the leave-one-out count of
-/// jackknife sample k is total − touching[k] (the "inverse jackknife": one pass, not K).
+/// jackknife sample k is total − touching[k] (the "inverse jackknife": one pass, not K). Like
+/// TaskCounts, the raw counts; the weights issue adds the weighted tallies beside them.
 struct RegionPairCounts {
     std::size_t regionCount = 0;
     std::size_t binCount = 0;
@@ -96,8 +108,8 @@ public:
     virtual Precision precision() const = 0;
 
     /// Counts every task into binning.count() bins, scheduling them together as the backend
-    /// sees fit. Returns one PairCounts per task, in order. Throws Cancelled.
-    virtual std::vector<PairCounts> countBatch(std::span<const CountTask> tasks,
+    /// sees fit. Returns one TaskCounts per task, in order. Throws Cancelled.
+    virtual std::vector<TaskCounts> countBatch(std::span<const CountTask> tasks,
                                                const Binning& binning,
                                                const CountControl& control = {}) = 0;
 
@@ -121,6 +133,7 @@ public:
                                                              std::size_t regionCount,
                                                              const CountControl& control = {});
 
+    /// One-task shorthands for countBatch; they return the raw counts.
     PairCounts countAuto(const Catalog& catalog, const Binning& binning,
                          const CountControl& control = {});
     PairCounts countCross(const Catalog& a, const Catalog& b, const Binning& binning,

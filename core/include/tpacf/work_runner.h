@@ -1,7 +1,8 @@
 #pragma once
 // The one way the project runs work on several threads: a set of workers watched from the
-// calling thread for progress, cancellation and the first error. The CPU backend, the CUDA host
-// side (one worker per GPU) and the helpers (cell plans, region assignment) all use it.
+// calling thread for progress, cancellation and the first error. The CPU backend, a GPU
+// module's host side (one worker per GPU) and the helpers (cell plans, region assignment) all
+// use it.
 #include <atomic>
 #include <chrono>
 #include <cstddef>

@@ -57,6 +57,14 @@ UnitRange shareOfTiles(const std::vector<TaskPlan>& plans, const TileSchedule& s
     return range;
 }
 
+// The final counts of runSchedule, one TaskCounts per task.
+std::vector<TaskCounts> taskCountsOf(CountProgress&& final) {
+    std::vector<TaskCounts> result(final.partialCounts.size());
+    for (std::size_t t = 0; t < result.size(); ++t)
+        result[t].raw = std::move(final.partialCounts[t]);
+    return result;
+}
+
 } // namespace
 
 CpuPairCounter::CpuPairCounter(int threads) : CpuPairCounter(threads, CpuKernel::Best) {}
@@ -75,7 +83,7 @@ std::string CpuPairCounter::deviceDescription() const {
     return "CPU, " + std::to_string(m_threads) + (m_threads == 1 ? " thread" : " threads");
 }
 
-std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> tasks,
+std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> tasks,
                                                    const Binning& binning,
                                                    const CountControl& control) {
     for (const CountTask& task : tasks)
@@ -172,8 +180,7 @@ std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
                    histogram.data());
             publish(worker, task, TaskPlan::pairsOf(tile));
         };
-        return std::move(
-            runSchedule(schedule, units, workers, control, countTile, snapshot).partialCounts);
+        return taskCountsOf(runSchedule(schedule, units, workers, control, countTile, snapshot));
     }
 
     for (std::size_t t = 0; t < tasks.size(); ++t) {
@@ -195,8 +202,7 @@ std::vector<PairCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             batch.countRun(kernel, task, runs[r], a, b, lookup, histogram.data());
         publish(worker, task, batch.itemCredit[task][item]);
     };
-    return std::move(
-        runSchedule(schedule, units, workers, control, countItem, snapshot).partialCounts);
+    return taskCountsOf(runSchedule(schedule, units, workers, control, countItem, snapshot));
 }
 
 std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const CountTask> tasks,

@@ -28,13 +28,15 @@ std::uint64_t CountTask::pairTotal() const noexcept {
 PairCounts PairCounter::countAuto(const Catalog& catalog, const Binning& binning,
                                   const CountControl& control) {
     const CountTask task{&catalog, nullptr};
-    return std::move(countBatch(std::span<const CountTask>(&task, 1), binning, control).front());
+    return std::move(
+        countBatch(std::span<const CountTask>(&task, 1), binning, control).front().raw);
 }
 
 PairCounts PairCounter::countCross(const Catalog& a, const Catalog& b, const Binning& binning,
                                    const CountControl& control) {
     const CountTask task{&a, &b};
-    return std::move(countBatch(std::span<const CountTask>(&task, 1), binning, control).front());
+    return std::move(
+        countBatch(std::span<const CountTask>(&task, 1), binning, control).front().raw);
 }
 
 std::optional<Precision> parsePrecision(std::string_view text) noexcept {

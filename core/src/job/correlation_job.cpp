@@ -60,6 +60,15 @@ RawCounts rawCountsOf(std::vector<PairCounts> counts, const CorrelationParams& p
     return raw;
 }
 
+// The raw counts of countBatch's results, task by task.
+std::vector<PairCounts> rawOf(std::vector<TaskCounts> counts) {
+    std::vector<PairCounts> raw;
+    raw.reserve(counts.size());
+    for (TaskCounts& task : counts)
+        raw.push_back(std::move(task.raw));
+    return raw;
+}
+
 std::vector<std::uint64_t> sumOverSets(const std::vector<PairCounts>& perSet, std::size_t bins) {
     std::vector<std::uint64_t> sum(bins, 0);
     for (const PairCounts& counts : perSet)
@@ -215,7 +224,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
             result.raw = rawCountsOf(std::move(totals), m_params);
         } else {
             result.raw =
-                rawCountsOf(backend.counter->countBatch(tasks, binning, control), m_params);
+                rawCountsOf(rawOf(backend.counter->countBatch(tasks, binning, control)), m_params);
         }
         result.culled = backend.counter->lastBatchCulled();
     } catch (const Cancelled&) {

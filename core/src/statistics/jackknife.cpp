@@ -135,9 +135,10 @@ JackknifeMemory estimateJackknifeMemory(std::size_t regions, std::size_t bins,
     const Wide cpu =
         counts * 3 * perRegionArray +
         workers * (3 * rowsPerThread * (b + 2) * counter + 2 * k * sizeof(std::int32_t));
-    // CUDA backend: the host copy of (1 + 2K) rows of counters per count, and its split.
-    const Wide cuda = 2 * counts * (1 + 2 * k) * b * counter;
-    memory.counting = clamp64(std::max(cpu, cuda));
+    // A GPU module (today's CUDA one): the host copy of (1 + 2K) rows of counters per count, and
+    // its split. The estimate takes the larger, whichever backend the job ends up on.
+    const Wide gpuModule = 2 * counts * (1 + 2 * k) * b * counter;
+    memory.counting = clamp64(std::max(cpu, gpuModule));
     const Wide covariance = b * b * sizeof(double);
     const Wide samples = k * b * sizeof(double);
     // The counts kept (touching and within per region, the totals), the samples, their
