@@ -187,11 +187,12 @@ BackendOptions backendOptionsFrom(const ParsedArgs& args, const BackendRegistry&
                              backends.namesText() + ")");
         options.name = *name;
     }
-    if (const auto text = args.value("--precision")) {
+    // "auto" is the default said out loud (scripts pass it to mean "what the backend prefers").
+    if (const auto text = args.value("--precision"); text && *text != "auto") {
         const auto precision = parsePrecision(*text);
         if (!precision)
             throw UsageError("--precision: " + quote(*text) +
-                             " is not a precision (float, double)");
+                             " is not a precision (float, double, auto)");
         options.precision = *precision;
     }
     options.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
@@ -245,8 +246,8 @@ std::string backendOptionsHelp(const BackendRegistry& backends) {
     return "Backend:\n"
            "  --backend B        auto (default: the GPU where usable, else the CPU), cpu" +
            moduleNames + "\n" +
-           R"(  --precision P      float or double (default: float on a GPU, double on the CPU;
-                     the CPU backend is always double)
+           R"(  --precision P      float, double or auto (auto, the default: float on a GPU,
+                     double on the CPU; the CPU backend is always double)
   --threads N        CPU threads (default: all hardware threads)
   --devices LIST     GPU indices to use, e.g. 0,1 (default: every visible GPU);
                      see 'tpacf devices'

@@ -1,6 +1,5 @@
 // End-to-end tests of the tpacf command line: the built executable is run with QProcess, and
 // every number it writes is checked against the core API called directly here.
-#include "tpacf_test_main.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/cpu_pair_counter.h"
@@ -8,6 +7,7 @@
 #include "tpacf/estimator.h"
 #include "tpacf/mock.h"
 #include "tpacf/version.h"
+#include "tpacf_test_main.h"
 
 #include <QFile>
 #if TPACF_CLI_HAVE_PLOT
@@ -1097,6 +1097,42 @@ private slots:
                      lines.front().contains(QStringLiteral("CPU")),
                  qPrintable(outcome.err));
         QCOMPARE(csv.meta(QStringLiteral("backend")), QStringLiteral("cpu"));
+    }
+
+    void precisionAutoIsTheDefault() {
+        // --precision auto is the backend's own choice: the same file as no --precision at all.
+        QStringList base{QStringLiteral("run"),
+                         QStringLiteral("--data"),
+                         m_data,
+                         QStringLiteral("--random"),
+                         m_random1,
+                         QStringLiteral("--bins"),
+                         QStringLiteral("log"),
+                         QStringLiteral("--min"),
+                         QStringLiteral("1"),
+                         QStringLiteral("--max"),
+                         QStringLiteral("600"),
+                         QStringLiteral("--unit"),
+                         QStringLiteral("arcmin"),
+                         QStringLiteral("--nbins"),
+                         QStringLiteral("5"),
+                         QStringLiteral("--backend"),
+                         QStringLiteral("cpu"),
+                         QStringLiteral("--output")};
+        const QString plainPath = path(QStringLiteral("w_precision_default.csv"));
+        const QString autoPath = path(QStringLiteral("w_precision_auto.csv"));
+        const Outcome plain = tpacf(base + QStringList{plainPath});
+        const Outcome chosen = tpacf(
+            base + QStringList{autoPath, QStringLiteral("--precision"), QStringLiteral("auto")});
+        QVERIFY2(plain.exitCode == 0, qPrintable(plain.err));
+        QVERIFY2(chosen.exitCode == 0, qPrintable(chosen.err));
+        const CsvFile expected = readCsv(plainPath);
+        const CsvFile actual = readCsv(autoPath);
+        QCOMPARE(actual.meta(QStringLiteral("precision")), QStringLiteral("double"));
+        QCOMPARE(actual.rows, expected.rows);
+        const Outcome bad = tpacf(
+            base + QStringList{autoPath, QStringLiteral("--precision"), QStringLiteral("half")});
+        checkUsageError(bad, QStringLiteral("is not a precision (float, double, auto)"));
     }
 
     void cudaWithoutGpuIsUsageError() {
