@@ -108,7 +108,7 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
     layout->addStretch();
 
     connect(m_estimator, &QComboBox::currentIndexChanged, this, [this] {
-        m_formula->setText(QString::fromLatin1(estimatorFormula(estimator())));
+        updateFormula();
         Q_EMIT changed();
     });
     connect(m_backend, &QComboBox::currentIndexChanged, this, [this] {
@@ -119,8 +119,29 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
     connect(m_precision, &QComboBox::currentIndexChanged, this, &BackendPanel::changed);
     connect(m_culling, &QComboBox::currentIndexChanged, this, &BackendPanel::changed);
 
-    m_formula->setText(QString::fromLatin1(estimatorFormula(estimator())));
+    updateFormula();
     updateEnabledState();
+}
+
+void BackendPanel::setCrossMode(bool cross) {
+    if (cross == m_cross)
+        return;
+    m_cross = cross;
+    updateFormula();
+}
+
+QString BackendPanel::formulaText() const {
+    return m_formula->text();
+}
+
+void BackendPanel::updateFormula() {
+    // The formulas come from the core's estimator table, in the form the next run uses.
+    for (int i = 0; i < m_estimator->count(); ++i)
+        m_estimator->setItemData(i,
+                                 QString::fromLatin1(estimatorFormula(
+                                     Estimator(m_estimator->itemData(i).toInt()), m_cross)),
+                                 Qt::ToolTipRole);
+    m_formula->setText(QString::fromLatin1(estimatorFormula(estimator(), m_cross)));
 }
 
 Estimator BackendPanel::estimator() const {

@@ -21,6 +21,12 @@ public:
     Estimator estimator() const;
     void setEstimator(Estimator estimator);
 
+    /// Two samples loaded: the formula and the tooltips show the estimators' cross forms
+    /// ("(D1D2 − D1R2 − R1D2 + R1R2) / R1R2").
+    void setCrossMode(bool cross);
+    bool crossMode() const { return m_cross; }
+    QString formulaText() const;
+
     BackendOptions backendOptions() const;
     /// Selects the closest available choice (a GPU device that is not present falls back to Auto).
     void setBackendOptions(const BackendOptions& options);
@@ -36,6 +42,7 @@ Q_SIGNALS:
 
 private:
     void updateEnabledState();
+    void updateFormula();
     /// The backend combo's entry for a backend name and device index (-1: none), or -1.
     int findEntry(const QString& name, int device) const;
 
@@ -48,6 +55,7 @@ private:
     QComboBox* m_culling = nullptr;
     QLabel* m_gpuNote = nullptr;
     bool m_haveGpu = false;
+    bool m_cross = false;
 };
 
 } // namespace tpacf::ui

@@ -5,16 +5,25 @@
 #include <tpacf/errors.h>
 
 #include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
+#include <QMessageBox>
 #include <QPalette>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include <charconv>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace tpacf::ui {
 
@@ -44,8 +53,69 @@ double sizeOf(const BinSpec& spec) {
 }
 
 bool sameSpec(const BinSpec& a, const BinSpec& b) {
+    if (a.scale == BinScale::Custom || b.scale == BinScale::Custom)
+        return a.scale == b.scale && a.unit == b.unit && a.edges == b.edges;
     return a.scale == b.scale && a.unit == b.unit && a.min == b.min && a.max == b.max &&
            sizeOf(a) == sizeOf(b);
+}
+
+// Largest edges file the Load button reads: kMaxBinCount + 1 numbers fit many times over.
+constexpr qint64 kMaxEdgesFileBytes = 16 << 20;
+
+// An edge as the shortest text that reads back to the same double, so that a spec survives the
+// text field (and a session) bit for bit. Locale-independent, like the files it comes from.
+QString exactEdgeText(double value) {
+    char buffer[64];
+    const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    if (error != std::errc())
+        return QString::number(value, 'g', 17);
+    return QString::fromLatin1(buffer, end - buffer);
+}
+
+QString edgeListText(const std::vector<double>& edges) {
+    QStringList texts;
+    texts.reserve(qsizetype(edges.size()));
+    for (double edge : edges)
+        texts.append(exactEdgeText(edge));
+    return texts.join(QStringLiteral(", "));
+}
+
+// The custom edges field: numbers separated by commas or white space ('#' starts a comment to
+// the end of its line, as in an edges file). The numbers are read in the C locale, like the
+// files; sorting, range and count are the core's to judge. Sets `problem` for a non-number.
+std::vector<double> parseEdgeList(const QString& text, QString* problem) {
+    std::vector<double> edges;
+    problem->clear();
+    int item = 0;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        const QString content = line.section(QLatin1Char('#'), 0, 0);
+        static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+        for (const QString& word : content.split(separators, Qt::SkipEmptyParts)) {
+            ++item;
+            const std::string bytes = word.toStdString();
+            std::string_view digits = bytes;
+            if (!digits.empty() && digits.front() == '+')
+                digits.remove_prefix(1);
+            double value = 0;
+            const auto [end, error] =
+                std::from_chars(digits.data(), digits.data() + digits.size(), value);
+            if (digits.empty() || error == std::errc::invalid_argument ||
+                end != digits.data() + digits.size()) {
+                *problem = BinningPanel::tr("Edges: \"%1\" (item %2) is not a number")
+                               .arg(word.left(40))
+                               .arg(item);
+                return edges;
+            }
+            if (error == std::errc::result_out_of_range || !std::isfinite(value)) {
+                *problem = BinningPanel::tr("Edges: \"%1\" (item %2) is not a finite number")
+                               .arg(word.left(40))
+                               .arg(item);
+                return edges;
+            }
+            edges.push_back(value);
+        }
+    }
+    return edges;
 }
 } // namespace
 
@@ -68,6 +138,7 @@ BinningPanel::BinningPanel(QWidget* parent) : QWidget(parent) {
     m_scale = new QComboBox(this);
     m_scale->addItem(tr("Logarithmic"), int(BinScale::Logarithmic));
     m_scale->addItem(tr("Linear"), int(BinScale::Linear));
+    m_scale->addItem(tr("Custom edges"), int(BinScale::Custom));
 
     m_unit = new QComboBox(this);
     for (AngleUnit unit :
@@ -79,22 +150,47 @@ BinningPanel::BinningPanel(QWidget* parent) : QWidget(parent) {
     m_sizeMode = new QComboBox(this);
     m_sizeValue = new CompactDoubleSpinBox(this);
 
-    auto* rangeRow = new QHBoxLayout;
-    rangeRow->addWidget(m_min, 1);
-    rangeRow->addWidget(new QLabel(tr("to"), this));
-    rangeRow->addWidget(m_max, 1);
+    m_edgesText = new QLineEdit(this);
+    m_edgesText->setObjectName(QStringLiteral("customEdges"));
+    m_edgesText->setPlaceholderText(QStringLiteral("0.1, 0.3, 1, 3"));
+    m_edgesText->setToolTip(tr("Every bin edge in the chosen unit, increasing, separated by "
+                               "commas or spaces"));
+    m_loadEdges = new QPushButton(tr("Load…"), this);
+    m_loadEdges->setToolTip(tr("Read the edges from a file: one edge per line, or \"lo hi\" per "
+                               "line as in Corrfunc's bin file"));
+
+    // Rows in their own widgets so that a whole row can be hidden (QFormLayout::setRowVisible
+    // needs Qt 6.4; the project builds with 6.2).
+    auto rowWidget = [this](QWidget* left, QWidget* middle, QWidget* right) {
+        auto* row = new QWidget(this);
+        auto* layout = new QHBoxLayout(row);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(left, 1);
+        if (middle)
+            layout->addWidget(middle);
+        if (right)
+            layout->addWidget(right, 1);
+        return row;
+    };
+    QWidget* rangeRow = rowWidget(m_min, new QLabel(tr("to"), this), m_max);
+    QWidget* sizeRow = rowWidget(m_sizeMode, nullptr, m_sizeValue);
+    QWidget* edgesRow = rowWidget(m_edgesText, m_loadEdges, nullptr);
     auto* scaleRow = new QHBoxLayout;
     scaleRow->addWidget(m_scale, 1);
     scaleRow->addWidget(m_unit);
-    auto* sizeRow = new QHBoxLayout;
-    sizeRow->addWidget(m_sizeMode, 1);
-    sizeRow->addWidget(m_sizeValue, 1);
+    auto* rangeLabel = new QLabel(tr("Range:"), this);
+    auto* sizeLabel = new QLabel(tr("Size:"), this);
+    auto* edgesLabel = new QLabel(tr("Edges:"), this);
+    edgesLabel->setBuddy(m_edgesText);
+    m_rangeRows = {rangeLabel, rangeRow, sizeLabel, sizeRow};
+    m_edgesRows = {edgesLabel, edgesRow};
 
     auto* form = new QFormLayout;
     form->addRow(tr("Preset:"), m_preset);
     form->addRow(tr("Scale:"), scaleRow);
-    form->addRow(tr("Range:"), rangeRow);
-    form->addRow(tr("Size:"), sizeRow);
+    form->addRow(rangeLabel, rangeRow);
+    form->addRow(sizeLabel, sizeRow);
+    form->addRow(edgesLabel, edgesRow);
 
     m_error = new QLabel(this);
     m_error->setWordWrap(true);
@@ -124,6 +220,17 @@ BinningPanel::BinningPanel(QWidget* parent) : QWidget(parent) {
         if (m_updating)
             return;
         const auto scale = BinScale(m_scale->currentData().toInt());
+        showScaleRows(scale);
+        if (scale == BinScale::Custom) {
+            // Start from the bins shown so far, so that custom edges are an edit away.
+            if (m_edgesText->text().trimmed().isEmpty() && m_binning) {
+                const auto edges = m_binning->edges();
+                const QSignalBlocker blocker(m_edgesText);
+                m_edgesText->setText(edgeListText({edges.begin(), edges.end()}));
+            }
+            onFieldEdited();
+            return;
+        }
         // Keep "count" across a scale change; per-decade and width only exist for one scale each.
         const SizeMode mode =
             sizeMode() == SizeMode::Count
@@ -139,6 +246,8 @@ BinningPanel::BinningPanel(QWidget* parent) : QWidget(parent) {
         onFieldEdited();
     });
     connect(m_unit, &QComboBox::currentIndexChanged, this, &BinningPanel::onFieldEdited);
+    connect(m_edgesText, &QLineEdit::textChanged, this, &BinningPanel::onFieldEdited);
+    connect(m_loadEdges, &QPushButton::clicked, this, &BinningPanel::onLoadEdgesClicked);
     for (QDoubleSpinBox* spin :
          {static_cast<QDoubleSpinBox*>(m_min), static_cast<QDoubleSpinBox*>(m_max),
           static_cast<QDoubleSpinBox*>(m_sizeValue)})
@@ -175,10 +284,24 @@ void BinningPanel::configureSizeSpin(SizeMode mode) {
     }
 }
 
+void BinningPanel::showScaleRows(BinScale scale) {
+    const bool custom = scale == BinScale::Custom;
+    for (QWidget* widget : m_rangeRows)
+        widget->setVisible(!custom);
+    for (QWidget* widget : m_edgesRows)
+        widget->setVisible(custom);
+}
+
 BinSpec BinningPanel::spec() const {
     BinSpec spec;
     spec.scale = BinScale(m_scale->currentData().toInt());
     spec.unit = AngleUnit(m_unit->currentData().toInt());
+    if (spec.scale == BinScale::Custom) {
+        // A text that does not read as numbers gives the numbers before the bad one; validate()
+        // reports the problem and the panel is invalid until it is fixed.
+        QString problem;
+        return BinSpec::fromEdges(parseEdgeList(m_edgesText->text(), &problem), spec.unit);
+    }
     spec.min = m_min->value();
     spec.max = m_max->value();
     spec.perDecade = 0;
@@ -201,9 +324,23 @@ BinSpec BinningPanel::spec() const {
 void BinningPanel::setSpec(const BinSpec& spec) {
     m_updating = true;
     {
-        const QSignalBlocker b1(m_scale), b2(m_unit), b3(m_min), b4(m_max), b5(m_sizeValue);
+        const QSignalBlocker b1(m_scale), b2(m_unit);
         m_scale->setCurrentIndex(qMax(0, m_scale->findData(int(spec.scale))));
         m_unit->setCurrentIndex(qMax(0, m_unit->findData(int(spec.unit))));
+        showScaleRows(spec.scale);
+        if (spec.scale == BinScale::Custom) {
+            const QSignalBlocker b6(m_edgesText);
+            m_edgesText->setText(edgeListText(spec.edges));
+        }
+    }
+    if (spec.scale == BinScale::Custom) {
+        // The range and size fields keep what they held: switching back restores them.
+        m_updating = false;
+        onFieldEdited();
+        return;
+    }
+    {
+        const QSignalBlocker b3(m_min), b4(m_max), b5(m_sizeValue);
         m_min->setValue(spec.min);
         m_max->setValue(spec.max);
         SizeMode mode = SizeMode::Count;
@@ -238,8 +375,49 @@ void BinningPanel::onFieldEdited() {
     Q_EMIT changed();
 }
 
-void BinningPanel::validate() {
+bool BinningPanel::loadEdgesFile(const QString& path, QString* error) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = tr("Cannot open %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    if (file.size() > kMaxEdgesFileBytes) {
+        *error = tr("%1 is %2 bytes, too large for an edges file").arg(path).arg(file.size());
+        return false;
+    }
+    const QByteArray bytes = file.readAll();
+    std::vector<double> edges;
     try {
+        edges = parseBinEdgesText(std::string_view(bytes.constData(), size_t(bytes.size())),
+                                  path.toStdString());
+    } catch (const std::exception& problem) {
+        *error = QString::fromStdString(problem.what());
+        return false;
+    }
+    // Unit as selected: an edges file carries numbers only. A range problem for that unit
+    // shows inline like any other.
+    setSpec(BinSpec::fromEdges(std::move(edges), AngleUnit(m_unit->currentData().toInt())));
+    return true;
+}
+
+void BinningPanel::onLoadEdgesClicked() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Load Bin Edges"), QString(), tr("Edge files (*.txt *.dat *.csv);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!loadEdgesFile(path, &error))
+        QMessageBox::warning(this, tr("Load Bin Edges"), error);
+}
+
+void BinningPanel::validate() {
+    const bool custom = BinScale(m_scale->currentData().toInt()) == BinScale::Custom;
+    m_edgesTextProblem.clear();
+    if (custom)
+        parseEdgeList(m_edgesText->text(), &m_edgesTextProblem);
+    try {
+        if (!m_edgesTextProblem.isEmpty())
+            throw std::runtime_error(m_edgesTextProblem.toStdString());
         m_binning.emplace(spec());
         m_problem.clear();
     } catch (const std::exception& error) {
@@ -256,6 +434,12 @@ void BinningPanel::validate() {
         if (!m_binning)
             palette.setColor(QPalette::Base, QColor(0xff, 0xdd, 0xdd));
         spin->setPalette(palette);
+    }
+    {
+        QPalette palette = m_edgesText->parentWidget()->palette();
+        if (!m_binning && custom)
+            palette.setColor(QPalette::Base, QColor(0xff, 0xdd, 0xdd));
+        m_edgesText->setPalette(palette);
     }
     m_error->setVisible(!m_binning);
     m_error->setText(m_problem);

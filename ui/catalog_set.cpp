@@ -39,11 +39,26 @@ std::vector<std::shared_ptr<const Catalog>> CatalogSet::randomCatalogs() const {
     return randoms;
 }
 
+std::shared_ptr<const Catalog> CatalogSet::data2Catalog() const {
+    return m_data2 ? m_data2->catalog : nullptr;
+}
+
+std::vector<std::shared_ptr<const Catalog>> CatalogSet::random2Catalogs() const {
+    std::vector<std::shared_ptr<const Catalog>> randoms;
+    for (const LoadedCatalog& random : m_randoms2)
+        randoms.push_back(random.catalog);
+    return randoms;
+}
+
 const CatalogSource* CatalogSet::loadedSourceAt(const QString& path) const {
     QList<const CatalogSource*> loaded;
     if (m_data)
         loaded.append(&m_data->source);
     for (const LoadedCatalog& random : m_randoms)
+        loaded.append(&random.source);
+    if (m_data2)
+        loaded.append(&m_data2->source);
+    for (const LoadedCatalog& random : m_randoms2)
         loaded.append(&random.source);
     const std::string target = QFile::encodeName(path).toStdString();
     for (const CatalogSource* source : loaded)
@@ -58,6 +73,9 @@ quint64 CatalogSet::queueChange(CatalogChange change) {
     if (change.data)
         sources.append(*change.data);
     sources += change.randoms;
+    if (change.data2)
+        sources.append(*change.data2);
+    sources += change.randoms2;
     PendingChange pending;
     for (const CatalogSource& source : std::as_const(sources))
         pending.names.append(source.displayName());
@@ -102,11 +120,32 @@ bool CatalogSet::removeRandom(int index) {
     return true;
 }
 
+bool CatalogSet::removeRandom2(int index) {
+    if (isLoading() || index < 0 || index >= m_randoms2.size())
+        return false;
+    m_randoms2.removeAt(index);
+    Q_EMIT catalogsChanged();
+    return true;
+}
+
+bool CatalogSet::clearSecondSample() {
+    if (isLoading() || !hasSecondSample())
+        return false;
+    m_data2.reset();
+    m_randoms2.clear();
+    Q_EMIT catalogsChanged();
+    return true;
+}
+
 quint64 CatalogSet::readRegionLabels(const QString& column) {
     QList<CatalogSource> sources;
     if (m_data)
         sources.append(m_data->source);
     for (const LoadedCatalog& random : std::as_const(m_randoms))
+        sources.append(random.source);
+    if (m_data2)
+        sources.append(m_data2->source);
+    for (const LoadedCatalog& random : std::as_const(m_randoms2))
         sources.append(random.source);
     return m_loader->load(std::move(sources), column);
 }
@@ -137,12 +176,23 @@ void CatalogSet::onLoaded(quint64 id, const CatalogList& catalogs) {
     QList<LoadedCatalog> randoms;
     for (const CatalogSource& source : change.randoms)
         randoms.append(LoadedCatalog{source, catalogs.value(next++)});
+    std::optional<LoadedCatalog> data2;
+    if (change.data2)
+        data2 = LoadedCatalog{*change.data2, catalogs.value(next++)};
+    QList<LoadedCatalog> randoms2;
+    for (const CatalogSource& source : change.randoms2)
+        randoms2.append(LoadedCatalog{source, catalogs.value(next++)});
     if (change.replaceAll || data)
         m_data = std::move(data);
-    if (change.replaceAll)
+    if (change.replaceAll || data2)
+        m_data2 = std::move(data2);
+    if (change.replaceAll) {
         m_randoms = randoms;
-    else
+        m_randoms2 = randoms2;
+    } else {
         m_randoms += randoms;
+        m_randoms2 += randoms2;
+    }
     Q_EMIT loadingChanged();
     Q_EMIT catalogsChanged();
     Q_EMIT changeApplied(id);

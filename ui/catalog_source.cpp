@@ -25,6 +25,8 @@ ReadOptions CatalogSource::readOptions() const {
         options.raColumn.index = raColumn;
     if (decColumn > 0)
         options.decColumn.index = decColumn;
+    if (weightColumn > 0)
+        options.weightColumn.index = weightColumn;
     options.coordUnit = unit;
     options.raInHours = raInHours;
     return options;
@@ -35,6 +37,9 @@ QJsonObject CatalogSource::toJson() const {
     object[QStringLiteral("path")] = path;
     object[QStringLiteral("raColumn")] = raColumn;
     object[QStringLiteral("decColumn")] = decColumn;
+    // Written only when set, so a session without weights reads as it always did.
+    if (weightColumn > 0)
+        object[QStringLiteral("weightColumn")] = weightColumn;
     object[QStringLiteral("unit")] = unitLabel(unit);
     object[QStringLiteral("raInHours")] = raInHours;
     return object;
@@ -45,6 +50,7 @@ CatalogSource CatalogSource::fromJson(const QJsonObject& object) {
     source.path = object.value(QStringLiteral("path")).toString();
     source.raColumn = object.value(QStringLiteral("raColumn")).toInt(0);
     source.decColumn = object.value(QStringLiteral("decColumn")).toInt(0);
+    source.weightColumn = qMax(0, object.value(QStringLiteral("weightColumn")).toInt(0));
     if (const auto unit =
             parseAngleUnit(object.value(QStringLiteral("unit")).toString().toStdString()))
         source.unit = *unit;

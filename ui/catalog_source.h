@@ -14,8 +14,9 @@ namespace tpacf::ui {
 struct CatalogSource {
     /// A file path, or a Qt resource path (":/samples/...") for the bundled sample.
     QString path;
-    int raColumn = 0;  // 1-based; 0: the reader's default (first numeric column)
-    int decColumn = 0; // 1-based; 0: the reader's default (second numeric column)
+    int raColumn = 0;     // 1-based; 0: the reader's default (first numeric column)
+    int decColumn = 0;    // 1-based; 0: the reader's default (second numeric column)
+    int weightColumn = 0; // 1-based; 0: no weights (every point counts 1)
     AngleUnit unit = AngleUnit::Degree;
     bool raInHours = false;
 

@@ -1,13 +1,20 @@
 #include "catalogs_panel.h"
 
+#include <tpacf/estimator.h>
+
 #include <QAction>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QPushButton>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
 
 namespace tpacf::ui {
 
@@ -16,6 +23,11 @@ namespace {
 QString formatDegrees(double radians) {
     return QString::number(fromRadians(radians, AngleUnit::Degree), 'f', 1);
 }
+
+// What a row holds (Qt::UserRole keeps the index of a first-sample random, -1 otherwise).
+enum class RowKind { Group, Data, Random, Data2, Random2 };
+constexpr int kKindRole = Qt::UserRole + 1;
+constexpr int kIndexRole = Qt::UserRole + 2;
 
 } // namespace
 
@@ -34,10 +46,29 @@ QString CatalogsPanel::formatCount(std::size_t count) {
     return QLocale().toString(value, 'f', decimals) + suffix;
 }
 
+QString CatalogsPanel::formatWeightSum(double sum) {
+    if (!std::isfinite(sum))
+        return QString::number(sum);
+    if (std::abs(sum) < 999999.95)
+        return QLocale().toString(sum, 'f', 1);
+    double value = sum / 1e6;
+    QString suffix = QStringLiteral(" M");
+    if (std::abs(value) >= 1000.0) {
+        value /= 1000.0;
+        suffix = QStringLiteral(" G");
+    }
+    const double magnitude = std::abs(value);
+    const int decimals = magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0;
+    return QLocale().toString(value, 'f', decimals) + suffix;
+}
+
 CatalogsPanel::CatalogsPanel(QWidget* parent) : QWidget(parent) {
     m_tree = new QTreeWidget(this);
-    m_tree->setColumnCount(4);
-    m_tree->setHeaderLabels({tr("Catalog"), tr("N"), tr("RA (°)"), tr("Dec (°)")});
+    m_tree->setColumnCount(ColumnCount);
+    m_tree->setHeaderLabels({tr("Catalog"), tr("N"), tr("RA (°)"), tr("Dec (°)"), tr("Σw")});
+    // Σw sits next to N (it was added last, so the other columns keep their indices).
+    m_tree->header()->moveSection(WeightColumn, CountColumn + 1);
+    m_tree->headerItem()->setToolTip(WeightColumn, tr("Sum of the weights of a weighted catalog"));
     m_tree->setRootIsDecorated(false);
     m_tree->setIndentation(12);
     m_tree->setUniformRowHeights(true);
@@ -46,7 +77,7 @@ CatalogsPanel::CatalogsPanel(QWidget* parent) : QWidget(parent) {
     // ("…_random_1.txt" vs "…_random_2.txt"); the tooltip has the whole path.
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < 4; ++c)
+    for (int c = 1; c < ColumnCount; ++c)
         m_tree->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_tree->setTextElideMode(Qt::ElideMiddle);
     m_tree->setMinimumHeight(110);
@@ -56,10 +87,19 @@ CatalogsPanel::CatalogsPanel(QWidget* parent) : QWidget(parent) {
     m_openButton->setObjectName(QStringLiteral("openDataButton"));
     m_addButton->setObjectName(QStringLiteral("addRandomButton"));
     m_removeButton->setObjectName(QStringLiteral("removeRandomButton"));
+    // The second sample is rarer: one button with a menu keeps the row short.
+    m_secondButton = new QToolButton(this);
+    m_secondButton->setText(tr("Second sample"));
+    m_secondButton->setToolTip(
+        tr("A second data catalog (and its randoms) for the cross-correlation of two samples"));
+    m_secondButton->setPopupMode(QToolButton::InstantPopup);
+    m_secondButton->setObjectName(QStringLiteral("secondSampleButton"));
+    m_secondButton->setMenu(new QMenu(m_secondButton));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_openButton);
     buttons->addWidget(m_addButton);
     buttons->addWidget(m_removeButton);
+    buttons->addWidget(m_secondButton);
     auto* hint = new QLabel(tr("Drop catalog files here to open them."), this);
     hint->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
     auto* layout = new QVBoxLayout(this);
@@ -78,9 +118,20 @@ void CatalogsPanel::setActions(QAction* openData, QAction* addRandom, QAction* r
     m_tree->addAction(removeRandom);
 }
 
+void CatalogsPanel::setSecondSampleActions(QAction* openData2, QAction* addRandom2,
+                                           QAction* removeSecond) {
+    QMenu* menu = m_secondButton->menu();
+    menu->clear();
+    menu->addAction(openData2);
+    menu->addAction(addRandom2);
+    menu->addSeparator();
+    menu->addAction(removeSecond);
+}
+
 void CatalogsPanel::setButtonsEnabled(bool enabled) {
     for (QPushButton* button : {m_openButton, m_addButton, m_removeButton})
         button->setEnabled(enabled);
+    m_secondButton->setEnabled(enabled);
 }
 
 int CatalogsPanel::selectedRandomIndex() const {
@@ -88,8 +139,17 @@ int CatalogsPanel::selectedRandomIndex() const {
     return item ? item->data(0, Qt::UserRole).toInt() : -1;
 }
 
+int CatalogsPanel::selectedRandom2Index() const {
+    const QTreeWidgetItem* item = m_tree->currentItem();
+    if (!item || RowKind(item->data(0, kKindRole).toInt()) != RowKind::Random2)
+        return -1;
+    return item->data(0, kIndexRole).toInt();
+}
+
 void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
-                                const QList<LoadedCatalog>& randoms) {
+                                const QList<LoadedCatalog>& randoms,
+                                const std::optional<LoadedCatalog>& data2,
+                                const QList<LoadedCatalog>& randoms2) {
     m_tree->clear();
     // Two groups, "Data" and "Randoms", so the file names get the full first column.
     auto addGroup = [this](const QString& title) {
@@ -100,31 +160,69 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
         group->setFont(0, bold);
         group->setFlags(Qt::ItemIsEnabled);
         group->setData(0, Qt::UserRole, -1);
+        group->setData(0, kKindRole, int(RowKind::Group));
+        // A group's title has the whole row: the columns are the catalogs' (and often narrow).
+        group->setFirstColumnSpanned(true);
         return group;
     };
-    auto addRow = [](QTreeWidgetItem* group, const LoadedCatalog& loaded, int randomIndex) {
-        const SkyExtent extent = loaded.catalog->extent();
+    bool anyWeighted = false;
+    auto addRow = [this, &anyWeighted](QTreeWidgetItem* group, const LoadedCatalog& loaded,
+                                       RowKind kind, int index) {
+        const Catalog& catalog = *loaded.catalog;
+        const SkyExtent extent = catalog.extent();
         auto* item = new QTreeWidgetItem(group);
-        item->setText(0, loaded.source.displayName());
-        item->setText(1, formatCount(loaded.catalog->size()));
-        item->setText(2, QStringLiteral("%1 – %2").arg(formatDegrees(extent.raMin),
-                                                       formatDegrees(extent.raMax)));
-        item->setText(3, QStringLiteral("%1 – %2").arg(formatDegrees(extent.decMin),
-                                                       formatDegrees(extent.decMax)));
-        const QString origin =
-            (loaded.source.isResource() ? tr("Bundled sample") : loaded.source.path) +
-            tr("\n%1 points").arg(QLocale().toString(qulonglong(loaded.catalog->size())));
-        for (int c = 0; c < 4; ++c)
+        item->setText(NameColumn, loaded.source.displayName());
+        item->setText(CountColumn, formatCount(catalog.size()));
+        item->setText(RaColumn, QStringLiteral("%1 – %2").arg(formatDegrees(extent.raMin),
+                                                              formatDegrees(extent.raMax)));
+        item->setText(DecColumn, QStringLiteral("%1 – %2").arg(formatDegrees(extent.decMin),
+                                                               formatDegrees(extent.decMax)));
+        QString origin = (loaded.source.isResource() ? tr("Bundled sample") : loaded.source.path) +
+                         tr("\n%1 points").arg(QLocale().toString(qulonglong(catalog.size())));
+        if (catalog.hasWeights()) {
+            anyWeighted = true;
+            // Σw from the core (the sum the job normalises with); the list only counts signs.
+            const WeightSums sums = WeightSums::of(catalog);
+            const auto negative = std::count_if(catalog.weight().begin(), catalog.weight().end(),
+                                                [](double w) { return w < 0; });
+            QString text = formatWeightSum(sums.sum);
+            if (negative > 0) {
+                text += tr(" (%1 < 0)").arg(QLocale().toString(qlonglong(negative)));
+                item->setForeground(WeightColumn, QColor(0xc0, 0x39, 0x2b));
+            }
+            item->setText(WeightColumn, text);
+            item->setTextAlignment(WeightColumn, Qt::AlignRight | Qt::AlignVCenter);
+            origin += tr("\nWeighted (column %1): Σw = %2")
+                          .arg(loaded.source.weightColumn)
+                          .arg(QLocale().toString(sums.sum, 'f', 1));
+            if (negative > 0)
+                origin += tr(", %1 negative weights").arg(QLocale().toString(qlonglong(negative)));
+        }
+        for (int c = 0; c < ColumnCount; ++c)
             item->setToolTip(c, origin);
-        item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
-        item->setData(0, Qt::UserRole, randomIndex);
+        item->setTextAlignment(CountColumn, Qt::AlignRight | Qt::AlignVCenter);
+        item->setData(0, Qt::UserRole, kind == RowKind::Random ? index : -1);
+        item->setData(0, kKindRole, int(kind));
+        item->setData(0, kIndexRole, index);
     };
     QTreeWidgetItem* dataGroup = addGroup(tr("Data"));
     if (data)
-        addRow(dataGroup, *data, -1);
+        addRow(dataGroup, *data, RowKind::Data, 0);
     QTreeWidgetItem* randomGroup = addGroup(tr("Randoms (%1)").arg(randoms.size()));
     for (int i = 0; i < randoms.size(); ++i)
-        addRow(randomGroup, randoms[i], i);
+        addRow(randomGroup, randoms[i], RowKind::Random, i);
+    if (data2 || !randoms2.isEmpty()) {
+        // Cross-correlation: D1 above, D2 here.
+        QTreeWidgetItem* data2Group = addGroup(tr("Second data (D2)"));
+        if (data2)
+            addRow(data2Group, *data2, RowKind::Data2, 0);
+        QTreeWidgetItem* random2Group =
+            addGroup(randoms2.isEmpty() ? tr("Randoms of D2: none (the randoms above serve both)")
+                                        : tr("Randoms of D2 (%1)").arg(randoms2.size()));
+        for (int i = 0; i < randoms2.size(); ++i)
+            addRow(random2Group, randoms2[i], RowKind::Random2, i);
+    }
+    m_tree->setColumnHidden(WeightColumn, !anyWeighted);
     m_tree->expandAll();
 }
 

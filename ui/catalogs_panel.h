@@ -1,7 +1,8 @@
 #pragma once
-// The Catalogs dock: the data and random catalogs with N and RA/Dec extent, and the buttons that
-// open, add and remove them (they trigger the window's actions, so menu, toolbar, shortcut and
-// button share one enabled state and one code path).
+// The Catalogs dock: the data and random catalogs, and the second sample of a cross-correlation
+// where one is loaded, with N (and Σw for a weighted catalog) and RA/Dec extent, and the buttons
+// that open, add and remove them (they trigger the window's actions, so menu, toolbar, shortcut
+// and button share one enabled state and one code path).
 #include "catalog_set.h"
 
 #include <QList>
@@ -9,6 +10,7 @@
 
 class QAction;
 class QPushButton;
+class QToolButton;
 class QTreeWidget;
 
 namespace tpacf::ui {
@@ -16,14 +18,24 @@ namespace tpacf::ui {
 class CatalogsPanel : public QWidget {
     Q_OBJECT
 public:
+    /// Columns of the list. Σw is shown (next to N) only while a weighted catalog is listed.
+    enum Column { NameColumn = 0, CountColumn, RaColumn, DecColumn, WeightColumn, ColumnCount };
+
     explicit CatalogsPanel(QWidget* parent = nullptr);
 
     /// The buttons trigger these actions; `removeRandom` also answers Delete in the list.
     void setActions(QAction* openData, QAction* addRandom, QAction* removeRandom);
-    /// Shows `data` (may be empty) and `randoms`, in two groups.
-    void setCatalogs(const std::optional<LoadedCatalog>& data, const QList<LoadedCatalog>& randoms);
+    /// The "Second sample" button's menu: open its data catalog, add its randoms, remove it.
+    void setSecondSampleActions(QAction* openData2, QAction* addRandom2, QAction* removeSecond);
+    /// Shows `data` (may be empty) and `randoms`, in two groups; with a second sample (data2 or
+    /// randoms2) two more groups follow.
+    void setCatalogs(const std::optional<LoadedCatalog>& data, const QList<LoadedCatalog>& randoms,
+                     const std::optional<LoadedCatalog>& data2 = std::nullopt,
+                     const QList<LoadedCatalog>& randoms2 = {});
     /// The index of the random catalog selected in the list; -1 when none (or the data) is.
     int selectedRandomIndex() const;
+    /// The same for the randoms of the second sample.
+    int selectedRandom2Index() const;
     /// The buttons wait while catalogs are read (the list stays readable).
     void setButtonsEnabled(bool enabled);
 
@@ -31,15 +43,19 @@ public:
     QPushButton* openDataButton() const { return m_openButton; }
     QPushButton* addRandomButton() const { return m_addButton; }
     QPushButton* removeRandomButton() const { return m_removeButton; }
+    QToolButton* secondSampleButton() const { return m_secondButton; }
 
     /// N as the list shows it: exact up to 999,999, then three significant digits ("1.23 M").
     static QString formatCount(std::size_t count);
+    /// Σw as the list shows it: one decimal up to 999,999.9, then three significant digits.
+    static QString formatWeightSum(double sum);
 
 private:
     QTreeWidget* m_tree = nullptr;
     QPushButton* m_openButton = nullptr;
     QPushButton* m_addButton = nullptr;
     QPushButton* m_removeButton = nullptr;
+    QToolButton* m_secondButton = nullptr;
 };
 
 } // namespace tpacf::ui

@@ -75,6 +75,16 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     m_ra->setCurrentIndex(qMax(0, m_ra->findData(raGuess)));
     m_dec->setCurrentIndex(qMax(0, m_dec->findData(decGuess)));
 
+    // Weights are never guessed: a column named "w" may be anything. "(none)" unless the source
+    // already has one (a session, a recent file).
+    m_weight = new QComboBox(this);
+    m_weight->addItem(tr("(none)"), 0);
+    for (int c = 0; c < columns; ++c)
+        m_weight->addItem(headers[c], c + 1);
+    m_weight->setCurrentIndex(qMax(0, m_weight->findData(source.weightColumn)));
+    m_weight->setToolTip(tr("Per-object weights: each pair counts w_i·w_j. Negative weights are "
+                            "allowed (the result says how many); NaN, inf or text is an error."));
+
     m_unit = new QComboBox(this);
     for (AngleUnit unit : {AngleUnit::Degree, AngleUnit::Arcminute, AngleUnit::Radian})
         m_unit->addItem(unitLabel(unit), int(unit));
@@ -85,6 +95,7 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     auto* form = new QFormLayout;
     form->addRow(tr("RA column:"), m_ra);
     form->addRow(tr("Dec column:"), m_dec);
+    form->addRow(tr("Weight column:"), m_weight);
     form->addRow(tr("Coordinate unit:"), m_unit);
     form->addRow(QString(), m_raInHours);
 
@@ -104,25 +115,29 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
 
     connect(m_ra, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
     connect(m_dec, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
+    connect(m_weight, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
     updateHighlight();
 }
 
 void ColumnMappingDialog::updateHighlight() {
-    // Tint the chosen columns so the user sees at a glance which numbers become RA and Dec.
+    // Tint the chosen columns so the user sees at a glance which numbers become RA, Dec and w.
     const int ra = m_ra->currentData().toInt() - 1;
     const int dec = m_dec->currentData().toInt() - 1;
+    const int weight = m_weight->currentData().toInt() - 1; // -1: none
     for (int r = 0; r < m_table->rowCount(); ++r)
         for (int c = 0; c < m_table->columnCount(); ++c)
             if (QTableWidgetItem* item = m_table->item(r, c))
-                item->setBackground(c == ra    ? QColor(0xd6, 0xe6, 0xff)
-                                    : c == dec ? QColor(0xd9, 0xf2, 0xd9)
-                                               : QBrush());
+                item->setBackground(c == ra       ? QColor(0xd6, 0xe6, 0xff)
+                                    : c == dec    ? QColor(0xd9, 0xf2, 0xd9)
+                                    : c == weight ? QColor(0xfb, 0xe8, 0xc8)
+                                                  : QBrush());
 }
 
 CatalogSource ColumnMappingDialog::source() const {
     CatalogSource source = m_source;
     source.raColumn = m_ra->currentData().toInt();
     source.decColumn = m_dec->currentData().toInt();
+    source.weightColumn = m_weight->currentData().toInt();
     source.unit = AngleUnit(m_unit->currentData().toInt());
     source.raInHours = m_raInHours->isChecked();
     return source;

@@ -124,6 +124,8 @@ void MainWindow::createDocks() {
     // Catalogs: data and randoms with N and RA/Dec extent.
     m_catalogsPanel = new CatalogsPanel(this);
     m_catalogsPanel->setActions(m_openDataAction, m_addRandomAction, m_removeRandomAction);
+    m_catalogsPanel->setSecondSampleActions(m_openData2Action, m_addRandom2Action,
+                                            m_removeSecondAction);
 
     m_skyPlot = new SkyPlot(this);
     m_binningPanel = new BinningPanel(this);
@@ -265,6 +267,43 @@ void MainWindow::removeRandomCatalog(int index) {
     reportMessage(MessageSeverity::Info, tr("Removed random catalog %1").arg(name));
 }
 
+bool MainWindow::setSecondDataCatalog(const CatalogSource& source) {
+    CatalogChange change;
+    change.data2 = source;
+    LoadIntent intent = LoadIntent::pickedFiles();
+    intent.recordRecent = false; // File > Open Recent knows data and randoms only
+    return queueCatalogChange(std::move(change), std::move(intent));
+}
+
+bool MainWindow::addSecondRandomCatalog(const CatalogSource& source) {
+    CatalogChange change;
+    change.randoms2 = {source};
+    LoadIntent intent = LoadIntent::pickedFiles();
+    intent.recordRecent = false;
+    return queueCatalogChange(std::move(change), std::move(intent));
+}
+
+void MainWindow::removeSecondRandomCatalog(int index) {
+    if (isRunning() || index < 0 || index >= m_catalogs->randoms2().size())
+        return;
+    const QString name = m_catalogs->randoms2()[index].source.displayName();
+    if (!m_catalogs->removeRandom2(index)) // refused while loading
+        return;
+    reportMessage(MessageSeverity::Info,
+                  tr("Removed random catalog %1 of the second sample").arg(name));
+}
+
+void MainWindow::removeSecondSample() {
+    if (isRunning() || !m_catalogs->clearSecondSample())
+        return;
+    reportMessage(MessageSeverity::Info,
+                  tr("Removed the second sample: runs are auto-correlations again."));
+}
+
+bool MainWindow::openSecondSampleFile(const QString& path, bool asRandom) {
+    return openCatalogFiles({path}, !asRandom, true);
+}
+
 std::optional<CatalogSource> MainWindow::sourceForFile(const QString& path) {
     CatalogSource source;
     source.path = path;
@@ -290,7 +329,7 @@ bool MainWindow::openCatalogFile(const QString& path, bool asRandom) {
     return openCatalogFiles({path}, !asRandom);
 }
 
-bool MainWindow::openCatalogFiles(QStringList paths, bool firstIsData) {
+bool MainWindow::openCatalogFiles(QStringList paths, bool firstIsData, bool secondSample) {
     if (isRunning() || paths.isEmpty())
         return false;
     // All files in one load: they arrive together or not at all.
@@ -300,11 +339,13 @@ bool MainWindow::openCatalogFiles(QStringList paths, bool firstIsData) {
         if (!source)
             return false;
         if (i == 0 && firstIsData)
-            change.data = *source;
+            (secondSample ? change.data2 : change.data) = *source;
         else
-            change.randoms.append(*source);
+            (secondSample ? change.randoms2 : change.randoms).append(*source);
     }
-    return queueCatalogChange(std::move(change), LoadIntent::pickedFiles());
+    LoadIntent intent = LoadIntent::pickedFiles();
+    intent.recordRecent = !secondSample; // File > Open Recent knows data and randoms only
+    return queueCatalogChange(std::move(change), std::move(intent));
 }
 
 bool MainWindow::loadBundledSample() {
@@ -330,6 +371,8 @@ bool MainWindow::queueCatalogChange(CatalogChange change, LoadIntent intent) {
         return false;
     intent.hasData = change.data.has_value();
     intent.randomCount = int(change.randoms.size());
+    intent.hasData2 = change.data2.has_value();
+    intent.random2Count = int(change.randoms2.size());
     // Nothing changes until every file of the change is read: the window keeps showing (and can
     // run on) what it has; only the catalog controls and Run wait.
     const quint64 id = m_catalogs->queueChange(std::move(change));
@@ -353,16 +396,30 @@ void MainWindow::onChangeApplied(quint64 id) {
     const QList<LoadedCatalog> randoms = m_catalogs->randoms().mid(
         m_catalogs->randoms().size() - qMin(intent.randomCount, int(m_catalogs->randoms().size())));
     if (intent.reportEach) {
+        // "a.txt: 5,000 points", with Σw where the catalog is weighted.
+        const auto describe = [](const LoadedCatalog& loaded) {
+            QString text = tr("%1: %2 points")
+                               .arg(loaded.source.displayName())
+                               .arg(QLocale().toString(qulonglong(loaded.catalog->size())));
+            if (loaded.catalog->hasWeights())
+                text +=
+                    tr(", weighted (column %1), Σw = %2")
+                        .arg(loaded.source.weightColumn)
+                        .arg(CatalogsPanel::formatWeightSum(WeightSums::of(*loaded.catalog).sum));
+            return text;
+        };
         if (intent.hasData && data)
-            reportMessage(MessageSeverity::Info,
-                          tr("Data catalog %1: %2 points")
-                              .arg(data->source.displayName())
-                              .arg(QLocale().toString(qulonglong(data->catalog->size()))));
+            reportMessage(MessageSeverity::Info, tr("Data catalog %1").arg(describe(*data)));
         for (const LoadedCatalog& random : randoms)
+            reportMessage(MessageSeverity::Info, tr("Random catalog %1").arg(describe(random)));
+        if (intent.hasData2 && m_catalogs->data2())
             reportMessage(MessageSeverity::Info,
-                          tr("Random catalog %1: %2 points")
-                              .arg(random.source.displayName())
-                              .arg(QLocale().toString(qulonglong(random.catalog->size()))));
+                          tr("Second data catalog %1").arg(describe(*m_catalogs->data2())));
+        const QList<LoadedCatalog>& allRandoms2 = m_catalogs->randoms2();
+        for (const LoadedCatalog& random : allRandoms2.mid(
+                 allRandoms2.size() - qMin(intent.random2Count, int(allRandoms2.size()))))
+            reportMessage(MessageSeverity::Info,
+                          tr("Random catalog %1 of the second sample").arg(describe(random)));
     }
     if (intent.recordRecent) {
         // Randoms first, so the data file ends up on top of the list.
@@ -422,7 +479,9 @@ std::vector<std::shared_ptr<const Catalog>> MainWindow::randomCatalogs() const {
 }
 
 void MainWindow::updateCatalogViews() {
-    m_catalogsPanel->setCatalogs(m_catalogs->data(), m_catalogs->randoms());
+    m_catalogsPanel->setCatalogs(m_catalogs->data(), m_catalogs->randoms(), m_catalogs->data2(),
+                                 m_catalogs->randoms2());
+    m_backendPanel->setCrossMode(m_catalogs->data2().has_value());
     m_skyPlot->setCatalogs(dataCatalog(), randomCatalogs());
     updateTitle();
     updateRunState();
@@ -431,7 +490,9 @@ void MainWindow::updateCatalogViews() {
 
 void MainWindow::updateTitle() {
     const std::optional<LoadedCatalog>& data = m_catalogs->data();
-    const QString name = data ? data->source.displayName() : tr("no data");
+    QString name = data ? data->source.displayName() : tr("no data");
+    if (const std::optional<LoadedCatalog>& data2 = m_catalogs->data2())
+        name = tr("%1 × %2").arg(name, data2->source.displayName());
     setWindowTitle(tr("%1 — TPACF Studio").arg(name));
 }
 
@@ -456,6 +517,11 @@ QString MainWindow::runBlockedReason() const {
         return tr("Open a data catalog (File > Open Data Catalog).");
     if (m_catalogs->randoms().isEmpty())
         return tr("Add at least one random catalog.");
+    if (const QString problem = RunController::secondSampleProblem(
+            m_catalogs->data2().has_value(), int(m_catalogs->randoms().size()),
+            int(m_catalogs->randoms2().size()));
+        !problem.isEmpty())
+        return problem;
     if (!m_binningPanel->isValid())
         return tr("Run disabled: %1").arg(m_binningPanel->problem());
     if (!m_errorsPanel->isValid())
@@ -478,6 +544,8 @@ RunInputs MainWindow::currentInputs() const {
     RunInputs inputs;
     inputs.data = dataCatalog();
     inputs.randoms = randomCatalogs();
+    inputs.data2 = m_catalogs->data2Catalog();
+    inputs.randoms2 = m_catalogs->random2Catalogs();
     RunSettings settings;
     settings.bins = m_binningPanel->spec();
     settings.estimator = m_backendPanel->estimator();
@@ -534,10 +602,12 @@ void MainWindow::updateRunState() {
                                       ? tr("Export the result shown, computed from "
                                            "previous inputs (the CSV header lists them)")
                                       : QString()); // empty: the action's text
-    m_removeRandomAction->setEnabled(!isRunning() && !isLoading() &&
-                                     !m_catalogs->randoms().isEmpty());
-    for (QAction* action :
-         {m_openDataAction, m_addRandomAction, m_loadSampleAction, m_openSessionAction})
+    m_removeRandomAction->setEnabled(
+        !isRunning() && !isLoading() &&
+        (!m_catalogs->randoms().isEmpty() || !m_catalogs->randoms2().isEmpty()));
+    m_removeSecondAction->setEnabled(!isRunning() && !isLoading() && m_catalogs->hasSecondSample());
+    for (QAction* action : {m_openDataAction, m_addRandomAction, m_openData2Action,
+                            m_addRandom2Action, m_loadSampleAction, m_openSessionAction})
         action->setEnabled(!isRunning() && !isLoading());
 }
 
@@ -547,9 +617,8 @@ bool MainWindow::startRun() {
             reportMessage(MessageSeverity::Warning, runBlockedReason());
         return false;
     }
-    CorrelationParams params;
-    params.data = dataCatalog();
-    params.randoms = randomCatalogs();
+    // Data, randoms and the second sample where one is loaded (a cross-correlation).
+    CorrelationParams params = RunController::catalogParams(*m_catalogs);
     params.bins = m_binningPanel->spec();
     params.estimator = m_backendPanel->estimator();
     params.backend = m_backendPanel->backendOptions();
@@ -574,12 +643,20 @@ bool MainWindow::startRun() {
         errorText = tr("jackknife, %1 regions (seed %2)").arg(errors.regions).arg(errors.seed);
     else if (readRegions)
         errorText = tr("jackknife, regions from column '%1'").arg(errors.regionColumn);
+    QString samples;
+    if (const std::optional<LoadedCatalog>& data2 = m_catalogs->data2())
+        samples = m_catalogs->randoms2().isEmpty()
+                      ? tr("; cross-correlation with %1 (sharing the randoms)")
+                            .arg(data2->source.displayName())
+                      : tr("; cross-correlation with %1 (%2 random sets of its own)")
+                            .arg(data2->source.displayName())
+                            .arg(m_catalogs->randoms2().size());
     reportMessage(MessageSeverity::Info,
-                  tr("Run started: %1; %2; random sets: %3; %4")
+                  tr("Run started: %1; %2; random sets: %3; %4%5")
                       .arg(QString::fromStdString(m_binningPanel->spec().describe()),
                            QString::fromLatin1(estimatorName(m_backendPanel->estimator())))
                       .arg(m_catalogs->randoms().size())
-                      .arg(errorText));
+                      .arg(errorText, samples));
     Q_EMIT runStarted();
     return true;
 }
@@ -614,14 +691,23 @@ void MainWindow::onRunFinished(const ResultPtr& result) {
     const QString culling = result->culled ? tr("culling on") : tr("culling off");
     if (!result->backendNotice.empty())
         reportMessage(MessageSeverity::Info, QString::fromStdString(result->backendNotice));
+    QString kind;
+    if (result->isCross())
+        kind += tr(", cross D1×D2");
+    if (result->isWeighted())
+        kind += tr(", weighted");
     reportMessage(MessageSeverity::Info,
-                  tr("Finished in %1 s: %2 bins on %3 (%4), %5 precision, %6 (requested %7)")
+                  tr("Finished in %1 s: %2 bins on %3 (%4), %5 precision, %6 (requested %7)%8")
                       .arg(result->elapsedSeconds, 0, 'f', 2)
                       .arg(result->binCount())
                       .arg(QString::fromStdString(result->backendName),
                            QString::fromStdString(result->deviceDescription),
                            QString::fromLatin1(precisionName(result->precision)), culling,
-                           QString::fromLatin1(cullingModeName(result->cullingRequested))));
+                           QString::fromLatin1(cullingModeName(result->cullingRequested)), kind));
+    // What a reader of the result must not miss (negative weights, shared randoms): each in the
+    // log and, last, in the status bar.
+    for (const std::string& note : result->notes)
+        reportMessage(MessageSeverity::Info, tr("Note: %1").arg(QString::fromStdString(note)));
     reportJackknife(*result);
     updateRunState();
     Q_EMIT runFinished(result);

@@ -75,6 +75,16 @@ public:
     /// (interactive mode only; otherwise the reader's defaults). False when the file's first rows
     /// cannot be previewed (reported) or the dialog was cancelled.
     bool openCatalogFile(const QString& path, bool asRandom);
+    // --- The second sample of a cross-correlation (D1 × D2): its data catalog and, optionally,
+    // --- its own randoms (as many sets as the first sample's; none: it uses the first's).
+    bool setSecondDataCatalog(const CatalogSource& source);
+    bool addSecondRandomCatalog(const CatalogSource& source);
+    /// Immediate; refused while a run or a load is in progress.
+    void removeSecondRandomCatalog(int index);
+    /// Drops the second sample (back to an auto-correlation); immediate, refused likewise.
+    void removeSecondSample();
+    /// openCatalogFile() for the second sample.
+    bool openSecondSampleFile(const QString& path, bool asRandom);
     /// Loads the bundled sample (data + randoms); false when it is not built in.
     bool loadBundledSample();
     /// Whether catalogs are being read (Run and the catalog buttons are disabled meanwhile).
@@ -163,6 +173,8 @@ private:
         std::optional<RunSettings> settings; // a session's settings, applied with it
         bool hasData = false;                // the change replaces the data catalog
         int randomCount = 0;                 // random catalogs it brings
+        bool hasData2 = false;               // the change replaces the second data catalog
+        int random2Count = 0;                // random catalogs of the second sample it brings
         bool reportEach = false;             // one "N points" message per catalog
         bool recordRecent = false;           // remember the files under File > Open Recent
         QString sessionPath;                 // a session file: remembered and reported
@@ -206,6 +218,8 @@ private:
 
     void openDataDialog();
     void addRandomDialog();
+    void openData2Dialog();
+    void addRandom2Dialog();
     void removeSelectedRandom();
     void openSessionDialog();
     void saveSessionDialog();
@@ -225,8 +239,9 @@ private:
     /// The source for a file the user picked: previewed, and mapped through the column dialog
     /// where needed. nullopt when it cannot be previewed (reported) or the dialog was cancelled.
     std::optional<CatalogSource> sourceForFile(const QString& path);
-    /// One load for several picked files: the first as data when `firstIsData`, the rest randoms.
-    bool openCatalogFiles(QStringList paths, bool firstIsData);
+    /// One load for several picked files: the first as data when `firstIsData`, the rest randoms;
+    /// of the second sample when `secondSample`.
+    bool openCatalogFiles(QStringList paths, bool firstIsData, bool secondSample = false);
     /// The inputs as a result records them (see RunInputs).
     RunInputs currentInputs() const;
 
@@ -257,6 +272,9 @@ private:
     QAction* m_openDataAction = nullptr;
     QAction* m_addRandomAction = nullptr;
     QAction* m_removeRandomAction = nullptr;
+    QAction* m_openData2Action = nullptr;
+    QAction* m_addRandom2Action = nullptr;
+    QAction* m_removeSecondAction = nullptr;
     QAction* m_loadSampleAction = nullptr;
     QAction* m_openSessionAction = nullptr;
     QAction* m_saveSessionAction = nullptr;

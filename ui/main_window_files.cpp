@@ -30,6 +30,10 @@ Session MainWindow::session() const {
         session.data = data->source;
     for (const LoadedCatalog& random : m_catalogs->randoms())
         session.randoms.append(random.source);
+    if (const std::optional<LoadedCatalog>& data2 = m_catalogs->data2())
+        session.data2 = data2->source;
+    for (const LoadedCatalog& random : m_catalogs->randoms2())
+        session.randoms2.append(random.source);
     session.settings.bins = m_binningPanel->spec();
     session.settings.estimator = m_backendPanel->estimator();
     session.settings.backend = m_backendPanel->backendOptions();
@@ -45,6 +49,8 @@ CatalogChange sessionCatalogs(const Session& session) {
     change.replaceAll = true;
     change.data = session.data;
     change.randoms = session.randoms;
+    change.data2 = session.data2;
+    change.randoms2 = session.randoms2;
     return change;
 }
 

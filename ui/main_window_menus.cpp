@@ -80,6 +80,19 @@ void MainWindow::createActions() {
     m_removeRandomAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(m_removeRandomAction, &QAction::triggered, this, &MainWindow::removeSelectedRandom);
 
+    // The second sample of a cross-correlation (D1 × D2).
+    m_openData2Action = new QAction(tr("Open &Second Data Catalog…"), this);
+    m_openData2Action->setToolTip(
+        tr("A second data catalog: w(θ) becomes the cross-correlation of the two samples"));
+    connect(m_openData2Action, &QAction::triggered, this, &MainWindow::openData2Dialog);
+    m_addRandom2Action = new QAction(tr("Add Random Catalog of the Second Sa&mple…"), this);
+    m_addRandom2Action->setToolTip(
+        tr("Randoms of the second sample, as many sets as the first's (paired by position); "
+           "without them the second sample uses the first's randoms"));
+    connect(m_addRandom2Action, &QAction::triggered, this, &MainWindow::addRandom2Dialog);
+    m_removeSecondAction = new QAction(tr("Remove Second Sam&ple"), this);
+    connect(m_removeSecondAction, &QAction::triggered, this, &MainWindow::removeSecondSample);
+
     m_loadSampleAction = new QAction(tr("Load &Bundled Sample"), this);
     connect(m_loadSampleAction, &QAction::triggered, this, &MainWindow::loadBundledSample);
 
@@ -134,6 +147,11 @@ void MainWindow::createMenus() {
     file->addAction(m_openDataAction);
     file->addAction(m_addRandomAction);
     file->addAction(m_removeRandomAction);
+    file->addSeparator();
+    file->addAction(m_openData2Action);
+    file->addAction(m_addRandom2Action);
+    file->addAction(m_removeSecondAction);
+    file->addSeparator();
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     file->addAction(m_loadSampleAction);
@@ -205,7 +223,25 @@ void MainWindow::addRandomDialog() {
         openCatalogFiles(paths, false);
 }
 
+void MainWindow::openData2Dialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Second Data Catalog"),
+                                                      m_lastDirectory, catalogFileFilter());
+    if (!path.isEmpty())
+        openSecondSampleFile(path, false);
+}
+
+void MainWindow::addRandom2Dialog() {
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Add Random Catalogs of the Second Sample"), m_lastDirectory, catalogFileFilter());
+    if (!paths.isEmpty())
+        openCatalogFiles(paths, false, true);
+}
+
 void MainWindow::removeSelectedRandom() {
+    if (const int index2 = m_catalogsPanel->selectedRandom2Index(); index2 >= 0) {
+        removeSecondRandomCatalog(index2);
+        return;
+    }
     int index = m_catalogsPanel->selectedRandomIndex();
     if (index < 0) // nothing or the data selected: remove the last random set
         index = int(m_catalogs->randoms().size()) - 1;

@@ -22,8 +22,9 @@ namespace {
 
 const QColor kWColor(0x1f, 0x4e, 0x9c);
 const QColor kNegativeColor(0xc0, 0x39, 0x2b);
-const QColor kSeriesColors[3] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e),
-                                 QColor(0x2c, 0xa0, 0x2c)};
+const QColor kSeriesColors[PlotPanel::kSeriesCount] = {
+    QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+    QColor(0x94, 0x67, 0xbd)};
 
 QString thetaLabel(AngleUnit unit) {
     return QCoreApplication::translate("tpacf::ui::PlotPanel", "θ (%1)").arg(unitLabel(unit));
@@ -101,12 +102,12 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
                                        QFont(font().family(), font().pointSize() + 1, QFont::Bold));
     m_countsPlot->plotLayout()->insertRow(0);
     m_countsPlot->plotLayout()->addElement(0, 0, m_countsTitle);
-    const QString seriesNames[3] = {tr("DD"), tr("DR"), tr("RR")};
-    const QCPScatterStyle::ScatterShape shapes[3] = {
-        QCPScatterStyle::ssDisc, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle};
-    for (int i = 0; i < 3; ++i) {
+    const QCPScatterStyle::ScatterShape shapes[kSeriesCount] = {
+        QCPScatterStyle::ssDisc, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
+        QCPScatterStyle::ssDiamond};
+    for (int i = 0; i < kSeriesCount; ++i) {
         m_countGraphs[i] = m_countsPlot->addGraph();
-        m_countGraphs[i]->setName(seriesNames[i]);
+        m_countGraphs[i]->setName(seriesName(Series(i)));
         m_countGraphs[i]->setPen(QPen(kSeriesColors[i], 1.5));
         m_countGraphs[i]->setScatterStyle(
             QCPScatterStyle(shapes[i], kSeriesColors[i], kSeriesColors[i], 6));
@@ -419,10 +420,20 @@ void PlotPanel::rebuildCorrelation() {
         const QString randomSets = m_result->randoms.size() == 1
                                        ? tr("1 random set")
                                        : tr("%1 random sets").arg(m_result->randoms.size());
-        title =
-            tr("w(θ), %1: %2 (N = %3), %4")
-                .arg(estimator, QFileInfo(QString::fromStdString(m_result->data.name)).fileName(),
-                     QLocale().toString(qulonglong(m_result->data.size)), randomSets);
+        const auto fileName = [](const InputSummary& input) {
+            return QFileInfo(QString::fromStdString(input.name)).fileName();
+        };
+        if (m_result->isCross())
+            title = tr("w(θ), %1: %2 × %3 (N = %4 × %5), %6")
+                        .arg(estimator, fileName(m_result->data), fileName(m_result->data2),
+                             QLocale().toString(qulonglong(m_result->data.size)),
+                             QLocale().toString(qulonglong(m_result->data2.size)), randomSets);
+        else
+            title = tr("w(θ), %1: %2 (N = %3), %4")
+                        .arg(estimator, fileName(m_result->data),
+                             QLocale().toString(qulonglong(m_result->data.size)), randomSets);
+        if (m_result->isWeighted())
+            title += tr(", weighted");
         if (m_partial)
             title += tr(" (running: partial counts)");
         else if (m_stale)
@@ -433,15 +444,41 @@ void PlotPanel::rebuildCorrelation() {
     m_wPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+QString PlotPanel::seriesName(Series series) const {
+    const bool cross = m_result && m_result->isCross();
+    switch (series) {
+    case Series::DD:
+        return cross ? tr("D1D2") : tr("DD");
+    case Series::DR:
+        return cross ? tr("D1R2") : tr("DR");
+    case Series::RR:
+        return cross ? tr("R1R2") : tr("RR");
+    case Series::RD:
+        return cross ? tr("R1D2") : tr("RD");
+    }
+    return {};
+}
+
+bool PlotPanel::isSeriesShown(Series series) const {
+    return series != Series::RD || (m_result && m_result->isCross());
+}
+
 void PlotPanel::rebuildCounts() {
     const bool logAxis = logY(Plot::PairCounts);
-    for (int series = 0; series < 3; ++series) {
+    static const std::vector<double> kNone;
+    for (int series = 0; series < kSeriesCount; ++series) {
         m_countPoints[series].clear();
         QVector<double> keys, values;
-        if (m_result) {
-            const std::vector<double>& counts = series == 0   ? m_result->normalised.dd
-                                                : series == 1 ? m_result->normalised.dr
-                                                              : m_result->normalised.rr;
+        const bool shown = isSeriesShown(Series(series));
+        m_countGraphs[series]->setName(seriesName(Series(series)));
+        m_countGraphs[series]->setVisible(shown);
+        if (m_result && shown) {
+            const NormalisedCounts& normalised = m_result->normalised;
+            const std::vector<double>& counts = series == int(Series::DD)   ? normalised.dd
+                                                : series == int(Series::DR) ? normalised.dr
+                                                : series == int(Series::RR) ? normalised.rr
+                                                : m_result->isCross()       ? normalised.rd
+                                                                            : kNone;
             const std::size_t bins = qMin(m_result->centres.size(), counts.size());
             for (std::size_t k = 0; k < bins; ++k) {
                 const double theta = m_result->centres[k];
@@ -457,8 +494,21 @@ void PlotPanel::rebuildCounts() {
         }
         m_countGraphs[series]->setData(keys, values, true);
     }
+    // The legend in reading order, D1D2, D1R2, R1D2, R1R2 (RD only where drawn).
+    for (const Series series : {Series::DD, Series::DR, Series::RD, Series::RR})
+        m_countGraphs[int(series)]->removeFromLegend();
+    for (const Series series : {Series::DD, Series::DR, Series::RD, Series::RR})
+        if (isSeriesShown(series))
+            m_countGraphs[int(series)]->addToLegend();
     m_countsPlot->legend->setVisible(m_result != nullptr);
-    QString title = tr("Normalised pair counts");
+    const bool weighted = m_result && m_result->isWeighted();
+    // A weighted result normalises the weighted sums Σ w_i·w_j by their weighted totals.
+    m_countsPlot->yAxis->setLabel(weighted ? tr("weighted pairs / weighted total")
+                                           : tr("pairs / total pairs"));
+    QString title = m_result && m_result->isCross() ? tr("Normalised pair counts, D1 × D2")
+                                                    : tr("Normalised pair counts");
+    if (weighted)
+        title += tr(" (weighted)");
     if (m_partial)
         title += tr(" (running: partial counts)");
     else if (m_stale && m_result)
@@ -497,9 +547,17 @@ void PlotPanel::onMouseMove(Plot which, QMouseEvent* event) {
                     text += std::isfinite(m_sigma[k]) ? tr(" ± %1").arg(m_sigma[k], 0, 'g', 3)
                                                       : tr(" (no jackknife σ)");
             } else {
-                text += tr("DD = %1, DR = %2, RR = %3")
+                text += tr("%1 = %2, %3 = %4")
+                            .arg(seriesName(Series::DD))
                             .arg(valueAt(m_result->normalised.dd), 0, 'g', 4)
-                            .arg(valueAt(m_result->normalised.dr), 0, 'g', 4)
+                            .arg(seriesName(Series::DR))
+                            .arg(valueAt(m_result->normalised.dr), 0, 'g', 4);
+                if (m_result->isCross())
+                    text += tr(", %1 = %2")
+                                .arg(seriesName(Series::RD))
+                                .arg(valueAt(m_result->normalised.rd), 0, 'g', 4);
+                text += tr(", %1 = %2")
+                            .arg(seriesName(Series::RR))
                             .arg(valueAt(m_result->normalised.rr), 0, 'g', 4);
             }
         }

@@ -1,7 +1,7 @@
 #pragma once
 // The Plots panel: "w(θ)" (with jackknife error bars when the result has them), "Pair counts"
-// (normalised DD, DR, RR) and "Covariance" as QCustomPlots in tabs. The owner feeds it results;
-// it only draws them (no science here).
+// (normalised DD, DR, RR; in cross mode D1D2, D1R2, R1D2, R1R2) and "Covariance" as QCustomPlots in
+// tabs. The owner feeds it results; it only draws them (no science here).
 #include "job_worker.h"
 
 #include <QPointF>
@@ -27,7 +27,9 @@ class PlotPanel : public QWidget {
     Q_OBJECT
 public:
     enum class Plot { Correlation = 0, PairCounts = 1, Covariance = 2 };
-    enum class Series { DD = 0, DR = 1, RR = 2 };
+    /// RD (R1D2) is drawn in cross mode only.
+    enum class Series { DD = 0, DR = 1, RR = 2, RD = 3 };
+    static constexpr int kSeriesCount = 4;
 
     explicit PlotPanel(QWidget* parent = nullptr);
 
@@ -57,11 +59,15 @@ public:
     void resetView();
 
     /// The points drawn, in bin order, skipping non-finite values: (θ centre, w) with the sign
-    /// of w kept, and (θ centre, normalised count) per series.
+    /// of w kept, and (θ centre, normalised count) per series (RD empty unless cross).
     const QVector<QPointF>& plottedW() const { return m_wPoints; }
     const QVector<QPointF>& plottedCounts(Series series) const {
         return m_countPoints[int(series)];
     }
+    /// The legend name of a series as drawn now: "DD" or, in cross mode, "D1D2".
+    QString seriesName(Series series) const;
+    /// Whether a series is drawn (RD only in cross mode).
+    bool isSeriesShown(Series series) const;
     /// σ of each point of plottedW() (empty when the result has no error bars).
     const QVector<double>& plottedWErrors() const { return m_wErrorValues; }
 
@@ -94,7 +100,7 @@ private:
     QCPErrorBars* m_wErrors = nullptr;
     QCPErrorBars* m_wNegErrors = nullptr;
     QCPItemStraightLine* m_zeroLine = nullptr;
-    QCPGraph* m_countGraphs[3] = {nullptr, nullptr, nullptr};
+    QCPGraph* m_countGraphs[kSeriesCount] = {nullptr, nullptr, nullptr, nullptr};
     CovarianceView* m_covariance = nullptr;
 
     ResultPtr m_result;
@@ -106,7 +112,7 @@ private:
     QVector<QPointF> m_wPoints;
     QVector<double> m_wErrorValues;
     double m_wLow = 1, m_wHigh = 0; // y extent of the points and bars; low > high when none
-    QVector<QPointF> m_countPoints[3];
+    QVector<QPointF> m_countPoints[kSeriesCount];
 };
 
 } // namespace tpacf::ui

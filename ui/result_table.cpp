@@ -12,21 +12,11 @@
 namespace tpacf::ui {
 
 namespace {
-enum Column {
-    ThetaLo,
-    ThetaHi,
-    ThetaMid,
-    DD,
-    DR,
-    RR,
-    DDNorm,
-    DRNorm,
-    RRNorm,
-    W,
-    WErr,
-    ColumnCount
-};
 const QString kWErrName = QStringLiteral("w_err");
+
+std::vector<double> toDoubles(const std::vector<std::uint64_t>& counts) {
+    return {counts.begin(), counts.end()};
+}
 } // namespace
 
 const QStringList& ResultTableModel::columnNames() {
@@ -39,14 +29,40 @@ const QStringList& ResultTableModel::columnNames() {
 }
 
 QStringList ResultTableModel::currentColumnNames() const {
-    QStringList names = columnNames();
-    if (wErrorColumn() >= 0)
-        names.append(kWErrName);
+    if (!m_result)
+        return columnNames();
+    QStringList names;
+    for (const ResultColumn& column : m_columns)
+        names.append(column.name);
     return names;
 }
 
+QString ResultTableModel::columnLabel(int column) const {
+    const QStringList names = currentColumnNames();
+    if (column < 0 || column >= names.size())
+        return {};
+    QString name = names[column];
+    if (!m_result || !m_result->isCross())
+        return name;
+    // Cross mode: the counts by the samples they pair (the CSV keeps DD, DR, RD, RR and says so
+    // in its header).
+    static const std::pair<QString, QString> kCross[] = {
+        {QStringLiteral("DD"), QStringLiteral("D1D2")},
+        {QStringLiteral("DR"), QStringLiteral("D1R2")},
+        {QStringLiteral("RD"), QStringLiteral("R1D2")},
+        {QStringLiteral("RR"), QStringLiteral("R1R2")}};
+    for (const auto& [plain, cross] : kCross)
+        if (name == plain || name.startsWith(plain + QLatin1Char('_')))
+            return cross + name.mid(plain.size());
+    return name;
+}
+
+int ResultTableModel::columnIndex(const QString& csvName) const {
+    return int(currentColumnNames().indexOf(csvName));
+}
+
 int ResultTableModel::wErrorColumn() const {
-    return m_result && m_result->hasJackknife() ? int(WErr) : -1;
+    return m_result && m_result->hasJackknife() ? columnIndex(kWErrName) : -1;
 }
 
 ResultTableModel::ResultTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -54,8 +70,45 @@ ResultTableModel::ResultTableModel(QObject* parent) : QAbstractTableModel(parent
 void ResultTableModel::setResult(ResultPtr result) {
     beginResetModel();
     m_result = std::move(result);
-    m_drSummed = m_result ? m_result->drSummed() : std::vector<std::uint64_t>{};
-    m_rrSummed = m_result ? m_result->rrSummed() : std::vector<std::uint64_t>{};
+    m_columns.clear();
+    if (m_result) {
+        // In the order of the core's CSV writer (writeResultCsv), so a copied table and the
+        // exported file line up.
+        const CorrelationResult& r = *m_result;
+        const bool cross = r.isCross();
+        const std::size_t bins = r.binCount();
+        std::vector<double> lower, upper;
+        for (std::size_t k = 0; k < bins && k + 1 < r.edges.size(); ++k) {
+            lower.push_back(r.edges[k]);
+            upper.push_back(r.edges[k + 1]);
+        }
+        auto add = [this](const QString& name, bool integer, std::vector<double> values) {
+            m_columns.push_back({name, integer, std::move(values)});
+        };
+        add(QStringLiteral("theta_lo"), false, std::move(lower));
+        add(QStringLiteral("theta_hi"), false, std::move(upper));
+        add(QStringLiteral("theta_mid"), false, r.centres);
+        add(QStringLiteral("DD"), true, toDoubles(r.raw.dd));
+        add(QStringLiteral("DR"), true, toDoubles(r.drSummed()));
+        if (cross)
+            add(QStringLiteral("RD"), true, toDoubles(r.rdSummed()));
+        add(QStringLiteral("RR"), true, toDoubles(r.rrSummed()));
+        if (r.isWeighted()) {
+            add(QStringLiteral("DD_w"), false, r.raw.ddWeighted);
+            add(QStringLiteral("DR_w"), false, r.drWeightedSummed());
+            if (cross)
+                add(QStringLiteral("RD_w"), false, r.rdWeightedSummed());
+            add(QStringLiteral("RR_w"), false, r.rrWeightedSummed());
+        }
+        add(QStringLiteral("DD_norm"), false, r.normalised.dd);
+        add(QStringLiteral("DR_norm"), false, r.normalised.dr);
+        if (cross)
+            add(QStringLiteral("RD_norm"), false, r.normalised.rd);
+        add(QStringLiteral("RR_norm"), false, r.normalised.rr);
+        add(QStringLiteral("w"), false, r.w);
+        if (r.hasJackknife())
+            add(kWErrName, false, r.wError);
+    }
     endResetModel();
 }
 
@@ -64,49 +117,23 @@ int ResultTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int ResultTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : (wErrorColumn() >= 0 ? ColumnCount : int(WErr));
+    return parent.isValid() ? 0 : (m_result ? int(m_columns.size()) : int(columnNames().size()));
 }
 
 double ResultTableModel::value(int row, int column) const {
-    if (!m_result || row < 0 || std::size_t(row) >= m_result->binCount())
+    if (!m_result || row < 0 || std::size_t(row) >= m_result->binCount() || column < 0 ||
+        std::size_t(column) >= m_columns.size())
         return std::nan("");
-    const auto k = std::size_t(row);
-    auto at = [k](const auto& values) {
-        return k < values.size() ? double(values[k]) : std::nan("");
-    };
-    switch (column) {
-    case ThetaLo:
-        return at(m_result->edges);
-    case ThetaHi:
-        return k + 1 < m_result->edges.size() ? m_result->edges[k + 1] : std::nan("");
-    case ThetaMid:
-        return at(m_result->centres);
-    case DD:
-        return at(m_result->raw.dd);
-    case DR:
-        return at(m_drSummed);
-    case RR:
-        return at(m_rrSummed);
-    case DDNorm:
-        return at(m_result->normalised.dd);
-    case DRNorm:
-        return at(m_result->normalised.dr);
-    case RRNorm:
-        return at(m_result->normalised.rr);
-    case W:
-        return at(m_result->w);
-    case WErr:
-        return m_result->hasJackknife() ? at(m_result->wError) : std::nan("");
-    default:
-        return std::nan("");
-    }
+    const std::vector<double>& values = m_columns[std::size_t(column)].values;
+    return std::size_t(row) < values.size() ? values[std::size_t(row)] : std::nan("");
 }
 
 QVariant ResultTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid())
         return {};
     const double number = value(index.row(), index.column());
-    const bool integerColumn = index.column() == DD || index.column() == DR || index.column() == RR;
+    const bool integerColumn = m_result && std::size_t(index.column()) < m_columns.size() &&
+                               m_columns[std::size_t(index.column())].integer;
     switch (role) {
     case Qt::DisplayRole:
         if (std::isnan(number))
@@ -125,7 +152,7 @@ QVariant ResultTableModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ForegroundRole:
-        if (index.column() == W && number < 0)
+        if (index.column() == columnIndex(QStringLiteral("w")) && number < 0)
             return QColor(0xc0, 0x39, 0x2b);
         return {};
     default:
@@ -138,13 +165,12 @@ QVariant ResultTableModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     if (orientation == Qt::Vertical)
         return section + 1;
-    const QStringList names = currentColumnNames();
-    if (section < 0 || section >= names.size())
+    const QString label = columnLabel(section);
+    if (label.isEmpty())
         return {};
-    if (m_result && section <= ThetaMid) // θ columns carry the bins' unit
-        return tr("%1\n(%2)")
-            .arg(names[section], QString::fromLatin1(angleUnitName(m_result->bins.unit)));
-    return names[section];
+    if (m_result && label.startsWith(QStringLiteral("theta_"))) // θ columns carry the bins' unit
+        return tr("%1\n(%2)").arg(label, QString::fromLatin1(angleUnitName(m_result->bins.unit)));
+    return label;
 }
 
 ResultTableView::ResultTableView(QWidget* parent) : QTableView(parent) {

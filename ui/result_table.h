@@ -1,6 +1,7 @@
 #pragma once
-// The Results table: the same columns as the CLI's CSV (w_err after w when the run had jackknife
-// errors), copyable with Ctrl+C.
+// The Results table: the same columns as the CLI's CSV (RD in cross mode, the weighted sums DD_w…
+// of a weighted result, w_err after w when the run had jackknife errors), copyable with Ctrl+C.
+// In cross mode the headers name the counts D1D2, D1R2, R1D2, R1R2.
 #include "job_worker.h"
 
 #include <QAbstractTableModel>
@@ -10,11 +11,18 @@ namespace tpacf::ui {
 
 class ResultTableModel : public QAbstractTableModel {
     Q_OBJECT
-  public:
-    /// Column names as the result CSV's header row spells them, without jackknife errors.
+public:
+    /// Column names as the result CSV's header row spells them for an unweighted one-sample
+    /// result without jackknife errors.
     static const QStringList& columnNames();
-    /// The columns of the current result: columnNames(), plus w_err when it has jackknife errors.
+    /// The columns of the current result as the CSV's header row spells them: columnNames(),
+    /// with RD (cross), DD_w, DR_w, RD_w, RR_w (weighted) and w_err (jackknife) where they apply.
     QStringList currentColumnNames() const;
+    /// The header of a column for people: the CSV name, or in cross mode D1D2, D1R2, R1D2, R1R2
+    /// for DD, DR, RD, RR (also in DD_w, DD_norm…).
+    QString columnLabel(int column) const;
+    /// Index of a column by its CSV name; -1 when the current result has none.
+    int columnIndex(const QString& csvName) const;
     /// Index of the w_err column; -1 when the current result has none.
     int wErrorColumn() const;
 
@@ -31,23 +39,29 @@ class ResultTableModel : public QAbstractTableModel {
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
 
-  private:
+private:
+    struct ResultColumn {
+        QString name;               // as the CSV spells it
+        bool integer = false;       // a raw count
+        std::vector<double> values; // one per bin (counts exact up to 2^53)
+    };
+
     ResultPtr m_result;
-    std::vector<std::uint64_t> m_drSummed, m_rrSummed;
+    std::vector<ResultColumn> m_columns;
 };
 
 /// A table view whose Ctrl+C copies the selected cells as tab-separated text (with the header
 /// row when whole rows are selected), ready to paste into a spreadsheet.
 class ResultTableView : public QTableView {
     Q_OBJECT
-  public:
+public:
     explicit ResultTableView(QWidget* parent = nullptr);
     void setModel(QAbstractItemModel* model) override;
     /// The text Ctrl+C puts on the clipboard.
     QString selectionAsText() const;
     void copySelection() const;
 
-  protected:
+protected:
     void keyPressEvent(QKeyEvent* event) override;
 };
 

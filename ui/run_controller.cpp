@@ -36,6 +36,28 @@ RunController::~RunController() {
     m_workerThread.wait();
 }
 
+CorrelationParams RunController::catalogParams(const CatalogSet& catalogs) {
+    CorrelationParams params;
+    params.data = catalogs.dataCatalog();
+    params.randoms = catalogs.randomCatalogs();
+    params.data2 = catalogs.data2Catalog();
+    params.randoms2 = catalogs.random2Catalogs();
+    return params;
+}
+
+QString RunController::secondSampleProblem(bool hasData2, int randomCount, int random2Count) {
+    if (!hasData2 && random2Count > 0)
+        return tr("Run disabled: the second sample has random catalogs but no data catalog. Open "
+                  "its data catalog or remove the second sample.");
+    if (hasData2 && random2Count != 0 && random2Count != randomCount)
+        return tr("Run disabled: the second sample has %1 random catalogs and the first %2; "
+                  "they are paired by position. Give the second sample as many random "
+                  "catalogs as the first, or none (it then uses the first's).")
+            .arg(random2Count)
+            .arg(randomCount);
+    return {};
+}
+
 bool RunController::start(CorrelationParams params, RunInputs inputs, const QString& regionColumn) {
     if (isRunning())
         return false;
@@ -98,8 +120,20 @@ void RunController::onRegionLabelsRead(quint64 id, const CatalogList& catalogs) 
         return;
     CorrelationParams params = std::move(m_pendingRun);
     m_pendingRun = {};
-    params.data = catalogs.front();
-    params.randoms.assign(catalogs.begin() + 1, catalogs.end());
+    // The catalogs come back in the order the set read them: data, randoms, data2, randoms2.
+    const std::size_t randoms = params.randoms.size();
+    const std::size_t second = (params.data2 ? 1 : 0) + params.randoms2.size();
+    if (std::size_t(catalogs.size()) != 1 + randoms + second) {
+        onFailed(tr("The catalogs changed while their region labels were read; press Run again."));
+        return;
+    }
+    auto next = catalogs.cbegin();
+    params.data = *next++;
+    params.randoms.assign(next, next + qsizetype(randoms));
+    next += qsizetype(randoms);
+    if (params.data2)
+        params.data2 = *next++;
+    params.randoms2.assign(next, catalogs.cend());
     startJob(std::move(params));
 }
 

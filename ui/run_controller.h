@@ -26,6 +26,8 @@ class CatalogSet;
 struct RunInputs {
     std::shared_ptr<const Catalog> data;
     std::vector<std::shared_ptr<const Catalog>> randoms;
+    std::shared_ptr<const Catalog> data2; // the second sample (cross mode); null: none
+    std::vector<std::shared_ptr<const Catalog>> randoms2;
     QJsonObject settings;
     bool operator==(const RunInputs&) const = default;
 };
@@ -43,9 +45,19 @@ public:
                            QObject* parent = nullptr);
     ~RunController() override;
 
+    /// The params of a run of `catalogs` (data, randoms and the second sample where loaded); the
+    /// caller adds bins, estimator, backend and errors.
+    static CorrelationParams catalogParams(const CatalogSet& catalogs);
+    /// Why the second sample cannot run as loaded (empty when it can or there is none): randoms
+    /// of the second sample without its data catalog, or neither none nor as many sets as the
+    /// first sample has (they are paired by position).
+    static QString secondSampleProblem(bool hasData2, int randomCount, int random2Count);
+
     /// Starts a run of `params`, computed from `inputs`. With a non-empty `regionColumn` the
     /// catalogs are first read again with their region labels (the run has started meanwhile:
-    /// cancel() works). False, with nothing started, while a run is in progress.
+    /// cancel() works): the `catalogs` given to the constructor, which must hold params' catalogs
+    /// (data, randoms, data2, randoms2) in that order. False, with nothing started, while a run
+    /// is in progress.
     bool start(CorrelationParams params, RunInputs inputs, const QString& regionColumn = {});
     /// Asks the run to stop: at once while region labels are read (cancelled() before this
     /// returns), otherwise when the job next polls (state Cancelling until then).

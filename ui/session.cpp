@@ -6,6 +6,9 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include <limits>
+#include <vector>
+
 namespace tpacf::ui {
 
 namespace {
@@ -19,7 +22,7 @@ const QString kFormat = QStringLiteral("tpacf-studio-session");
 constexpr int kFormatVersion = 1;
 
 QString scaleKey(BinScale scale) {
-    return scale == BinScale::Logarithmic ? QStringLiteral("log") : QStringLiteral("linear");
+    return QString::fromLatin1(binScaleKey(scale));
 }
 
 QString precisionKey(const std::optional<Precision>& precision) {
@@ -88,6 +91,13 @@ QJsonObject RunSettings::toJson() const {
     binsObject[QStringLiteral("perDecade")] = bins.perDecade;
     binsObject[QStringLiteral("count")] = bins.count;
     binsObject[QStringLiteral("width")] = bins.width;
+    if (bins.scale == BinScale::Custom) {
+        // Qt writes doubles in their shortest exact form: the edges come back bit for bit.
+        QJsonArray edges;
+        for (double edge : bins.edges)
+            edges.append(edge);
+        binsObject[QStringLiteral("edges")] = edges;
+    }
 
     QJsonObject backendObject;
     // "kind" is the key sessions have always used for the backend's name.
@@ -115,9 +125,8 @@ RunSettings RunSettings::fromJson(const QJsonObject& object) {
     if (!binsObject.isEmpty()) {
         BinSpec& bins = settings.bins;
         bins.scale =
-            binsObject.value(QStringLiteral("scale")).toString() == QStringLiteral("linear")
-                ? BinScale::Linear
-                : BinScale::Logarithmic;
+            parseBinScaleKey(binsObject.value(QStringLiteral("scale")).toString().toStdString())
+                .value_or(BinScale::Logarithmic);
         if (const auto unit =
                 parseAngleUnit(binsObject.value(QStringLiteral("unit")).toString().toStdString()))
             bins.unit = *unit;
@@ -126,6 +135,14 @@ RunSettings RunSettings::fromJson(const QJsonObject& object) {
         bins.perDecade = binsObject.value(QStringLiteral("perDecade")).toDouble(0);
         bins.count = binsObject.value(QStringLiteral("count")).toInt(0);
         bins.width = binsObject.value(QStringLiteral("width")).toDouble(0);
+        if (bins.scale == BinScale::Custom) {
+            // A non-number entry becomes NaN, so that the binning panel flags it, not a 0.
+            std::vector<double> edges;
+            for (const QJsonValue& edge : binsObject.value(QStringLiteral("edges")).toArray())
+                edges.push_back(edge.isDouble() ? edge.toDouble()
+                                                : std::numeric_limits<double>::quiet_NaN());
+            bins = BinSpec::fromEdges(std::move(edges), bins.unit);
+        }
     }
     if (const auto estimator =
             parseEstimator(object.value(QStringLiteral("estimator")).toString().toStdString()))
@@ -158,6 +175,15 @@ QJsonObject Session::toJson() const {
     for (const CatalogSource& random : randoms)
         randomArray.append(random.toJson());
     object[QStringLiteral("randoms")] = randomArray;
+    // The second sample only where there is one: a one-sample session reads as it always did.
+    if (data2)
+        object[QStringLiteral("data2")] = data2->toJson();
+    if (!randoms2.isEmpty()) {
+        QJsonArray random2Array;
+        for (const CatalogSource& random : randoms2)
+            random2Array.append(random.toJson());
+        object[QStringLiteral("randoms2")] = random2Array;
+    }
     return object;
 }
 
@@ -168,6 +194,10 @@ Session Session::fromJson(const QJsonObject& object) {
         session.data = CatalogSource::fromJson(object.value(QStringLiteral("data")).toObject());
     for (const QJsonValue& random : object.value(QStringLiteral("randoms")).toArray())
         session.randoms.append(CatalogSource::fromJson(random.toObject()));
+    if (object.contains(QStringLiteral("data2")))
+        session.data2 = CatalogSource::fromJson(object.value(QStringLiteral("data2")).toObject());
+    for (const QJsonValue& random : object.value(QStringLiteral("randoms2")).toArray())
+        session.randoms2.append(CatalogSource::fromJson(random.toObject()));
     return session;
 }
 

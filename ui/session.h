@@ -52,6 +52,9 @@ struct RunSettings {
 struct Session {
     std::optional<CatalogSource> data;
     QList<CatalogSource> randoms;
+    /// The second sample of a cross-correlation (none: an auto-correlation).
+    std::optional<CatalogSource> data2;
+    QList<CatalogSource> randoms2;
     RunSettings settings;
 
     QJsonObject toJson() const;

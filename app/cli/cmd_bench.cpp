@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ std::string benchHelp() {
                R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
                    [--bins B] [--theta-min X --theta-max Y --unit U] [--sets S]
                    [--footprint F] [--clustered [clustering]] [--culling auto|on|off]
-                   [--repeat R] [--seed S] [--json] [--cuda-... tuning]
+                   [--weighted] [--repeat R] [--seed S] [--json] [--cuda-... tuning]
 
 Times pair counting on N generated points (default: uniform over the whole sky), for every
 available backend x precision: DD (auto count of N points, N(N-1)/2 pairs) and DR (cross count
@@ -55,7 +56,10 @@ and the device-timed seconds where the backend measures them (GPU events).
                      writes it, instead of uniform (the randoms stay uniform); shaped by:
 )") + std::string(clusteringOptionsHelp()) +
            std::string(cullingOptionHelp()) +
-           R"(  --repeat R         timed runs per measurement (default 3)
+           R"(  --weighted         give every catalog per-object weights (seeded, uniform in [0.5, 1.5]):
+                     every count is then weighted (sum of w_i*w_j per bin beside the raw counts),
+                     to compare with the unweighted pairs/s on the same points
+  --repeat R         timed runs per measurement (default 3)
   --seed S           seed of the generated points (default 1)
   --threads N        CPU threads (default: all hardware threads)
   --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU)
@@ -125,6 +129,7 @@ struct BenchSetup {
     bool clustered = false;
     MockParams mock; // count, seed, footprint and clustering of the data when clustered
     CullingMode culling = CullingMode::Auto;
+    bool weighted = false; // every catalog carries weights (uniform in [0.5, 1.5])
 
     /// "100000 clustered (Soneira-Peebles) data points and uniform randoms per catalog, box RA…".
     std::string describe() const {
@@ -134,9 +139,24 @@ struct BenchSetup {
         text += " per catalog, ";
         text += footprint.shape == Footprint::Shape::FullSky ? std::string("full sky")
                                                              : footprint.describe();
+        if (weighted)
+            text += ", weighted (w uniform in [0.5, 1.5])";
         return text;
     }
 };
+
+/// The same points with seeded weights, uniform in [0.5, 1.5] (bench --weighted).
+Catalog withBenchWeights(const Catalog& catalog, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> weight(0.5, 1.5);
+    std::vector<double> weights(catalog.size());
+    for (double& w : weights)
+        w = weight(rng);
+    return Catalog::fromRadians(
+        catalog.name(), std::vector<double>(catalog.ra().begin(), catalog.ra().end()),
+        std::vector<double>(catalog.dec().begin(), catalog.dec().end()), std::move(weights),
+        std::vector<std::int32_t>(catalog.region().begin(), catalog.region().end()));
+}
 
 Measurement measure(PairCounter& counter, const std::string& kind,
                     const std::vector<CountTask>& tasks, const Binning& binning, int repeats,
@@ -249,6 +269,7 @@ void printJson(std::ostream& out, const std::vector<Configuration>& configuratio
     else
         out << "null,\n";
     out << "  \"culling_requested\": " << jsonString(cullingModeName(setup.culling)) << ",\n";
+    out << "  \"weighted\": " << (setup.weighted ? "true" : "false") << ",\n";
     out << "  \"cuda_tuning\": " << jsonString(cudaTuning.empty() ? "default" : cudaTuning)
         << ",\n";
     out << "  \"bins\": {\"count\": " << binning.count()
@@ -309,6 +330,7 @@ int benchCommand(const Context& context) {
         .addValue("--culling")
         .addValue("--footprint")
         .addSwitch("--clustered")
+        .addSwitch("--weighted")
         .addSwitch("--json")
         .addValue("--cuda-hist")
         .addSwitch("--cuda-brute-force")
@@ -403,6 +425,7 @@ int benchCommand(const Context& context) {
     if (const auto text = args.value("--footprint"))
         setup.footprint = parseFootprint("--footprint", *text);
     setup.clustered = args.has("--clustered");
+    setup.weighted = args.has("--weighted");
     if (hasClusteringOptions(args) && !setup.clustered)
         args.fail("--levels, --eta, --lambda and --outer-radius shape the clustering of "
                   "--clustered data; add --clustered");
@@ -433,6 +456,16 @@ int benchCommand(const Context& context) {
         inputs.randomSets.push_back(
             generateUniformRandoms(n, sky, seed + 1 + static_cast<std::uint64_t>(i),
                                    "bench-random-" + std::to_string(i + 1)));
+    if (setup.weighted) {
+        // The same points as unweighted (same seeds), with weights from a seed of their own per
+        // catalog: the weighted pairs/s compares with the unweighted on identical catalogs.
+        constexpr std::uint64_t kWeightSeed = 0x5745494748545321ull; // "WEIGHTS!"
+        inputs.data = withBenchWeights(inputs.data, seed ^ kWeightSeed);
+        inputs.other = withBenchWeights(inputs.other, (seed + 1) ^ kWeightSeed);
+        for (std::size_t i = 0; i < inputs.randomSets.size(); ++i)
+            inputs.randomSets[i] =
+                withBenchWeights(inputs.randomSets[i], (seed + 2 + i) ^ kWeightSeed);
+    }
 
     std::vector<CountTask> batch;
     if (sets > 0) {

@@ -7,6 +7,7 @@
 #include "cli/progress.h"
 #include "tpacf/backend.h"
 #include "tpacf/catalog_formats.h"
+#include "tpacf/correlation_job.h"
 #include "tpacf/errors.h"
 #include "tpacf/output_file.h"
 #include "tpacf/pair_counter.h"
@@ -25,7 +26,8 @@ std::string countHelp(const BackendRegistry& backends) {
 
 Counts the pairs of catalog A with itself (auto: each unordered pair once) or, with --b, the
 pairs between A and B (cross: all N_A x N_B pairs), per angular bin. Writes a CSV with '#'
-metadata lines and one row per bin: theta_lo,theta_hi,theta_mid,count.
+metadata lines and one row per bin: theta_lo,theta_hi,theta_mid,count, and weighted (the sum
+of w_i*w_j over the bin's pairs) when a weight column is given.
 
 Inputs and outputs:
   --a FILE           first catalog (formats below)
@@ -35,7 +37,9 @@ Inputs and outputs:
 
 Catalog formats:
 )") + describeCatalogFormats() +
-           "\n" + std::string(readOptionsHelp()) + "\n" + std::string(binOptionsHelp()) + "\n" +
+           "\n" + std::string(readOptionsHelp()) + "\n" +
+           weightOptionsHelp({{"a", "--a"}, {"b", "--b"}}) + "\n" + std::string(binOptionsHelp()) +
+           "\n" +
            backendOptionsHelp(backends) +
            R"(
 Example:
@@ -47,6 +51,7 @@ int countCommand(const Context& context) {
     OptionSet options;
     options.addValue("--a").addValue("--b").addValue("--output").addSwitch("--quiet");
     addReadOptions(options);
+    addWeightOptions(options, {"a", "b"});
     addBinOptions(options);
     addBackendOptions(options);
     const ParsedArgs args = parseArgs("count", options, context.args);
@@ -57,7 +62,12 @@ int countCommand(const Context& context) {
     const bool quiet = args.has("--quiet");
     const Binning binning(binSpecFrom(args));
     const BackendOptions backendOptions = backendOptionsFrom(args, context.backends);
-    const ReadOptions readOptions = readOptionsFrom(args);
+    ReadOptions firstOptions = readOptionsFrom(args);
+    ReadOptions secondOptions = firstOptions;
+    firstOptions.weightColumn = weightColumnFor(args, "a");
+    secondOptions.weightColumn = weightColumnFor(args, "b");
+    if (args.has("--b-weight-col") && !secondPath)
+        args.fail("--b-weight-col names a column of --b, and no --b was given");
     checkBackendUsable(backendOptions, context.backends);
     FilePlan files;
     files.input("--a", firstPath).output("--output", outputPath);
@@ -65,8 +75,8 @@ int countCommand(const Context& context) {
         files.input("--b", *secondPath);
     files.check();
 
-    const auto first = loadCatalog(firstPath, readOptions);
-    const auto second = secondPath ? loadCatalog(*secondPath, readOptions) : nullptr;
+    const auto first = loadCatalog(firstPath, firstOptions);
+    const auto second = secondPath ? loadCatalog(*secondPath, secondOptions) : nullptr;
     // Readers do not poll the flag: honour a Ctrl-C pressed while a big file was being read.
     if (context.cancelRequested && context.cancelRequested->load())
         throw Cancelled();
@@ -86,15 +96,16 @@ int countCommand(const Context& context) {
         bar.update(fraction, progress.pairsDone);
     };
     const auto start = std::chrono::steady_clock::now();
-    PairCounts counts = second ? counter.countCross(*first, *second, binning, control)
-                               : counter.countAuto(*first, binning, control);
+    const CountTask task{first.get(), second.get()};
+    TaskCounts counts =
+        std::move(counter.countBatch(std::span<const CountTask>(&task, 1), binning, control).front());
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     bar.finish();
 
     CountSummary summary{binning,
-                         std::move(counts),
-                         InputSummary{first->name(), first->size()},
+                         std::move(counts.raw),
+                         InputSummary::of(*first),
                          std::nullopt,
                          counter.backendName(),
                          counter.deviceDescription(),
@@ -102,12 +113,12 @@ int countCommand(const Context& context) {
                          elapsed};
     summary.cullingRequested = counter.culling();
     summary.culled = counter.lastBatchCulled();
+    summary.weighted = std::move(counts.weighted);
     if (second)
-        summary.second = InputSummary{second->name(), second->size()};
+        summary.second = InputSummary::of(*second);
     writeFileAtomically(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
 
     if (!quiet) {
-        const CountTask task{first.get(), second.get()};
         const std::uint64_t binned =
             std::accumulate(summary.counts.begin(), summary.counts.end(), std::uint64_t{0});
         auto& out = context.out;
@@ -118,6 +129,9 @@ int countCommand(const Context& context) {
         else
             out << "  auto      " << first->name() << " (" << first->size() << " points)\n";
         out << "  pairs     " << task.pairTotal() << " visited, " << binned << " in bins\n";
+        if (!summary.weighted.empty())
+            out << "  weighted  sum of w_i*w_j in bins "
+                << std::accumulate(summary.weighted.begin(), summary.weighted.end(), 0.0) << '\n';
         out << "  bins      " << describeBins(binning.spec(), binning.count()) << '\n';
         out << "  backend   " << summary.backendName << ", " << summary.deviceDescription << ", "
             << precisionName(summary.precision) << " precision, culling "

@@ -30,15 +30,26 @@ namespace tpacf::cli {
 std::string runHelp(const BackendRegistry& backends) {
     return std::string(
                R"(Usage: tpacf run --data D --random R1 [--random R2 ...] [bins] [flags] --output result.csv
+       tpacf run --data D1 --data2 D2 --random R1 [--random2 R2 ...] [...] --output cross.csv
 
 Computes w(theta) of the data catalog D against one or more random catalogs of the same
 footprint: pair counts DD, DR_i and RR_i, then the estimator. Writes a CSV with '#' metadata
 lines and one row per bin: theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w
-(and w_err with jackknife error bars).
+(and w_err with jackknife error bars). With weights (below), DD_w, DR_w, RR_w (sums of
+w_i*w_j) follow the raw counts and the normalised columns and w use them.
+
+With --data2, the cross-correlation of two samples: D1D2, D1R2, R1D2 and R1R2, written as
+the columns DD, DR, RD, RR (and their _norm forms), and the two-sample estimators
+(Landy-Szalay (D1D2 - D1R2 - R1D2 + R1R2)/R1R2, Davis-Peebles D1D2/D1R2 - 1, natural
+D1D2/R1R2 - 1, Hamilton D1D2 R1R2/(D1R2 R1D2) - 1). Without --random2 the second sample
+uses the first's randoms (R1D2 is D2 against R1, R1R2 is R1R1; the metadata says so).
 
 Inputs and outputs:
-  --data FILE        data catalog (formats below)
+  --data FILE        data catalog (formats below); D1 with --data2
   --random FILE      random catalog; repeat for several sets (DR and RR are averaged)
+  --data2 FILE       second data catalog: cross-correlation of --data with it
+  --random2 FILE     random catalog of the second sample; none, or as many as --random
+                     (set i pairs with set i)
   --output FILE      result CSV (required)
   --json FILE        the same result as JSON, with per-set raw counts
   --estimator E      )" +
@@ -65,7 +76,9 @@ Error bars (jackknife: w is recomputed with each sky region left out):
 
 Catalog formats:
 )") + describeCatalogFormats() +
-           "\n" + std::string(readOptionsHelp()) + "\n" + std::string(binOptionsHelp()) + "\n" +
+           "\n" + std::string(readOptionsHelp()) + "\n" +
+           weightOptionsHelp({{"data", "--data and --data2"}, {"random", "--random and --random2"}}) +
+           "\n" + std::string(binOptionsHelp()) + "\n" +
            backendOptionsHelp(backends) +
            R"(
 A progress bar (percent, pairs/s, ETA) appears on stderr when it is a terminal.
@@ -76,6 +89,8 @@ Example:
             --max 600 --unit arcmin --per-decade 5 --output w.csv
   tpacf run --data data.txt --random r1.txt --preset log5 --jackknife 20 \
             --output w.csv --covariance cov.csv --plot w.pdf
+  tpacf run --data galaxies.fits --data2 quasars.fits --random r.fits --weight-col WEIGHT \
+            --edges 0.1,0.3,1,3,10 --unit deg --output cross.csv
 )";
 }
 
@@ -165,12 +180,29 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const std:
         out << "covariance written to " << covariancePath << '\n';
     if (!plotPath.empty())
         out << "plot written to " << plotPath << '\n';
-    out << "  data      " << result.data.name << " (" << result.data.size << " points)\n";
-    for (std::size_t i = 0; i < result.randoms.size(); ++i)
-        out << (i == 0 ? "  randoms   " : "            ") << result.randoms[i].name << " ("
-            << result.randoms[i].size << " points)\n";
+    const auto weights = [](const InputSummary& input) {
+        if (!input.weighted)
+            return std::string();
+        std::string text = ", sum w " + formatValue(input.weightSum, "%.6g");
+        if (input.negativeWeights > 0)
+            text += ", " + std::to_string(input.negativeWeights) + " negative";
+        return text;
+    };
+    const auto inputs = [&](const char* label, const InputSummary& data,
+                            const std::vector<InputSummary>& randoms) {
+        out << "  " << label << data.name << " (" << data.size << " points" << weights(data)
+            << ")\n";
+        for (std::size_t i = 0; i < randoms.size(); ++i)
+            out << (i == 0 ? "  randoms   " : "            ") << randoms[i].name << " ("
+                << randoms[i].size << " points" << weights(randoms[i]) << ")\n";
+    };
+    inputs(result.isCross() ? "data 1    " : "data      ", result.data, result.randoms);
+    if (result.isCross())
+        inputs("data 2    ", result.data2, result.randoms2);
     out << "  bins      " << describeBins(result.bins, result.binCount()) << '\n';
-    out << "  estimator " << estimatorName(result.estimator) << '\n';
+    out << "  estimator " << estimatorName(result.estimator)
+        << (result.isCross() ? " (two samples: " : " (") << estimatorFormula(result.estimator, result.isCross())
+        << ")" << (result.isWeighted() ? ", weighted" : "") << '\n';
     out << "  backend   " << result.backendName << ", " << result.deviceDescription << ", "
         << precisionName(result.precision) << " precision, culling "
         << (result.culled ? "on" : "off") << ", " << formatSeconds(result.elapsedSeconds) << '\n';
@@ -178,13 +210,16 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const std:
     if (errors)
         out << "  jackknife " << describeRegions(result.jackknifeRegions) << '\n';
 
-    // Bins without random pairs carry no estimate; leave them to the CSV.
+    // Bins without random pairs carry no estimate; leave them to the CSV. The raw counts, as
+    // users check them; w comes from the weighted sums in a weighted run.
     const auto dr = result.drSummed();
     const auto rr = result.rrSummed();
+    const bool cross = result.isCross();
     char line[192];
     std::snprintf(line, sizeof line, "  %14s %14s %14s %14s %12s%s\n",
-                  ("theta[" + std::string(angleUnitName(result.bins.unit)) + "]").c_str(), "DD",
-                  "DR", "RR", "w", errors ? " +/- sigma" : "");
+                  ("theta[" + std::string(angleUnitName(result.bins.unit)) + "]").c_str(),
+                  cross ? "D1D2" : "DD", cross ? "D1R2" : "DR", cross ? "R1R2" : "RR", "w",
+                  errors ? " +/- sigma" : "");
     out << line;
     for (std::size_t k = 0; k < result.binCount(); ++k) {
         if (rr[k] == 0 && result.raw.dd[k] == 0)
@@ -206,6 +241,8 @@ int runCommand(const Context& context) {
     OptionSet options;
     options.addValue("--data")
         .addRepeated("--random")
+        .addValue("--data2")
+        .addRepeated("--random2")
         .addValue("--output")
         .addValue("--json")
         .addValue("--estimator")
@@ -216,14 +253,26 @@ int runCommand(const Context& context) {
         .addValue("--plot")
         .addSwitch("--quiet");
     addReadOptions(options);
+    addWeightOptions(options, {"data", "random"});
     addBinOptions(options);
     addBackendOptions(options);
     const ParsedArgs args = parseArgs("run", options, context.args);
 
+    if (!args.has("--data") && args.has("--data2"))
+        args.fail("--data2 needs --data: the cross-correlation is of --data with --data2");
     const std::string dataPath = args.required("--data");
     const auto randomPaths = args.values("--random");
     if (randomPaths.empty())
         args.fail("--random is required (at least one random catalog)");
+    const std::optional<std::string> data2Path = args.value("--data2");
+    const auto random2Paths = args.values("--random2");
+    if (!random2Paths.empty() && !data2Path)
+        args.fail("--random2 gives randoms of the second sample: add --data2");
+    if (!random2Paths.empty() && random2Paths.size() != randomPaths.size())
+        args.fail("--random2 names " + std::to_string(random2Paths.size()) +
+                  " random catalog(s) and --random " + std::to_string(randomPaths.size()) +
+                  ": give as many (set i of each sample pairs with set i of the other) or no "
+                  "--random2 (the second sample then uses the first's randoms)");
     const std::string outputPath = args.required("--output");
     const std::string jsonPath = args.value("--json").value_or("");
     const std::string covariancePath = args.value("--covariance").value_or("");
@@ -243,6 +292,10 @@ int runCommand(const Context& context) {
     params.jackknife = jackknife.settings;
     ReadOptions readOptions = readOptionsFrom(args);
     readOptions.regionColumn = jackknife.column; // read from the data and every random set
+    ReadOptions dataOptions = readOptions;
+    ReadOptions randomOptions = readOptions;
+    dataOptions.weightColumn = weightColumnFor(args, "data");
+    randomOptions.weightColumn = weightColumnFor(args, "random");
 
     // Everything that can be checked cheaply is checked before the catalogs are read.
     static_cast<void>(Binning(params.bins)); // throws ConfigError naming the bad bin value
@@ -250,7 +303,9 @@ int runCommand(const Context& context) {
     if (params.jackknife.regions > 0) { // a column's K is known once read: the job checks that
         const JackknifeMemory memory = estimateJackknifeMemory(
             static_cast<std::size_t>(params.jackknife.regions), Binning(params.bins).count(),
-            randomPaths.size(), params.backend.cpuThreads);
+            // Two samples count 1 + 3n pairs of catalogs, as (3n + 1)/2 sets of one sample.
+            data2Path ? (3 * randomPaths.size() + 2) / 2 : randomPaths.size(),
+            params.backend.cpuThreads);
         checkJackknifeMemory(memory);
         if (memory.peak() > kJackknifeMemoryNoticeBytes)
             printNotice(context.err, memory.describe());
@@ -263,6 +318,10 @@ int runCommand(const Context& context) {
     files.input("--data", dataPath);
     for (const auto& path : randomPaths)
         files.input("--random", path);
+    if (data2Path)
+        files.input("--data2", *data2Path);
+    for (const auto& path : random2Paths)
+        files.input("--random2", path);
     files.output("--output", outputPath);
     if (!jsonPath.empty())
         files.output("--json", jsonPath);
@@ -272,9 +331,13 @@ int runCommand(const Context& context) {
         files.output("--plot", plot->path());
     files.check();
 
-    params.data = loadCatalog(dataPath, readOptions);
+    params.data = loadCatalog(dataPath, dataOptions);
     for (const auto& path : randomPaths)
-        params.randoms.push_back(loadCatalog(path, readOptions));
+        params.randoms.push_back(loadCatalog(path, randomOptions));
+    if (data2Path)
+        params.data2 = loadCatalog(*data2Path, dataOptions);
+    for (const auto& path : random2Paths)
+        params.randoms2.push_back(loadCatalog(path, randomOptions));
     // Readers do not poll the flag: honour a Ctrl-C pressed while a big file was being read.
     if (context.cancelRequested && context.cancelRequested->load())
         throw Cancelled();
@@ -300,6 +363,9 @@ int runCommand(const Context& context) {
     // Error bars were asked for: a result without them must not pass for one with them.
     if (job.params().jackknife.enabled() && !result.hasJackknife())
         throw std::logic_error("the job returned no jackknife error bars");
+    // Negative weights, shared randoms: what the numbers mean depends on them.
+    for (const auto& note : result.notes)
+        printNotice(context.err, note);
     // Empty or tiny regions make the error bars doubtful: say so even with --quiet.
     for (const auto& warning : result.jackknifeRegions.warnings)
         printNotice(context.err, warning);

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -42,13 +44,14 @@ void addReadOptions(OptionSet& options) {
     options.addValue("--coord-unit")
         .addSwitch("--ra-hours")
         .addValue("--ra-col")
-        .addValue("--dec-col");
+        .addValue("--dec-col")
+        .addValue("--hdu");
 }
 
 ReadOptions readOptionsFrom(const ParsedArgs& args) {
     // Every command that reads catalogs comes here before reading them, and here the flag
     // that named a catalog is still known: an empty name would otherwise read "input: ...".
-    for (const std::string_view flag : {"--a", "--b", "--data", "--random"})
+    for (const std::string_view flag : {"--a", "--b", "--data", "--random", "--data2", "--random2"})
         for (const std::string& path : args.values(flag))
             if (path.empty())
                 throw UsageError(std::string(flag) + ": empty file name (give the catalog's path)");
@@ -57,7 +60,47 @@ ReadOptions readOptionsFrom(const ParsedArgs& args) {
     options.raInHours = args.has("--ra-hours");
     options.raColumn = columnFlag(args, "--ra-col");
     options.decColumn = columnFlag(args, "--dec-col");
+    if (const auto hdu = args.value("--hdu")) {
+        if (hdu->find_first_not_of(" \t") == std::string::npos)
+            throw UsageError("--hdu: empty (give an extension number, 1 for the first, or an "
+                             "EXTNAME)");
+        options.hdu = *hdu;
+    }
     return options;
+}
+
+namespace {
+
+std::string weightFlag(std::string_view role) {
+    return "--" + std::string(role) + "-weight-col";
+}
+
+} // namespace
+
+void addWeightOptions(OptionSet& options, std::initializer_list<std::string_view> roles) {
+    options.addValue("--weight-col");
+    for (const std::string_view role : roles)
+        options.addValue(weightFlag(role));
+}
+
+ColumnRef weightColumnFor(const ParsedArgs& args, std::string_view role) {
+    const std::string flag = weightFlag(role);
+    return args.has(flag) ? columnFlag(args, flag) : columnFlag(args, "--weight-col");
+}
+
+std::string weightOptionsHelp(
+    std::initializer_list<std::pair<std::string_view, std::string_view>> roles) {
+    std::string text = R"(Weights (per-object weights: pairs count w_i*w_j, summed in double beside the raw counts):
+  --weight-col C     weight column of every catalog, by header name or 1-based index
+                     (a catalog without it is an error; weights must be finite, negative
+                     weights are allowed and reported)
+)";
+    for (const auto& [role, what] : roles) {
+        std::string flag = "  " + weightFlag(role) + " C";
+        flag.resize(std::max<std::size_t>(flag.size() + 1, 21), ' ');
+        text += flag + "weight column of " + std::string(what) + " (overrides --weight-col)\n";
+    }
+    return text;
 }
 
 std::string_view readOptionsHelp() {
@@ -68,6 +111,12 @@ std::string_view readOptionsHelp() {
                      (default: the column named ra, else the first numeric column)
   --dec-col C        Dec column by header name or 1-based index
                      (default: the column named dec, else the next numeric column)
+  --hdu N|NAME       FITS: the table's HDU, by extension number (1 is the first) or EXTNAME
+                     (default: the first binary table)
+  FITS paths take cfitsio's selections (quote them in the shell): 'd.fits[CATALOG]',
+  'd.fits[1][Z>0.4 && Z<0.8]' (rows kept), 'd.fits[1][col RA;DEC;W=WEIGHT*WFKP]'
+  (columns, computed ones too), 'd.fits[1][col RA=POS[1];DEC=POS[2]]' (vector elements);
+  the column list is applied before the row filter; an HDU in the path overrides --hdu.
 )";
 }
 
@@ -79,8 +128,66 @@ void addBinOptions(OptionSet& options) {
         .addValue("--per-decade")
         .addValue("--nbins")
         .addValue("--width")
-        .addValue("--preset");
+        .addValue("--preset")
+        .addValue("--edges");
 }
+
+namespace {
+
+// An edges file holds at most kMaxBinCount + 1 numbers: anything far bigger is the wrong file.
+constexpr std::uintmax_t kMaxEdgesFileBytes = 16u << 20;
+
+// --edges: an existing file's path (one edge or "lo hi" per line), else a comma list of numbers.
+// Validated here, so that every error names --edges and the place (file and line, or position).
+BinSpec edgesSpecFrom(const std::string& text, AngleUnit unit) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    const fs::path path(text);
+    std::vector<double> edges;
+    std::string where = "--edges";
+    if (!text.empty() && fs::exists(path, error)) {
+        if (!fs::is_regular_file(path, error))
+            throw UsageError("--edges: " + quote(text) + " is not a regular file");
+        const std::uintmax_t size = fs::file_size(path, error);
+        if (!error && size > kMaxEdgesFileBytes)
+            throw ConfigError("--edges: " + quote(text) + " is " + std::to_string(size) +
+                              " bytes, too large for an edges file");
+        std::ifstream in(path, std::ios::in | std::ios::binary);
+        if (!in.is_open())
+            throw ConfigError("--edges: cannot open " + quote(text) + " for reading");
+        const std::string contents((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+        if (in.bad())
+            throw ConfigError("--edges: cannot read " + quote(text));
+        try {
+            edges = parseBinEdgesText(contents, text, unit);
+        } catch (const InputError& problem) {
+            throw ConfigError("--edges: " + std::string(problem.what()));
+        }
+        where += " " + text;
+    } else if (text.find(',') != std::string::npos) {
+        edges = parseNumberList("--edges", text);
+    } else {
+        // One word: a file name that does not exist, or a lone number (one edge is not enough).
+        double single = 0;
+        try {
+            single = parseNumber("--edges", text);
+        } catch (const UsageError&) {
+            throw UsageError("--edges: " + quote(text) +
+                             " is neither an existing file nor a comma-separated list of edges");
+        }
+        edges = {single};
+    }
+    BinSpec spec = BinSpec::fromEdges(std::move(edges), unit);
+    try {
+        static_cast<void>(Binning(spec));
+    } catch (const ConfigError& problem) {
+        throw ConfigError(where + ": " + problem.what());
+    }
+    return spec;
+}
+
+} // namespace
 
 BinSpec binSpecFrom(const ParsedArgs& args) {
     static const std::vector<std::string_view> explicitFlags = {
@@ -89,6 +196,15 @@ BinSpec binSpecFrom(const ParsedArgs& args) {
     for (const auto flag : explicitFlags)
         if (args.has(flag))
             given.push_back(flag);
+
+    if (const auto edges = args.value("--edges")) {
+        for (const std::string_view flag : {"--bins", "--min", "--max", "--per-decade", "--nbins",
+                                            "--width", "--preset"})
+            if (args.has(flag))
+                throw UsageError("--edges cannot be combined with " + std::string(flag) +
+                                 " (the edges fix every bin; only --unit applies)");
+        return edgesSpecFrom(*edges, angleUnitFlag(args, "--unit", AngleUnit::Arcminute));
+    }
 
     if (const auto preset = args.value("--preset")) {
         if (!given.empty())
@@ -115,7 +231,8 @@ BinSpec binSpecFrom(const ParsedArgs& args) {
         else if (*text == "linear")
             scale = BinScale::Linear;
         else
-            throw UsageError("--bins: " + quote(*text) + " is not a bin scale (log or linear)");
+            throw UsageError("--bins: " + quote(*text) +
+                             " is not a bin scale (log or linear; custom bins take --edges)");
     }
     const auto minimum = args.number("--min");
     const auto maximum = args.number("--max");
@@ -156,10 +273,13 @@ std::string_view binOptionsHelp() {
   --preset NAME      log5 (5 per decade, 0.01'-10000') or quarter-degree (linear 0-90 deg)
   --bins log|linear  bin scale for bins given by hand (default log)
   --min X --max Y    range of theta, in --unit
-  --unit U           deg, arcmin (default), arcsec
+  --unit U           deg, arcmin (default), arcsec, rad
   --per-decade K     log bins per decade (default 5)
   --nbins N          number of bins (log or linear)
   --width W          linear bin width, in --unit
+  --edges E          custom bins from their edges, in --unit: a comma list (0.1,0.3,1,3) or
+                     a file with one edge per line, or "lo hi" per line as Corrfunc's bin
+                     file ('#' comments allowed); not with the flags above but --unit
 )";
 }
 

@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 namespace tpacf::cli {
@@ -21,6 +23,14 @@ void addReadOptions(OptionSet& options);
 ReadOptions readOptionsFrom(const ParsedArgs& args);
 /// Help lines for those flags.
 std::string_view readOptionsHelp();
+
+/// --weight-col C for every catalog of the command, and --ROLE-weight-col C for the catalogs of
+/// one role (e.g. "data", "random"; "a", "b"), which overrides it.
+void addWeightOptions(OptionSet& options, std::initializer_list<std::string_view> roles);
+/// The weight column of the catalogs of `role` (unset: no weights). A bad column is a UsageError.
+ColumnRef weightColumnFor(const ParsedArgs& args, std::string_view role);
+/// Help lines for those flags; `roles` as given to addWeightOptions, each with what it names.
+std::string weightOptionsHelp(std::initializer_list<std::pair<std::string_view, std::string_view>> roles);
 
 /// --bins, --min, --max, --unit, --per-decade, --nbins, --width, --preset.
 void addBinOptions(OptionSet& options);

@@ -15,6 +15,10 @@
 // countBatchByRegion (jackknife) is the same batch over region layouts: every catalog sorted by
 // region and padded so that every tile holds one region, and (1 + 2K) rows of counters per task
 // (total, touching[K], within[K]); docs/gpu-kernel-notes.md.
+//
+// Weights (CountTask::weighted): the weighted tasks of a batch run the weighted kernel variant
+// (pair_kernels.h), the others the unweighted kernel unchanged; the launch chunks never mix the
+// two, and both plans share one tile size. The weighted sums come back beside the raw counts.
 #include "cuda_pair_counter.h"
 
 #include "bin_tables.h"
@@ -78,10 +82,12 @@ public:
 
     std::vector<TaskCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control) override {
-        std::vector<PairCounts> rows = runBatch(tasks, binning, 0, control);
-        std::vector<TaskCounts> results(rows.size());
-        for (std::size_t t = 0; t < rows.size(); ++t)
-            results[t].raw = std::move(rows[t]);
+        BatchCounts counts = runBatch(tasks, binning, 0, control);
+        std::vector<TaskCounts> results(counts.raw.size());
+        for (std::size_t t = 0; t < results.size(); ++t) {
+            results[t].raw = std::move(counts.raw[t]);
+            results[t].weighted = std::move(counts.weighted[t]);
+        }
         return results;
     }
 
@@ -92,14 +98,22 @@ public:
                                                      const CountControl& control) override;
 
 private:
+    /// Per task: the raw counters and, for a weighted task, the weighted sums in the same layout
+    /// (empty for an unweighted task).
+    struct BatchCounts {
+        std::vector<PairCounts> raw;
+        std::vector<std::vector<double>> weighted;
+    };
     /// Both entry points: regionCount 0 counts plainly (binCount counters per task), K > 0 by
     /// region ((1 + 2K) · binCount per task: total, touching[K], within[K]).
-    std::vector<PairCounts> runBatch(std::span<const CountTask> tasks, const Binning& binning,
-                                     std::size_t regionCount, const CountControl& control);
-    /// One plan per device, all with the same tile size (the smallest block any wants).
-    std::vector<KernelPlan> planDevices(RealKind real, const HostBinTables& tables,
-                                        std::size_t binCount, bool regions, bool culled,
-                                        double thetaMaxDegrees) const;
+    BatchCounts runBatch(std::span<const CountTask> tasks, const Binning& binning,
+                         std::size_t regionCount, const CountControl& control);
+    /// The plans of each device for the variants the batch needs, all with the same tile size
+    /// (the smallest block any device and variant wants).
+    std::vector<DevicePlans> planDevices(RealKind real, const HostBinTables& tables,
+                                         std::size_t binCount, bool regions, bool culled,
+                                         double thetaMaxDegrees, bool plain,
+                                         bool weighted) const;
 
     Precision m_precision;
     std::vector<int> m_devices;
@@ -121,64 +135,99 @@ std::vector<RegionPairCounts> CudaPairCounter::countBatchByRegion(std::span<cons
         throw ConfigError("CUDA backend: " + std::to_string(regionCount) +
                           " jackknife regions (1 to " + std::to_string(kMaxJackknifeRegions) +
                           " supported)");
-    std::vector<PairCounts> raw = runBatch(tasks, binning, regionCount, control);
+    BatchCounts counts = runBatch(tasks, binning, regionCount, control);
     const std::size_t binCount = binning.count();
     const std::size_t rowBins = regionCount * binCount;
+    // Rows: total, touching[K], within[K].
+    const auto split = [&](const auto& rows, auto& total, auto& touching, auto& within) {
+        const auto begin = rows.begin();
+        total.assign(begin, begin + static_cast<std::ptrdiff_t>(binCount));
+        touching.assign(begin + static_cast<std::ptrdiff_t>(binCount),
+                        begin + static_cast<std::ptrdiff_t>(binCount + rowBins));
+        within.assign(begin + static_cast<std::ptrdiff_t>(binCount + rowBins), rows.end());
+    };
     std::vector<RegionPairCounts> results(tasks.size());
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         RegionPairCounts& r = results[t];
         r.regionCount = regionCount;
         r.binCount = binCount;
-        const auto begin = raw[t].begin();
-        r.total.assign(begin, begin + static_cast<std::ptrdiff_t>(binCount));
-        r.touching.assign(begin + static_cast<std::ptrdiff_t>(binCount),
-                          begin + static_cast<std::ptrdiff_t>(binCount + rowBins));
-        r.within.assign(begin + static_cast<std::ptrdiff_t>(binCount + rowBins), raw[t].end());
+        split(counts.raw[t], r.total, r.touching, r.within);
+        if (!counts.weighted[t].empty())
+            split(counts.weighted[t], r.weightedTotal, r.weightedTouching, r.weightedWithin);
     }
     return results;
 }
 
-std::vector<KernelPlan> CudaPairCounter::planDevices(RealKind real, const HostBinTables& tables,
-                                                     std::size_t binCount, bool regions,
-                                                     bool culled, double thetaMaxDegrees) const {
+std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostBinTables& tables,
+                                                      std::size_t binCount, bool regions,
+                                                      bool culled, double thetaMaxDegrees,
+                                                      bool plain, bool weighted) const {
     // Culling at small θ_max: 256-point tiles (64 threads). There most tile pairs straddle
     // θ_max, each warp of a block keeps a different share of its sub-tiles, and a block waits
     // for its busiest warp at every tile; smaller blocks wait less (N = 1e6, 10°, H100: the job
     // DD + 10 DR + 10 RR 0.30 s of GPU time against 0.35 s with 1024-point tiles; BENCHMARKS.md).
     // At large θ_max most pairs are in range and big tiles stay best (not measured at 256
     // points: not switched).
+    // A weighted variant's private sums take more shared memory and may want smaller blocks;
+    // the plain variant then runs with the same (one tile size for both) in a mixed batch.
     const auto lookupSize = static_cast<std::uint32_t>(tables.lookup.size());
-    std::vector<KernelPlan> plans;
+    std::vector<DevicePlans> plans;
     int blockCap = m_tuning.blockSizeCap;
     if (blockCap == 0 && culled && thetaMaxDegrees <= kSmallTileThetaMaxDegrees)
         blockCap = kSmallTileBlock;
-    for (int pass = 0; pass < 2; ++pass) {
+    // Block sizes only shrink from pass to pass (each is capped at the last smallest).
+    for (int pass = 0;; ++pass) {
+        if (pass == 8)
+            throw CudaError("CUDA backend: the kernel plans found no common block size", 0);
         plans.clear();
         int smallest = std::numeric_limits<int>::max();
+        bool same = true;
+        auto plan = [&](bool variantWeighted) {
+            KernelPlan p = planPairKernel(real, static_cast<std::uint32_t>(binCount), lookupSize,
+                                          tables.singleStep, regions, blockCap,
+                                          histModeOf(m_tuning.histogram), variantWeighted);
+            same = same && (smallest == std::numeric_limits<int>::max() ||
+                            p.blockSize == smallest);
+            smallest = std::min(smallest, p.blockSize);
+            return p;
+        };
         for (int device : m_devices) {
             DeviceGuard guard(device);
-            plans.push_back(planPairKernel(real, static_cast<std::uint32_t>(binCount), lookupSize,
-                                           tables.singleStep, regions, blockCap,
-                                           histModeOf(m_tuning.histogram)));
-            smallest = std::min(smallest, plans.back().blockSize);
+            DevicePlans devicePlans;
+            if (plain)
+                devicePlans.plain = plan(false);
+            if (weighted)
+                devicePlans.weighted = plan(true);
+            plans.push_back(std::move(devicePlans));
         }
-        if (std::all_of(plans.begin(), plans.end(),
-                        [&](const KernelPlan& p) { return p.blockSize == smallest; }))
+        if (same)
             break;
         blockCap = smallest;
     }
     return plans;
 }
 
-std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tasks,
-                                                  const Binning& binning, std::size_t regionCount,
-                                                  const CountControl& control) {
+CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks,
+                                                      const Binning& binning,
+                                                      std::size_t regionCount,
+                                                      const CountControl& control) {
     const WorkShare share = control.share;
     share.validate();
     m_lastDeviceSeconds.reset();
     const std::size_t binCount = binning.count();
     const std::size_t countsPerTask = (regionCount > 0 ? 1 + 2 * regionCount : 1) * binCount;
-    std::vector<PairCounts> results(tasks.size(), PairCounts(countsPerTask, 0));
+    BatchCounts results;
+    results.raw.assign(tasks.size(), PairCounts(countsPerTask, 0));
+    results.weighted.resize(tasks.size());
+    std::vector<std::uint8_t> taskWeighted(tasks.size(), 0);
+    bool anyWeighted = false, anyPlain = false;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        taskWeighted[t] = tasks[t].weighted() ? 1 : 0;
+        if (taskWeighted[t] != 0)
+            results.weighted[t].assign(countsPerTask, 0.0);
+        anyWeighted = anyWeighted || taskWeighted[t] != 0;
+        anyPlain = anyPlain || taskWeighted[t] == 0;
+    }
 
     const BatchCatalogs batch = indexBatch(tasks);
     // Culling on: the list holds only the tile pairs within reach of the bins (built from the
@@ -200,9 +249,9 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
 
     const RealKind real = m_precision == Precision::Float ? RealKind::Float : RealKind::Double;
     const HostBinTables tables = buildBinTables(binning, real);
-    const std::vector<KernelPlan> plans =
-        planDevices(real, tables, binCount, regionCount > 0, culled, thetaMaxDegrees);
-    const auto tileSize = static_cast<std::uint32_t>(plans.front().tileSize);
+    const std::vector<DevicePlans> plans = planDevices(
+        real, tables, binCount, regionCount > 0, culled, thetaMaxDegrees, anyPlain, anyWeighted);
+    const auto tileSize = static_cast<std::uint32_t>(plans.front().any().tileSize);
     std::vector<RegionLayout> regionLayouts;
     std::vector<std::vector<std::uint32_t>> catTileCounts;
     std::int32_t* groups = regionCount > 0 ? m_staging.groupsFor(batch.stagingSize / 3) : nullptr;
@@ -218,7 +267,8 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
         }
     }
 
-    BatchState state(tasks.size());
+    BatchState state(tasks.size(),
+                     anyWeighted ? taskWeighted : std::vector<std::uint8_t>{});
     if (!culled) {
         // The dense list needs no boxes: ready before any device starts. A share without units
         // has nothing to prepare either.
@@ -243,6 +293,8 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
         throw Cancelled(); // before the staging and any device work (the runner looks later)
     // Stage every catalog's unit vectors once in pinned memory; all devices copy from it.
     m_staging.stageCoordinates(batch);
+    if (anyWeighted)
+        m_staging.stageWeights(batch);
 
     DeviceJob job;
     job.tables = &tables;
@@ -251,6 +303,8 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
     job.regionLayouts = &regionLayouts;
     job.regionCount = regionCount;
     job.taskCount = tasks.size();
+    if (anyWeighted)
+        job.taskWeighted = taskWeighted;
     job.culled = culled;
     job.cullSubTiles = m_tuning.subTileCulling;
     if (culled) {
@@ -309,9 +363,13 @@ std::vector<PairCounts> CudaPairCounter::runBatch(std::span<const CountTask> tas
     double busy = 0;
     for (const DeviceResult& result : deviceResults) {
         busy = std::max(busy, result.busySeconds);
-        for (std::size_t t = 0; t < tasks.size(); ++t)
+        for (std::size_t t = 0; t < tasks.size(); ++t) {
             for (std::size_t k = 0; k < countsPerTask; ++k)
-                results[t][k] += result.counts[t * countsPerTask + k];
+                results.raw[t][k] += result.counts[t * countsPerTask + k];
+            if (!results.weighted[t].empty() && !result.weighted.empty())
+                for (std::size_t k = 0; k < countsPerTask; ++k)
+                    results.weighted[t][k] += result.weighted[t * countsPerTask + k];
+        }
     }
     m_lastDeviceSeconds = busy;
     report(true);

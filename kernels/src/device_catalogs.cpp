@@ -41,9 +41,22 @@ void HostStaging::stageCoordinates(const BatchCatalogs& batch) {
     });
 }
 
+void HostStaging::stageWeights(const BatchCatalogs& batch) {
+    const std::size_t points = batch.stagingSize / 3;
+    if (m_weights.size() < points)
+        m_weights = PinnedBuffer<double>(points);
+    for (std::size_t c = 0; c < batch.catalogs.size(); ++c) {
+        const Catalog& catalog = *batch.catalogs[c];
+        if (catalog.hasWeights())
+            std::memcpy(m_weights.get() + batch.stagingOffsets[c] / 3, catalog.weight().data(),
+                        catalog.size() * sizeof(double));
+    }
+}
+
 DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch, const HostStaging& staging,
                                const std::vector<RegionLayout>& regionLayouts,
-                               std::uint32_t tileSize, bool isFloat, cudaStream_t stream)
+                               std::uint32_t tileSize, bool isFloat, bool weighted,
+                               cudaStream_t stream)
     : m_stream(stream), m_catalogs(batch.catalogs.size()), m_views(batch.catalogs.size()) {
     const std::vector<const Catalog*>& catalogs = batch.catalogs;
     const cudaStream_t s = stream;
@@ -92,9 +105,20 @@ DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch, const HostStaging& st
         }
         dc.tiles = DeviceBuffer<TileBox>(tiles, s);
         dc.subBoxes = DeviceBuffer<SubBox>(padded / kSubTileSize, s);
+        // Weights travel with the points (the gather applies the sort's permutation to them);
+        // a catalog without weights gets weight 1 per point on the device.
+        if (weighted && catalogs[c]->hasWeights()) {
+            dc.weights = DeviceBuffer<double>(n, s);
+            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.weights.get(),
+                                           staging.weights() + batch.stagingOffsets[c] / 3,
+                                           dc.weights.bytes(), cudaMemcpyHostToDevice, s));
+        }
+        if (weighted)
+            dc.tileWeights = DeviceBuffer<TileWeight>(tiles, s);
         PrepareBuffers prep{dc.xyz.get(),
                             dc.xyz.get() + n,
                             dc.xyz.get() + 2 * static_cast<std::size_t>(n),
+                            dc.weights.get(),
                             n,
                             padded,
                             tileSize,
@@ -108,7 +132,8 @@ DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch, const HostStaging& st
                             dc.hi.get(),
                             dc.lo.get(),
                             dc.tiles.get(),
-                            dc.subBoxes.get()};
+                            dc.subBoxes.get(),
+                            dc.tileWeights.get()};
         if (byRegion) {
             const RegionLayout& layout = regionLayouts[c];
             auto upload = [&](DeviceBuffer<std::uint32_t>& buffer,
@@ -144,6 +169,14 @@ DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch, const HostStaging& st
     m_viewsOnDevice = DeviceBuffer<CatalogView>(m_views.size(), s);
     TPACF_CUDA_TRY(cudaMemcpyAsync(m_viewsOnDevice.get(), m_views.data(), m_viewsOnDevice.bytes(),
                                    cudaMemcpyHostToDevice, s));
+    if (weighted) {
+        m_tileWeightPointers.clear();
+        for (const Prepared& dc : m_catalogs)
+            m_tileWeightPointers.push_back(dc.tileWeights.get());
+        m_tileWeightsOnDevice = DeviceBuffer<const TileWeight*>(m_tileWeightPointers.size(), s);
+        TPACF_CUDA_TRY(cudaMemcpyAsync(m_tileWeightsOnDevice.get(), m_tileWeightPointers.data(),
+                                       m_tileWeightsOnDevice.bytes(), cudaMemcpyHostToDevice, s));
+    }
 }
 
 std::vector<std::vector<CellBounds>> DeviceCatalogs::tileBounds() const {

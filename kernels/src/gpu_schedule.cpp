@@ -331,6 +331,11 @@ void BatchState::publish(Schedule built) {
         const std::lock_guard lock(m_mutex);
         m_schedule = std::make_unique<const Schedule>(std::move(built));
         m_nextUnit = m_schedule->shareBegin;
+        // Units are listed task by task: a variant changes only at a task's first unit.
+        m_variantBreaks.clear();
+        for (std::size_t t = 1; t < m_taskVariants.size() && t < m_schedule->taskUnits.size(); ++t)
+            if (m_taskVariants[t] != m_taskVariants[t - 1])
+                m_variantBreaks.push_back(m_schedule->taskUnits[t].first);
         for (std::size_t t = 0; t < m_schedule->taskUnits.size(); ++t)
             if (m_schedule->taskUnits[t].first == m_schedule->taskUnits[t].second)
                 m_pairsDonePerTask[t].store(m_schedule->shareTaskTotals[t],
@@ -366,8 +371,18 @@ bool BatchState::take(std::uint64_t pairBudget, std::size_t minUnits, const std:
     end = static_cast<std::size_t>(it - prefix.begin()) - 1;
     end = std::max(end, std::min(last, begin + minUnits));
     end = std::clamp<std::size_t>(end, begin + 1, last);
+    const auto next = std::upper_bound(m_variantBreaks.begin(), m_variantBreaks.end(), begin);
+    if (next != m_variantBreaks.end() && *next < end)
+        end = *next;
     m_nextUnit = end;
     return true;
+}
+
+int BatchState::nextVariant() {
+    const std::lock_guard lock(m_mutex);
+    if (!m_schedule || m_taskVariants.empty() || m_nextUnit >= m_schedule->shareEnd)
+        return 0;
+    return m_taskVariants[m_schedule->units[m_nextUnit].task] != 0 ? 1 : 0;
 }
 
 void BatchState::completed(std::size_t begin, std::size_t end) {

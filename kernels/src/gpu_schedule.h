@@ -122,7 +122,10 @@ std::size_t shareBoundary(std::span<const std::uint64_t> workPrefix, std::uint32
 /// its stop flag is passed in wherever a thread may wait.
 class BatchState {
 public:
-    explicit BatchState(std::size_t taskCount) : m_pairsDonePerTask(taskCount) {}
+    /// taskVariants: the kernel variant each task's units need (weighted or not), or empty:
+    /// one variant. A chunk that take() returns never spans two variants.
+    explicit BatchState(std::size_t taskCount, std::vector<std::uint8_t> taskVariants = {})
+        : m_pairsDonePerTask(taskCount), m_taskVariants(std::move(taskVariants)) {}
 
     /// Makes the work list visible to every device thread. Tasks without units are done at once.
     void publish(Schedule built);
@@ -131,10 +134,14 @@ public:
     const Schedule* waitForSchedule(const std::atomic<bool>& stop);
     /// The published schedule or null; never waits.
     const Schedule* published();
-    /// The next chunk of about `pairBudget` pairs of work (at least `minUnits` units) of the
-    /// share, or false when it is all taken or `stop` is raised.
+    /// The next chunk of about `pairBudget` pairs of work (at least `minUnits` units, fewer where
+    /// the kernel variant changes) of the share, or false when it is all taken or `stop` is
+    /// raised.
     bool take(std::uint64_t pairBudget, std::size_t minUnits, const std::atomic<bool>& stop,
               std::size_t& begin, std::size_t& end);
+    /// The kernel variant of the next unit to take (0 where there is one variant or none left):
+    /// what the next chunk's budget is measured in. Another thread may take it first.
+    int nextVariant();
     /// Units [begin, end) are counted: their progress goes to their tasks.
     void completed(std::size_t begin, std::size_t end);
     /// Whether every unit of the share was taken (and so, once the threads are joined, counted).
@@ -149,6 +156,8 @@ private:
     std::unique_ptr<const Schedule> m_schedule; // null until published (culling: after prep)
     std::size_t m_nextUnit = 0;
     std::vector<std::atomic<std::uint64_t>> m_pairsDonePerTask;
+    std::vector<std::uint8_t> m_taskVariants;
+    std::vector<std::size_t> m_variantBreaks; // first units of tasks whose variant changes
 };
 
 } // namespace tpacf::cuda::detail

@@ -37,7 +37,7 @@ struct DeviceBinTables {
 
 } // namespace
 
-void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool leader,
+void runDevice(int device, const DevicePlans& plans, const DeviceJob& job, bool leader,
                BatchState& state, const std::atomic<bool>& stop, DeviceResult& result) {
     const HostBinTables& tables = *job.tables;
     const std::size_t regionCount = job.regionCount;
@@ -52,10 +52,12 @@ void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool le
     Event launchStart[kLaunchesInFlight + 1], launchEnd[kLaunchesInFlight + 1];
     batchStart.record(s);
 
-    const bool isFloat = plan.real == RealKind::Float;
-    const auto tileSize = static_cast<std::uint32_t>(plan.tileSize);
+    const KernelPlan& first = plans.any();
+    const bool isFloat = first.real == RealKind::Float;
+    const bool weightedBatch = !job.taskWeighted.empty();
+    const auto tileSize = static_cast<std::uint32_t>(first.tileSize);
     const DeviceCatalogs catalogs(*job.batch, *job.staging, *job.regionLayouts, tileSize, isFloat,
-                                  s);
+                                  weightedBatch, s);
     const DeviceBinTables bins(tables, isFloat, s);
     const std::size_t binCount = tables.thresholdsDouble.size() - 2;
     catalogsReady.record(s);
@@ -82,6 +84,9 @@ void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool le
     const std::size_t countsPerTask = (byRegion ? 1 + 2 * regionCount : 1) * binCount;
     DeviceBuffer<unsigned long long> d_counts(taskCount * countsPerTask, s);
     TPACF_CUDA_TRY(cudaMemsetAsync(d_counts.get(), 0, d_counts.bytes(), s));
+    DeviceBuffer<double> d_weighted(weightedBatch ? taskCount * countsPerTask : 0, s);
+    if (weightedBatch)
+        TPACF_CUDA_TRY(cudaMemsetAsync(d_weighted.get(), 0, d_weighted.bytes(), s));
     DeviceBuffer<std::uint32_t> d_cursors(kLaunchesInFlight + 1, s);
     Event prepareEnd;
     prepareEnd.record(s);
@@ -105,42 +110,69 @@ void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool le
     args.bins.classifyTiles = job.culled ? 1 : 0;
     args.bins.cullSubTiles = job.cullSubTiles ? 1 : 0;
     args.bins.bruteForceSelect = isFloat && tables.highMargin > kFastMinChord2 ? 1 : 0;
-    args.layout = plan.layout;
     args.tileSize = tileSize;
-    // A private 32-bit counter gains at most this much per unit; flush well before 2^32.
-    const std::uint64_t perUnit = static_cast<std::uint64_t>(kPointsPerThread) * tileSize *
-                                  schedule.tilesPerUnit *
-                                  (plan.hist == HistMode::PerWarp ? 32u : 1u);
-    args.flushEveryUnits = static_cast<std::uint32_t>(
-        std::max<std::uint64_t>(1, (std::numeric_limits<std::uint32_t>::max() / 2) / perUnit));
+    // The arguments of each variant: [0] unweighted, [1] weighted.
+    PairKernelArgs variantArgs[2] = {args, args};
+    const KernelPlan* variantPlans[2] = {plans.plain ? &*plans.plain : nullptr,
+                                         plans.weighted ? &*plans.weighted : nullptr};
+    if (const KernelPlan* plan = variantPlans[0]) {
+        variantArgs[0].layout = plan->layout;
+        // A private 32-bit counter gains at most this much per unit; flush well before 2^32.
+        const std::uint64_t perUnit = static_cast<std::uint64_t>(kPointsPerThread) * tileSize *
+                                      schedule.tilesPerUnit *
+                                      (plan->hist == HistMode::PerWarp ? 32u : 1u);
+        variantArgs[0].flushEveryUnits = static_cast<std::uint32_t>(std::max<std::uint64_t>(
+            1, (std::numeric_limits<std::uint32_t>::max() / 2) / perUnit));
+    }
+    if (const KernelPlan* plan = variantPlans[1]) {
+        variantArgs[1].layout = plan->layout;
+        variantArgs[1].d_weighted = d_weighted.get();
+        variantArgs[1].d_tileWeights = catalogs.d_tileWeights();
+        // Every unit: a private weighted sum then adds at most kPointsPerThread · kPointsPerUnit
+        // products (float: rounding ~sqrt(terms) · 2^-24 relative) before it reaches double.
+        variantArgs[1].flushEveryUnits = 1;
+    }
 
-    // Launch loop: chunks of ~30 ms, two in flight.
+    // Launch loop: chunks of ~30 ms, two in flight; the rate is measured per variant.
     const double smScale = props.multiProcessorCount / kReferenceMultiprocessors;
-    double pairRate = (isFloat ? kFirstPairRateFloat : kFirstPairRateDouble) * smScale; // measured
+    const double firstRate = (isFloat ? kFirstPairRateFloat : kFirstPairRateDouble) * smScale;
+    double pairRate[2] = {firstRate, firstRate / 2};
     const double bruteRateCap = (isFloat ? kBruteRateCapFloat : kBruteRateCapDouble) * smScale;
     struct InFlight {
         int slot;
+        int variant;
         std::size_t begin, end;
     };
     std::deque<InFlight> inFlight;
     int slot = 0;
     for (;;) {
         std::size_t begin = 0, end = 0;
+        // The budget of the variant the next unit needs (the chunk stays within one variant).
+        const int nextVariant = state.nextVariant();
         const auto budget = static_cast<std::uint64_t>(
-            std::min(pairRate * kChunkSeconds, bruteRateCap * kChunkMaxSeconds));
+            std::min(pairRate[nextVariant] * kChunkSeconds, bruteRateCap * kChunkMaxSeconds));
         const bool launched =
             !stop.load() &&
-            state.take(budget, static_cast<std::size_t>(plan.gridSize), stop, begin, end);
+            state.take(budget,
+                       static_cast<std::size_t>(
+                           (variantPlans[nextVariant] ? *variantPlans[nextVariant] : first).gridSize),
+                       stop, begin, end);
         if (launched) {
+            const int variant =
+                weightedBatch && job.taskWeighted[schedule.units[begin].task] != 0 ? 1 : 0;
+            const KernelPlan* plan = variantPlans[variant];
+            if (plan == nullptr)
+                throw CudaError("CUDA backend: no kernel plan for a chunk of the batch", 0);
+            PairKernelArgs& args = variantArgs[variant];
             TPACF_CUDA_TRY(cudaMemsetAsync(d_cursors.get() + slot, 0, sizeof(std::uint32_t), s));
             args.unitBegin = static_cast<std::uint32_t>(begin - shareBegin);
             args.unitEnd = static_cast<std::uint32_t>(end - shareBegin);
             args.d_unitCursor = d_cursors.get() + slot;
-            const int grid = static_cast<int>(std::min<std::size_t>(plan.gridSize, end - begin));
+            const int grid = static_cast<int>(std::min<std::size_t>(plan->gridSize, end - begin));
             launchStart[slot].record(s);
-            launchPairKernel(plan, args, grid, s);
+            launchPairKernel(*plan, args, grid, s);
             launchEnd[slot].record(s);
-            inFlight.push_back({slot, begin, end});
+            inFlight.push_back({slot, variant, begin, end});
             slot = (slot + 1) % (kLaunchesInFlight + 1);
         }
         if (inFlight.empty())
@@ -154,8 +186,9 @@ void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool le
             const double pairs = static_cast<double>(schedule.workPrefix[done.end] -
                                                      schedule.workPrefix[done.begin]);
             kernelSeconds += seconds;
+            double& rate = pairRate[done.variant];
             if (seconds > 0)
-                pairRate = std::clamp(pairs / seconds, pairRate / 8, pairRate * 8);
+                rate = std::clamp(pairs / seconds, rate / 8, rate * 8);
             state.completed(done.begin, done.end);
         }
     }
@@ -164,10 +197,16 @@ void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool le
     PinnedBuffer<unsigned long long> hostCounts(taskCount * countsPerTask);
     TPACF_CUDA_TRY(cudaMemcpyAsync(hostCounts.get(), d_counts.get(), d_counts.bytes(),
                                    cudaMemcpyDeviceToHost, s));
+    PinnedBuffer<double> hostWeighted(weightedBatch ? taskCount * countsPerTask : 0);
+    if (weightedBatch)
+        TPACF_CUDA_TRY(cudaMemcpyAsync(hostWeighted.get(), d_weighted.get(), d_weighted.bytes(),
+                                       cudaMemcpyDeviceToHost, s));
     batchEnd.record(s);
     batchEnd.synchronize();
     std::copy(hostCounts.get(), hostCounts.get() + taskCount * countsPerTask,
               result.counts.begin());
+    if (weightedBatch)
+        result.weighted.assign(hostWeighted.get(), hostWeighted.get() + taskCount * countsPerTask);
     // Busy: preparation, every launch, and the final copy; gaps waiting for the host (the list
     // building among them) excluded.
     const double prepareSeconds =

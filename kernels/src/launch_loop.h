@@ -9,10 +9,22 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace tpacf::cuda::detail {
+
+/// One device's kernel plans for a batch: the unweighted kernel for the batch's unweighted tasks
+/// and the weighted variant for its weighted ones (each present where the batch has such tasks),
+/// with one tile size (the catalogs are prepared once for both).
+struct DevicePlans {
+    std::optional<KernelPlan> plain;
+    std::optional<KernelPlan> weighted;
+
+    const KernelPlan& any() const { return plain ? *plain : *weighted; }
+};
 
 /// What every device thread of one batch needs; the same for all devices.
 struct DeviceJob {
@@ -22,6 +34,8 @@ struct DeviceJob {
     const std::vector<RegionLayout>* regionLayouts = nullptr; ///< empty: plain layout
     std::size_t regionCount = 0;
     std::size_t taskCount = 0;
+    /// Per task: whether it is weighted (CountTask::weighted); empty: none is.
+    std::vector<std::uint8_t> taskWeighted;
     bool culled = false;
     bool cullSubTiles = true; ///< CudaTuning::subTileCulling (benchmarks turn it off)
     /// Culling: the leader (first device) downloads every catalog's tile boxes after the
@@ -29,15 +43,17 @@ struct DeviceJob {
     std::function<Schedule(const std::vector<std::vector<CellBounds>>&)> scheduleFromBoxes;
 };
 
-/// One device's counters (every task's, (1 + 2K) rows each for region batches) and busy time.
+/// One device's counters (every task's, (1 + 2K) rows each for region batches) and busy time;
+/// weighted batches also the weighted sums in the same layout (zero for unweighted tasks).
 struct DeviceResult {
     std::vector<unsigned long long> counts;
+    std::vector<double> weighted;
     double busySeconds = 0;
 };
 
 /// Counts this device's chunks of the batch into `result`. Returns early (result empty) once
 /// `stop` is raised (an error elsewhere, or the caller cancelled); throws CudaError.
-void runDevice(int device, const KernelPlan& plan, const DeviceJob& job, bool leader,
+void runDevice(int device, const DevicePlans& plans, const DeviceJob& job, bool leader,
                BatchState& state, const std::atomic<bool>& stop, DeviceResult& result);
 
 } // namespace tpacf::cuda::detail

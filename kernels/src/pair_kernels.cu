@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace tpacf::cuda::detail {
@@ -77,39 +78,54 @@ template <> struct Traits<double> {
 /// The global rows one tile pair's pairs go to. Without regions: the task's counts (total).
 /// With regions, a pair in regions (a, b) adds to exactly three rows: total, touching[a], and
 /// within[a] when b == a, touching[b] otherwise (pair_counter.h's RegionPairCounts).
-struct CounterRows {
-    unsigned long long* total;
-    unsigned long long* first;
-    unsigned long long* second;
+template <class T> struct Rows {
+    T* total;
+    T* first;
+    T* second;
 };
+using CounterRows = Rows<unsigned long long>;
+/// The weighted sums' rows (weighted kernels): the same layout over args.d_weighted.
+using WeightRows = Rows<double>;
 
-template <bool Regions>
-__device__ __forceinline__ CounterRows counterRows(const PairKernelArgs& args, std::uint32_t task,
-                                                   std::uint32_t regionA, std::uint32_t regionB) {
+template <bool Regions, class T>
+__device__ __forceinline__ Rows<T> rowsOf(T* base, const PairKernelArgs& args, std::uint32_t task,
+                                          std::uint32_t regionA, std::uint32_t regionB) {
     const std::size_t binCount = args.bins.binCount;
     if constexpr (!Regions) {
-        return {args.d_counts + task * binCount, nullptr, nullptr};
+        return {base + task * binCount, nullptr, nullptr};
     } else {
         const std::size_t regions = args.regionCount;
-        unsigned long long* total = args.d_counts + task * (1 + 2 * regions) * binCount;
-        unsigned long long* touching = total + binCount;
-        unsigned long long* within = touching + regions * binCount;
+        T* total = base + task * (1 + 2 * regions) * binCount;
+        T* touching = total + binCount;
+        T* within = touching + regions * binCount;
         return {total, touching + regionA * binCount,
                 regionA == regionB ? within + regionA * binCount : touching + regionB * binCount};
     }
 }
 
 template <bool Regions>
-__device__ __forceinline__ void addToRows(const CounterRows& rows, std::uint32_t bin,
-                                          unsigned long long pairs) {
-    atomicAdd(rows.total + bin, pairs);
+__device__ __forceinline__ CounterRows counterRows(const PairKernelArgs& args, std::uint32_t task,
+                                                   std::uint32_t regionA, std::uint32_t regionB) {
+    return rowsOf<Regions>(args.d_counts, args, task, regionA, regionB);
+}
+
+template <bool Regions>
+__device__ __forceinline__ WeightRows weightRows(const PairKernelArgs& args, std::uint32_t task,
+                                                 std::uint32_t regionA, std::uint32_t regionB) {
+    return rowsOf<Regions>(args.d_weighted, args, task, regionA, regionB);
+}
+
+template <bool Regions, class T>
+__device__ __forceinline__ void addToRows(const Rows<T>& rows, std::uint32_t bin, T value) {
+    atomicAdd(rows.total + bin, value);
     if constexpr (Regions) {
-        atomicAdd(rows.first + bin, pairs);
-        atomicAdd(rows.second + bin, pairs);
+        atomicAdd(rows.first + bin, value);
+        atomicAdd(rows.second + bin, value);
     }
 }
 
 template <HistMode Mode, bool Regions> struct PrivateHist {
+    static constexpr bool kWeighted = false;
     std::uint32_t* mine;  // this thread's (or warp's) column
     std::uint32_t stride; // counters between slots
     std::uint32_t binCount;
@@ -127,11 +143,35 @@ template <HistMode Mode, bool Regions> struct PrivateHist {
     }
 };
 
-/// Sums the private columns of slots 1..binCount into the global rows and zeroes every row.
-/// Block-wide.
-template <HistMode Mode, bool Regions>
+/// The weighted variant: beside each private counter, a private sum of w_i·w_j in the kernel's
+/// precision (Real), in the same layout (wmine: this thread's or warp's column). Per-thread
+/// columns are private, so a plain load/add/store updates them; per-warp ones take a shared
+/// atomic; Global adds each product to the double rows.
+template <HistMode Mode, bool Regions, class Real> struct WeightedHist : PrivateHist<Mode, Regions> {
+    static constexpr bool kWeighted = true;
+    Real* wmine;
+    WeightRows wrows; // Global mode
+
+    __device__ __forceinline__ void add(int slot, Real weight) const {
+        PrivateHist<Mode, Regions>::add(slot);
+        if constexpr (Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic) {
+            wmine[slot * this->stride] += weight;
+        } else if constexpr (Mode == HistMode::PerWarp) {
+            atomicAdd(wmine + slot * this->stride, weight);
+        } else {
+            if (slot >= 1 && slot <= static_cast<int>(this->binCount))
+                addToRows<Regions>(wrows, static_cast<std::uint32_t>(slot - 1),
+                                   static_cast<double>(weight));
+        }
+    }
+};
+
+/// Sums the private columns of slots 1..binCount into the global rows and zeroes every row;
+/// weighted kernels (s_weights set) the private weighted sums alike, in double. Block-wide.
+template <HistMode Mode, bool Regions, bool Weighted = false, class Real = float>
 __device__ void flushHist(std::uint32_t* s_hist, std::uint32_t stride, std::uint32_t columns,
-                          std::uint32_t binCount, const CounterRows& rows) {
+                          std::uint32_t binCount, const CounterRows& rows,
+                          Real* s_weights = nullptr, const WeightRows& wrows = {}) {
     if constexpr (Mode != HistMode::Global) {
         __syncthreads();
         for (std::uint32_t slot = threadIdx.x; slot < binCount + 2; slot += blockDim.x) {
@@ -143,9 +183,37 @@ __device__ void flushHist(std::uint32_t* s_hist, std::uint32_t stride, std::uint
             }
             if (sum != 0 && slot >= 1 && slot <= binCount)
                 addToRows<Regions>(rows, slot - 1, sum);
+            if constexpr (Weighted) {
+                Real* wrow = s_weights + slot * stride;
+                double wsum = 0;
+                for (std::uint32_t c = 0; c < columns; ++c) {
+                    wsum += static_cast<double>(wrow[c]);
+                    wrow[c] = Real(0);
+                }
+                if (sum != 0 && slot >= 1 && slot <= binCount)
+                    addToRows<Regions>(wrows, slot - 1, wsum);
+            }
         }
         __syncthreads();
     }
+}
+
+/// Flushes the private histogram into the rows of (task, region pair); weighted kernels the
+/// private weighted sums too. Unweighted: exactly flushHist<Mode, Regions> as before.
+template <HistMode Mode, bool Regions, bool Weighted, class Real>
+__device__ __forceinline__ void flushPrivate(std::uint32_t* s_hist, Real* s_weights,
+                                             std::uint32_t stride, std::uint32_t columns,
+                                             std::uint32_t binCount, const PairKernelArgs& args,
+                                             std::uint32_t task, std::uint32_t regionA,
+                                             std::uint32_t regionB) {
+    if constexpr (Weighted)
+        flushHist<Mode, Regions, true, Real>(s_hist, stride, columns, binCount,
+                                             counterRows<Regions>(args, task, regionA, regionB),
+                                             s_weights,
+                                             weightRows<Regions>(args, task, regionA, regionB));
+    else
+        flushHist<Mode, Regions>(s_hist, stride, columns, binCount,
+                                 counterRows<Regions>(args, task, regionA, regionB));
 }
 
 // ---- bin lookup --------------------------------------------------------------------------
@@ -241,6 +309,9 @@ __device__ __forceinline__ bool subBoxesOutOfRange(const SubBox* a, const SubBox
     return !(minD2 * (1.0 - kTileBoxMargin) < last && maxD2 * (1.0 + kTileBoxMargin) >= first);
 }
 
+/// The i-weights argument of the unweighted kernels' pair loops: nothing.
+struct NoWeights {};
+
 // ---- pair loops ----------------------------------------------------------------------------
 //
 // Point 32 r + lane of warp w's 128 points (tile index 128 w + 32 r + lane) is held by that lane
@@ -273,15 +344,17 @@ __device__ __forceinline__ std::uint32_t groupsVisiting(const uint4* visit, int 
 /// only). Select: some pair may be on either side (else all are below: no select). Margin:
 /// pairs whose c²_hi is outside the margins of the range are out of range whatever the lo parts
 /// say, and skip the rest.
-template <bool Diagonal, bool Fast, bool Margin, bool Select, bool SingleStep, HistMode Mode,
-          bool Regions>
+/// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j, the float product of
+/// the hi parts' w: iw[r] · h.w; iw is the i-weights, NoWeights in the unweighted kernels).
+template <bool Diagonal, bool Fast, bool Margin, bool Select, bool SingleStep, class Hist,
+          class Weights>
 __device__ void
 pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerThread],
               const float (&iz)[kPointsPerThread], const float (&lx)[kPointsPerThread],
               const float (&ly)[kPointsPerThread], const float (&lz)[kPointsPerThread],
               const float4* s_hi, const float4* s_lo, const float* s_thr,
               const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
-              const uint4* visit, const PrivateHist<Mode, Regions>& hist) {
+              const uint4* visit, const Hist& hist, const Weights& iw) {
     for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
         const std::uint32_t groups = groupsVisiting(visit, jBegin);
         if (groups == 0)
@@ -304,7 +377,11 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
                     const float dz = __fsub_rn(iz[r], h.z);
                     const float c2h = __fmaf_rn(dz, dz, __fmaf_rn(dy, dy, __fmul_rn(dx, dx)));
                     if constexpr (Fast) {
-                        hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup));
+                        if constexpr (Hist::kWeighted)
+                            hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup),
+                                     __fmul_rn(iw[r], h.w));
+                        else
+                            hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup));
                     } else {
                         if constexpr (Margin) {
                             if (!(c2h >= lowMargin && c2h < highMargin))
@@ -316,7 +393,11 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
                         float c2 = __fmaf_rn(ez, ez, __fmaf_rn(ey, ey, __fmul_rn(ex, ex)));
                         if constexpr (Select)
                             c2 = c2h >= kFastMinChord2 ? c2h : c2;
-                        hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+                        if constexpr (Hist::kWeighted)
+                            hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup),
+                                     __fmul_rn(iw[r], h.w));
+                        else
+                            hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
                     }
                 }
             }
@@ -330,12 +411,14 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
 
 /// Double: the reference's arithmetic exactly, ((dx*dx + dy*dy) + dz*dz), each operation
 /// rounded on its own (no FMA contraction). EarlyReject: skip the lookup for pairs out of range.
-template <bool Diagonal, bool EarlyReject, bool SingleStep, HistMode Mode, bool Regions>
+/// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j = iw[r] · p.w, the
+/// reference's product).
+template <bool Diagonal, bool EarlyReject, bool SingleStep, class Hist, class Weights>
 __device__ void
 pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsPerThread],
                const double (&iz)[kPointsPerThread], const DoublePoint* s_pts, const double* s_thr,
                const LookupContext& lookup, int tileSize, double thrLow, double thrHigh,
-               const uint4* visit, const PrivateHist<Mode, Regions>& hist) {
+               const uint4* visit, const Hist& hist, const Weights& iw) {
     for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
         const std::uint32_t groups = groupsVisiting(visit, jBegin);
         if (groups == 0)
@@ -356,7 +439,11 @@ pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsP
                                                 __dmul_rn(dz, dz));
                     if (EarlyReject && !(c2 >= thrLow && c2 < thrHigh))
                         continue;
-                    hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+                    if constexpr (Hist::kWeighted)
+                        hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup),
+                                 __dmul_rn(iw[r], p.w));
+                    else
+                        hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
                 }
             }
         };
@@ -369,10 +456,14 @@ pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsP
 
 // ---- the kernel ------------------------------------------------------------------------------
 
-/// The kernel body; pairCountKernel (plain) and regionPairCountKernel (jackknife) wrap it.
-template <class Real, HistMode Mode, bool SingleStep, bool Regions>
+/// The kernel body; pairCountKernel (plain) and regionPairCountKernel (jackknife) wrap it, and
+/// their weighted variants (Weighted: every pair also adds w_i·w_j to a private sum beside its
+/// counter; a tile pair binned whole adds the product of the tiles' weight sums).
+template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted = false>
 __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     using Point = typename Traits<Real>::Point;
+    using Hist = std::conditional_t<Weighted, WeightedHist<Mode, Regions, Real>,
+                                    PrivateHist<Mode, Regions>>;
     extern __shared__ __align__(32) unsigned char s_raw[];
     __shared__ std::uint32_t s_unit;
 
@@ -382,6 +473,9 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     std::uint16_t* s_lookup = reinterpret_cast<std::uint16_t*>(s_raw + args.layout.lookupOffset);
     std::uint32_t* s_hist = reinterpret_cast<std::uint32_t*>(s_raw + args.layout.histOffset);
     uint4* s_visit = reinterpret_cast<uint4*>(s_raw + args.layout.visitOffset);
+    [[maybe_unused]] Real* s_weights = nullptr;
+    if constexpr (Weighted)
+        s_weights = reinterpret_cast<Real*>(s_raw + weightOffsetOf(args.layout, args.bins.binCount));
 
     const BinTables& bins = args.bins;
     const std::uint32_t binCount = bins.binCount;
@@ -401,6 +495,9 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     if constexpr (Mode != HistMode::Global) {
         for (std::uint32_t k = threadIdx.x; k < (binCount + 2) * stride; k += blockDim.x)
             s_hist[k] = 0;
+        if constexpr (Weighted)
+            for (std::uint32_t k = threadIdx.x; k < (binCount + 2) * stride; k += blockDim.x)
+                s_weights[k] = Real(0);
     }
     __syncthreads();
 
@@ -412,13 +509,19 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     const float lowMargin = static_cast<float>(bins.lowMargin);
     const float highMargin = static_cast<float>(bins.highMargin);
 
-    PrivateHist<Mode, Regions> hist{};
+    Hist hist{};
     hist.stride = stride;
     hist.binCount = binCount;
     if constexpr (kPerThread)
         hist.mine = s_hist + threadIdx.x;
     else if constexpr (Mode == HistMode::PerWarp)
         hist.mine = s_hist + threadIdx.x / 32;
+    if constexpr (Weighted) {
+        if constexpr (kPerThread)
+            hist.wmine = s_weights + threadIdx.x;
+        else if constexpr (Mode == HistMode::PerWarp)
+            hist.wmine = s_weights + threadIdx.x / 32;
+    }
 
     // The private histogram holds pairs of currentTask (and, with regions, of the region pair
     // openRegionA/B: region tiles are region-pure, so a whole tile pair has one region pair)
@@ -439,10 +542,9 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
         const WorkUnit unit = args.d_units[unitIndex];
         if (static_cast<int>(unit.task) != currentTask || unitsSinceFlush >= args.flushEveryUnits) {
             if (Regions ? open : currentTask >= 0)
-                flushHist<Mode, Regions>(
-                    s_hist, stride, columns, binCount,
-                    counterRows<Regions>(args, static_cast<std::uint32_t>(currentTask), openRegionA,
-                                         openRegionB));
+                flushPrivate<Mode, Regions, Weighted>(s_hist, s_weights, stride, columns, binCount,
+                                                      args, static_cast<std::uint32_t>(currentTask),
+                                                      openRegionA, openRegionB);
             currentTask = static_cast<int>(unit.task);
             unitsSinceFlush = 0;
             open = false; // regions: opened below for the first computed tile pair
@@ -452,6 +554,8 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             args.d_counts + static_cast<std::size_t>(unit.task) * binCount;
         if constexpr (!Regions)
             hist.rows.total = taskCounts;
+        if constexpr (Weighted && !Regions)
+            hist.wrows.total = args.d_weighted + static_cast<std::size_t>(unit.task) * binCount;
 
         const CatalogView catA = args.d_catalogs[unit.catA];
         const CatalogView catB = args.d_catalogs[unit.catB];
@@ -488,6 +592,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
 
         // The i-tile: this thread's point r is tile index iPointIndex(r).
         Real ix[kPointsPerThread], iy[kPointsPerThread], iz[kPointsPerThread];
+        [[maybe_unused]] std::conditional_t<Weighted, Real[kPointsPerThread], NoWeights> iw;
         float lx[kPointsPerThread], ly[kPointsPerThread], lz[kPointsPerThread];
         {
             const Point* pts = static_cast<const Point*>(catA.d_points);
@@ -500,6 +605,8 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                 ix[r] = p.x;
                 iy[r] = p.y;
                 iz[r] = p.z;
+                if constexpr (Weighted)
+                    iw[r] = p.w;
                 if constexpr (Traits<Real>::kHasLows) {
                     const float4 l = lows[idx];
                     lx[r] = l.x;
@@ -533,6 +640,17 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                                                                           boxA.region, boxB.region)
                                                    : CounterRows{taskCounts, nullptr, nullptr},
                                            static_cast<std::uint32_t>(oneBin), pairs);
+                    if constexpr (Weighted) {
+                        // Σ_i Σ_j w_i·w_j = Σw_A·Σw_B; the diagonal's i < j: ((Σw)² − Σw²)/2.
+                        const TileWeight wa = args.d_tileWeights[unit.catA][unit.tileA];
+                        const TileWeight wb = args.d_tileWeights[unit.catB][tileB];
+                        const double sum = diagonal ? 0.5 * (wa.sum * wa.sum - wa.sumSquares)
+                                                    : wa.sum * wb.sum;
+                        if (pairs != 0)
+                            addToRows<Regions>(
+                                weightRows<Regions>(args, unit.task, boxA.region, boxB.region),
+                                static_cast<std::uint32_t>(oneBin), sum);
+                    }
                 }
                 continue;
             }
@@ -540,14 +658,16 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                 // Uniform over the block (boxes and unit are), so the flush's barriers are safe.
                 if (!open || boxA.region != openRegionA || boxB.region != openRegionB) {
                     if (open)
-                        flushHist<Mode, Regions>(
-                            s_hist, stride, columns, binCount,
-                            counterRows<Regions>(args, unit.task, openRegionA, openRegionB));
+                        flushPrivate<Mode, Regions, Weighted>(s_hist, s_weights, stride, columns,
+                                                              binCount, args, unit.task,
+                                                              openRegionA, openRegionB);
                     open = true;
                     openRegionA = boxA.region;
                     openRegionB = boxB.region;
                     if constexpr (Mode == HistMode::Global)
                         hist.rows = counterRows<Regions>(args, unit.task, openRegionA, openRegionB);
+                    if constexpr (Mode == HistMode::Global && Weighted)
+                        hist.wrows = weightRows<Regions>(args, unit.task, openRegionA, openRegionB);
                 }
             }
             // Sub-tile culling where the tile pair may cross the range boundary (the paths with
@@ -574,13 +694,13 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                 // Select only where the tile pair may hold pairs on both sides of kFastMinChord2.
                 const auto floatLoop = [&]<bool Diag, bool Fast, bool Margin>() {
                     if (!Fast && mixed) // (Fast: both calls are the one without select)
-                        pairLoopFloat<Diag, Fast, Margin, !Fast, SingleStep, Mode, Regions>(
+                        pairLoopFloat<Diag, Fast, Margin, !Fast, SingleStep>(
                             ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
-                            highMargin, visit, hist);
+                            highMargin, visit, hist, iw);
                     else
-                        pairLoopFloat<Diag, Fast, Margin, false, SingleStep, Mode, Regions>(
+                        pairLoopFloat<Diag, Fast, Margin, false, SingleStep>(
                             ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
-                            highMargin, visit, hist);
+                            highMargin, visit, hist, iw);
                 };
                 if (diagonal)
                     floatLoop.template operator()<true, false, true>();
@@ -592,21 +712,24 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                     floatLoop.template operator()<false, false, true>();
             } else {
                 if (diagonal)
-                    pairLoopDouble<true, true, SingleStep, Mode, Regions>(
-                        ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow, thrHigh, visit, hist);
+                    pairLoopDouble<true, true, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup,
+                                                           tileSize, thrLow, thrHigh, visit, hist,
+                                                           iw);
                 else if (cls == kInRange)
-                    pairLoopDouble<false, false, SingleStep, Mode, Regions>(
-                        ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow, thrHigh, visit, hist);
+                    pairLoopDouble<false, false, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup,
+                                                             tileSize, thrLow, thrHigh, visit,
+                                                             hist, iw);
                 else
-                    pairLoopDouble<false, true, SingleStep, Mode, Regions>(
-                        ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow, thrHigh, visit, hist);
+                    pairLoopDouble<false, true, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup,
+                                                            tileSize, thrLow, thrHigh, visit, hist,
+                                                            iw);
             }
         }
     }
     if (Regions ? open : currentTask >= 0)
-        flushHist<Mode, Regions>(s_hist, stride, columns, binCount,
-                                 counterRows<Regions>(args, static_cast<std::uint32_t>(currentTask),
-                                                      openRegionA, openRegionB));
+        flushPrivate<Mode, Regions, Weighted>(s_hist, s_weights, stride, columns, binCount, args,
+                                              static_cast<std::uint32_t>(currentTask), openRegionA,
+                                              openRegionB);
 }
 
 /// The bounds keep the kernel at 80 registers (three blocks of 256 per SM, as before the sub-tile
@@ -626,41 +749,71 @@ __global__ void __launch_bounds__(kMaxPairBlock, 3)
     pairCount<Real, Mode, SingleStep, true>(args);
 }
 
+/// The weighted variants: a separate instantiation, so the unweighted kernels stay exactly what
+/// they were. The private weighted sums, the i-weights in registers and the product per pair
+/// need more registers than the plain kernel's 80; the shared memory of the sums already keeps
+/// fewer threads per SM, so the bounds ask for two blocks of 256 (at most 128 registers).
+template <class Real, HistMode Mode, bool SingleStep>
+__global__ void __launch_bounds__(kMaxPairBlock, 2)
+    weightedPairCountKernel(const __grid_constant__ PairKernelArgs args) {
+    pairCount<Real, Mode, SingleStep, false, true>(args);
+}
+
+template <class Real, HistMode Mode, bool SingleStep>
+__global__ void __launch_bounds__(kMaxPairBlock, 2)
+    weightedRegionPairCountKernel(const __grid_constant__ PairKernelArgs args) {
+    pairCount<Real, Mode, SingleStep, true, true>(args);
+}
+
 using KernelFn = void (*)(PairKernelArgs);
 
-template <class Real, HistMode Mode, bool SingleStep, bool Regions> KernelFn kernelFor() {
-    if constexpr (Regions)
+template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted>
+KernelFn kernelFor() {
+    if constexpr (Weighted && Regions)
+        return weightedRegionPairCountKernel<Real, Mode, SingleStep>;
+    else if constexpr (Weighted)
+        return weightedPairCountKernel<Real, Mode, SingleStep>;
+    else if constexpr (Regions)
         return regionPairCountKernel<Real, Mode, SingleStep>;
     else
         return pairCountKernel<Real, Mode, SingleStep>;
 }
 
-template <class Real, bool SingleStep, bool Regions> KernelFn pairKernelFor(HistMode mode) {
+template <class Real, bool SingleStep, bool Regions, bool Weighted>
+KernelFn kernelForMode(HistMode mode) {
     switch (mode) {
     case HistMode::PerThread:
-        return kernelFor<Real, HistMode::PerThread, SingleStep, Regions>();
+        return kernelFor<Real, HistMode::PerThread, SingleStep, Regions, Weighted>();
     case HistMode::PerThreadAtomic:
-        return kernelFor<Real, HistMode::PerThreadAtomic, SingleStep, Regions>();
+        return kernelFor<Real, HistMode::PerThreadAtomic, SingleStep, Regions, Weighted>();
     case HistMode::PerWarp:
-        return kernelFor<Real, HistMode::PerWarp, SingleStep, Regions>();
+        return kernelFor<Real, HistMode::PerWarp, SingleStep, Regions, Weighted>();
     case HistMode::Global:
-        return kernelFor<Real, HistMode::Global, SingleStep, Regions>();
+        return kernelFor<Real, HistMode::Global, SingleStep, Regions, Weighted>();
     }
     return nullptr;
 }
 
-template <class Real, bool Regions> KernelFn pairKernelFor(HistMode mode, bool singleStep) {
-    return singleStep ? pairKernelFor<Real, true, Regions>(mode)
-                      : pairKernelFor<Real, false, Regions>(mode);
+template <class Real, bool Regions, bool Weighted>
+KernelFn kernelForStep(HistMode mode, bool singleStep) {
+    return singleStep ? kernelForMode<Real, true, Regions, Weighted>(mode)
+                      : kernelForMode<Real, false, Regions, Weighted>(mode);
+}
+
+template <class Real, bool Weighted>
+KernelFn kernelForLayout(HistMode mode, bool singleStep, bool regions) {
+    return regions ? kernelForStep<Real, true, Weighted>(mode, singleStep)
+                   : kernelForStep<Real, false, Weighted>(mode, singleStep);
 }
 
 /// The one dispatch ladder from runtime choices to kernel instantiations.
-KernelFn pairKernelFor(RealKind real, HistMode mode, bool singleStep, bool regions) {
+KernelFn pairKernelFor(RealKind real, HistMode mode, bool singleStep, bool regions,
+                       bool weighted) {
     if (real == RealKind::Float)
-        return regions ? pairKernelFor<float, true>(mode, singleStep)
-                       : pairKernelFor<float, false>(mode, singleStep);
-    return regions ? pairKernelFor<double, true>(mode, singleStep)
-                   : pairKernelFor<double, false>(mode, singleStep);
+        return weighted ? kernelForLayout<float, true>(mode, singleStep, regions)
+                        : kernelForLayout<float, false>(mode, singleStep, regions);
+    return weighted ? kernelForLayout<double, true>(mode, singleStep, regions)
+                    : kernelForLayout<double, false>(mode, singleStep, regions);
 }
 
 // ---- catalog preparation ------------------------------------------------------------------
@@ -689,34 +842,36 @@ __global__ void mortonKernel(const double* x, const double* y, const double* z, 
     }
 }
 
-/// Point src of (x, y, z), or a NaN padding point where src is ~0u, stored at i.
+/// Point src of (x, y, z) with its weight (w[src], or 1 where w is null), or a NaN padding point
+/// of weight 0 where src is ~0u, stored at i.
 __device__ __forceinline__ void storePoint(const double* x, const double* y, const double* z,
-                                           std::uint32_t src, std::uint32_t i, DoublePoint* sorted,
-                                           float4* hi, float4* lo) {
+                                           const double* w, std::uint32_t src, std::uint32_t i,
+                                           DoublePoint* sorted, float4* hi, float4* lo) {
     DoublePoint p;
     if (src != ~0u) {
-        p = DoublePoint{x[src], y[src], z[src], 0.0};
+        p = DoublePoint{x[src], y[src], z[src], w != nullptr ? w[src] : 1.0};
     } else {
         const double nan = __longlong_as_double(0x7ff8000000000000ll);
         p = DoublePoint{nan, nan, nan, 0.0};
     }
     sorted[i] = p;
     if (hi != nullptr) {
-        // hi = float(x), lo = float(x - hi): hi + lo carries x to ~2^-48.
+        // hi = float(x), lo = float(x - hi): hi + lo carries x to ~2^-48. The weight rides in
+        // the hi part's w, rounded to float.
         const float hx = __double2float_rn(p.x), hy = __double2float_rn(p.y),
                     hz = __double2float_rn(p.z);
-        hi[i] = make_float4(hx, hy, hz, 0.f);
+        hi[i] = make_float4(hx, hy, hz, __double2float_rn(p.w));
         lo[i] = make_float4(__double2float_rn(p.x - hx), __double2float_rn(p.y - hy),
                             __double2float_rn(p.z - hz), 0.f);
     }
 }
 
-__global__ void gatherKernel(const double* x, const double* y, const double* z,
+__global__ void gatherKernel(const double* x, const double* y, const double* z, const double* w,
                              const std::uint32_t* order, std::uint32_t n, std::uint32_t paddedSize,
                              DoublePoint* sorted, float4* hi, float4* lo) {
     for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < paddedSize;
          i += gridDim.x * blockDim.x)
-        storePoint(x, y, z, i < n ? order[i] : ~0u, i, sorted, hi, lo);
+        storePoint(x, y, z, w, i < n ? order[i] : ~0u, i, sorted, hi, lo);
 }
 
 /// Region layout: 64-bit keys (layout group above the 30-bit Morton key), so one sort orders
@@ -738,7 +893,7 @@ __global__ void regionKeyKernel(const double* x, const double* y, const double* 
 /// Region layout: padded slot i belongs to tile i / tileSize; the tile's first tileCount slots
 /// take its region's next points in sorted order, the rest are NaN padding.
 __global__ void gatherByRegionKernel(const double* x, const double* y, const double* z,
-                                     const std::uint32_t* order,
+                                     const double* w, const std::uint32_t* order,
                                      const std::uint32_t* tileSortedStart,
                                      const std::uint32_t* tileCount, std::uint32_t tileSize,
                                      std::uint32_t paddedSize, DoublePoint* sorted, float4* hi,
@@ -746,8 +901,9 @@ __global__ void gatherByRegionKernel(const double* x, const double* y, const dou
     for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < paddedSize;
          i += gridDim.x * blockDim.x) {
         const std::uint32_t tile = i / tileSize, offset = i % tileSize;
-        storePoint(x, y, z, offset < tileCount[tile] ? order[tileSortedStart[tile] + offset] : ~0u,
-                   i, sorted, hi, lo);
+        storePoint(x, y, z, w,
+                   offset < tileCount[tile] ? order[tileSortedStart[tile] + offset] : ~0u, i,
+                   sorted, hi, lo);
     }
 }
 
@@ -771,10 +927,12 @@ __device__ void setBounds(Box& box, const double (&lo)[3], const double (&hi)[3]
 }
 
 /// One warp per tile: min/max of each axis over the tile's real points. Plain layout: the real
-/// points are [0, n). Region layout (tileRegion set): tileCounts/tileRegion give them.
+/// points are [0, n). Region layout (tileRegion set): tileCounts/tileRegion give them. Weighted
+/// batches (weights set): also Σw and Σw² of the tile's real points.
 __global__ void tileBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::uint32_t tileSize,
                               std::uint32_t tileCount, const std::uint32_t* tileRegion,
-                              const std::uint32_t* tileCounts, TileBox* tiles) {
+                              const std::uint32_t* tileCounts, TileBox* tiles,
+                              TileWeight* weights) {
     const std::uint32_t warpsPerBlock = blockDim.x / 32;
     const std::uint32_t lane = threadIdx.x % 32;
     for (std::uint32_t tile = blockIdx.x * warpsPerBlock + threadIdx.x / 32; tile < tileCount;
@@ -790,6 +948,20 @@ __global__ void tileBoxKernel(const DoublePoint* sorted, std::uint32_t n, std::u
             lo[2] = fmin(lo[2], p.z), hi[2] = fmax(hi[2], p.z);
         }
         warpReduceBox(lo, hi);
+        if (weights != nullptr) {
+            double sum = 0, sumSquares = 0;
+            for (std::uint32_t i = begin + lane; i < end; i += 32) {
+                const double w = sorted[i].w;
+                sum += w;
+                sumSquares += w * w;
+            }
+            for (int offset = 16; offset > 0; offset /= 2) {
+                sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+                sumSquares += __shfl_xor_sync(0xffffffffu, sumSquares, offset);
+            }
+            if (lane == 0)
+                weights[tile] = TileWeight{sum, sumSquares};
+        }
         if (lane == 0) {
             TileBox box;
             setBounds(box, lo, hi);
@@ -838,7 +1010,7 @@ template <class Kernel> void gridFor(Kernel kernel, std::uint32_t items, int& gr
 } // namespace
 
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
-                          std::uint32_t lookupSize) noexcept {
+                          std::uint32_t lookupSize, bool weighted) noexcept {
     SharedLayout layout;
     const std::size_t tile = static_cast<std::size_t>(blockSize) * kPointsPerThread;
     const bool isFloat = real == RealKind::Float;
@@ -867,13 +1039,17 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
         break;
     }
     offset += layout.histStride * (binCount + 2) * sizeof(std::uint32_t);
+    if (weighted) {
+        const std::size_t realBytes = isFloat ? sizeof(float) : sizeof(double);
+        offset = weightOffsetOf(layout, binCount) + layout.histStride * (binCount + 2) * realBytes;
+    }
     layout.totalBytes = alignUp(offset, 16);
     return layout;
 }
 
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
                           bool singleStep, bool regions, int blockSizeCap,
-                          std::optional<HistMode> forcedMode) {
+                          std::optional<HistMode> forcedMode, bool weighted) {
     int device = 0;
     TPACF_CUDA_TRY(cudaGetDevice(&device));
     cudaDeviceProp props{};
@@ -887,7 +1063,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
     if (forcedMode)
         modes = {*forcedMode, HistMode::Global};
     for (HistMode mode : modes) {
-        KernelFn kernel = pairKernelFor(real, mode, singleStep, regions);
+        KernelFn kernel = pairKernelFor(real, mode, singleStep, regions, weighted);
         cudaFuncAttributes attributes{};
         TPACF_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
         const std::size_t dynamicLimit = optin - attributes.sharedSizeBytes;
@@ -898,7 +1074,8 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         const std::size_t budget = perThread ? props.sharedMemPerMultiprocessor / 4 : dynamicLimit;
         int best = 0;
         for (int block = cap; block >= 64; block -= 32) {
-            if (sharedLayout(real, mode, block, binCount, lookupSize).totalBytes <= budget) {
+            if (sharedLayout(real, mode, block, binCount, lookupSize, weighted).totalBytes <=
+                budget) {
                 best = block;
                 break;
             }
@@ -908,7 +1085,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         int minGrid = 0, blockSize = 0;
         auto smemFor = [&](int block) {
             return static_cast<std::size_t>(
-                sharedLayout(real, mode, block, binCount, lookupSize).totalBytes);
+                sharedLayout(real, mode, block, binCount, lookupSize, weighted).totalBytes);
         };
         TPACF_CUDA_TRY(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&minGrid, &blockSize, kernel,
                                                                       smemFor, best));
@@ -920,9 +1097,10 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         plan.hist = mode;
         plan.singleStep = singleStep;
         plan.regions = regions;
+        plan.weighted = weighted;
         plan.blockSize = blockSize;
         plan.tileSize = blockSize * kPointsPerThread;
-        plan.layout = sharedLayout(real, mode, blockSize, binCount, lookupSize);
+        plan.layout = sharedLayout(real, mode, blockSize, binCount, lookupSize, weighted);
         TPACF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &plan.blocksPerSm, kernel, blockSize, plan.layout.totalBytes));
         if (plan.blocksPerSm <= 0)
@@ -935,7 +1113,8 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
 
 void launchPairKernel(const KernelPlan& plan, const PairKernelArgs& args, int gridSize,
                       cudaStream_t stream) {
-    KernelFn kernel = pairKernelFor(plan.real, plan.hist, plan.singleStep, plan.regions);
+    KernelFn kernel =
+        pairKernelFor(plan.real, plan.hist, plan.singleStep, plan.regions, plan.weighted);
     kernel<<<gridSize, plan.blockSize, plan.layout.totalBytes, stream>>>(args);
     TPACF_CUDA_CHECK_LAUNCH("pairCountKernel");
 }
@@ -973,7 +1152,7 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
         }
         gridFor(gatherByRegionKernel, b.paddedSize, grid, block);
         gatherByRegionKernel<<<grid, block, 0, stream>>>(
-            b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.d_tileSortedStart, b.d_tileCount, b.tileSize,
+            b.d_x, b.d_y, b.d_z, b.d_w, b.d_orderSorted, b.d_tileSortedStart, b.d_tileCount, b.tileSize,
             b.paddedSize, static_cast<DoublePoint*>(b.d_sorted), static_cast<float4*>(b.d_hi),
             static_cast<float4*>(b.d_lo));
         TPACF_CUDA_CHECK_LAUNCH("gatherByRegionKernel");
@@ -990,7 +1169,7 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
         }
         gridFor(gatherKernel, b.paddedSize, grid, block);
         gatherKernel<<<grid, block, 0, stream>>>(
-            b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size, b.paddedSize,
+            b.d_x, b.d_y, b.d_z, b.d_w, b.d_orderSorted, b.size, b.paddedSize,
             static_cast<DoublePoint*>(b.d_sorted), static_cast<float4*>(b.d_hi),
             static_cast<float4*>(b.d_lo));
         TPACF_CUDA_CHECK_LAUNCH("gatherKernel");
@@ -999,7 +1178,7 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
     gridFor(tileBoxKernel, tiles * 32u, grid, block);
     tileBoxKernel<<<grid, block, 0, stream>>>(static_cast<const DoublePoint*>(b.d_sorted), b.size,
                                               b.tileSize, tiles, b.d_tileRegion, b.d_tileCount,
-                                              b.d_tiles);
+                                              b.d_tiles, b.d_tileWeights);
     TPACF_CUDA_CHECK_LAUNCH("tileBoxKernel");
     const std::uint32_t subBoxes = b.paddedSize / kSubTileSize;
     gridFor(subBoxKernel, subBoxes * 32u, grid, block);

@@ -12,6 +12,22 @@
 
 namespace tpacf::cuda::detail {
 
+// Weighted counts (CountTask::weighted): separate instantiations of the pair kernel
+// (weightedPairCountKernel, weightedRegionPairCountKernel), so the unweighted kernels keep their
+// code. Each point's weight rides in the spare fourth component of its point (double: w; float:
+// the hi part's w, rounded to float), so it follows the device's Morton sort and costs no extra
+// load. Beside every private 32-bit counter a block keeps a private sum of w_i·w_j in the kernel's
+// precision (per-thread columns: plain load/add/store); the sums are flushed into the double
+// global sums after every work unit, and a tile pair binned whole adds the product of the tiles'
+// weight sums (TileWeight). Accuracy against the double reference (CpuPairCounter), per bin:
+// - double: the same products, summed in another order: |Δ| <= 1e-12 · Σ|w_i·w_j| (measured
+//   worst 6.6e-14 on an H100, 2026-11-24, tests/gpu/gpu_weighted_test.cpp); raw counts identical.
+// - float: float products of float weights summed in float for at most one unit per thread
+//   (<= kPointsPerThread · kPointsPerUnit terms), then in double: |Δ| <= 1e-5 · Σ|w_i·w_j|, plus
+//   the weights of the pairs whose c² lies within ~1e-6 of the bin's edges (those the float
+//   mode may bin differently, as for the raw counts). Measured worst 1.4e-7 of Σ|w_i·w_j| (H100,
+//   2026-11-24, same test).
+
 /// Largest lookup table over the float bits of c², in entries.
 inline constexpr std::uint32_t kMaxLookupEntries = 4096;
 /// Float: a pair whose hi-only c² is >= this (|d| >= 0.5) is binned on the hi parts alone, in
@@ -40,6 +56,13 @@ struct TileBox {
     std::uint32_t region;
 };
 
+/// Weights of one tile's real points (weighted batches): Σw and Σw², in double. A tile pair binned
+/// whole adds Σw_A·Σw_B (cross) or ((Σw)² − Σw²)/2 (the diagonal tile of an auto task).
+struct TileWeight {
+    double sum;
+    double sumSquares;
+};
+
 /// Bounding box of kSubTileSize consecutive sorted points (real ones only; empty: lo = +inf).
 struct SubBox {
     double lo[3];
@@ -47,7 +70,9 @@ struct SubBox {
 };
 
 /// A prepared catalog on one device. points: float4 hi parts (float) or double4 (double);
-/// lows: float4 lo parts (float only). Padded to whole tiles with NaN points.
+/// lows: float4 lo parts (float only). Padded to whole tiles with NaN points. The fourth
+/// component of each point is its weight (1 for a catalog without weights, 0 for padding): in
+/// double (double) or rounded to float (float, the hi part's w); only weighted kernels read it.
 struct CatalogView {
     const void* d_points = nullptr;
     const void* d_lows = nullptr;
@@ -88,14 +113,22 @@ struct SharedLayout {
     std::size_t histStride = 0; ///< counters between consecutive bins
     std::size_t totalBytes = 0;
 };
+/// Weighted kernels: where the private weighted sums (kernel precision, laid out like the
+/// counters, histStride apart) start, after the counters. Derived rather than stored, so that
+/// the unweighted kernels' argument layout (and code) stays what it was.
+constexpr std::size_t weightOffsetOf(const SharedLayout& layout, std::uint32_t binCount) noexcept {
+    return (layout.histOffset + layout.histStride * (binCount + 2) * sizeof(std::uint32_t) + 15) /
+           16 * 16;
+}
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
-                          std::uint32_t lookupSize) noexcept;
+                          std::uint32_t lookupSize, bool weighted = false) noexcept;
 
 struct KernelPlan {
     RealKind real = RealKind::Float;
     HistMode hist = HistMode::PerThread;
     bool singleStep = true; ///< every lookup cell holds at most one threshold
     bool regions = false;   ///< counts keyed by jackknife region (region-pure tiles)
+    bool weighted = false;  ///< also sums w_i·w_j per bin (the weighted kernel variant)
     int blockSize = 0;
     int tileSize = 0;
     int blocksPerSm = 0;
@@ -107,7 +140,7 @@ struct KernelPlan {
 /// limits and the occupancy API. blockSizeCap > 0 forces at most that block size.
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
                           bool singleStep, bool regions, int blockSizeCap,
-                          std::optional<HistMode> forcedMode);
+                          std::optional<HistMode> forcedMode, bool weighted = false);
 
 struct PairKernelArgs {
     const WorkUnit* d_units = nullptr;
@@ -121,7 +154,15 @@ struct PairKernelArgs {
     BinTables bins;
     SharedLayout layout;
     std::uint32_t tileSize = 0;
-    std::uint32_t flushEveryUnits = 0; ///< private 32-bit counters flushed at least this often
+    /// Private 32-bit counters flushed at least this often (weighted kernels: every unit, which
+    /// bounds the terms a private weighted sum adds up before it reaches the double counters).
+    std::uint32_t flushEveryUnits = 0;
+    // Added fields go last: the unweighted kernels' code stays byte for byte what it was.
+    /// Weighted kernels: Σ w_i·w_j in the same layout as d_counts; null otherwise.
+    double* d_weighted = nullptr;
+    /// Weighted kernels: per catalog, its tiles' weight sums (beside CatalogView rather than in
+    /// it, which would change the unweighted kernels' stride over the views).
+    const TileWeight* const* d_tileWeights = nullptr;
 };
 
 void launchPairKernel(const KernelPlan& plan, const PairKernelArgs& args, int gridSize,
@@ -133,6 +174,7 @@ struct PrepareBuffers {
     const double* d_x;
     const double* d_y;
     const double* d_z;
+    const double* d_w; ///< size weights, or null: every weight is 1
     std::uint32_t size;
     std::uint32_t paddedSize;
     std::uint32_t tileSize;
@@ -147,6 +189,7 @@ struct PrepareBuffers {
     void* d_lo;         ///< float4[paddedSize] or null (double)
     TileBox* d_tiles;   ///< paddedSize / tileSize
     SubBox* d_subBoxes; ///< paddedSize / kSubTileSize
+    TileWeight* d_tileWeights = nullptr; ///< per tile, or null (unweighted batch: not computed)
     /// Region layout (all null otherwise): points sorted by (layout group, Morton key), every
     /// group (one region in one coarse cell) padded to whole tiles, so that every tile holds
     /// one region's points.

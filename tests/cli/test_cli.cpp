@@ -47,10 +47,18 @@ struct CsvFile {
     QStringList header;
     std::vector<QStringList> rows;
 
+    // A value of the ECSV header's meta mapping ("key: 'value'"), YAML quotes removed.
     QString meta(const QString& key) const {
-        for (const QString& line : metadata)
-            if (line.startsWith(key + QStringLiteral(": ")))
-                return line.mid(key.size() + 2);
+        for (const QString& line : metadata) {
+            if (!line.startsWith(key + QStringLiteral(": ")))
+                continue;
+            QString value = line.mid(key.size() + 2);
+            if (value.size() >= 2 && value.startsWith(QLatin1Char('\'')) &&
+                value.endsWith(QLatin1Char('\'')))
+                value = value.mid(1, value.size() - 2).replace(QStringLiteral("''"),
+                                                               QStringLiteral("'"));
+            return value;
+        }
         return {};
     }
     int column(const QString& name) const { return header.indexOf(name); }

@@ -95,11 +95,12 @@ Counts readCounts(const QString& path) {
     Counts counts;
     if (!file.open(QIODevice::ReadOnly))
         return counts;
-    static const QRegularExpression catalogSize(QStringLiteral(" N=(\\d+)$"));
+    // The ECSV metadata line "#   catalog: 'name N=100'".
+    static const QRegularExpression catalogSize(QStringLiteral(" N=(\\d+)'$"));
     bool header = false;
     for (const QByteArray& raw : file.readAll().split('\n')) {
         const QString line = QString::fromUtf8(raw).trimmed();
-        if (line.startsWith(QLatin1String("# catalog:"))) {
+        if (line.startsWith(QLatin1String("#   catalog:"))) {
             const auto match = catalogSize.match(line);
             if (match.hasMatch())
                 counts.size = match.captured(1).toLongLong();

@@ -1,14 +1,16 @@
 // BinSpec and Binning: edges and centres against closed forms, presets, every validation
-// error, and the c² lookup every backend relies on.
-#include "tpacf_test_main.h"
+// error, and the c² lookup every backend relies on; custom edges and the edges-file parser.
 #include "tpacf/bins.h"
 #include "tpacf/errors.h"
+#include "tpacf_test_main.h"
 
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 using tpacf::AngleUnit;
 using tpacf::Binning;
@@ -35,12 +37,36 @@ double referenceChord2(double theta) {
     return static_cast<double>(2.0L - 2.0L * c);
 }
 
+std::vector<double> toVector(const QList<double>& list) {
+    return {list.begin(), list.end()};
+}
+
+// Bit for bit, so that -0.0 vs 0.0 or a last-digit rounding cannot pass as equal.
+bool sameBits(double a, double b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Degrees per unit, written out here rather than taken from units.h.
+double radiansPerUnit(AngleUnit unit) {
+    switch (unit) {
+    case AngleUnit::Degree:
+        return M_PI / 180.0;
+    case AngleUnit::Arcminute:
+        return M_PI / (180.0 * 60.0);
+    case AngleUnit::Arcsecond:
+        return M_PI / (180.0 * 3600.0);
+    case AngleUnit::Radian:
+        return 1.0;
+    }
+    return 1.0;
+}
+
 } // namespace
 
 class TestBins : public QObject {
     Q_OBJECT
 
-  private slots:
+private slots:
     void logPerDecade_data();
     void logPerDecade();
     void logCount_data();
@@ -65,6 +91,20 @@ class TestBins : public QObject {
     void chord2Closed();
     void chord2MatchesVectors();
     void chord2Monotonic();
+    void scaleKeys();
+    void fromEdges_data();
+    void fromEdges();
+    void customIgnoresOtherFields();
+    void customDescribe();
+    void customRejects_data();
+    void customRejects();
+    void customAcceptedLimits_data();
+    void customAcceptedLimits();
+    void parseEdgesText_data();
+    void parseEdgesText();
+    void parseEdgesTextErrors_data();
+    void parseEdgesTextErrors();
+    void parseEdgesTextWithUnit();
 };
 
 void TestBins::logPerDecade_data() {
@@ -451,6 +491,291 @@ void TestBins::chord2Monotonic() {
         QVERIFY(c2 > previous);
         previous = c2;
     }
+}
+
+void TestBins::scaleKeys() {
+    QCOMPARE(tpacf::binScaleKey(BinScale::Logarithmic), std::string_view("log"));
+    QCOMPARE(tpacf::binScaleKey(BinScale::Linear), std::string_view("linear"));
+    QCOMPARE(tpacf::binScaleKey(BinScale::Custom), std::string_view("custom"));
+    for (const BinScale scale : {BinScale::Logarithmic, BinScale::Linear, BinScale::Custom})
+        QCOMPARE(tpacf::parseBinScaleKey(tpacf::binScaleKey(scale)), std::optional(scale));
+    QVERIFY(!tpacf::parseBinScaleKey("Log"));
+    QVERIFY(!tpacf::parseBinScaleKey(""));
+}
+
+void TestBins::fromEdges_data() {
+    QTest::addColumn<QList<double>>("edges");
+    QTest::addColumn<AngleUnit>("unit");
+    QTest::newRow("arcmin, Corrfunc-like") << QList<double>{0.1, 0.3, 1, 3} << AngleUnit::Arcminute;
+    QTest::newRow("deg from 0 to 180") << QList<double>{0, 0.5, 2, 10, 180} << AngleUnit::Degree;
+    // 0.1 + 0.2 is not 0.3: the edge must stay 0.30000000000000004, not be rounded.
+    QTest::newRow("arcsec, irregular")
+        << QList<double>{1e-3, 0.1 + 0.2, 7, 648000} << AngleUnit::Arcsecond;
+    QTest::newRow("rad to pi") << QList<double>{0.001, 1, M_PI} << AngleUnit::Radian;
+    QTest::newRow("one bin") << QList<double>{5, 6} << AngleUnit::Degree;
+}
+
+void TestBins::fromEdges() {
+    QFETCH(QList<double>, edges);
+    QFETCH(AngleUnit, unit);
+    const BinSpec spec = BinSpec::fromEdges(toVector(edges), unit);
+    QCOMPARE(spec.scale, BinScale::Custom);
+    QCOMPARE(spec.unit, unit);
+    QVERIFY(sameBits(spec.min, edges.front()));
+    QVERIFY(sameBits(spec.max, edges.back()));
+
+    const Binning binning(spec);
+    const int count = int(edges.size()) - 1;
+    QCOMPARE(binning.count(), std::size_t(count));
+    QCOMPARE(binning.edges().size(), std::size_t(edges.size()));
+    for (int k = 0; k <= count; ++k) {
+        QVERIFY2(sameBits(binning.edges()[k], edges[k]), qPrintable(QString::number(k)));
+        QVERIFY(closeRel(binning.edgesRadians()[k], edges[k] * radiansPerUnit(unit), 1e-15));
+        const double c2 = binning.chord2Edges()[k];
+        // The same formula as for log/linear bins, and the closed form of an independent route.
+        QVERIFY(sameBits(c2, tpacf::chord2OfAngle(binning.edgesRadians()[k])));
+        const double reference = referenceChord2(binning.edgesRadians()[k]);
+        QVERIFY2(reference == 0 ? c2 == 0 : closeRel(c2, reference, 1e-13),
+                 qPrintable(QStringLiteral("edge %1: %2 vs %3")
+                                .arg(k)
+                                .arg(c2, 0, 'g', 17)
+                                .arg(reference, 0, 'g', 17)));
+    }
+    QCOMPARE(binning.maxDegrees() > 0, true);
+    QVERIFY(
+        closeRel(binning.maxDegrees(), edges.back() * radiansPerUnit(unit) * 180.0 / M_PI, 1e-14));
+
+    for (int k = 0; k < count; ++k) {
+        const double lo = edges[k], hi = edges[k + 1];
+        const double expected = lo > 0 ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
+        QVERIFY2(closeRel(binning.centres()[k], expected, 1e-15),
+                 qPrintable(QStringLiteral("bin %1: %2").arg(k).arg(binning.centres()[k])));
+        QVERIFY(lo < binning.centres()[k] && binning.centres()[k] < hi);
+    }
+
+    // Lookup: on an edge is the bin above it, one ulp below is the bin under it, inside is inside.
+    const auto c2 = binning.chord2Edges();
+    for (int k = 0; k < count; ++k) {
+        QCOMPARE(binning.binOfChord2(c2[k]), k);
+        QCOMPARE(binning.binOfChord2(std::nextafter(c2[k], -1.0)), k - 1);
+        QCOMPARE(binning.binOfChord2(0.5 * (c2[k] + c2[k + 1])), k);
+        // The chord² of the bin's centre angle, computed independently, lies inside the bin.
+        const double centreRadians = binning.centres()[k] * radiansPerUnit(unit);
+        QCOMPARE(binning.binOfChord2(referenceChord2(centreRadians)), k);
+    }
+    QCOMPARE(binning.binOfChord2(std::nextafter(c2[count], 0.0)), count - 1);
+    QCOMPARE(binning.binOfChord2(c2[count]), -1);
+}
+
+void TestBins::customIgnoresOtherFields() {
+    // The default BinSpec carries perDecade = 5 and log5's range: none of it applies to edges.
+    BinSpec spec;
+    spec.scale = BinScale::Custom;
+    spec.unit = AngleUnit::Degree;
+    spec.edges = {1, 2, 4};
+    const Binning binning(spec);
+    QCOMPARE(binning.count(), std::size_t(2));
+    QCOMPARE(binning.spec().min, 1.0);
+    QCOMPARE(binning.spec().max, 4.0);
+    QCOMPARE(binning.spec().perDecade, 0.0);
+    QCOMPARE(binning.edges()[1], 2.0);
+    // And edges say nothing to log or linear bins.
+    BinSpec log = BinSpec::logCount(1, 100, AngleUnit::Degree, 2);
+    log.edges = {7, 8};
+    QCOMPARE(Binning(log).edges()[1], 10.0);
+}
+
+void TestBins::customDescribe() {
+    QCOMPARE(QString::fromStdString(
+                 BinSpec::fromEdges({0.1, 0.3, 1, 3}, AngleUnit::Arcminute).describe()),
+             QStringLiteral("custom, 4 edges 0.1-3 arcmin"));
+    QCOMPARE(QString::fromStdString(BinSpec::fromEdges({0, 90, 180}, AngleUnit::Degree).describe()),
+             QStringLiteral("custom, 3 edges 0-180 deg"));
+    QCOMPARE(QString::fromStdString(BinSpec::fromEdges({}, AngleUnit::Degree).describe()),
+             QStringLiteral("custom, 0 edges"));
+}
+
+void TestBins::customRejects_data() {
+    QTest::addColumn<QList<double>>("edges");
+    QTest::addColumn<AngleUnit>("unit");
+    QTest::addColumn<QString>("mentions");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto arcmin = AngleUnit::Arcminute;
+    const auto deg = AngleUnit::Degree;
+    QTest::newRow("unsorted") << QList<double>{0.1, 1, 0.3} << arcmin
+                              << "edge 3 (0.3 arcmin) is not greater than edge 2 (1 arcmin)";
+    QTest::newRow("duplicate") << QList<double>{0.1, 0.3, 0.3, 1} << arcmin
+                               << "edge 3 (0.3 arcmin) is not greater than edge 2 (0.3 arcmin)";
+    QTest::newRow("negative") << QList<double>{-0.1, 1} << arcmin
+                              << "edge 1 (-0.1 arcmin) is negative";
+    QTest::newRow("negative zero then negative")
+        << QList<double>{0, -1} << deg << "edge 2 (-1 deg) is negative";
+    QTest::newRow("beyond 180 deg")
+        << QList<double>{1, 180.5} << deg << "edge 2 (180.5 deg) is beyond 180 deg";
+    QTest::newRow("beyond 180 deg in arcmin")
+        << QList<double>{1, 10, 10801} << arcmin << "edge 3 (10801 arcmin) is beyond 180 deg";
+    QTest::newRow("beyond pi rad")
+        << QList<double>{0, 3.2} << AngleUnit::Radian << "edge 2 (3.2 rad) is beyond 180 deg";
+    QTest::newRow("beyond 180 deg in arcsec")
+        << QList<double>{0, 648000.5} << AngleUnit::Arcsecond << "648000.5 arcsec";
+    QTest::newRow("nan") << QList<double>{0.1, nan, 1} << arcmin << "edge 2 (nan) is not finite";
+    QTest::newRow("inf") << QList<double>{0.1, inf} << arcmin << "edge 2 (inf) is not finite";
+    QTest::newRow("one edge") << QList<double>{1} << arcmin << "at least 2 edges, got 1";
+    QTest::newRow("no edges") << QList<double>{} << arcmin << "at least 2 edges, got 0";
+    QList<double> many;
+    for (int k = 0; k < 10002; ++k)
+        many.append(0.001 * (k + 1));
+    QTest::newRow("too many") << many << arcmin << "10002 edges give 10001 bins";
+    // Near 180° the c² of two distinct edges can be the same double.
+    QTest::newRow("indistinguishable near 180")
+        << QList<double>{179.99999999999, std::nextafter(179.99999999999, 180.0)} << deg
+        << "too close";
+}
+
+void TestBins::customRejects() {
+    QFETCH(QList<double>, edges);
+    QFETCH(AngleUnit, unit);
+    QFETCH(QString, mentions);
+    try {
+        const Binning binning(BinSpec::fromEdges(toVector(edges), unit));
+        QFAIL(qPrintable(QStringLiteral("accepted, %1 bins").arg(binning.count())));
+    } catch (const tpacf::ConfigError& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains(mentions), e.what());
+        QVERIFY(!QString::fromUtf8(e.what()).contains(QLatin1Char('\n')));
+    }
+}
+
+void TestBins::customAcceptedLimits_data() {
+    QTest::addColumn<QList<double>>("edges");
+    QTest::addColumn<AngleUnit>("unit");
+    QTest::newRow("0-180 deg") << QList<double>{0, 180} << AngleUnit::Degree;
+    QTest::newRow("0-10800 arcmin") << QList<double>{0, 10800} << AngleUnit::Arcminute;
+    QTest::newRow("0-648000 arcsec") << QList<double>{0, 648000} << AngleUnit::Arcsecond;
+    QTest::newRow("0-pi rad") << QList<double>{0, M_PI} << AngleUnit::Radian;
+    QList<double> most;
+    for (int k = 0; k < 10001; ++k)
+        most.append(0.001 * (k + 1));
+    QTest::newRow("10000 bins") << most << AngleUnit::Arcminute;
+}
+
+void TestBins::customAcceptedLimits() {
+    QFETCH(QList<double>, edges);
+    QFETCH(AngleUnit, unit);
+    const Binning binning(BinSpec::fromEdges(toVector(edges), unit));
+    QCOMPARE(binning.count(), std::size_t(edges.size() - 1));
+    QVERIFY(sameBits(binning.edges().back(), edges.back()));
+}
+
+void TestBins::parseEdgesText_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QList<double>>("expected");
+    const QList<double> corrfunc{0.1, 0.3, 1, 3};
+    QTest::newRow("one per line") << QStringLiteral("0.1\n0.3\n1\n3\n") << corrfunc;
+    QTest::newRow("no final newline") << QStringLiteral("0.1\n0.3\n1\n3") << corrfunc;
+    QTest::newRow("comments, blanks, CRLF, indent")
+        << QStringLiteral(
+               "# theta edges, arcmin\r\n\r\n  0.1   # first\r\n0.3\r\n\t1\r\n#\r\n3\r\n")
+        << corrfunc;
+    QTest::newRow("lo hi rows") << QStringLiteral("0.1 0.3\n0.3 1\n1 3\n") << corrfunc;
+    QTest::newRow("lo hi rows, tabs, comments")
+        << QStringLiteral("# lo hi\n0.1\t0.3\n\n0.3   1  # middle\n1 3") << corrfunc;
+    QTest::newRow("exponents and plus")
+        << QStringLiteral("+1e-2\n1E-1\n0.5e1\n") << QList<double>{0.01, 0.1, 5};
+    QTest::newRow("byte-order mark") << QStringLiteral("\uFEFF0\n90\n") << QList<double>{0, 90};
+    QTest::newRow("one lo hi row") << QStringLiteral("2 4\n") << QList<double>{2, 4};
+    QTest::newRow("last digit kept")
+        << QStringLiteral("0.30000000000000004\n1") << QList<double>{0.1 + 0.2, 1};
+}
+
+void TestBins::parseEdgesText() {
+    QFETCH(QString, text);
+    QFETCH(QList<double>, expected);
+    const QByteArray bytes = text.toUtf8();
+    const std::vector<double> edges =
+        tpacf::parseBinEdgesText(std::string_view(bytes.constData(), bytes.size()), "edges.txt");
+    QCOMPARE(edges.size(), std::size_t(expected.size()));
+    for (std::size_t k = 0; k < edges.size(); ++k)
+        QVERIFY2(sameBits(edges[k], expected[qsizetype(k)]),
+                 qPrintable(QStringLiteral("%1: %2").arg(k).arg(edges[k], 0, 'g', 17)));
+}
+
+void TestBins::parseEdgesTextErrors_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("line"); // 0: the file as a whole
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("non-contiguous rows")
+        << QStringLiteral("0.1 0.3\n0.4 1\n") << 2
+        << "lo 0.4 is not the previous row's hi 0.3 (rows must be contiguous)";
+    QTest::newRow("gap after comment lines")
+        << QStringLiteral("# rows\n0.1 0.3\n\n# next\n0.3 1\n1.5 3\n") << 6 << "contiguous";
+    QTest::newRow("bad number") << QStringLiteral("0.1\n0.3\nabc\n") << 3
+                                << "\"abc\" is not a number";
+    QTest::newRow("bad number in a row")
+        << QStringLiteral("0.1 0.3\n0.3 1x\n") << 2 << "\"1x\" is not a number";
+    // Read as "0 1" a decimal comma would pass as a lo-hi row: commas are not separators.
+    QTest::newRow("decimal comma")
+        << QStringLiteral("0,1\n0,3\n") << 1 << "\"0,1\" is not a number";
+    QTest::newRow("unsorted lines")
+        << QStringLiteral("0.1\n1\n0.3\n") << 3 << "strictly increasing";
+    QTest::newRow("duplicate line") << QStringLiteral("1\n1\n") << 2 << "strictly increasing";
+    QTest::newRow("lo not below hi")
+        << QStringLiteral("0.3 0.1\n") << 1 << "lo 0.3 is not below hi 0.1";
+    QTest::newRow("three numbers") << QStringLiteral("0.1\n0.3 1 3\n") << 2 << "3 numbers";
+    QTest::newRow("mixed forms") << QStringLiteral("0.1\n0.3\n0.3 1\n") << 3 << "but line 1 has 1";
+    QTest::newRow("negative") << QStringLiteral("-1\n2\n") << 1 << "negative";
+    QTest::newRow("nan") << QStringLiteral("0.1\nnan\n") << 2 << "not a finite number";
+    QTest::newRow("overflow") << QStringLiteral("0.1\n1e999\n") << 2 << "not a finite number";
+    QTest::newRow("one edge") << QStringLiteral("# only\n3\n") << 0 << "1 edge; at least 2";
+    QTest::newRow("empty") << QString() << 0 << "0 edges; at least 2";
+    QTest::newRow("comments only") << QStringLiteral("# a\n\n# b\n") << 0 << "0 edges";
+    QString many;
+    for (int k = 0; k < 10002; ++k)
+        many += QString::number(k + 1) + QLatin1Char('\n');
+    QTest::newRow("too many") << many << 10002 << "at most 10000 bins";
+}
+
+void TestBins::parseEdgesTextErrors() {
+    QFETCH(QString, text);
+    QFETCH(int, line);
+    QFETCH(QString, mentions);
+    const QByteArray bytes = text.toUtf8();
+    try {
+        const auto edges = tpacf::parseBinEdgesText(
+            std::string_view(bytes.constData(), bytes.size()), "dir/my edges.txt");
+        QFAIL(qPrintable(QStringLiteral("accepted %1 edges").arg(edges.size())));
+    } catch (const tpacf::InputError& e) {
+        const QString message = QString::fromUtf8(e.what());
+        QCOMPARE(QString::fromStdString(e.file()), QStringLiteral("dir/my edges.txt"));
+        QCOMPARE(e.line(), long(line));
+        QVERIFY2(message.startsWith(line > 0 ? QStringLiteral("dir/my edges.txt:%1: ").arg(line)
+                                             : QStringLiteral("dir/my edges.txt: ")),
+                 e.what());
+        QVERIFY2(message.contains(mentions), e.what());
+        QVERIFY(!message.contains(QLatin1Char('\n')));
+    }
+}
+
+void TestBins::parseEdgesTextWithUnit() {
+    // With a unit the half turn is checked too, in that unit, naming the line.
+    try {
+        (void)tpacf::parseBinEdgesText("1\n10\n181\n", "e.txt", AngleUnit::Degree);
+        QFAIL("accepted 181 deg");
+    } catch (const tpacf::InputError& e) {
+        QCOMPARE(e.line(), 3L);
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("181 deg is beyond 180 deg")),
+                 e.what());
+    }
+    // The same numbers are fine in arcmin, and without a unit.
+    QCOMPARE(tpacf::parseBinEdgesText("1\n10\n181\n", "e.txt", AngleUnit::Arcminute).size(),
+             std::size_t(3));
+    QCOMPARE(tpacf::parseBinEdgesText("1\n10\n181\n", "e.txt").size(), std::size_t(3));
+    QCOMPARE(tpacf::parseBinEdgesText("0 10800\n", "e.txt", AngleUnit::Arcminute).back(), 10800.0);
+    // What the parser reads, Binning takes unchanged.
+    const auto edges = tpacf::parseBinEdgesText("0.1 0.3\n0.3 1\n1 3\n", "e.txt");
+    const Binning binning(BinSpec::fromEdges(edges, AngleUnit::Arcminute));
+    QCOMPARE(binning.count(), std::size_t(3));
+    QVERIFY(sameBits(binning.edges()[1], 0.3));
 }
 
 TPACF_TEST_MAIN(TestBins)

@@ -243,6 +243,8 @@ private slots:
     void cancelledRead();
     void parseFromMemory();
     void randomRoundTrip();
+    void origin_data();
+    void origin();
 
     // Dispatch, FITS
     void dispatchByExtension_data();
@@ -578,6 +580,40 @@ void TestCatalogReader::columns_data() {
         << QByteArray("ra_err ra dec dec_err\n0.1 10 20 0.2\n0.1 30 40 0.2\n") << ""
         << ""
         << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("DESI-like upper case by default")
+        << QByteArray("TARGETID Z RA_J2000 DEC_J2000\n39627 0.5 10 20\n39628 0.7 30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("RA_DEG DEC_DEG by default")
+        << QByteArray("ID RA_DEG DEC_DEG\n1 10 20\n2 30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("Gaia RA_ICRS DE_ICRS by default")
+        << QByteArray("Source,RA_ICRS,DE_ICRS\n7,10,20\n8,30,40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("VizieR _RAJ2000 _DEJ2000 by default")
+        << QByteArray("_RAJ2000 _DEJ2000 Vmag\n10 20 5\n30 40 6\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("VizieR RAdeg DEdeg by default")
+        << QByteArray("Seq\tRAdeg\tDEdeg\n1\t10\t20\n2\t30\t40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("Ra Dec in mixed case by default")
+        << QByteArray("Dec Ra\n20 10\n40 30\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    // Without a header: the first two columns; text id columns that stay text are stepped over,
+    // also ids that start with a digit (2MASS), since every row holds text there.
+    QTest::newRow("no header: first two columns")
+        << QByteArray("10 20 5 6\n30 40 7 8\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("no header: 2MASS ids stay text")
+        << QByteArray("2MASSJ0001+01 10 20\n2MASSJ0002+02 30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
     QTest::newRow("index and name mixed")
         << QByteArray("a b c\n20 10 1\n40 30 2\n") << "2"
         << "1"
@@ -704,6 +740,78 @@ void TestCatalogReader::asciiErrors_data() {
     QTest::newRow("text column then a number")
         << QByteArray("abc 10 20\n5 11 21\n") << none << none << none << deg << 2 << 1
         << "held text in the first row";
+    // Issue 14: columns that cannot be misread. Names that do not say RA and Dec are refused
+    // with every column listed and the flags to give, never TARGETID read as RA.
+    QTest::newRow("DESI-like header without RA-like names")
+        << QByteArray("TARGETID Z X Y\n39627 0.5 10 20\n") << none << none << none << deg << 1 << 0
+        << "cannot tell which column holds RA: none is named ra or like it";
+    QTest::newRow("DESI-like header: columns listed, flags asked")
+        << QByteArray("TARGETID Z X Y\n39627 0.5 10 20\n") << none << none << none << deg << 1 << 0
+        << "(--ra-col/--dec-col); columns: TARGETID, Z, X, Y";
+    QTest::newRow("two RA-like names: columns listed")
+        << QByteArray("RA_J2000 RA_B1950 DEC\n10 11 20\n") << none << none << none << deg << 1 << 0
+        << "both could; choose the RA and Dec columns by name or 1-based number "
+           "(--ra-col/--dec-col); columns: RA_J2000, RA_B1950, DEC";
+    QTest::newRow("Dec not named, after comments")
+        << QByteArray("# x\n\nRA_J2000 Y\n10 20\n") << none << none << none << deg << 3 << 0
+        << "cannot tell which column holds Dec";
+    // A typo in the first row is a bad number there, not a header nor a text column to step
+    // over (which would read RA from column 2 and Dec from column 3).
+    QTest::newRow("typo in row 1 of a headerless file")
+        << QByteArray("1O.5 3.4 0.7\n10.5 3.5 0.8\n10.6 3.6 0.9\n") << none << none << none << deg
+        << 1 << 1 << "RA value '1O.5' is not a number; the rows after it hold numbers";
+    QTest::newRow("typo in row 1, one later row")
+        << QByteArray("1O.5 3.4 0.7\n10.5 3.5 0.8\n") << none << none << none << deg << 1 << 1
+        << "RA value '1O.5' is not a number";
+    QTest::newRow("typo in the only row") << QByteArray("1O.5 3.4 0.7\n") << none << none << none
+                                          << deg << 1 << 1 << "RA value '1O.5' is not a number";
+    QTest::newRow("typo in row 1, Dec column")
+        << QByteArray("# c\n10.5 3.4O 0.7\n10.6 3.5 0.8\n") << none << none << none << deg << 2 << 2
+        << "Dec value '3.4O' is not a number";
+    QTest::newRow("typo in row 1 after a count line")
+        << QByteArray("2\n1O.5 3.4\n10.5 3.5\n") << none << none << none << deg << 2 << 1
+        << "'1O.5' is not a number";
+    QTest::newRow("typos only in row 1: not a header")
+        << QByteArray("1O.5 2O.1\n10 20\n11 21\n") << none << none << none << deg << 1 << 1
+        << "RA value '1O.5' is not a number";
+    // A word is a text column; a later row with a number there names both rows.
+    QTest::newRow("word in row 1, numbers in every later row")
+        << QByteArray("abc 10 20\n5 11 21\n6 12 22\n") << none << none << none << deg << 2 << 1
+        << "held text in the first row (line 1)";
+    QTest::newRow("id starting with a digit, then a number")
+        << QByteArray("2MASSJ1 10 20\n2MASSJ2 11 21\n5 12 22\n") << none << none << none << deg << 3
+        << 1 << "held text in the first row (line 1)";
+    QTest::newRow("typo in row 1 of a csv")
+        << QByteArray("1O.5,3.4\r\n10.5,3.5\r\n") << none << none << none << deg << 1 << 1
+        << "'1O.5' is not a number";
+    // Lone CR line ends count as line ends in the places errors name.
+    QTest::newRow("lone CR: bad value on line 2")
+        << QByteArray("10 20\r30 x\r") << none << none << none << deg << 2 << 2
+        << "Dec value 'x' is not a number";
+    QTest::newRow("lone CR: blank line counted")
+        << QByteArray("10 20\r\r30 40\r31 4O\r") << none << none << none << deg << 4 << 2
+        << "'4O' is not a number";
+    QTest::newRow("lone CR: typo in row 1") << QByteArray("1O.5 3.4\r10.5 3.5\r") << none << none
+                                            << none << deg << 1 << 1 << "'1O.5' is not a number";
+    // Decimal commas: never three (or four) silently wrong numbers.
+    QTest::newRow("decimal comma '10,5 1,2'")
+        << QByteArray("10,5 1,2\n11,5 2,2\n") << none << none << none << deg << 1 << 2
+        << "'5 1' is not a number (blanks inside a comma-separated field: a decimal comma?";
+    QTest::newRow("decimal comma, tab separated")
+        << QByteArray("10,5\t1,2\n") << none << none << none << deg << 1 << 2 << "decimal comma";
+    QTest::newRow("decimal comma, csv field count doubles")
+        << QByteArray("ra,dec\n10,5,1,2\n11,5,-2,25\n") << none << none << none << deg << 2 << 0
+        << "4 comma-separated whole numbers where the header (line 1) names 2 columns: decimal "
+           "commas (10,5 for 10.5)?";
+    QTest::newRow("decimal comma, doubles under a blank-separated header")
+        << QByteArray("# c\nRA DEC\n-10,5,+1,2,\n") << none << none << none << deg << 3 << 0
+        << "decimal commas";
+    QTest::newRow("decimal comma, semicolon separated")
+        << QByteArray("10,5;1,2\n") << none << none << none << deg << 1 << 2
+        << "'5;1' is not a number (semicolons do not separate fields";
+    QTest::newRow("sexagesimal with letters")
+        << QByteArray("12h30m00s +12d00m00s\n12h31m00s +12d01m00s\n") << none << none << none << deg
+        << 1 << 1 << "'12h30m00s' is not a number (sexagesimal";
     QTest::newRow("empty file") << QByteArray() << none << none << none << deg << 0 << 0
                                 << "no data rows";
     QTest::newRow("only comments") << QByteArray("# a\n\n  # b\n\r\n") << none << none << none
@@ -844,6 +952,111 @@ void TestCatalogReader::parseFromMemory() {
     compareDegrees(catalog.dec(), {2, 4});
     expectInputError([] { (void)tpacf::parseAsciiCatalog("1 2\n3 x\n", "memory"); },
                      QStringLiteral("memory"), 2, 2, QStringLiteral("'x'"));
+    // The origin is filled from memory as from a file.
+    const tpacf::CatalogOrigin& origin = catalog.origin();
+    QCOMPARE(QString::fromStdString(origin.format), QStringLiteral("ascii"));
+    QCOMPARE(QString::fromStdString(origin.raColumn), QStringLiteral("column 1"));
+    QCOMPARE(QString::fromStdString(origin.decColumn), QStringLiteral("column 2"));
+    QCOMPARE(QString::fromStdString(origin.columnChoice),
+             QStringLiteral("first two columns (no header)"));
+    QCOMPARE(origin.rows, std::uint64_t(2));
+    const Catalog named = tpacf::parseAsciiCatalog("RA_J2000,DEC_J2000\n1,2\n", "memory");
+    QCOMPARE(QString::fromStdString(named.origin().raColumn), QStringLiteral("RA_J2000"));
+    QCOMPARE(QString::fromStdString(named.origin().columnChoice), QStringLiteral("header names"));
+}
+
+// CatalogOrigin says which columns were read, in which unit, how they were chosen, how many rows.
+void TestCatalogReader::origin_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("ra");
+    QTest::addColumn<QString>("dec");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<QString>("region");
+    QTest::addColumn<QString>("unit");
+    QTest::addColumn<bool>("hours");
+    // Expected: RA column, Dec column, weight column, region column, unit, choice, rows.
+    QTest::addColumn<QByteArrayList>("expected");
+    QTest::addColumn<int>("rows");
+    const QString none;
+    QTest::newRow("header names")
+        << QByteArray("TARGETID Z RA_J2000 DEC_J2000\n1 0.5 10 20\n2 0.6 30 40\n") << none << none
+        << none << none << "deg" << false
+        << QByteArrayList{"RA_J2000", "DEC_J2000", "", "", "deg", "header names"} << 2;
+    QTest::newRow("no header") << QByteArray("10 20 3\n30 40 4\n50 60 5\n") << none << none << none
+                               << none << "deg" << false
+                               << QByteArrayList{"column 1", "column 2",
+                                                 "",         "",
+                                                 "deg",      "first two columns (no header)"}
+                               << 3;
+    QTest::newRow("no header, text id column")
+        << QByteArray("gal1 10 20\ngal2 30 40\n") << none << none << none << none << "deg" << false
+        << QByteArrayList{"column 2", "column 3", "",
+                          "",         "deg",      "first two numeric columns (no header)"}
+        << 2;
+    QTest::newRow("weighted, header")
+        << QByteArray("ra,dec,w\n10,20,0.5\n30,40,1.5\n") << none << none << "w" << none << "deg"
+        << false << QByteArrayList{"ra", "dec", "w", "", "deg", "header names"} << 2;
+    QTest::newRow("weighted, no header")
+        << QByteArray("3\n10 20 0.5\n30 40 1.5\n31 41 1\n") << none << none << "3" << none
+        << "arcmin" << false
+        << QByteArrayList{"column 1", "column 2", "column 3",
+                          "",         "arcmin",   "first two columns (no header)"}
+        << 3;
+    QTest::newRow("by flags, RA in hours")
+        << QByteArray("a b c patch\n20 1 1 7\n40 2 2 8\n") << "2"
+        << "a" << none << "patch"
+        << "deg" << true << QByteArrayList{"b",
+                                           "a",
+                                           "",
+                                           "patch",
+                                           "RA in hours, Dec in deg",
+                                           "named by --ra-col/--dec-col"}
+        << 2;
+    QTest::newRow("RA by flag, Dec by position")
+        << QByteArray("0.5 1 20\n0.25 3 40\n") << "2" << none << none << "3"
+        << "rad" << false
+        << QByteArrayList{"column 2",
+                          "column 1",
+                          "",
+                          "column 3",
+                          "rad",
+                          "RA named by --ra-col, Dec the first free numeric column (no header)"}
+        << 2;
+    QTest::newRow("Dec by flag, RA by header name")
+        << QByteArray("ra d\n10 20\n") << none << "d" << none << none << "deg" << false
+        << QByteArrayList{"ra", "d", "", "", "deg", "RA by header name, Dec named by --dec-col"}
+        << 1;
+}
+
+void TestCatalogReader::origin() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, ra);
+    QFETCH(QString, dec);
+    QFETCH(QString, weight);
+    QFETCH(QString, region);
+    QFETCH(QString, unit);
+    QFETCH(bool, hours);
+    QFETCH(QByteArrayList, expected);
+    QFETCH(int, rows);
+    const QString path = writeFile(m_dir, QStringLiteral("origin.txt"), content);
+    ReadOptions options = makeOptions(ra, dec, weight, unit, hours);
+    if (!region.isEmpty())
+        options.regionColumn = ColumnRef::parse(region.toStdString());
+    const Catalog catalog = tpacf::readCatalog(path.toStdString(), options);
+    const tpacf::CatalogOrigin& origin = catalog.origin();
+    QVERIFY(origin.known());
+    QCOMPARE(QString::fromStdString(origin.format), QStringLiteral("ascii"));
+    QCOMPARE(QByteArray::fromStdString(origin.raColumn), expected[0]);
+    QCOMPARE(QByteArray::fromStdString(origin.decColumn), expected[1]);
+    QCOMPARE(QByteArray::fromStdString(origin.weightColumn), expected[2]);
+    QCOMPARE(QByteArray::fromStdString(origin.regionColumn), expected[3]);
+    QCOMPARE(QByteArray::fromStdString(origin.unit), expected[4]);
+    QCOMPARE(QByteArray::fromStdString(origin.columnChoice), expected[5]);
+    QVERIFY(origin.selection.empty());
+    QCOMPARE(origin.rows, std::uint64_t(rows));
+    QCOMPARE(origin.rows, std::uint64_t(catalog.size()));
+    QCOMPARE(catalog.hasWeights(), !expected[2].isEmpty());
+    QCOMPARE(catalog.region().empty(), expected[3].isEmpty());
 }
 
 void TestCatalogReader::randomRoundTrip() {

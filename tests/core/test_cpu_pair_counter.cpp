@@ -1,6 +1,7 @@
 // CpuPairCounter, the exact reference: counts against a naive double loop written here, closed
 // forms (known separations, pairs exactly on an edge, uniform points on the sphere), the
-// scheduling over batches and threads, progress, cancellation and errors.
+// scheduling over batches and threads, progress, cancellation and errors; weighted counts
+// (Σ w_i·w_j per bin) against a double loop, plain, in shares and by region.
 #include "tpacf_test_main.h"
 #include "cancel_latency.h"
 #include "tpacf/bins.h"
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -28,8 +30,12 @@ using tpacf::CountProgress;
 using tpacf::CountTask;
 using tpacf::CpuKernel;
 using tpacf::CpuPairCounter;
+using tpacf::CullingMode;
 using tpacf::PairCounts;
+using tpacf::RegionPairCounts;
 using tpacf::TaskCounts;
+using tpacf::WeightedCounts;
+using tpacf::WorkShare;
 
 namespace {
 
@@ -179,6 +185,162 @@ bool findPairAt(double target, double ra0, double dec0, Catalog& pair) {
     return false;
 }
 
+// A mixedCatalog with weights ("positive": in [0.1, 3); "signed": in [−1, 2), some negative;
+// "none": no weights) and, where regionCount > 0, regions by RA sector, not in catalog order.
+Catalog weightedCatalog(std::size_t n, std::uint64_t seed, const QString& weights,
+                        int regionCount = 0) {
+    const Catalog base = mixedCatalog(n, seed);
+    std::mt19937_64 rng(seed * 7919 + 1);
+    std::uniform_real_distribution<double> positive(0.1, 3.0), mixed(-1.0, 2.0);
+    std::vector<double> weight;
+    if (weights != QLatin1String("none"))
+        for (std::size_t i = 0; i < n; ++i)
+            weight.push_back(weights == QLatin1String("signed") ? mixed(rng) : positive(rng));
+    std::vector<std::int32_t> region;
+    if (regionCount > 0)
+        for (std::size_t i = 0; i < n; ++i) {
+            // Sectors of RA around the clustered centre (RA ≈ 1 rad), and a scatter of points
+            // whose region ignores position, so regions interleave in the catalog.
+            const double ra = base.ra()[i];
+            const auto sector =
+                static_cast<std::int32_t>(std::floor((ra - 1.0 + 0.3) / 0.6 * regionCount * 4)) %
+                regionCount;
+            region.push_back(i % 11 == 0 ? std::int32_t(rng() % std::uint64_t(regionCount))
+                                         : (sector + regionCount) % regionCount);
+        }
+    return Catalog::fromRadians(base.name(), {base.ra().begin(), base.ra().end()},
+                                {base.dec().begin(), base.dec().end()}, std::move(weight),
+                                std::move(region));
+}
+
+// The reference for weighted counts, written out here: every pair, binned by
+// Binning::binOfChord2 on the contract's c², its weight product w_i·w_j (pointWeight) summed in
+// long double, and Σ|w_i·w_j| beside it for tolerances; optionally keyed by region.
+struct WeightedReference {
+    PairCounts raw;
+    std::vector<long double> weighted, magnitude;
+    // By region (regionCount × bins, row-major): pairs touching the region, and within it.
+    std::vector<long double> touching, within, touchingMagnitude, withinMagnitude;
+};
+
+WeightedReference bruteWeighted(const Catalog& a, const Catalog* b, const Binning& binning,
+                                std::size_t regionCount = 0) {
+    const std::size_t bins = binning.count();
+    WeightedReference ref;
+    ref.raw.assign(bins, 0);
+    ref.weighted.assign(bins, 0);
+    ref.magnitude.assign(bins, 0);
+    ref.touching.assign(regionCount * bins, 0);
+    ref.within.assign(regionCount * bins, 0);
+    ref.touchingMagnitude.assign(regionCount * bins, 0);
+    ref.withinMagnitude.assign(regionCount * bins, 0);
+    const Catalog& second = b ? *b : a;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        for (std::size_t j = b ? 0 : i + 1; j < second.size(); ++j) {
+            const int bin = binning.binOfChord2(contractChord2(a, i, second, j));
+            if (bin < 0)
+                continue;
+            const auto k = std::size_t(bin);
+            const double product = tpacf::pointWeight(a, i) * tpacf::pointWeight(second, j);
+            ++ref.raw[k];
+            ref.weighted[k] += product;
+            ref.magnitude[k] += std::abs(product);
+            if (regionCount == 0)
+                continue;
+            const auto ra = std::size_t(a.region()[i]), rb = std::size_t(second.region()[j]);
+            ref.touching[ra * bins + k] += product;
+            ref.touchingMagnitude[ra * bins + k] += std::abs(product);
+            if (rb != ra) {
+                ref.touching[rb * bins + k] += product;
+                ref.touchingMagnitude[rb * bins + k] += std::abs(product);
+            } else {
+                ref.within[ra * bins + k] += product;
+                ref.withinMagnitude[ra * bins + k] += std::abs(product);
+            }
+        }
+    }
+    return ref;
+}
+
+// bruteWeighted of a weighted row's catalogs, computed once per catalogs and bins (the rows
+// differ in threads and culling only).
+const WeightedReference& cachedReference(const QString& key, const Catalog& a, const Catalog* b,
+                                         const Binning& binning, std::size_t regionCount = 0) {
+    static std::map<QString, WeightedReference> cache;
+    const auto known = cache.find(key);
+    if (known != cache.end())
+        return known->second;
+    return cache.emplace(key, bruteWeighted(a, b, binning, regionCount)).first->second;
+}
+
+// got within 1e-12 of want relative to Σ|w_i·w_j| of the bin (for positive weights that is the
+// bin's sum itself); an empty bin must be exactly 0.
+QByteArray compareWeighted(const std::vector<double>& got, const std::vector<long double>& want,
+                           const std::vector<long double>& magnitude, const char* what) {
+    if (got.size() != want.size())
+        return QByteArray(what) + ": " + QByteArray::number(qulonglong(got.size())) +
+               " values, want " + QByteArray::number(qulonglong(want.size()));
+    QByteArray text;
+    for (std::size_t k = 0; k < got.size(); ++k) {
+        const long double error = std::abs(static_cast<long double>(got[k]) - want[k]);
+        if (error > 1e-12L * magnitude[k] || (magnitude[k] == 0 && got[k] != 0))
+            text += QByteArray(what) + " " + QByteArray::number(qulonglong(k)) + ": got " +
+                    QByteArray::number(got[k], 'g', 17) + ", want " +
+                    QByteArray::number(double(want[k]), 'g', 17) + "; ";
+    }
+    return text;
+}
+
+#define COMPARE_WEIGHTED(got, want, magnitude, what)                                               \
+    do {                                                                                           \
+        const QByteArray problems_ = compareWeighted((got), (want), (magnitude), (what));          \
+        QVERIFY2(problems_.isEmpty(), problems_.constData());                                      \
+    } while (false)
+
+// Small log bins (the culled path counts runs and adds cell pairs whole) or linear 2.5° bins
+// from 0 (a cell smaller than 2.5° then lies whole in bin 0 with itself: ((Σw)² − Σw²)/2).
+Binning weightedBinning(const QString& bins) {
+    return bins == QLatin1String("small")
+               ? Binning(BinSpec::logCount(0.01, 60.0, AngleUnit::Arcminute, 12))
+               : Binning(linearBins());
+}
+
+void addWeightedRows() {
+    QTest::addColumn<QString>("kind");    // auto, cross, unweighted-first, unweighted-second
+    QTest::addColumn<QString>("weights"); // positive, signed
+    QTest::addColumn<QString>("bins");
+    QTest::addColumn<bool>("culled");
+    QTest::addColumn<int>("threads");
+    for (const char* kind : {"auto", "cross", "unweighted-first", "unweighted-second"})
+        for (const char* weights : {"positive", "signed"})
+            for (const char* bins : {"linear", "small"})
+                for (bool culled : {false, true})
+                    for (int threads : {1, 2, 3})
+                        QTest::addRow("%s %s %s %s threads=%d", kind, weights, bins,
+                                      culled ? "culled" : "brute", threads)
+                            << QString::fromLatin1(kind) << QString::fromLatin1(weights)
+                            << QString::fromLatin1(bins) << culled << threads;
+}
+
+// The catalogs of a weighted row: `first` and (cross) `second`, one of them without weights
+// where the kind says so.
+struct WeightedPair {
+    Catalog first, second;
+    bool cross = false;
+    CountTask task() const { return {&first, cross ? &second : nullptr}; }
+};
+
+WeightedPair weightedPair(const QString& kind, const QString& weights, int regionCount = 0) {
+    WeightedPair p;
+    p.cross = kind != QLatin1String("auto");
+    const QString none = QStringLiteral("none");
+    p.first = weightedCatalog(1600, 41, kind == QLatin1String("unweighted-first") ? none : weights,
+                              regionCount);
+    p.second = weightedCatalog(
+        1200, 42, kind == QLatin1String("unweighted-second") ? none : weights, regionCount);
+    return p;
+}
+
 } // namespace
 
 class TestCpuPairCounter : public QObject {
@@ -210,6 +372,14 @@ private slots:
     void cancelWhileCounting_data();
     void cancelWhileCounting();
     void callbackExceptionPropagates();
+    void weightedMatchesBruteForce_data();
+    void weightedMatchesBruteForce();
+    void weightedSharesAddUp_data();
+    void weightedSharesAddUp();
+    void weightedByRegion_data();
+    void weightedByRegion();
+    void weightedProgress_data();
+    void weightedProgress();
 };
 
 void TestCpuPairCounter::pairTotal_data() {
@@ -657,6 +827,205 @@ void TestCpuPairCounter::callbackExceptionPropagates() {
     control.onProgress = [](const CountProgress&) { throw std::runtime_error("sink failed"); };
     QVERIFY_THROWS_EXCEPTION(std::runtime_error,
                              CpuPairCounter(2).countAuto(catalog, Binning(logBins()), control));
+}
+
+void TestCpuPairCounter::weightedMatchesBruteForce_data() {
+    addWeightedRows();
+}
+
+void TestCpuPairCounter::weightedMatchesBruteForce() {
+    QFETCH(QString, kind);
+    QFETCH(QString, weights);
+    QFETCH(QString, bins);
+    QFETCH(bool, culled);
+    QFETCH(int, threads);
+    const WeightedPair p = weightedPair(kind, weights);
+    const Binning binning = weightedBinning(bins);
+    // The weighted task beside unweighted ones of the same catalogs, in one batch.
+    const Catalog plainFirst = weightedCatalog(1600, 41, QStringLiteral("none"));
+    const std::vector<CountTask> tasks = {
+        p.task(), {&plainFirst, nullptr}, {&plainFirst, &p.second}};
+    QVERIFY(tasks[0].weighted());
+    // 3 threads take the portable kernel, so both weighted kernels meet the reference here.
+    CpuPairCounter counter(threads, threads == 3 ? CpuKernel::Portable : CpuKernel::Best);
+    counter.setCulling(culled ? CullingMode::On : CullingMode::Off);
+    const std::vector<TaskCounts> counts = counter.countBatch(tasks, binning);
+    QCOMPARE(counter.lastBatchCulled(), culled);
+    QCOMPARE(counts.size(), tasks.size());
+
+    const WeightedReference& want =
+        cachedReference(kind + weights + bins, p.first, p.cross ? &p.second : nullptr, binning);
+    COMPARE_COUNTS(counts[0].raw, want.raw);
+    QVERIFY(counts[0].isWeighted());
+    COMPARE_WEIGHTED(counts[0].weighted, want.weighted, want.magnitude, "bin");
+    // Raw counts of a weighted task are the unweighted counts of the same points.
+    if (!p.cross)
+        COMPARE_COUNTS(counts[0].raw, counts[1].raw);
+    QVERIFY(std::accumulate(want.raw.begin(), want.raw.end(), std::uint64_t{0}) > 0);
+    // Unweighted tasks of the batch keep their weighted sums empty (plainFirst × second is
+    // weighted where second has weights).
+    QVERIFY(!counts[1].isWeighted());
+    QCOMPARE(counts[2].isWeighted(), p.second.hasWeights());
+    COMPARE_COUNTS(counts[1].raw, naiveCounts(plainFirst, nullptr, binning));
+}
+
+void TestCpuPairCounter::weightedSharesAddUp_data() {
+    QTest::addColumn<QString>("weights");
+    QTest::addColumn<bool>("culled");
+    QTest::addColumn<int>("parts");
+    for (const char* weights : {"positive", "signed"})
+        for (bool culled : {false, true})
+            for (int parts : {2, 3, 5})
+                QTest::addRow("%s %s parts=%d", weights, culled ? "culled" : "brute", parts)
+                    << QString::fromLatin1(weights) << culled << parts;
+}
+
+void TestCpuPairCounter::weightedSharesAddUp() {
+    QFETCH(QString, weights);
+    QFETCH(bool, culled);
+    QFETCH(int, parts);
+    // Enough tiles (3000 points: 3 × 3 blocks) for every share to hold some.
+    const Catalog d = weightedCatalog(3000, 51, weights);
+    const Catalog r = weightedCatalog(2500, 52, QStringLiteral("none"));
+    const std::vector<CountTask> tasks = {{&d, nullptr}, {&d, &r}, {&r, nullptr}};
+    const Binning binning = weightedBinning(QStringLiteral("small"));
+    CpuPairCounter counter(2);
+    counter.setCulling(culled ? CullingMode::On : CullingMode::Off);
+    const std::vector<TaskCounts> whole = counter.countBatch(tasks, binning);
+
+    std::vector<TaskCounts> sum(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        sum[t].raw.assign(binning.count(), 0);
+        if (tasks[t].weighted())
+            sum[t].weighted.assign(binning.count(), 0.0);
+    }
+    for (int part = 0; part < parts; ++part) {
+        CountControl control;
+        control.share = WorkShare{std::uint32_t(part), std::uint32_t(parts)};
+        const std::vector<TaskCounts> share = counter.countBatch(tasks, binning, control);
+        for (std::size_t t = 0; t < tasks.size(); ++t) {
+            QCOMPARE(share[t].isWeighted(), tasks[t].weighted());
+            for (std::size_t k = 0; k < binning.count(); ++k) {
+                sum[t].raw[k] += share[t].raw[k];
+                if (share[t].isWeighted())
+                    sum[t].weighted[k] += share[t].weighted[k];
+            }
+        }
+    }
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        COMPARE_COUNTS(sum[t].raw, whole[t].raw);
+        if (!tasks[t].weighted()) {
+            QVERIFY(!whole[t].isWeighted());
+            continue;
+        }
+        const WeightedReference want = bruteWeighted(*tasks[t].first, tasks[t].second, binning);
+        COMPARE_WEIGHTED(whole[t].weighted, want.weighted, want.magnitude, "whole, bin");
+        COMPARE_WEIGHTED(sum[t].weighted, want.weighted, want.magnitude, "shares, bin");
+    }
+}
+
+void TestCpuPairCounter::weightedByRegion_data() {
+    addWeightedRows();
+}
+
+void TestCpuPairCounter::weightedByRegion() {
+    QFETCH(QString, kind);
+    QFETCH(QString, weights);
+    QFETCH(QString, bins);
+    QFETCH(bool, culled);
+    QFETCH(int, threads);
+    const std::size_t regions = 5;
+    const WeightedPair p = weightedPair(kind, weights, int(regions));
+    const Binning binning = weightedBinning(bins);
+    const std::size_t nBins = binning.count();
+    const Catalog plain = weightedCatalog(900, 43, QStringLiteral("none"), int(regions));
+    const std::vector<CountTask> tasks = {p.task(), {&plain, nullptr}};
+    CpuPairCounter counter(threads);
+    counter.setCulling(culled ? CullingMode::On : CullingMode::Off);
+    const std::vector<RegionPairCounts> counts =
+        counter.countBatchByRegion(tasks, binning, regions);
+    QCOMPARE(counter.lastBatchCulled(), culled);
+    QCOMPARE(counts.size(), tasks.size());
+
+    // The unweighted task: no weighted tallies.
+    QVERIFY(!counts[1].isWeighted());
+    QVERIFY(counts[1].weightedTouching.empty() && counts[1].weightedWithin.empty());
+
+    const RegionPairCounts& got = counts[0];
+    const WeightedReference& want =
+        cachedReference(QStringLiteral("regions ") + kind + weights + bins, p.first,
+                        p.cross ? &p.second : nullptr, binning, regions);
+    COMPARE_COUNTS(got.total, want.raw);
+    QVERIFY(got.isWeighted());
+    COMPARE_WEIGHTED(got.weightedTotal, want.weighted, want.magnitude, "total bin");
+    COMPARE_WEIGHTED(got.weightedTouching, want.touching, want.touchingMagnitude,
+                     "touching (region*bins+bin)");
+    COMPARE_WEIGHTED(got.weightedWithin, want.within, want.withinMagnitude,
+                     "within (region*bins+bin)");
+    // Leave-one-out: the pairs not touching the region; its tolerance is that of the total and
+    // the touching sum it is the difference of.
+    std::vector<double> leaveOneOut(regions * nBins);
+    std::vector<long double> wantLeaveOneOut(regions * nBins), magnitude(regions * nBins);
+    for (std::size_t r = 0; r < regions; ++r)
+        for (std::size_t k = 0; k < nBins; ++k) {
+            leaveOneOut[r * nBins + k] = got.weightedLeaveOneOut(r, k);
+            wantLeaveOneOut[r * nBins + k] = want.weighted[k] - want.touching[r * nBins + k];
+            magnitude[r * nBins + k] = want.magnitude[k] + want.touchingMagnitude[r * nBins + k];
+        }
+    COMPARE_WEIGHTED(leaveOneOut, wantLeaveOneOut, magnitude, "leave-one-out (region*bins+bin)");
+    // Every region holds weighted pairs somewhere, so the per-region check is not empty.
+    for (std::size_t r = 0; r < regions; ++r) {
+        long double touched = 0;
+        for (std::size_t k = 0; k < nBins; ++k)
+            touched += want.touchingMagnitude[r * nBins + k];
+        QVERIFY(touched > 0);
+    }
+}
+
+void TestCpuPairCounter::weightedProgress_data() {
+    QTest::addColumn<bool>("culled");
+    QTest::addColumn<bool>("byRegion");
+    for (bool culled : {false, true})
+        for (bool byRegion : {false, true})
+            QTest::addRow("%s %s", culled ? "culled" : "brute", byRegion ? "by region" : "plain")
+                << culled << byRegion;
+}
+
+void TestCpuPairCounter::weightedProgress() {
+    QFETCH(bool, culled);
+    QFETCH(bool, byRegion);
+    const Catalog d = weightedCatalog(4000, 61, QStringLiteral("positive"), 4);
+    const Catalog r = weightedCatalog(3000, 62, QStringLiteral("none"), 4);
+    const std::vector<CountTask> tasks = {{&d, nullptr}, {&d, &r}, {&r, nullptr}};
+    const Binning binning = weightedBinning(QStringLiteral("linear"));
+    std::vector<CountProgress> reports;
+    CountControl control;
+    control.onProgress = [&](const CountProgress& progress) { reports.push_back(progress); };
+    CpuPairCounter counter(2);
+    counter.setCulling(culled ? CullingMode::On : CullingMode::Off);
+    std::vector<WeightedCounts> result(tasks.size());
+    if (byRegion) {
+        const auto counts = counter.countBatchByRegion(tasks, binning, 4, control);
+        for (std::size_t t = 0; t < tasks.size(); ++t)
+            result[t] = counts[t].weightedTotal;
+    } else {
+        const auto counts = counter.countBatch(tasks, binning, control);
+        for (std::size_t t = 0; t < tasks.size(); ++t)
+            result[t] = counts[t].weighted;
+    }
+    QVERIFY(!reports.empty());
+    for (const CountProgress& p : reports) {
+        if (p.partialWeighted.empty())
+            continue;
+        QCOMPARE(p.partialWeighted.size(), tasks.size());
+        for (std::size_t t = 0; t < tasks.size(); ++t)
+            QCOMPARE(p.partialWeighted[t].size(), tasks[t].weighted() ? binning.count() : 0);
+    }
+    // The final snapshot is the result, bit for bit.
+    QCOMPARE(reports.back().partialWeighted.size(), tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        QVERIFY(reports.back().partialWeighted[t] == result[t]);
+    QVERIFY(result[2].empty());
 }
 
 TPACF_TEST_MAIN(TestCpuPairCounter)

@@ -874,7 +874,7 @@ void TestJackknife::output() {
     QVERIFY(plainCsv.str().find(",w\n") != std::string::npos);
     QVERIFY(plainCsv.str().find("w_err") == std::string::npos);
     QVERIFY(jackCsv.str().find(",w,w_err\n") != std::string::npos);
-    QVERIFY(jackCsv.str().find("# jackknife: 4 regions") != std::string::npos);
+    QVERIFY(jackCsv.str().find("#   jackknife: '4 regions") != std::string::npos);
     QVERIFY_THROWS_EXCEPTION(ConfigError, [&] {
         std::ostringstream out;
         writeCovarianceCsv(out, plain);

@@ -64,8 +64,18 @@ std::vector<std::string> linesOf(const std::string& text) {
     return lines;
 }
 
+// `wanted` as "# key: value": the ECSV header holds it as the metadata line "#   key: 'value'"
+// (YAML single quotes, a quote written twice).
 bool hasLine(const std::vector<std::string>& lines, const std::string& wanted) {
-    return std::find(lines.begin(), lines.end(), wanted) != lines.end();
+    std::string line = wanted;
+    const std::size_t colon = wanted.find(": ");
+    if (wanted.rfind("# ", 0) == 0 && colon != std::string::npos) {
+        line = "#   " + wanted.substr(2, colon - 2) + ": '";
+        for (const char c : wanted.substr(colon + 2))
+            line += c == '\'' ? std::string("''") : std::string(1, c);
+        line += "'";
+    }
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
 }
 
 bool anyLineContains(const std::vector<std::string>& lines, const std::string& part) {
@@ -140,7 +150,7 @@ void TestResultIo::csvMetadataLines() {
     QVERIFY(hasLine(lines, "# status: completed"));
 
     const QRegularExpression created(
-        QStringLiteral("^# created: \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$"));
+        QStringLiteral("^#   created: '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z'$"));
     bool dated = false;
     for (const std::string& line : lines)
         dated = dated || created.match(QString::fromStdString(line)).hasMatch();
@@ -403,9 +413,9 @@ void TestResultIo::cullingRecorded() {
                             [&](const std::string& l) { return l.rfind(wanted, 0) == 0; }) -
                lines.begin();
     };
-    QCOMPARE(at("# culling: "), at("# precision: ") + 1);
+    QCOMPARE(at("#   culling: "), at("#   precision: ") + 1);
     QCOMPARE(std::count_if(lines.begin(), lines.end(),
-                           [](const std::string& l) { return l.rfind("# culling: ", 0) == 0; }),
+                           [](const std::string& l) { return l.rfind("#   culling: ", 0) == 0; }),
              std::ptrdiff_t{1});
 
     // JSON: what was used and what was asked for.

@@ -1,10 +1,13 @@
 // CatalogSet: changes read in the background apply whole and in the order they were queued; a
 // file that cannot be read leaves the catalogs as they were; removal, the loading line, region
-// label reads and the overwrite guard.
+// label reads and the overwrite guard; the second sample (data2, randoms2) of a cross-correlation
+// and the weight column of a source.
 #include "catalog_set.h"
 #include "tpacf_test_main.h"
 
 #include <tpacf/mock.h>
+
+#include <algorithm>
 
 #include <QFile>
 #include <QSignalSpy>
@@ -39,6 +42,10 @@ private Q_SLOTS:
     void loadingDescriptionNamesTheFile();
     void regionLabelReadDoesNotChangeTheSet();
     void loadedSourceAtFindsLoadedFiles();
+    void secondSampleLoadsBesideTheFirst();
+    void secondSampleRemovalAndReplaceAll();
+    void regionLabelsCoverTheSecondSample();
+    void weightColumnReachesTheReader();
 
 private:
     QString write(const QString& name, std::size_t count, std::uint64_t seed);
@@ -280,6 +287,177 @@ void TestCatalogSet::loadedSourceAtFindsLoadedFiles() {
     QVERIFY(set.loadedSourceAt(m_dir.filePath(QStringLiteral("./a.txt"))));
     QVERIFY(!set.loadedSourceAt(m_b));
     QVERIFY(!set.loadedSourceAt(m_dir.filePath(QStringLiteral("new.csv"))));
+}
+
+void TestCatalogSet::secondSampleLoadsBesideTheFirst() {
+    CatalogSet set;
+    CatalogChange first;
+    first.data = CatalogSource{m_a};
+    first.randoms = {CatalogSource{m_r1}};
+    set.queueChange(first);
+    QVERIFY(waitIdle(set));
+    QVERIFY(!set.hasSecondSample());
+    QVERIFY(!set.data2Catalog());
+
+    // The second sample in one change: the first is untouched.
+    CatalogChange second;
+    second.data2 = CatalogSource{m_b};
+    second.randoms2 = {CatalogSource{m_r2}};
+    QSignalSpy changed(&set, &CatalogSet::catalogsChanged);
+    set.queueChange(second);
+    QCOMPARE(set.loadingDescription(), QStringLiteral("Reading b.txt (1 of 2 files)…"));
+    QVERIFY(waitIdle(set));
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(set.hasSecondSample());
+    QCOMPARE(set.dataCatalog()->size(), std::size_t(101));
+    QCOMPARE(set.randomCatalogs().size(), std::size_t(1));
+    QCOMPARE(set.randomCatalogs().front()->size(), std::size_t(303));
+    QVERIFY(set.data2());
+    QVERIFY(set.data2()->source == CatalogSource{m_b});
+    QCOMPARE(set.data2Catalog()->size(), std::size_t(202));
+    QCOMPARE(set.random2Catalogs().size(), std::size_t(1));
+    QCOMPARE(set.random2Catalogs().front()->size(), std::size_t(404));
+    // Its files are loaded files too (the overwrite guard covers them).
+    QVERIFY(set.loadedSourceAt(m_b));
+    QVERIFY(set.loadedSourceAt(m_r2));
+
+    // More randoms of the second sample add; a new data2 replaces the old.
+    CatalogChange more;
+    more.randoms2 = {CatalogSource{m_r1}};
+    more.data2 = CatalogSource{m_a};
+    set.queueChange(more);
+    QVERIFY(waitIdle(set));
+    QCOMPARE(set.data2Catalog()->size(), std::size_t(101));
+    QCOMPARE(set.randoms2().size(), 2);
+    QCOMPARE(set.randoms2()[1].catalog->size(), std::size_t(303));
+    QCOMPARE(set.randoms().size(), 1);
+
+    // A bad file in a second-sample change leaves everything as it was.
+    CatalogChange bad;
+    bad.data2 = CatalogSource{m_b};
+    bad.randoms2 = {CatalogSource{m_bad}};
+    QSignalSpy failed(&set, &CatalogSet::changeFailed);
+    set.queueChange(bad);
+    QVERIFY(waitIdle(set));
+    QCOMPARE(failed.count(), 1);
+    QCOMPARE(set.data2Catalog()->size(), std::size_t(101));
+    QCOMPARE(set.randoms2().size(), 2);
+}
+
+void TestCatalogSet::secondSampleRemovalAndReplaceAll() {
+    CatalogSet set;
+    CatalogChange initial;
+    initial.data = CatalogSource{m_a};
+    initial.randoms = {CatalogSource{m_r1}, CatalogSource{m_r2}};
+    initial.data2 = CatalogSource{m_b};
+    initial.randoms2 = {CatalogSource{m_r2}, CatalogSource{m_r1}};
+    set.queueChange(initial);
+    QVERIFY(!set.removeRandom2(0)); // refused while loading
+    QVERIFY(!set.clearSecondSample());
+    QVERIFY(waitIdle(set));
+    QSignalSpy changed(&set, &CatalogSet::catalogsChanged);
+    QVERIFY(!set.removeRandom2(2));
+    QVERIFY(!set.removeRandom2(-1));
+    QCOMPARE(changed.count(), 0);
+    QVERIFY(set.removeRandom2(0));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(set.randoms2().size(), 1);
+    QCOMPARE(set.randoms2().front().catalog->size(), std::size_t(303));
+    QCOMPARE(set.randoms().size(), 2); // the first sample's randoms are not touched
+
+    QVERIFY(set.clearSecondSample());
+    QCOMPARE(changed.count(), 2);
+    QVERIFY(!set.hasSecondSample());
+    QVERIFY(!set.data2());
+    QVERIFY(set.randoms2().isEmpty());
+    QCOMPARE(set.randoms().size(), 2);
+    QVERIFY(!set.clearSecondSample()); // nothing left to clear
+    QCOMPARE(changed.count(), 2);
+
+    // replaceAll (a session, the sample) replaces the second sample too: with none, none.
+    set.queueChange(initial);
+    QVERIFY(waitIdle(set));
+    QVERIFY(set.hasSecondSample());
+    CatalogChange oneSample;
+    oneSample.replaceAll = true;
+    oneSample.data = CatalogSource{m_b};
+    oneSample.randoms = {CatalogSource{m_r1}};
+    set.queueChange(oneSample);
+    QVERIFY(waitIdle(set));
+    QVERIFY(!set.hasSecondSample());
+    QCOMPARE(set.dataCatalog()->size(), std::size_t(202));
+}
+
+void TestCatalogSet::regionLabelsCoverTheSecondSample() {
+    const QString labelledData = m_dir.filePath(QStringLiteral("labelled_data.txt"));
+    const QString labelledRandom = m_dir.filePath(QStringLiteral("labelled_random.txt"));
+    CatalogSet set;
+    CatalogChange initial;
+    initial.data = CatalogSource{labelledData};
+    initial.randoms = {CatalogSource{labelledRandom}};
+    initial.data2 = CatalogSource{labelledRandom};
+    initial.randoms2 = {CatalogSource{labelledData}};
+    set.queueChange(initial);
+    QVERIFY(waitIdle(set));
+    // In the order data, randoms, data2, randoms2 (the run controller splits them so).
+    QSignalSpy read(&set, &CatalogSet::regionLabelsRead);
+    set.readRegionLabels(QStringLiteral("3"));
+    QVERIFY(read.wait(kTimeoutMs));
+    const auto catalogs = read.front().at(1).value<CatalogList>();
+    QCOMPARE(catalogs.size(), 4);
+    const std::size_t sizes[4] = {12, 20, 20, 12};
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(catalogs[i]->size(), sizes[i]);
+        QCOMPARE(catalogs[i]->region().size(), sizes[i]);
+    }
+}
+
+void TestCatalogSet::weightColumnReachesTheReader() {
+    // ra dec w: the weights are the third column; the set reads them only when asked to.
+    const QString path = m_dir.filePath(QStringLiteral("weighted.txt"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("10 1 0.5\n11 2 1.25\n12 3 -0.75\n13 4 2\n");
+    }
+    CatalogSource source{path};
+    source.weightColumn = 3;
+    QCOMPARE(source.readOptions().weightColumn.index, 3);
+    QVERIFY(!CatalogSource{path}.readOptions().weightColumn.isSet());
+    CatalogSet set;
+    CatalogChange change;
+    change.data = source;
+    change.data2 = CatalogSource{path}; // the same file without weights
+    set.queueChange(change);
+    QVERIFY(waitIdle(set));
+    const std::vector<double> expected = {0.5, 1.25, -0.75, 2.0};
+    QVERIFY(set.dataCatalog()->hasWeights());
+    QVERIFY(std::equal(expected.begin(), expected.end(), set.dataCatalog()->weight().begin(),
+                       set.dataCatalog()->weight().end()));
+    QVERIFY(!set.data2Catalog()->hasWeights());
+    QCOMPARE(set.data()->source.weightColumn, 3);
+
+    // A weight that is not a number: the change fails naming file, line and column.
+    const QString badPath = m_dir.filePath(QStringLiteral("bad_weight.txt"));
+    {
+        QFile file(badPath);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("10 1 0.5\n11 2 nan\n");
+    }
+    CatalogSource bad{badPath};
+    bad.weightColumn = 3;
+    CatalogChange badChange;
+    badChange.data = bad;
+    QSignalSpy failed(&set, &CatalogSet::changeFailed);
+    set.queueChange(badChange);
+    QVERIFY(waitIdle(set));
+    QCOMPARE(failed.count(), 1);
+    const QString message = failed.front().at(1).toString();
+    QVERIFY2(message.contains(QStringLiteral("bad_weight.txt")) &&
+                 message.contains(QStringLiteral("line 2")) &&
+                 message.contains(QStringLiteral("column 3")),
+             qPrintable(message));
+    QVERIFY(set.dataCatalog()->hasWeights()); // as it was
 }
 
 TPACF_TEST_MAIN(TestCatalogSet)

@@ -1,21 +1,32 @@
 // The Catalogs and Run docks on their own: what the catalog list shows (groups, compact N,
 // extents, tooltips, selection), buttons driving the window's actions, and the Run panel's
-// enabled states, reason colours, progress text and outcomes; the catalog dialogs' filter.
+// enabled states, reason colours, progress text and outcomes; the catalog dialogs' filter; the
+// Binning panel's custom edges (typed, loaded from a file, kept by a session).
+#include "binning_panel.h"
 #include "catalogs_panel.h"
 #include "main_window.h"
 #include "run_panel.h"
+#include "session.h"
 #include "tpacf_test_main.h"
 
 #include <tpacf/catalog_formats.h>
 
 #include <QAction>
+#include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
+
+#include <cstring>
 
 using namespace tpacf;
 using namespace tpacf::ui;
@@ -27,7 +38,26 @@ LoadedCatalog loaded(const QString& path, std::vector<double> raDeg, std::vector
                                      path.toStdString(), std::move(raDeg), std::move(decDeg)))};
 }
 
+bool sameBits(double a, double b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+bool sameEdges(const std::vector<double>& a, const QList<double>& b) {
+    if (a.size() != std::size_t(b.size()))
+        return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        if (!sameBits(a[k], b[qsizetype(k)]))
+            return false;
+    return true;
+}
+
+void selectScale(BinningPanel& panel, BinScale scale) {
+    panel.scaleCombo()->setCurrentIndex(panel.scaleCombo()->findData(int(scale)));
+}
+
 } // namespace
+
+Q_DECLARE_METATYPE(tpacf::AngleUnit)
 
 class TestPanels : public QObject {
     Q_OBJECT
@@ -45,6 +75,11 @@ private Q_SLOTS:
     void durationAndRateFormats();
     void outcomesAndStaleLine();
     void fileDialogFilterListsEveryFormat();
+    void binningCustomEdges_data();
+    void binningCustomEdges();
+    void binningCustomStartsFromShownBins();
+    void binningLoadsEdgesFiles();
+    void binningCustomEdgesRoundTrip();
 };
 
 void TestPanels::initTestCase() {
@@ -283,6 +318,200 @@ void TestPanels::fileDialogFilterListsEveryFormat() {
     }
     QCOMPARE(inParentheses(filters.front()), all);
     QCOMPARE(all.contains(QStringLiteral("*.fits")), tpacf::fitsSupported());
+}
+
+void TestPanels::binningCustomEdges_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<AngleUnit>("unit");
+    QTest::addColumn<QList<double>>("edges"); // empty: invalid
+    QTest::addColumn<QString>("problem");
+    const auto arcmin = AngleUnit::Arcminute;
+    const QList<double> corrfunc{0.1, 0.3, 1, 3};
+    QTest::newRow("commas") << QStringLiteral("0.1, 0.3, 1, 3") << arcmin << corrfunc << QString();
+    QTest::newRow("spaces, tabs, newlines")
+        << QStringLiteral(" 0.1 0.3\t1\n3 ") << arcmin << corrfunc << QString();
+    QTest::newRow("commas without spaces, comment")
+        << QStringLiteral("0.1,0.3,1,3 # Corrfunc") << arcmin << corrfunc << QString();
+    QTest::newRow("from 0 in deg") << QStringLiteral("0, 90, 180") << AngleUnit::Degree
+                                   << QList<double>{0, 90, 180} << QString();
+    QTest::newRow("last digit kept") << QStringLiteral("0.1, 0.30000000000000004") << arcmin
+                                     << QList<double>{0.1, 0.1 + 0.2} << QString();
+    QTest::newRow("unsorted") << QStringLiteral("0.1, 1, 0.3") << arcmin << QList<double>{}
+                              << QStringLiteral("edge 3 (0.3 arcmin) is not greater than edge 2");
+    QTest::newRow("duplicate") << QStringLiteral("1, 1") << arcmin << QList<double>{}
+                               << QStringLiteral("edge 2 (1 arcmin) is not greater");
+    QTest::newRow("not a number") << QStringLiteral("0.1, abc, 3") << arcmin << QList<double>{}
+                                  << QStringLiteral("\"abc\" (item 2) is not a number");
+    QTest::newRow("decimal comma reads as two numbers")
+        << QStringLiteral("0,5; 1") << arcmin << QList<double>{}
+        << QStringLiteral("\"5;\" (item 2) is not a number");
+    QTest::newRow("nan") << QStringLiteral("0.1, nan") << arcmin << QList<double>{}
+                         << QStringLiteral("\"nan\" (item 2) is not a finite number");
+    QTest::newRow("beyond 180 deg")
+        << QStringLiteral("1, 181") << AngleUnit::Degree << QList<double>{}
+        << QStringLiteral("edge 2 (181 deg) is beyond 180 deg");
+    QTest::newRow("negative") << QStringLiteral("-1, 2") << arcmin << QList<double>{}
+                              << QStringLiteral("edge 1 (-1 arcmin) is negative");
+    QTest::newRow("one edge") << QStringLiteral("5") << arcmin << QList<double>{}
+                              << QStringLiteral("at least 2 edges, got 1");
+    QTest::newRow("empty") << QString() << arcmin << QList<double>{}
+                           << QStringLiteral("at least 2 edges, got 0");
+}
+
+void TestPanels::binningCustomEdges() {
+    QFETCH(QString, text);
+    QFETCH(AngleUnit, unit);
+    QFETCH(QList<double>, edges);
+    QFETCH(QString, problem);
+    BinningPanel panel;
+    panel.setSpec(BinSpec::linearCount(0, 10, unit, 5));
+    QVERIFY(panel.isValid());
+    QVERIFY(!panel.edgesEdit()->isVisibleTo(&panel));
+    QSignalSpy changed(&panel, &BinningPanel::changed);
+    selectScale(panel, BinScale::Custom);
+    QVERIFY(panel.edgesEdit()->isVisibleTo(&panel));
+    QVERIFY(panel.loadEdgesButton()->isVisibleTo(&panel));
+    QVERIFY(!panel.minSpin()->isVisibleTo(&panel) && !panel.sizeSpin()->isVisibleTo(&panel));
+    panel.edgesEdit()->setText(text);
+    QVERIFY(changed.count() >= 2);
+
+    auto* inlineError = panel.findChild<QLabel*>(QStringLiteral("binningError"));
+    QVERIFY(inlineError);
+    QCOMPARE(panel.spec().scale, BinScale::Custom);
+    QCOMPARE(panel.spec().unit, unit);
+    if (edges.isEmpty()) {
+        QVERIFY(!panel.isValid());
+        QVERIFY2(panel.problem().contains(problem), qPrintable(panel.problem()));
+        QVERIFY(!inlineError->isHidden());
+        QCOMPARE(inlineError->text(), panel.problem());
+        // The field is tinted like the spin boxes are for their values.
+        QCOMPARE(panel.edgesEdit()->palette().color(QPalette::Base), QColor(0xff, 0xdd, 0xdd));
+        return;
+    }
+    QVERIFY2(panel.isValid(), qPrintable(panel.problem()));
+    QVERIFY(panel.problem().isEmpty());
+    QVERIFY(inlineError->isHidden());
+    QVERIFY(sameEdges(panel.spec().edges, edges));
+    const auto binningEdges = panel.binning()->edges();
+    QVERIFY(sameEdges({binningEdges.begin(), binningEdges.end()}, edges));
+    QCOMPARE(panel.binning()->count(), std::size_t(edges.size() - 1));
+    QVERIFY(panel.edgesEdit()->palette().color(QPalette::Base) != QColor(0xff, 0xdd, 0xdd));
+
+    // Back to linear: the range and size fields come back as they were.
+    selectScale(panel, BinScale::Linear);
+    QVERIFY(panel.isValid());
+    QCOMPARE(panel.binning()->count(), std::size_t(5));
+    QCOMPARE(panel.spec().max, 10.0);
+}
+
+void TestPanels::binningCustomStartsFromShownBins() {
+    BinningPanel panel;
+    panel.setSpec(BinSpec::logCount(1, 100, AngleUnit::Degree, 4));
+    const auto shown = panel.binning()->edges();
+    const std::vector<double> before(shown.begin(), shown.end());
+    selectScale(panel, BinScale::Custom);
+    QVERIFY2(panel.isValid(), qPrintable(panel.problem()));
+    // Bit for bit: the field holds each edge in its shortest exact form.
+    QCOMPARE(panel.spec().edges.size(), before.size());
+    for (std::size_t k = 0; k < before.size(); ++k)
+        QVERIFY(sameBits(panel.spec().edges[k], before[k]));
+    QVERIFY(!panel.edgesEdit()->text().isEmpty());
+}
+
+void TestPanels::binningLoadsEdgesFiles() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto write = [&](const QString& name, const QByteArray& bytes) {
+        QFile file(dir.filePath(name));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QCOMPARE(file.write(bytes), bytes.size());
+    };
+    write(QStringLiteral("lines.txt"), "# edges\n0.1\n0.3\n\n1\n3\n");
+    write(QStringLiteral("rows.txt"), "0.1 0.3\n0.3 1  # middle\n1 3\n");
+    write(QStringLiteral("gap.txt"), "0.1 0.3\n0.4 1\n");
+    const QList<double> expected{0.1, 0.3, 1, 3};
+
+    for (const QString& name : {QStringLiteral("lines.txt"), QStringLiteral("rows.txt")}) {
+        BinningPanel panel;
+        panel.setSpec(BinSpec::linearCount(0, 10, AngleUnit::Degree, 5));
+        QString error;
+        QVERIFY2(panel.loadEdgesFile(dir.filePath(name), &error), qPrintable(error));
+        QVERIFY(error.isEmpty());
+        QCOMPARE(panel.scaleCombo()->currentData().toInt(), int(BinScale::Custom));
+        QVERIFY(panel.edgesEdit()->isVisibleTo(&panel));
+        QVERIFY(panel.isValid());
+        QCOMPARE(panel.spec().unit, AngleUnit::Degree); // the unit selected stays
+        QVERIFY(sameEdges(panel.spec().edges, expected));
+    }
+
+    // A bad file: the error names the file and line; the panel keeps what it had.
+    BinningPanel panel;
+    panel.setSpec(BinSpec::linearCount(0, 10, AngleUnit::Degree, 5));
+    QString error;
+    QVERIFY(!panel.loadEdgesFile(dir.filePath(QStringLiteral("gap.txt")), &error));
+    QVERIFY2(error.contains(dir.filePath(QStringLiteral("gap.txt")) + QStringLiteral(":2:")),
+             qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("contiguous")), qPrintable(error));
+    QCOMPARE(panel.scaleCombo()->currentData().toInt(), int(BinScale::Linear));
+    QVERIFY(panel.isValid());
+    QCOMPARE(panel.binning()->count(), std::size_t(5));
+    error.clear();
+    QVERIFY(!panel.loadEdgesFile(dir.filePath(QStringLiteral("missing.txt")), &error));
+    QVERIFY2(error.contains(QStringLiteral("missing.txt")), qPrintable(error));
+}
+
+void TestPanels::binningCustomEdgesRoundTrip() {
+    // Edges whose shortest text has 17 digits: a lossy step anywhere would change them.
+    const std::vector<double> edges{0, 0.1 + 0.2, 1.0 / 3.0, 2.718281828459045, 7};
+    BinningPanel panel;
+    panel.setSpec(BinSpec::fromEdges(edges, AngleUnit::Arcsecond));
+    QVERIFY2(panel.isValid(), qPrintable(panel.problem()));
+    QCOMPARE(panel.scaleCombo()->currentData().toInt(), int(BinScale::Custom));
+    const BinSpec shown = panel.spec();
+    QCOMPARE(shown.unit, AngleUnit::Arcsecond);
+    QCOMPARE(shown.edges.size(), edges.size());
+    for (std::size_t k = 0; k < edges.size(); ++k)
+        QVERIFY(sameBits(shown.edges[k], edges[k]));
+
+    // Through a session file and back into a fresh panel.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    Session session;
+    session.settings.bins = shown;
+    const QJsonObject bins = session.toJson().value(QStringLiteral("bins")).toObject();
+    QCOMPARE(bins.value(QStringLiteral("scale")).toString(), QStringLiteral("custom"));
+    QCOMPARE(bins.value(QStringLiteral("edges")).toArray().size(), qsizetype(edges.size()));
+    const QString path = dir.filePath(QStringLiteral("custom.json"));
+    QString error;
+    QVERIFY2(saveSessionFile(path, session, &error), qPrintable(error));
+    const std::optional<Session> loaded = loadSessionFile(path, &error);
+    QVERIFY2(loaded, qPrintable(error));
+    const BinSpec& restored = loaded->settings.bins;
+    QCOMPARE(restored.scale, BinScale::Custom);
+    QCOMPARE(restored.unit, AngleUnit::Arcsecond);
+    QCOMPARE(restored.edges.size(), edges.size());
+    for (std::size_t k = 0; k < edges.size(); ++k)
+        QVERIFY2(sameBits(restored.edges[k], edges[k]), qPrintable(QString::number(k)));
+    QCOMPARE(restored.min, 0.0);
+    QCOMPARE(restored.max, 7.0);
+    BinningPanel reopened;
+    reopened.setSpec(restored);
+    QVERIFY(reopened.isValid());
+    QCOMPARE(reopened.edgesEdit()->text(), panel.edgesEdit()->text());
+
+    // Log and linear sessions carry no edges; a bad entry comes back as NaN, flagged, not 0.
+    Session plain;
+    QVERIFY(
+        !plain.toJson().value(QStringLiteral("bins")).toObject().contains(QStringLiteral("edges")));
+    QJsonObject broken = session.toJson();
+    QJsonObject brokenBins = broken.value(QStringLiteral("bins")).toObject();
+    brokenBins[QStringLiteral("edges")] = QJsonArray{1.0, QStringLiteral("two"), 3.0};
+    broken[QStringLiteral("bins")] = brokenBins;
+    const BinSpec brokenSpec = Session::fromJson(broken).settings.bins;
+    QCOMPARE(brokenSpec.edges.size(), std::size_t(3));
+    QVERIFY(std::isnan(brokenSpec.edges[1]));
+    reopened.setSpec(brokenSpec);
+    QVERIFY(!reopened.isValid());
 }
 
 TPACF_TEST_MAIN(TestPanels)

@@ -1,6 +1,7 @@
 // RunController: a run's outcomes (finished, failed, cancelled) and the state after each, one run
 // at a time, results marked stale when the inputs change after a run, partial results handed on
-// at most once per refresh tick, and runs whose region labels are read first.
+// at most once per refresh tick, and runs whose region labels are read first; cross-correlation
+// runs of a second sample, and why one cannot run.
 #include "catalog_set.h"
 #include "run_controller.h"
 #include "tpacf_test_main.h"
@@ -89,6 +90,10 @@ private Q_SLOTS:
     void partialResultsAtMostOncePerTick();
     void regionLabelsAreReadFirst();
     void cancelWhileReadingRegionLabels();
+    void secondSampleProblem_data();
+    void secondSampleProblem();
+    void crossRunPassesTheSecondSample();
+    void crossRunWithRegionLabels();
 };
 
 void TestRunController::finishedRunKeepsResultAndInputs() {
@@ -340,6 +345,139 @@ void TestRunController::cancelWhileReadingRegionLabels() {
     QTest::qWait(200);
     QCOMPARE(started.count(), 0);
     QCOMPARE(cancelled.count(), 1);
+}
+
+void TestRunController::secondSampleProblem_data() {
+    QTest::addColumn<bool>("hasData2");
+    QTest::addColumn<int>("randoms");
+    QTest::addColumn<int>("randoms2");
+    QTest::addColumn<QString>("reason"); // a word the reason must hold; empty: no problem
+    QTest::newRow("one sample") << false << 2 << 0 << QString();
+    QTest::newRow("shared randoms") << true << 2 << 0 << QString();
+    QTest::newRow("paired randoms") << true << 2 << 2 << QString();
+    QTest::newRow("one random set each") << true << 1 << 1 << QString();
+    QTest::newRow("fewer randoms2") << true << 2 << 1 << QStringLiteral("paired");
+    QTest::newRow("more randoms2") << true << 1 << 3 << QStringLiteral("paired");
+    QTest::newRow("randoms2 without data2") << false << 1 << 1 << QStringLiteral("no data");
+}
+
+void TestRunController::secondSampleProblem() {
+    QFETCH(bool, hasData2);
+    QFETCH(int, randoms);
+    QFETCH(int, randoms2);
+    QFETCH(QString, reason);
+    const QString problem = RunController::secondSampleProblem(hasData2, randoms, randoms2);
+    if (reason.isEmpty()) {
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        return;
+    }
+    QVERIFY2(problem.contains(reason), qPrintable(problem));
+    if (hasData2) // it names both counts
+        QVERIFY(problem.contains(QString::number(randoms)) &&
+                problem.contains(QString::number(randoms2)));
+}
+
+void TestRunController::crossRunPassesTheSecondSample() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const Footprint box = Footprint::box(150, 170, 0, 20);
+    auto write = [&dir, &box](const QString& name, std::size_t count, std::uint64_t seed) {
+        const QString path = dir.filePath(name);
+        writeCatalogAscii(path.toStdString(), generateUniformRandoms(count, box, seed));
+        return path;
+    };
+    CatalogSet catalogs;
+    CatalogChange change;
+    change.data = CatalogSource{write(QStringLiteral("d1.txt"), 300, 21)};
+    change.randoms = {CatalogSource{write(QStringLiteral("r1.txt"), 500, 22)}};
+    change.data2 = CatalogSource{write(QStringLiteral("d2.txt"), 200, 23)};
+    change.randoms2 = {CatalogSource{write(QStringLiteral("r2.txt"), 400, 24)}};
+    catalogs.queueChange(change);
+    QVERIFY(QTest::qWaitFor([&] { return !catalogs.isLoading(); }, kTimeoutMs));
+
+    // The params of the loaded catalogs carry the second sample.
+    CorrelationParams params = RunController::catalogParams(catalogs);
+    QCOMPARE(params.data, catalogs.dataCatalog());
+    QCOMPARE(params.data2, catalogs.data2Catalog());
+    QVERIFY(params.randoms == catalogs.randomCatalogs());
+    QVERIFY(params.randoms2 == catalogs.random2Catalogs());
+    params.bins = BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 5);
+    params.backend.name = "cpu";
+    params.backend.cpuThreads = 1;
+
+    RunController run(BackendRegistry{}, &catalogs);
+    QSignalSpy finished(&run, &RunController::finished);
+    RunInputs inputs = inputsFor(params, QStringLiteral("cross"));
+    inputs.data2 = params.data2;
+    inputs.randoms2 = params.randoms2;
+    run.setCurrentInputs(inputs);
+    QVERIFY(run.start(params, inputs));
+    QVERIFY(finished.wait(kTimeoutMs));
+    const auto result = finished.front().front().value<ResultPtr>();
+    QVERIFY(result->isCross());
+    QCOMPARE(result->data.size, std::uint64_t(300));
+    QCOMPARE(result->data2.size, std::uint64_t(200));
+    QCOMPARE(result->randoms2.size(), std::size_t(1));
+    // D1D2 never exceeds N1·N2 (a cross count, not an auto count of either sample).
+    std::uint64_t pairs = 0;
+    for (const std::uint64_t count : result->raw.dd)
+        pairs += count;
+    QVERIFY(pairs > 0 && pairs <= 300ull * 200ull);
+    QVERIFY(!run.isResultStale());
+    // The second sample is part of the inputs: another data2 makes the result stale.
+    RunInputs otherData2 = inputs;
+    otherData2.data2 = std::make_shared<const Catalog>(*inputs.data2);
+    run.setCurrentInputs(otherData2);
+    QVERIFY(run.isResultStale());
+}
+
+void TestRunController::crossRunWithRegionLabels() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // Positions and a region label (0..3) per row; sizes tell the catalogs apart.
+    auto write = [&dir](const QString& name, int rows, int seed) {
+        QFile file(dir.filePath(name));
+        if (!file.open(QIODevice::WriteOnly))
+            return QString();
+        for (int i = 0; i < rows; ++i)
+            file.write(QStringLiteral("%1 %2 %3\n")
+                           .arg(150 + (i * 7 + seed) % 200 * 0.1)
+                           .arg((i * 13 + seed) % 200 * 0.1)
+                           .arg(i % 4)
+                           .toUtf8());
+        return dir.filePath(name);
+    };
+    CatalogSet catalogs;
+    CatalogChange change;
+    change.data = CatalogSource{write(QStringLiteral("d1.txt"), 400, 1)};
+    change.randoms = {CatalogSource{write(QStringLiteral("r1.txt"), 800, 2)}};
+    change.data2 = CatalogSource{write(QStringLiteral("d2.txt"), 300, 3)};
+    change.randoms2 = {CatalogSource{write(QStringLiteral("r2.txt"), 700, 4)}};
+    QSignalSpy applied(&catalogs, &CatalogSet::changeApplied);
+    catalogs.queueChange(change);
+    QVERIFY(applied.wait(kTimeoutMs));
+
+    RunController run(BackendRegistry{}, &catalogs);
+    CorrelationParams params = RunController::catalogParams(catalogs);
+    params.bins = BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 5);
+    params.backend.name = "cpu";
+    params.backend.cpuThreads = 1;
+    params.jackknife.regionColumn = std::string(1, '3');
+    QSignalSpy finished(&run, &RunController::finished);
+    QSignalSpy failed(&run, &RunController::failed);
+    QVERIFY(run.start(params, inputsFor(params, QStringLiteral("labels")), QStringLiteral("3")));
+    QCOMPARE(run.state(), RunController::State::ReadingRegions);
+    QVERIFY(finished.wait(kTimeoutMs));
+    QCOMPARE(failed.count(), 0);
+    const auto result = finished.front().front().value<ResultPtr>();
+    // The re-read catalogs went back to their places: each keeps its size.
+    QVERIFY(result->isCross());
+    QCOMPARE(result->data.size, std::uint64_t(400));
+    QCOMPARE(result->randoms.front().size, std::uint64_t(800));
+    QCOMPARE(result->data2.size, std::uint64_t(300));
+    QCOMPARE(result->randoms2.front().size, std::uint64_t(700));
+    QVERIFY(result->hasJackknife());
+    QCOMPARE(result->jackknifeRegions.count, 4);
 }
 
 TPACF_TEST_MAIN(TestRunController)

@@ -5,6 +5,7 @@
 #include "tpacf_test_main.h"
 #include "backend_panel.h"
 #include "binning_panel.h"
+#include "catalogs_panel.h"
 #include "column_mapping_dialog.h"
 #include "covariance_view.h"
 #include "errors_panel.h"
@@ -27,8 +28,10 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QFile>
 #include <QImage>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
@@ -44,8 +47,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QTreeWidget>
 
 #include <cmath>
+#include <numeric>
 
 using namespace tpacf;
 using namespace tpacf::ui;
@@ -126,6 +131,13 @@ private Q_SLOTS:
     void largeCatalogLoadsWithoutBlocking();
     void staleResultIsMarked();
     void recentFilesRememberRoles();
+    // Issue 13: weights and two-sample cross-correlations.
+    void weightedCatalogShowsWeightSum();
+    void crossRunCountsD1D2();
+    void secondSampleRandomsMismatchDisablesRun();
+    void sessionRoundTripsSecondSampleAndWeights();
+    // Issue 13: bins from a list of edges.
+    void customEdgesDisableRunAndRoundTrip();
 
 private:
     /// A window with the small catalogs loaded, CPU backend, quick bins.
@@ -1012,7 +1024,7 @@ void TestStudio::cullingChoiceReachesTheRun() {
     QVERIFY(window->exportResultCsv(csvPath));
     QFile csv(csvPath);
     QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
-    QVERIFY(csv.readAll().contains("# culling: off (requested off): brute force"));
+    QVERIFY(csv.readAll().contains("#   culling: 'off (requested off): brute force"));
 }
 
 void TestStudio::bundledSampleLoads() {
@@ -1447,6 +1459,339 @@ void TestStudio::recentFilesRememberRoles() {
     QCOMPARE(third.recentFiles()[0].role, Role::Data);
     QCOMPARE(third.recentFiles()[1].role, Role::Session);
     QSettings().clear();
+}
+
+// ----------------------------------------------------------------------------------------------
+// Issue 13: weights and two-sample cross-correlations
+
+namespace {
+
+// ra dec w rows from `catalog` (degrees) with weights 0.5 + (i mod 7)/4, every 97th negative:
+// writes the file and returns the weights as written (the text the reader parses).
+std::vector<double> writeWeighted(const QString& path, const Catalog& catalog) {
+    std::vector<double> weights;
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+        return weights;
+    QTextStream out(&file);
+    out.setRealNumberPrecision(17);
+    for (std::size_t i = 0; i < catalog.size(); ++i) {
+        const double w = (i % 97 == 3 ? -1.0 : 1.0) * (0.5 + double(i % 7) / 4.0);
+        weights.push_back(w);
+        out << fromRadians(catalog.ra()[i], AngleUnit::Degree) << ' '
+            << fromRadians(catalog.dec()[i], AngleUnit::Degree) << ' ' << w << '\n';
+    }
+    return weights;
+}
+
+// The catalogs panel's row of the first catalog in group `group`.
+const QTreeWidgetItem* catalogRow(const MainWindow& window, int group) {
+    const QTreeWidgetItem* header = window.catalogsPanel()->tree()->topLevelItem(group);
+    return header && header->childCount() > 0 ? header->child(0) : nullptr;
+}
+
+} // namespace
+
+void TestStudio::weightedCatalogShowsWeightSum() {
+    const Catalog base = readCatalog(m_randomPath1.toStdString());
+    const QString path = m_dir.filePath(QStringLiteral("weighted_data.txt"));
+    const std::vector<double> weights = writeWeighted(path, base);
+    QCOMPARE(weights.size(), base.size());
+    double sum = 0;
+    int negative = 0;
+    for (const double w : weights) {
+        sum += w;
+        negative += w < 0 ? 1 : 0;
+    }
+    QVERIFY(negative > 0);
+
+    // The mapping dialog offers the weight column, "(none)" by default.
+    const TablePreview preview = previewCatalogFile(path.toStdString());
+    QVERIFY(ColumnMappingDialog::needsMapping(preview)); // three columns
+    ColumnMappingDialog dialog(CatalogSource{path}, preview);
+    QComboBox* weightCombo = dialog.weightCombo();
+    QCOMPARE(weightCombo->count(), 4);
+    QCOMPARE(weightCombo->currentText(), QStringLiteral("(none)"));
+    QCOMPARE(dialog.source().weightColumn, 0);
+    weightCombo->setCurrentIndex(weightCombo->findData(3));
+    const CatalogSource source = dialog.source();
+    QCOMPARE(source.weightColumn, 3);
+    QCOMPARE(source.raColumn, 1);
+    QCOMPARE(source.decColumn, 2);
+    // A source that has a weight column opens the dialog with it chosen.
+    QCOMPARE(ColumnMappingDialog(source, preview).source().weightColumn, 3);
+
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(source); }));
+    QVERIFY(window->dataCatalog()->hasWeights());
+    QTreeWidget* tree = window->catalogsPanel()->tree();
+    QVERIFY(!tree->isColumnHidden(CatalogsPanel::WeightColumn));
+    // Σw beside N (visually the next column), the negatives counted.
+    QCOMPARE(tree->header()->visualIndex(CatalogsPanel::WeightColumn),
+             tree->header()->visualIndex(CatalogsPanel::CountColumn) + 1);
+    const QTreeWidgetItem* row = catalogRow(*window, 0);
+    QVERIFY(row);
+    QCOMPARE(row->text(CatalogsPanel::CountColumn), QLocale().toString(qulonglong(base.size())));
+    const QString expected =
+        CatalogsPanel::formatWeightSum(sum) + QStringLiteral(" (%1 < 0)").arg(negative);
+    QCOMPARE(row->text(CatalogsPanel::WeightColumn), expected);
+    QVERIFY(row->toolTip(0).contains(QStringLiteral("%1 negative weights").arg(negative)));
+    // The load's message says it too.
+    bool reported = false;
+    for (const QList<QVariant>& message : std::as_const(messages))
+        reported = reported || message.at(1).toString().contains(QStringLiteral("Σw = %1").arg(
+                                   CatalogsPanel::formatWeightSum(sum)));
+    QVERIFY(reported);
+
+    // An unweighted random: no Σw in its row; without any weighted catalog the column hides.
+    QVERIFY(loadAndWait(*window,
+                        [&] { return window->addRandomCatalog(CatalogSource{m_randomPath2}); }));
+    QVERIFY(catalogRow(*window, 1)->text(CatalogsPanel::WeightColumn).isEmpty());
+    QVERIFY(
+        loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{m_dataPath}); }));
+    QVERIFY(tree->isColumnHidden(CatalogsPanel::WeightColumn));
+}
+
+void TestStudio::crossRunCountsD1D2() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    // D2: a weighted uniform sample over the same footprint.
+    const Catalog base = generateUniformRandoms(1500, Footprint::box(150, 170, 0, 20), 31);
+    const QString path = m_dir.filePath(QStringLiteral("second_weighted.txt"));
+    const std::vector<double> weights = writeWeighted(path, base);
+    CatalogSource source{path};
+    source.weightColumn = 3;
+    QVERIFY(!window->backendPanel()->formulaText().contains(QStringLiteral("D1D2")));
+    QVERIFY(loadAndWait(*window, [&] { return window->setSecondDataCatalog(source); }));
+    QVERIFY(window->catalogSet()->data2());
+    QVERIFY(window->windowTitle().contains(QStringLiteral("second_weighted.txt")));
+    // Two more groups in the list: D2 and (none of) its randoms.
+    QTreeWidget* tree = window->catalogsPanel()->tree();
+    QCOMPARE(tree->topLevelItemCount(), 4);
+    QCOMPARE(catalogRow(*window, 2)->text(0), QStringLiteral("second_weighted.txt"));
+    QVERIFY(tree->topLevelItem(3)->text(0).contains(QStringLiteral("none")));
+    // The estimator shows its two-sample form.
+    QVERIFY(window->backendPanel()->formulaText().contains(QStringLiteral("D1D2")));
+    QVERIFY(window->canRun());
+
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result);
+    QVERIFY(result->isCross());
+    QVERIFY(result->isWeighted());
+    const std::shared_ptr<const Catalog> d1 = window->dataCatalog();
+    const std::shared_ptr<const Catalog> d2 = window->catalogSet()->data2Catalog();
+    QCOMPARE(d2->size(), base.size());
+
+    // Independent brute force: every D1 × D2 pair binned on the chord² of the unit vectors.
+    const Binning binning(m_bins);
+    std::vector<std::uint64_t> d1d2(binning.count(), 0);
+    std::vector<double> d1d2Weighted(binning.count(), 0.0);
+    for (std::size_t i = 0; i < d1->size(); ++i)
+        for (std::size_t j = 0; j < d2->size(); ++j) {
+            const double dx = d1->x()[i] - d2->x()[j];
+            const double dy = d1->y()[i] - d2->y()[j];
+            const double dz = d1->z()[i] - d2->z()[j];
+            const int bin = binning.binOfChord2(dx * dx + dy * dy + dz * dz);
+            if (bin >= 0) {
+                ++d1d2[std::size_t(bin)];
+                d1d2Weighted[std::size_t(bin)] += weights[j]; // D1 unweighted: w = 1
+            }
+        }
+    QVERIFY(std::accumulate(d1d2.begin(), d1d2.end(), std::uint64_t(0)) > 0);
+    QVERIFY(result->raw.dd == d1d2);
+
+    // The table names the counts by sample, RD appears, and the weighted sums sit beside them.
+    ResultTableModel* model = window->resultModel();
+    const int dd = model->columnIndex(QStringLiteral("DD"));
+    QCOMPARE(dd, 3);
+    QCOMPARE(model->headerData(dd, Qt::Horizontal).toString(), QStringLiteral("D1D2"));
+    const int rd = model->columnIndex(QStringLiteral("RD"));
+    QVERIFY(rd > dd);
+    QCOMPARE(model->headerData(rd, Qt::Horizontal).toString(), QStringLiteral("R1D2"));
+    QCOMPARE(model->headerData(model->columnIndex(QStringLiteral("RR")), Qt::Horizontal).toString(),
+             QStringLiteral("R1R2"));
+    const int ddWeighted = model->columnIndex(QStringLiteral("DD_w"));
+    QVERIFY(ddWeighted > 0);
+    QCOMPARE(model->headerData(ddWeighted, Qt::Horizontal).toString(), QStringLiteral("D1D2_w"));
+    for (int k = 0; k < model->rowCount(); ++k) {
+        QCOMPARE(model->value(k, dd), double(d1d2[std::size_t(k)]));
+        // Σ w over the pairs of the bin: the order of the sum differs, so a rounding tolerance
+        // (a few ulp per term, far below 1e-9 of the total).
+        const double expected = d1d2Weighted[std::size_t(k)];
+        QVERIFY2(std::abs(model->value(k, ddWeighted) - expected) <=
+                     1e-9 * std::max(1.0, std::abs(expected)),
+                 qPrintable(QStringLiteral("bin %1: %2 vs %3")
+                                .arg(k)
+                                .arg(model->value(k, ddWeighted), 0, 'g', 17)
+                                .arg(expected, 0, 'g', 17)));
+    }
+    // The table has the CSV's columns in the CSV's order.
+    std::ostringstream csv;
+    writeResultCsv(csv, *result);
+    QString header; // the first line that is not a '#' comment
+    for (const QString& line : QString::fromStdString(csv.str()).split(QLatin1Char('\n')))
+        if (!line.startsWith(QLatin1Char('#'))) {
+            header = line;
+            break;
+        }
+    QCOMPARE(header, model->currentColumnNames().join(QLatin1Char(',')));
+
+    // The plots: R1D2 drawn, the legend names by sample.
+    PlotPanel* plots = window->plotPanel();
+    QCOMPARE(plots->seriesName(PlotPanel::Series::DD), QStringLiteral("D1D2"));
+    QVERIFY(plots->isSeriesShown(PlotPanel::Series::RD));
+    QVERIFY(!plots->plottedCounts(PlotPanel::Series::RD).isEmpty());
+    QVERIFY(plots->plotTitle(PlotPanel::Plot::Correlation)
+                .contains(QStringLiteral("second_weighted.txt")));
+    // The notes (shared randoms, negative weights) reach the log.
+    QVERIFY(!result->notes.empty());
+    auto* log = window->findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    for (const std::string& note : result->notes)
+        QVERIFY(log->toPlainText().contains(QString::fromStdString(note)));
+
+    // For looking at it: TPACF_UI_GRAB_DIR=/some/dir keeps the window at 1280×720.
+    if (const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR"); !grabDir.isEmpty()) {
+        window->resize(1280, 720);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        QTest::qWait(100);
+        window->grab().save(QDir(grabDir).filePath(QStringLiteral("cross-window.png")));
+        plots->setCurrentPlot(PlotPanel::Plot::PairCounts);
+        QTest::qWait(100);
+        window->grab().save(QDir(grabDir).filePath(QStringLiteral("cross-counts.png")));
+    }
+
+    // Without the second sample: back to one sample, no RD.
+    window->removeSecondSample();
+    QVERIFY(!window->catalogSet()->hasSecondSample());
+    QCOMPARE(tree->topLevelItemCount(), 2);
+    QVERIFY(window->isResultStale());
+    const ResultPtr autoResult = runToCompletion(*window);
+    QVERIFY(autoResult && !autoResult->isCross());
+    QCOMPARE(window->resultModel()->columnIndex(QStringLiteral("RD")), -1);
+    QCOMPARE(window->resultModel()->headerData(3, Qt::Horizontal).toString(), QStringLiteral("DD"));
+    QVERIFY(!plots->isSeriesShown(PlotPanel::Series::RD));
+}
+
+void TestStudio::secondSampleRandomsMismatchDisablesRun() {
+    auto window = makeWindow(); // two random sets
+    QVERIFY(window);
+    QVERIFY(loadAndWait(
+        *window, [&] { return window->setSecondDataCatalog(CatalogSource{m_randomPath2}); }));
+    QVERIFY(window->canRun()); // no randoms of its own: it uses the first's
+    QVERIFY(loadAndWait(
+        *window, [&] { return window->addSecondRandomCatalog(CatalogSource{m_randomPath1}); }));
+    // One set against two: Run disabled, and the reason says why.
+    QVERIFY(!window->canRun());
+    QVERIFY(!window->runButton()->isEnabled());
+    const QString reason = window->runBlockedReason();
+    QVERIFY2(reason.contains(QStringLiteral("paired")), qPrintable(reason));
+    QVERIFY(!window->startRun());
+    QVERIFY(loadAndWait(
+        *window, [&] { return window->addSecondRandomCatalog(CatalogSource{m_randomPath2}); }));
+    QVERIFY(window->canRun());
+    QVERIFY(window->runButton()->isEnabled());
+    // Removing one of them (selected in the list, as Delete would) disables it again.
+    QTreeWidget* tree = window->catalogsPanel()->tree();
+    tree->setCurrentItem(tree->topLevelItem(3)->child(1));
+    QCOMPARE(window->catalogsPanel()->selectedRandom2Index(), 1);
+    QCOMPARE(window->catalogsPanel()->selectedRandomIndex(), -1);
+    window->removeRandomCatalog(-1); // out of range: nothing
+    QCOMPARE(window->catalogSet()->randoms2().size(), 2);
+    window->removeSecondRandomCatalog(1);
+    QCOMPARE(window->catalogSet()->randoms2().size(), 1);
+    QCOMPARE(window->catalogSet()->randoms().size(), 2);
+    QVERIFY(!window->canRun());
+    window->removeSecondSample();
+    QVERIFY(window->canRun());
+}
+
+void TestStudio::sessionRoundTripsSecondSampleAndWeights() {
+    const Catalog base = readCatalog(m_dataPath.toStdString());
+    const QString weightedPath = m_dir.filePath(QStringLiteral("session_weighted.txt"));
+    QCOMPARE(writeWeighted(weightedPath, base).size(), base.size());
+    CatalogSource weighted{weightedPath};
+    weighted.weightColumn = 3;
+
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(weighted); }));
+    QVERIFY(loadAndWait(*window,
+                        [&] { return window->addRandomCatalog(CatalogSource{m_randomPath1}); }));
+    QVERIFY(loadAndWait(
+        *window, [&] { return window->setSecondDataCatalog(CatalogSource{m_randomPath2}); }));
+    QVERIFY(loadAndWait(
+        *window, [&] { return window->addSecondRandomCatalog(CatalogSource{m_randomPath1}); }));
+    const QString path = m_dir.filePath(QStringLiteral("cross_session.json"));
+    QVERIFY(window->saveSession(path));
+    // The file carries the weight column and the second sample.
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(
+        json.value(QStringLiteral("data")).toObject().value(QStringLiteral("weightColumn")).toInt(),
+        3);
+    QCOMPARE(
+        json.value(QStringLiteral("data2")).toObject().value(QStringLiteral("path")).toString(),
+        m_randomPath2);
+    QCOMPARE(json.value(QStringLiteral("randoms2")).toArray().size(), 1);
+
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
+    const Session restored = reopened->session();
+    const Session saved = window->session();
+    QVERIFY(restored.data == saved.data);
+    QCOMPARE(restored.data->weightColumn, 3);
+    QVERIFY(restored.randoms == saved.randoms);
+    QVERIFY(restored.data2 == saved.data2);
+    QVERIFY(restored.randoms2 == saved.randoms2);
+    QVERIFY(reopened->dataCatalog()->hasWeights());
+    QVERIFY(std::equal(
+        reopened->dataCatalog()->weight().begin(), reopened->dataCatalog()->weight().end(),
+        window->dataCatalog()->weight().begin(), window->dataCatalog()->weight().end()));
+    QCOMPARE(reopened->catalogSet()->data2Catalog()->size(),
+             window->catalogSet()->data2Catalog()->size());
+    QVERIFY(reopened->canRun());
+
+    // A one-sample session replaces the second sample with none.
+    Session oneSample = saved;
+    oneSample.data2.reset();
+    oneSample.randoms2.clear();
+    QVERIFY(!oneSample.toJson().contains(QStringLiteral("data2")));
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->applySession(oneSample); }));
+    QVERIFY(!reopened->catalogSet()->hasSecondSample());
+}
+
+void TestStudio::customEdgesDisableRunAndRoundTrip() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    BinningPanel* bins = window->binningPanel();
+    bins->scaleCombo()->setCurrentIndex(bins->scaleCombo()->findData(int(BinScale::Custom)));
+    bins->edgesEdit()->setText(QStringLiteral("1, 30, 3"));
+    QVERIFY(!bins->isValid());
+    QVERIFY(!window->canRun());
+    QVERIFY(window->runBlockedReason().contains(bins->problem()));
+    QVERIFY(bins->problem().contains(QStringLiteral("edge 3 (3 arcmin)")));
+
+    // 30.000000000000004 is the double after 30: a lossy step anywhere would make it 30.
+    const std::vector<double> edges{1, 3, 10, std::nextafter(30.0, 31.0), 100};
+    bins->edgesEdit()->setText(QStringLiteral("1, 3 10 30.000000000000004,100"));
+    QVERIFY2(bins->isValid(), qPrintable(bins->problem()));
+    QVERIFY(window->canRun());
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result);
+    QVERIFY(result->edges == edges);
+    QCOMPARE(result->bins.scale, BinScale::Custom);
+
+    const QString path = m_dir.filePath(QStringLiteral("custom_edges_session.json"));
+    QVERIFY(window->saveSession(path));
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
+    const BinSpec restored = reopened->binningPanel()->spec();
+    QCOMPARE(restored.scale, BinScale::Custom);
+    QCOMPARE(restored.unit, AngleUnit::Arcminute);
+    QVERIFY(restored.edges == edges);
+    QVERIFY(reopened->binningPanel()->isValid());
 }
 
 TPACF_TEST_MAIN(TestStudio)

@@ -4,9 +4,30 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tpacf {
+
+/// How a catalog was read, for summaries, result metadata and the GUI: which columns, in which
+/// unit, from which part of the file. Readers fill it; a catalog built in memory has it empty.
+struct CatalogOrigin {
+    std::string format;       ///< "ascii", "fits"; "" for a catalog built in memory
+    std::string raColumn;     ///< as the file names it ("RA_J2000"), or "column 1" without names
+    std::string decColumn;
+    std::string weightColumn; ///< "" without weights
+    std::string regionColumn; ///< "" without region labels
+    std::string unit;         ///< "deg", or "RA in hours, Dec in deg"
+    /// How the columns were chosen: "named by --ra-col/--dec-col", "header names ra, dec",
+    /// "first two numeric columns (no header)".
+    std::string columnChoice;
+    std::string selection;    ///< FITS: the HDU and any row filter or column expression
+    std::uint64_t rows = 0;   ///< data rows read
+
+    bool known() const noexcept { return !format.empty(); }
+    /// One line: "ascii, columns ra, dec (header names), deg, 5000 rows".
+    std::string describe() const;
+};
 
 /// RA/Dec bounds of a catalog in radians (RA in [0, 2π), Dec in [−π/2, π/2]).
 struct SkyExtent {
@@ -45,10 +66,16 @@ public:
     /// RA/Dec bounds (RA bounds are min/max of the wrapped values). All zero when empty.
     SkyExtent extent() const noexcept;
 
+    /// How the catalog was read (empty for one built in memory). Readers set it once, before
+    /// the catalog is handed out; it changes no coordinate.
+    const CatalogOrigin& origin() const noexcept { return m_origin; }
+    void setOrigin(CatalogOrigin origin) { m_origin = std::move(origin); }
+
 private:
     std::string m_name;
     std::vector<double> m_ra, m_dec, m_x, m_y, m_z, m_weight;
     std::vector<std::int32_t> m_region;
+    CatalogOrigin m_origin;
 };
 
 } // namespace tpacf

@@ -36,6 +36,10 @@ struct ReadOptions {
     ColumnRef regionColumn;
     AngleUnit coordUnit = AngleUnit::Degree;
     bool raInHours = false; // RA given in hours (Dec still in coordUnit)
+    /// FITS: the table's HDU, by 1-based extension number ("1": the first extension) or
+    /// EXTNAME (any case; "NAME,2" for EXTVER 2). Empty: the first binary table. An HDU named
+    /// in the path ("d.fits[CATALOG]") overrides it for that file. Ignored for ASCII files.
+    std::string hdu;
     /// Polled while reading (every few MB of a file, every chunk of rows); once it reads true
     /// the reader throws Cancelled, so a Ctrl-C does not wait for a 10^8-row file to be read.
     /// nullptr: the read cannot be cancelled.
@@ -44,7 +48,11 @@ struct ReadOptions {
 
 /// Reads a catalog file in the format formatFor (catalog_formats.h) picks: FITS binary tables
 /// (where built with cfitsio) by name (.fits, .fit, .fts, also .gz, any case) or by content
-/// (except under .txt and .csv names), anything else ASCII. Reads only regular files: a directory, FIFO, device or socket is an
+/// (except under .txt and .csv names), anything else ASCII. A FITS path may end in cfitsio's
+/// selection syntax: "d.fits[CATALOG]", "d.fits[1][Z>0.4 && Z<0.8]",
+/// "d.fits[1][col RA;DEC;W=WEIGHT*WFKP]", "d.fits[1][col RA=POS[1];DEC=POS[2]]" (the column list
+/// is applied before the row filter); the file is the part before the first '[' (unless the
+/// whole path names a file). Reads only regular files: a directory, FIFO, device or socket is an
 /// InputError (a FIFO without writer would block forever, /dev/zero never ends). Throws Cancelled
 /// when options.cancelRequested is set during the read.
 Catalog readCatalog(const std::string& path, const ReadOptions& options = {});
@@ -67,9 +75,12 @@ struct TablePreview {
     std::size_t columnCount = 0;
     bool hasHeader = false;
     bool hasCountLine = false;
+    /// FITS: every extension, "1: CATALOG (5000 rows, 4 columns)", "2: MASK (image)"; the
+    /// preview shows the one readCatalog would read. Empty for ASCII.
+    std::vector<std::string> hdus;
 };
-/// Reads at most `maxRows` data rows, in the format readCatalog would use. Throws InputError
-/// when the file cannot be read.
+/// Reads at most `maxRows` data rows, in the format readCatalog would use (a FITS path may carry
+/// a selection, as for readCatalog). Throws InputError when the file cannot be read.
 TablePreview previewCatalogFile(const std::string& path, std::size_t maxRows = 20);
 
 } // namespace tpacf

@@ -4,6 +4,7 @@
 #include "tpacf/backend.h"
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
+#include "tpacf/count_store.h"
 #include "tpacf/estimator.h"
 #include "tpacf/jackknife.h"
 
@@ -19,18 +20,39 @@ namespace tpacf {
 struct CorrelationParams {
     std::shared_ptr<const Catalog> data;
     std::vector<std::shared_ptr<const Catalog>> randoms; // at least one
+    /// Two-sample (cross) correlation of data with data2: set data2. randoms2: the second
+    /// sample's randoms, as many sets as randoms (paired by index), or empty to use the first's
+    /// (R1D2 is then counted against R1 and R1R2 is R1R1).
+    std::shared_ptr<const Catalog> data2;
+    std::vector<std::shared_ptr<const Catalog>> randoms2;
     BinSpec bins;
     Estimator estimator = Estimator::LandySzalay;
     BackendOptions backend;
     JackknifeSettings jackknife; // regions == 0 and no regionColumn: no jackknife
+    /// Counts to take instead of counting them (a count file, the GUI's cache of RR): every
+    /// count whose catalogs (by content fingerprint) and jackknife regions match one in the
+    /// store is taken from it, the rest counted. The bins must be the store's, every RR_i must
+    /// be in it, and a matched count of other regions is an error (ConfigError naming it).
+    std::shared_ptr<const CountStore> reuse;
+    /// Fill CorrelationResult::counts with every count of the run (for --save-counts, caches).
+    bool collectCounts = false;
+    /// Count only this share of the batch (count files of disjoint work, added up by
+    /// combineCountStores); w of a share alone means nothing. No reuse with a share.
+    WorkShare share;
 };
 
 enum class JobStatus { Completed, Cancelled };
 
-/// Name and size of one input, for metadata.
+/// Name and size of one input, for metadata; its weight sums where it carries weights.
 struct InputSummary {
     std::string name;
     std::uint64_t size = 0;
+    bool weighted = false;             // the catalog has a weight column
+    double weightSum = 0;              // Σw (N without weights)
+    double weightSquareSum = 0;        // Σw² (N without weights)
+    std::uint64_t negativeWeights = 0; // points with w < 0
+
+    static InputSummary of(const Catalog& catalog);
 };
 
 struct CorrelationResult {
@@ -55,6 +77,21 @@ struct CorrelationResult {
     double elapsedSeconds = 0;
     InputSummary data;
     std::vector<InputSummary> randoms;
+    /// Cross mode: the second sample and its randoms (empty where it uses the first's).
+    InputSummary data2;
+    std::vector<InputSummary> randoms2;
+    /// Lines a reader of the result must see: negative weights, the second sample counted
+    /// against the first's randoms. Frontends print them; the CSV carries them.
+    std::vector<std::string> notes;
+    /// Counts taken from CorrelationParams::reuse, one line per source: "RR_1, RR_2 from
+    /// run.counts.json". Empty when every count was counted.
+    std::vector<std::string> reusedCounts;
+    /// Every count of the run with its bins and catalog fingerprints (reused ones included),
+    /// when CorrelationParams::collectCounts asked for it; null otherwise.
+    std::shared_ptr<const CountStore> counts;
+
+    bool isCross() const noexcept { return raw.cross; }
+    bool isWeighted() const noexcept { return raw.weighted; }
 
     /// Jackknife (empty / zero without it): σ(θ) per bin, the bins × bins covariance (row-major)
     /// with the (K−1)/K factor, the K leave-one-out w samples, and the regions.
@@ -69,9 +106,14 @@ struct CorrelationResult {
     std::size_t binsWithoutSigma() const noexcept;
 
     std::size_t binCount() const noexcept { return centres.size(); }
-    /// DR and RR raw counts summed over random sets (the CSV's DR, RR columns).
+    /// DR, RD and RR raw counts summed over random sets (the CSV's DR, RD, RR columns).
     std::vector<std::uint64_t> drSummed() const;
+    std::vector<std::uint64_t> rdSummed() const;
     std::vector<std::uint64_t> rrSummed() const;
+    /// The weighted sums alike (empty unless weighted).
+    std::vector<double> drWeightedSummed() const;
+    std::vector<double> rdWeightedSummed() const;
+    std::vector<double> rrWeightedSummed() const;
 };
 
 struct JobProgress {
@@ -92,7 +134,7 @@ public:
     explicit CorrelationJob(CorrelationParams params, BackendRegistry backends = {});
 
     /// Runs on the calling thread; progress is reported on it too. Throws ConfigError (bad bins,
-    /// no randoms, empty catalog, bad jackknife settings, jackknife on an explicitly chosen
+    /// no randoms, empty catalog, randoms2 without data2 or not as many sets as randoms, bad jackknife settings, jackknife on an explicitly chosen
     /// backend that cannot count by region, Auto falls back to the CPU with a notice; a jackknife
     /// whose estimateJackknifeMemory exceeds checkJackknifeMemory's limit, before any counting),
     /// BackendUnavailable; a cancel request gives status Cancelled with no counts. Partial

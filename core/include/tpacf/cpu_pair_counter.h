@@ -35,7 +35,11 @@ public:
     /// the same kernels. Identical counts either way. A work share (CountControl::share) is a
     /// contiguous, cost-balanced part of the batch's tiles, or culled of its cell-pair runs, in
     /// an order fixed by the catalogs and bins alone (not the thread count); the culled plan's
-    /// whole cell pairs belong to part 0.
+    /// whole cell pairs belong to part 0. Weighted tasks (CountTask::weighted) also get Σ w_i·w_j
+    /// per bin in double from weighted kernels that bin each pair as the raw count does (raw
+    /// counts identical to the unweighted ones); the summation order, and why the sums may
+    /// differ in the last bits between runs and thread counts, is in counting/cpu_tile_kernels.h.
+    /// Unweighted tasks run the integer kernels alone.
     std::vector<TaskCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control = {}) override;
 

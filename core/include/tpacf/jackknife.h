@@ -137,17 +137,31 @@ JackknifeRegionsSummary summariseRegions(const RegionAssignment& assignment);
 /// order that counting by region wants; no pair changes). Coordinates are bit-identical.
 Catalog regionOrderedCopy(const Catalog& catalog, const std::vector<std::int32_t>& regions);
 
-/// Per-region counts of one job and the sizes needed to normalise each leave-one-out sample.
-struct JackknifeCounts {
-    RegionPairCounts dd;
-    std::vector<RegionPairCounts> dr, rr; // one per random set
-    std::vector<std::uint64_t> dataPerRegion;
-    std::vector<std::vector<std::uint64_t>> randomPerRegion; // per random set, then region
-    std::uint64_t dataSize = 0;
-    std::vector<std::uint64_t> randomSizes;
+/// A catalog's share of each jackknife region: its points and their weight sums (N and N
+/// per region without weights), summed in point order.
+struct RegionShares {
+    std::vector<std::uint64_t> points; // one per region
+    std::vector<WeightSums> weights;   // one per region
+
+    /// From the regions the catalog carries (Catalog::region(), values in [0, regionCount)).
+    static RegionShares of(const Catalog& catalog, std::size_t regionCount);
 };
 
-/// The raw counts and catalog sizes of the sample without `region` (N_D^(k), N_Ri^(k)).
+/// Per-region counts of one job and what normalising each leave-one-out sample needs: the
+/// whole job's RawCounts (its sizes, weight sums, and whether cross and weighted; its counts
+/// are not read) and every catalog's share of every region. dr, rd, rr: one per random set,
+/// rd only in cross mode; data2 and randoms2 only in cross mode (randoms2 only where D2 has
+/// randoms of its own).
+struct JackknifeCounts {
+    RawCounts whole;
+    RegionPairCounts dd;
+    std::vector<RegionPairCounts> dr, rd, rr;
+    RegionShares data, data2;
+    std::vector<RegionShares> randoms, randoms2;
+};
+
+/// The raw counts, catalog sizes and weight sums of the sample without `region` (N_D^(k),
+/// N_Ri^(k), Σw^(k), Σw²^(k)); the weighted sums without the pairs touching it.
 RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region);
 
 /// w of every leave-one-out sample: samples[k][bin].

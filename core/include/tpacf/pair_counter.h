@@ -30,15 +30,28 @@ struct CountTask {
     bool isAuto() const noexcept { return second == nullptr; }
     /// Pairs the task visits: N(N−1)/2 for auto, N·M for cross.
     std::uint64_t pairTotal() const noexcept;
+    /// Whether the task sums weights: some catalog of it carries weights (Catalog::hasWeights).
+    /// A catalog without weights then counts with weight 1 for each of its points.
+    bool weighted() const noexcept;
 };
 
-/// The result of one plain task: the place a count's every kind of tally lives. Today the raw
-/// per-bin counts; the per-object weights issue adds the weighted sums (Σ w_i·w_j per bin, in
-/// double) beside `raw`. Tallies keyed by jackknife region are RegionPairCounts.
+/// Weight of point i of a catalog in a weighted count: its weight, or 1 where it has none.
+inline double pointWeight(const Catalog& catalog, std::size_t i) noexcept {
+    return catalog.hasWeights() ? catalog.weight()[i] : 1.0;
+}
+
+/// Weighted sums per bin: Σ w_i·w_j over the pairs of the bin, accumulated in double.
+using WeightedCounts = std::vector<double>;
+
+/// The result of one plain task: the raw per-bin pair counts and, for a weighted task
+/// (CountTask::weighted), the weighted sums beside them (users check npairs against the sums).
+/// Tallies keyed by jackknife region are RegionPairCounts.
 struct TaskCounts {
-    PairCounts raw; // one per bin
+    PairCounts raw;          // one per bin
+    WeightedCounts weighted; // one per bin for a weighted task, else empty
 
     std::size_t binCount() const noexcept { return raw.size(); }
+    bool isWeighted() const noexcept { return !weighted.empty(); }
     bool operator==(const TaskCounts&) const = default;
 };
 
@@ -46,17 +59,26 @@ struct TaskCounts {
 /// Memory is O(regions · bins): for region k, `touching` holds the pairs with at least one point
 /// in k and `within` the pairs with both points in k. A pair in regions (a, b) is counted once in
 /// `total`, once in touching[a] and, when b ≠ a, once in touching[b]; the leave-one-out count of
-/// jackknife sample k is total − touching[k] (the "inverse jackknife": one pass, not K). Like
-/// TaskCounts, the raw counts; the weights issue adds the weighted tallies beside them.
+/// jackknife sample k is total − touching[k] (the "inverse jackknife": one pass, not K). A
+/// weighted task (CountTask::weighted) fills the weighted tallies alike, Σ w_i·w_j in double;
+/// they stay empty otherwise.
 struct RegionPairCounts {
     std::size_t regionCount = 0;
     std::size_t binCount = 0;
     PairCounts total;                    // binCount
     std::vector<std::uint64_t> touching; // regionCount × binCount, row-major by region
     std::vector<std::uint64_t> within;   // regionCount × binCount, row-major by region
+    WeightedCounts weightedTotal;        // binCount, or empty
+    std::vector<double> weightedTouching; // regionCount × binCount, or empty
+    std::vector<double> weightedWithin;   // regionCount × binCount, or empty
 
+    bool isWeighted() const noexcept { return !weightedTotal.empty(); }
     std::uint64_t leaveOneOut(std::size_t region, std::size_t bin) const noexcept {
         return total[bin] - touching[region * binCount + bin];
+    }
+    /// The weighted sum without the pairs touching `region` (isWeighted() only).
+    double weightedLeaveOneOut(std::size_t region, std::size_t bin) const noexcept {
+        return weightedTotal[bin] - weightedTouching[region * binCount + bin];
     }
 };
 
@@ -67,6 +89,9 @@ struct CountProgress {
     std::vector<std::uint64_t> pairsDonePerTask;
     /// Counts so far per task; may be empty when the backend has none to report this time.
     std::vector<PairCounts> partialCounts;
+    /// Weighted sums so far per task (empty vectors for unweighted tasks); may be empty where
+    /// partialCounts is, or where the backend reports raw counts only.
+    std::vector<WeightedCounts> partialWeighted;
 };
 
 /// A part of a batch's work: part `part` of `parts` of the backend's work list (the unit pairs
@@ -133,7 +158,8 @@ public:
                                                              std::size_t regionCount,
                                                              const CountControl& control = {});
 
-    /// One-task shorthands for countBatch; they return the raw counts.
+    /// One-task shorthands for countBatch; they return the raw counts (countBatch has the
+    /// weighted sums of a weighted task).
     PairCounts countAuto(const Catalog& catalog, const Binning& binning,
                          const CountControl& control = {});
     PairCounts countCross(const Catalog& a, const Catalog& b, const Binning& binning,

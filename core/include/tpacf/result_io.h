@@ -36,7 +36,8 @@ void writeCovarianceCsvFile(const std::string& path, const CorrelationResult& re
 /// reach of theta_max were visited; counts are identical to brute force".
 std::string describeCulling(CullingMode requested, bool culled);
 
-/// One count as CSV: metadata lines, then theta_lo,theta_hi,theta_mid,count.
+/// One count as CSV: metadata lines, then theta_lo,theta_hi,theta_mid,count, and `weighted`
+/// (Σ w_i·w_j of the bin) for a weighted count.
 struct CountSummary {
     Binning binning;
     PairCounts counts;
@@ -47,6 +48,7 @@ struct CountSummary {
     double elapsedSeconds = 0;
     CullingMode cullingRequested = CullingMode::Auto;
     bool culled = false; // PairCounter::lastBatchCulled() of the count
+    WeightedCounts weighted; // empty: unweighted
 };
 void writeCountsCsv(std::ostream& out, const CountSummary& summary);
 

@@ -199,13 +199,56 @@ bool isNumber(std::string_view field) noexcept {
     return parseNumber(field, ignored) != NumberStatus::NotANumber;
 }
 
+// Sexagesimal angles written with unit letters: 12h30m00s, +12d00m00.5s, 5h30m.
+bool looksSexagesimalWithLetters(std::string_view field) noexcept {
+    std::size_t i = field.starts_with('+') || field.starts_with('-') ? 1 : 0;
+    // Digits with at most one dot; false when there are none.
+    const auto amount = [&] {
+        const std::size_t start = i;
+        bool dot = false;
+        while (i < field.size() &&
+               (std::isdigit(static_cast<unsigned char>(field[i])) || (field[i] == '.' && !dot))) {
+            dot = dot || field[i] == '.';
+            ++i;
+        }
+        return i > start && std::isdigit(static_cast<unsigned char>(field[start]));
+    };
+    const auto unit = [&](std::string_view letters) {
+        if (i < field.size() && letters.find(field[i]) != std::string_view::npos) {
+            ++i;
+            return true;
+        }
+        return false;
+    };
+    if (!amount() || !unit("hHdD") || !amount() || !unit("mM'"))
+        return false;
+    if (i == field.size())
+        return true;
+    return amount() && (i == field.size() || (unit("sS\"") && i == field.size()));
+}
+
+// A field that begins as a number does: an optional sign, then a digit or a dot and a digit
+// ("1O.5", "10abc", "2MASS"). A header names its columns with words, so a line of such fields
+// only is data; in a column the later rows fill with numbers it is a mistyped number.
+bool startsLikeNumber(std::string_view field) noexcept {
+    if (!field.empty() && (field.front() == '+' || field.front() == '-'))
+        field.remove_prefix(1);
+    const auto digit = [&](std::size_t i) {
+        return i < field.size() && std::isdigit(static_cast<unsigned char>(field[i]));
+    };
+    return digit(0) || (!field.empty() && field.front() == '.' && digit(1));
+}
+
 // A field written as a number that from_chars refuses: a hexadecimal float (0x1p3), a lone
-// sign, digits with stray signs, dots, colons or exponents (1.2.3, 5e, 12:30:00), or numbers
-// with blanks between them inside a comma-separated field (what a decimal comma makes of
-// "12,5 30,1"). Such a field is bad data, never a header name nor a text column to skip.
+// sign, digits with stray signs, dots, colons or exponents (1.2.3, 5e, 12:30:00), sexagesimal
+// angles with letters (12h30m00s), or numbers with blanks between them inside a
+// comma-separated field (what a decimal comma makes of "12,5 30,1"). Such a field is bad
+// data, never a header name nor a text column to skip.
 bool looksNumeric(std::string_view field) noexcept {
     if (field.empty())
         return false;
+    if (looksSexagesimalWithLetters(field))
+        return true;
     std::string_view digits = field;
     if (digits.front() == '+' || digits.front() == '-')
         digits.remove_prefix(1);
@@ -288,10 +331,12 @@ TableHead readTableHead(LineReader& lines) {
         }
         splitFields(content, fields);
     }
-    // A header names columns: a line with a field written as a number, even one from_chars
-    // refuses (0x1p3, "+"), is a data row with an error in it, not a header to drop.
+    // A header names columns with words: a line with a field written as a number, even one
+    // from_chars refuses (0x1p3, "+"), or a line whose every field starts like a number
+    // ("1O.5 2O.1"), is a data row with an error in it, not a header to drop.
     if (std::none_of(fields.begin(), fields.end(), isNumber) &&
-        std::none_of(fields.begin(), fields.end(), looksNumeric)) {
+        std::none_of(fields.begin(), fields.end(), looksNumeric) &&
+        !std::all_of(fields.begin(), fields.end(), startsLikeNumber)) {
         head.headerLine = lineNumber;
         for (std::string_view name : fields)
             head.columnNames.emplace_back(name);
@@ -309,7 +354,8 @@ using detail::joinNames;
 using detail::quoteField;
 
 [[noreturn]] void throwBadNumber(const std::string& source, long line, std::size_t column,
-                                 const char* role, std::string_view field, NumberStatus status) {
+                                 const char* role, std::string_view field, NumberStatus status,
+                                 std::string_view note = {}) {
     std::string problem = std::string(role) + " value ";
     if (field.empty()) {
         problem += "is an empty field";
@@ -324,26 +370,93 @@ using detail::quoteField;
         else if (field.find_first_of(" \t\v\f") != std::string_view::npos)
             problem += " (blanks inside a comma-separated field: a decimal comma? write 12.5, "
                        "not 12,5)";
-        else if (field.find(':') != std::string_view::npos)
+        else if (field.find(':') != std::string_view::npos || looksSexagesimalWithLetters(field))
             problem += " (sexagesimal h:m:s or d:m:s is not read: convert to decimal)";
+        else if (field.find(';') != std::string_view::npos)
+            problem += " (semicolons do not separate fields: use blanks or commas)";
     }
+    problem += note;
     throw InputError(source, line, static_cast<int>(column + 1), problem);
 }
+
+// The data rows after the first one that the column choice looks at, so that it rests on a
+// consistent look at the file rather than on the first row alone.
+constexpr std::size_t kSampleRows = 32;
+
+std::vector<std::string_view> sampleRows(LineReader lines) {
+    std::vector<std::string_view> rows;
+    std::string_view content;
+    long line = 0;
+    while (rows.size() < kSampleRows && lines.next(content, line))
+        rows.push_back(content);
+    return rows;
+}
+
+// What the sampled rows hold in one column: how many numbers, how many other non-empty fields.
+struct ColumnEvidence {
+    std::size_t numbers = 0, text = 0;
+};
+
+ColumnEvidence evidenceFor(const std::vector<std::string_view>& sample, std::size_t column) {
+    ColumnEvidence evidence;
+    std::vector<std::string_view> fields;
+    for (const std::string_view row : sample) {
+        splitFields(row, fields, column + 1);
+        if (fields.size() <= column || fields[column].empty())
+            continue;
+        ++(isNumber(fields[column]) ? evidence.numbers : evidence.text);
+    }
+    return evidence;
+}
+
+// A decimal comma in a comma-separated file: "10,5,1,2" under a header naming two columns is
+// 10.5 and 1.2, never four numbers of which two are read. Checked on the first data row.
+void checkDecimalCommaDoubling(const TableHead& head, std::vector<std::string_view> fields,
+                               const std::string& source) {
+    const std::size_t named = head.columnNames.size();
+    if (named < 2 || head.firstRow.find(',') == std::string_view::npos)
+        return;
+    if (!fields.empty() && fields.back().empty()) // a trailing comma
+        fields.pop_back();
+    if (fields.size() != 2 * named)
+        return;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        std::string_view digits = fields[i];
+        if (i % 2 == 0 && !digits.empty() && (digits.front() == '-' || digits.front() == '+'))
+            digits.remove_prefix(1);
+        if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
+            return;
+    }
+    throw InputError(source, head.firstRowLine, 0,
+                     "the line has " + std::to_string(fields.size()) +
+                         " comma-separated whole numbers where the header (line " +
+                         std::to_string(head.headerLine) + ") names " + std::to_string(named) +
+                         " columns: decimal commas (" + detail::shortText(fields[0], 20) + "," +
+                         detail::shortText(fields[1], 20) + " for " +
+                         detail::shortText(fields[0], 20) + "." + detail::shortText(fields[1], 20) +
+                         ")? write numbers with a decimal point, not a decimal comma");
+}
+
+// How RA or Dec was chosen, for CatalogOrigin::columnChoice.
+enum class ChosenBy { Option, HeaderName, Position };
 
 // Resolves the columns of ReadOptions to 0-based field indices.
 struct ColumnChoice {
     std::size_t ra = 0, dec = 0;
     std::optional<std::size_t> weight;
     std::optional<std::size_t> region;
+    ChosenBy raBy = ChosenBy::Position, decBy = ChosenBy::Position;
     /// Columns stepped over as text in the first row to find RA or Dec; each later row must
     /// hold text there too, or the choice read the wrong columns (a garbled first row).
     std::vector<std::size_t> skippedText;
 };
 
 ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_view>& firstFields,
-                           const std::string& source, const ReadOptions& options) {
+                           const std::vector<std::string_view>& sample, const std::string& source,
+                           const ReadOptions& options) {
     std::vector<bool> taken(firstFields.size(), false);
     std::vector<std::size_t> skipped;
+    bool byHeaderName = false; // set by defaultColumn
 
     auto explicitColumn = [&](const ColumnRef& ref, const char* role) -> std::size_t {
         if (ref.index > 0) {
@@ -381,8 +494,10 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
     // the first numeric column still free, stepping over text columns only.
     auto defaultColumn = [&](detail::Axis axis, const char* role) -> std::size_t {
         const auto free = [&taken](std::size_t i) { return i >= taken.size() || !taken[i]; };
+        byHeaderName = false;
         if (const auto named = detail::defaultColumnByName(head.columnNames, axis, free, source,
                                                            head.headerLine)) {
+            byHeaderName = true;
             if (*named >= firstFields.size())
                 throw InputError(source, head.firstRowLine, static_cast<int>(*named + 1),
                                  std::string(role) + " column " +
@@ -401,6 +516,17 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
             if (!isTextField(firstFields[i]))
                 throwBadNumber(source, head.firstRowLine, i, role, firstFields[i],
                                NumberStatus::NotANumber);
+            // A field that starts like a number ("1O.5") is a text column (2MASS ids) only
+            // if the rows after it hold text there too; else it is a mistyped number in the
+            // first row, and stepping over it would shift RA and Dec by a column. A word
+            // ("gal1", "abc") is taken as text; a later row with a number there is reported
+            // by the parser, naming both rows.
+            const ColumnEvidence later =
+                startsLikeNumber(firstFields[i]) ? evidenceFor(sample, i) : ColumnEvidence{0, 1};
+            if (later.text == 0)
+                throwBadNumber(
+                    source, head.firstRowLine, i, role, firstFields[i], NumberStatus::NotANumber,
+                    later.numbers > 0 ? "; the rows after it hold numbers in this column" : "");
             if (std::find(skipped.begin(), skipped.end(), i) == skipped.end())
                 skipped.push_back(i);
         }
@@ -416,10 +542,18 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
         taken[choice.ra = explicitColumn(options.raColumn, "RA")] = true;
     if (decSet)
         taken[choice.dec = explicitColumn(options.decColumn, "Dec")] = true;
-    if (!raSet)
+    if (raSet)
+        choice.raBy = ChosenBy::Option;
+    if (decSet)
+        choice.decBy = ChosenBy::Option;
+    if (!raSet) {
         taken[choice.ra = defaultColumn(detail::Axis::Ra, "RA")] = true;
-    if (!decSet)
+        choice.raBy = byHeaderName ? ChosenBy::HeaderName : ChosenBy::Position;
+    }
+    if (!decSet) {
         taken[choice.dec = defaultColumn(detail::Axis::Dec, "Dec")] = true;
+        choice.decBy = byHeaderName ? ChosenBy::HeaderName : ChosenBy::Position;
+    }
     if (options.weightColumn.isSet())
         choice.weight = explicitColumn(options.weightColumn, "the weight");
     if (options.regionColumn.isSet())
@@ -432,14 +566,65 @@ ColumnChoice chooseColumns(const TableHead& head, const std::vector<std::string_
     return choice;
 }
 
+// A column as CatalogOrigin names it: its header name, else "column N".
+std::string columnLabel(const TableHead& head, std::size_t index) {
+    if (index < head.columnNames.size() && !head.columnNames[index].empty())
+        return head.columnNames[index];
+    return "column " + std::to_string(index + 1);
+}
+
+std::string describeChoice(const ColumnChoice& choice) {
+    if (choice.raBy == choice.decBy) {
+        switch (choice.raBy) {
+        case ChosenBy::Option:
+            return "named by --ra-col/--dec-col";
+        case ChosenBy::HeaderName:
+            return "header names";
+        case ChosenBy::Position:
+            return choice.ra == 0 && choice.dec == 1 ? "first two columns (no header)"
+                                                     : "first two numeric columns (no header)";
+        }
+    }
+    const auto part = [](ChosenBy by, const char* flag) -> std::string {
+        switch (by) {
+        case ChosenBy::Option:
+            return std::string("named by ") + flag;
+        case ChosenBy::HeaderName:
+            return "by header name";
+        case ChosenBy::Position:
+            break;
+        }
+        return "the first free numeric column (no header)";
+    };
+    return "RA " + part(choice.raBy, "--ra-col") + ", Dec " + part(choice.decBy, "--dec-col");
+}
+
+CatalogOrigin asciiOrigin(const TableHead& head, const ColumnChoice& choice,
+                          const ReadOptions& options, std::uint64_t rows) {
+    CatalogOrigin origin;
+    origin.format = "ascii";
+    origin.raColumn = columnLabel(head, choice.ra);
+    origin.decColumn = columnLabel(head, choice.dec);
+    if (choice.weight)
+        origin.weightColumn = columnLabel(head, *choice.weight);
+    if (choice.region)
+        origin.regionColumn = columnLabel(head, *choice.region);
+    const std::string unit(angleUnitName(options.coordUnit));
+    origin.unit = options.raInHours ? "RA in hours, Dec in " + unit : unit;
+    origin.columnChoice = describeChoice(choice);
+    origin.rows = rows;
+    return origin;
+}
+
 } // namespace
 
 namespace {
 
-// The parsed columns, in radians, before the unit vectors are computed.
+// The parsed columns, in radians, before the unit vectors are computed, and how they were read.
 struct AsciiColumns {
     std::vector<double> ra, dec, weight;
     std::vector<std::int32_t> region;
+    CatalogOrigin origin;
 };
 
 AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceName,
@@ -472,7 +657,9 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
 
     std::vector<std::string_view> fields;
     splitFields(head.firstRow, fields);
-    const ColumnChoice columns = chooseColumns(head, fields, sourceName, options);
+    checkDecimalCommaDoubling(head, fields, sourceName);
+    const ColumnChoice columns =
+        chooseColumns(head, fields, sampleRows(lines), sourceName, options);
     const std::size_t needed = std::max({columns.ra, columns.dec, columns.weight.value_or(0),
                                          columns.region.value_or(0)}) +
                                1;
@@ -561,7 +748,9 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
                              " rows, but the file holds " + std::to_string(ra.size()) +
                              " data rows");
 
-    return AsciiColumns{std::move(ra), std::move(dec), std::move(weight), std::move(region)};
+    CatalogOrigin origin = asciiOrigin(head, columns, options, ra.size());
+    return AsciiColumns{std::move(ra), std::move(dec), std::move(weight), std::move(region),
+                        std::move(origin)};
 }
 
 } // namespace
@@ -569,8 +758,11 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
 Catalog parseAsciiCatalog(std::string_view text, const std::string& sourceName,
                           const ReadOptions& options) {
     AsciiColumns columns = parseAsciiColumns(text, sourceName, options);
-    return Catalog::fromRadians(sourceName, std::move(columns.ra), std::move(columns.dec),
-                                std::move(columns.weight), std::move(columns.region));
+    Catalog catalog =
+        Catalog::fromRadians(sourceName, std::move(columns.ra), std::move(columns.dec),
+                             std::move(columns.weight), std::move(columns.region));
+    catalog.setOrigin(std::move(columns.origin));
+    return catalog;
 }
 
 Catalog readAsciiCatalog(const std::string& path, const ReadOptions& options) {
@@ -580,8 +772,10 @@ Catalog readAsciiCatalog(const std::string& path, const ReadOptions& options) {
         const std::string text = readFileBytes(path, options);
         columns = parseAsciiColumns(text, path, options);
     }
-    return Catalog::fromRadians(path, std::move(columns.ra), std::move(columns.dec),
-                                std::move(columns.weight), std::move(columns.region));
+    Catalog catalog = Catalog::fromRadians(path, std::move(columns.ra), std::move(columns.dec),
+                                           std::move(columns.weight), std::move(columns.region));
+    catalog.setOrigin(std::move(columns.origin));
+    return catalog;
 }
 
 namespace detail {

@@ -134,4 +134,22 @@ SkyExtent Catalog::extent() const noexcept {
     return extent;
 }
 
+std::string CatalogOrigin::describe() const {
+    if (!known())
+        return "built in memory";
+    std::string text = format + ", columns " + raColumn + ", " + decColumn;
+    if (!weightColumn.empty())
+        text += ", weight " + weightColumn;
+    if (!regionColumn.empty())
+        text += ", regions " + regionColumn;
+    if (!columnChoice.empty())
+        text += " (" + columnChoice + ")";
+    if (!unit.empty())
+        text += ", " + unit;
+    if (!selection.empty())
+        text += ", " + selection;
+    text += ", " + std::to_string(rows) + (rows == 1 ? " row" : " rows");
+    return text;
+}
+
 } // namespace tpacf

@@ -8,9 +8,31 @@
 #include <array>
 #include <cctype>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tpacf {
+
+namespace detail {
+
+CatalogPath splitCatalogPath(const std::string& path) {
+    const std::size_t first = path.find('[');
+    if (first == std::string::npos)
+        return {path, {}};
+    // lstat never blocks (a FIFO is not opened) and sees a dangling link as a name that exists.
+    struct stat info {};
+    auto exists = [&info](const std::string& name) { return ::lstat(name.c_str(), &info) == 0; };
+    if (exists(path))
+        return {path, {}}; // a file whose name holds brackets is that file
+    for (std::size_t at = first; at != std::string::npos; at = path.find('[', at + 1))
+        if (at > 0 && exists(path.substr(0, at)))
+            return {path.substr(0, at), path.substr(at)};
+    // "[1]" alone names no file: left whole, so that the reader says it does not exist.
+    return first == 0 ? CatalogPath{path, {}}
+                      : CatalogPath{path.substr(0, first), path.substr(first)};
+}
+
+} // namespace detail
 
 namespace {
 
@@ -54,7 +76,12 @@ bool startsWithFitsSignature(const std::string& path) {
     }
 }
 
+// A selection after the file name ("d.fits[1][Z>0.5]") is cfitsio's syntax: the FITS reader
+// takes the path and says what is wrong if the file before it is no FITS file.
 [[maybe_unused]] bool isFits(const std::string& path) {
+    const detail::CatalogPath split = detail::splitCatalogPath(path);
+    if (!split.selection.empty())
+        return true;
     return anyPatternMatches(kFitsPatterns, path) ||
            (!anyPatternMatches(kTextOnlyPatterns, path) && startsWithFitsSignature(path));
 }

@@ -218,8 +218,11 @@ OpenedFile openRegularFile(const std::string& path) {
 
 namespace {
 
-// The first word of a column name, lower case: "RA_J2000" → "ra", "RA (deg)" → "ra".
+// The first word of a column name, lower case: "RA_J2000" → "ra", "RA (deg)" → "ra",
+// "_RAJ2000" (VizieR's computed positions) → "raj2000".
 std::string firstWord(std::string_view name) {
+    while (!name.empty() && name.front() == '_')
+        name.remove_prefix(1);
     std::string word;
     for (const char c : name) {
         const auto u = static_cast<unsigned char>(c);
@@ -247,11 +250,18 @@ std::optional<std::size_t> defaultColumnByName(const std::vector<std::string>& n
     const bool ra = axis == Axis::Ra;
     const char* const role = ra ? "RA" : "Dec";
     const std::string_view exact = ra ? "ra" : "dec";
-    // Words that start the usual RA and Dec column names (SExtractor, VizieR, Gaia, SDSS).
-    static const std::vector<std::string_view> raWords{"ra", "raj2000", "radeg", "alpha"};
-    static const std::vector<std::string_view> decWords{"dec",   "decl",   "dej2000", "decj2000",
-                                                        "dedeg", "decdeg", "de",      "delta"};
+    // Words that start the usual RA and Dec column names (SExtractor, VizieR, Gaia, SDSS):
+    // RA_J2000, RAJ2000, RAdeg, RA_DEG, "RA (deg)", ALPHA_J2000; DEC_J2000, DEJ2000, DE_ICRS...
+    static const std::vector<std::string_view> raWords{"ra", "raj2000", "ra2000", "radeg", "alpha"};
+    static const std::vector<std::string_view> decWords{"dec",    "decl",    "dej2000", "decj2000",
+                                                        "de2000", "dec2000", "dedeg",   "decdeg",
+                                                        "de",     "delta"};
     const auto& words = ra ? raWords : decWords;
+    // Asked of the user in every refusal; core knows the CLI's flags by these names, the GUI
+    // by its column fields.
+    const std::string ask = "; choose the RA and Dec columns by name or 1-based number "
+                            "(--ra-col/--dec-col); columns: " +
+                            joinNames(names);
 
     for (std::size_t i = 0; i < names.size(); ++i)
         if (isFree(i) && namedExactly(names[i], exact))
@@ -268,14 +278,12 @@ std::optional<std::size_t> defaultColumnByName(const std::vector<std::string>& n
             source, line, 0,
             std::string("cannot tell which column holds ") + role + ": none is named " +
                 std::string(exact) + " or like it (" +
-                (ra ? "RA_J2000, ALPHA_J2000, RAJ2000" : "DEC_J2000, DELTA_J2000, DEJ2000") +
-                "); choose the " + role +
-                " column by name or number; columns: " + joinNames(names));
+                (ra ? "RA_J2000, ALPHA_J2000, RAJ2000" : "DEC_J2000, DELTA_J2000, DEJ2000") + ")" +
+                ask);
     throw InputError(source, line, 0,
                      std::string("cannot tell which column holds ") + role + ": " +
                          quoteField(names[candidates[0]]) + " and " +
-                         quoteField(names[candidates[1]]) + " both could; choose the " + role +
-                         " column by name or number");
+                         quoteField(names[candidates[1]]) + " both could" + ask);
 }
 
 std::string formatNumber(double value) {

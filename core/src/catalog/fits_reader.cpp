@@ -2,6 +2,7 @@
 #include "catalog/fits_reader.h"
 
 #include "tpacf/errors.h"
+#include "tpacf/units.h"
 
 #include <fitsio.h>
 #include <zlib.h>
@@ -71,11 +72,17 @@ struct FitsColumn {
     }
 };
 
-// An open binary table: the file positioned at the first BINTABLE HDU, with its columns.
+// An open binary table: the file positioned at the chosen HDU (or cfitsio's filtered copy of
+// it), with its columns, and how it was chosen for messages and the catalog's origin.
 struct FitsTable {
     FitsPtr file;
-    int hdu = 0;
-    long long rows = 0;
+    int hdu = 0;              // absolute (cfitsio's movabs numbering: the primary HDU is 1)
+    std::string hduLabel;     // "HDU 1 (CATALOG)": extension numbers, as in d.fits[1] and --hdu
+    long long rows = 0;       // after the row filter
+    long long rowsInFile = 0; // NAXIS2 of the HDU in the file
+    std::string rowFilter;    // cfitsio's row filter, "" without
+    std::string columnSpec;   // cfitsio's column list ("col RA;DEC;W=WEIGHT*WFKP"), "" without
+    std::vector<std::string> hdus; // every extension, for previews
     std::vector<FitsColumn> columns;
 };
 
@@ -213,21 +220,196 @@ std::string hduKind(int type) {
     }
 }
 
-FitsTable openFirstBinaryTable(const std::string& path, const ReadOptions& options) {
-    const OpenedFile opened = openRegularFile(path);
-    std::array<unsigned char, 4> magic{};
+// "HDU 1 (CATALOG)", or "the primary HDU": numbered as extensions, as d.fits[1] and --hdu are.
+std::string hduLabel(int absolute, const std::string& name) {
+    if (absolute == 1)
+        return "the primary HDU";
+    std::string label = "HDU " + std::to_string(absolute - 1);
+    if (!name.empty())
+        label += " (" + shortText(name) + ")";
+    return label;
+}
+
+// The EXTNAME of the current HDU, "" where it has none.
+std::string extensionName(fitsfile* file) {
+    char value[FLEN_VALUE] = {};
+    int status = 0;
+    if (fits_read_key(file, TSTRING, "EXTNAME", value, nullptr, &status)) {
+        fits_clear_errmsg();
+        return {};
+    }
+    return value;
+}
+
+// Every extension as a line for listings: "1: CATALOG (5000 rows, 4 columns)", "2: (image)".
+// Reads headers only; stops at the first HDU cfitsio cannot read, and after kMaxListed.
+std::vector<std::string> listExtensions(fitsfile* file, int hduCount) {
+    constexpr int kMaxListed = 64;
+    std::vector<std::string> lines;
+    for (int hdu = 2; hdu <= hduCount && hdu <= kMaxListed + 1; ++hdu) {
+        int type = 0, status = 0;
+        if (fits_movabs_hdu(file, hdu, &type, &status))
+            break;
+        const std::string name = extensionName(file);
+        std::string line =
+            std::to_string(hdu - 1) + ": " + (name.empty() ? "(unnamed)" : shortText(name));
+        long long rows = 0;
+        int columns = 0;
+        if (type == IMAGE_HDU)
+            line += " (image)";
+        else if (fits_get_num_rowsll(file, &rows, &status) == 0 &&
+                 fits_get_num_cols(file, &columns, &status) == 0)
+            line += std::string(" (") + (type == ASCII_TBL ? "ASCII table, " : "") +
+                    std::to_string(rows) + (rows == 1 ? " row, " : " rows, ") +
+                    std::to_string(columns) + (columns == 1 ? " column)" : " columns)");
+        fits_clear_errmsg();
+        lines.push_back(std::move(line));
+    }
+    if (hduCount - 1 > kMaxListed)
+        lines.push_back("... (" + std::to_string(hduCount - 1) + " extensions)");
+    return lines;
+}
+
+std::string joinLines(const std::vector<std::string>& lines) {
+    std::string joined;
+    for (std::size_t i = 0; i < lines.size() && i < 10; ++i)
+        joined += (i == 0 ? "" : "; ") + lines[i];
+    if (lines.size() > 10)
+        joined += "; ...";
+    return joined.empty() ? "none" : joined;
+}
+
+// The parts of a selection after the file name, as cfitsio parses them.
+struct SelectionParts {
+    std::string hdu, rowFilter, columnSpec;
+};
+
+SelectionParts parseSelection(const std::string& path, const std::string& selection) {
+    SelectionParts parts;
+    if (selection.empty())
+        return parts;
+    // cfitsio writes each part into a caller's buffer: each is at most the whole URL.
+    std::string url = "catalog.fits" + selection;
+    const std::size_t room = url.size() + FLEN_FILENAME;
+    std::vector<char> type(room), infile(room), outfile(room), ext(room), rows(room), bin(room),
+        cols(room), pixels(room);
+    int status = 0;
+    fits_clear_errmsg();
+    if (fits_parse_input_filename(url.data(), type.data(), infile.data(), outfile.data(),
+                                  ext.data(), rows.data(), bin.data(), cols.data(), pixels.data(),
+                                  &status))
+        throw InputError(path, 0, 0,
+                         "cannot parse the selection " + quoteField(selection) + ": " +
+                             fitsMessage(status));
+    if (bin[0] != '\0' || pixels[0] != '\0')
+        throw InputError(path, 0, 0,
+                         "the selection " + quoteField(selection) +
+                             " makes an image (binning or a pixel filter); a catalog takes an HDU "
+                             "([CATALOG], [1]), a row filter ([Z>0.5]) and a column list "
+                             "([col RA;DEC;W=WEIGHT*WFKP])");
+    parts.hdu = ext.data();
+    parts.rowFilter = rows.data();
+    parts.columnSpec = cols.data();
+    return parts;
+}
+
+// cfitsio's account of a failed filter: the part that failed and the first reason it gives,
+// without routine names ("ffgcnn could not find column: QQ" → "could not find column: QQ").
+std::string filterFailure(int status, const SelectionParts& parts) {
+    std::vector<std::string> messages;
+    char text[FLEN_ERRMSG] = {};
+    while (fits_read_errmsg(text))
+        messages.emplace_back(text);
+    fits_clear_errmsg();
+    std::string part;
+    for (const std::string& message : messages)
+        if (message.find("selection of rows") != std::string::npos && !parts.rowFilter.empty())
+            part = "the row filter [" + shortText(parts.rowFilter, 80) + "]";
+        else if (message.find("editing columns") != std::string::npos && !parts.columnSpec.empty())
+            part = "the column list [" + shortText(parts.columnSpec, 80) + "]";
+    if (part.empty())
+        part = "the selection";
+    std::string reason;
+    if (!messages.empty()) {
+        reason = messages.front();
+        if (reason.size() > 3 && reason.starts_with("ff"))
+            if (const auto space = reason.find(' ');
+                space != std::string::npos &&
+                std::all_of(reason.begin(), reason.begin() + static_cast<long>(space),
+                            [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+                reason.erase(0, space + 1);
+        reason = shortText(reason, FLEN_ERRMSG);
+    } else {
+        char generic[FLEN_STATUS] = {};
+        fits_get_errstatus(status, generic);
+        reason = generic;
+    }
+    return part + " failed: " + reason + " (cfitsio status " + std::to_string(status) + ")";
+}
+
+// Moves to the HDU `spec` names (cfitsio's extension syntax: "1", "CATALOG", "CATALOG,2");
+// the error lists the extensions there are.
+void moveToNamedHdu(fitsfile* raw, const std::string& path, const std::string& spec,
+                    const std::string& from, int hduCount) {
+    const std::size_t room = spec.size() + FLEN_FILENAME;
+    std::string text = spec;
+    std::vector<char> name(room), column(room), expression(room);
+    int number = 0, version = 0, type = ANY_HDU, status = 0;
+    fits_clear_errmsg();
+    auto listing = [&] { return "; extensions: " + joinLines(listExtensions(raw, hduCount)); };
+    if (spec.find_first_not_of(" \t") == std::string::npos ||
+        ffexts(text.data(), &number, name.data(), &version, &type, column.data(), expression.data(),
+               &status) ||
+        column[0] != '\0')
+        throw InputError(path, 0, 0,
+                         quoteField(spec) + from +
+                             " names no HDU: give an extension number (1 is the first) or an "
+                             "EXTNAME" +
+                             listing());
+    fits_clear_errmsg();
+    if (name[0] == '\0') {
+        int hduType = 0;
+        if (fits_movabs_hdu(raw, number + 1, &hduType, &status)) {
+            // Past the end, or an HDU before it that cfitsio cannot read: say which.
+            const std::string why =
+                status == END_OF_FILE ? std::string() : ": " + fitsMessage(status);
+            throw InputError(path, 0, 0,
+                             "there is no HDU " + std::to_string(number) + from + why + listing());
+        }
+        return;
+    }
+    if (fits_movnam_hdu(raw, type, name.data(), version, &status))
+        throw InputError(path, 0, 0,
+                         "there is no HDU named " + quoteField(name.data()) +
+                             (version > 0 ? " with EXTVER " + std::to_string(version) : "") + from +
+                             listing());
+}
+
+FitsTable openTable(const std::string& path, const ReadOptions& options, bool wantListing) {
+    const CatalogPath split = splitCatalogPath(path);
+    const SelectionParts selection = parseSelection(path, split.selection);
+    // Every check on the file is on the file part: "d.fits[1]" is d.fits.
+    const OpenedFile opened = openRegularFile(split.file);
+    std::array<unsigned char, 8> magic{};
     const ssize_t magicLength = ::pread(opened.fd.get(), magic.data(), magic.size(), 0);
-    const auto compression =
-        compressionOf(magic, magicLength > 0 ? static_cast<std::size_t>(magicLength) : 0);
+    const std::size_t headLength = magicLength > 0 ? static_cast<std::size_t>(magicLength) : 0;
+    const auto compression = compressionOf({magic[0], magic[1], magic[2], magic[3]},
+                                           std::min<std::size_t>(headLength, 4));
     if (compression && *compression != "gzip")
         throw InputError(
             path, 0, 0,
             "the file is compressed (" + *compression +
                 "); decompress it first (FITS tables are read plain or gzip-compressed)");
+    if (!compression && !split.selection.empty() &&
+        std::string_view(reinterpret_cast<const char*>(magic.data()), headLength) != "SIMPLE  ")
+        throw InputError(path, 0, 0,
+                         "the file is no FITS file (it does not start with SIMPLE =); a selection "
+                         "such as " +
+                             quoteField(split.selection) + " applies to FITS tables only");
 
     // What cfitsio opens, and a descriptor on the same bytes for the checks below.
     TemporaryCopy copy;
-    std::string fitsPath = path;
+    std::string fitsPath = split.file;
     std::uint64_t fileSize = opened.size;
     FileDescriptor copyFd;
     int bytesFd = opened.fd.get();
@@ -250,8 +432,8 @@ FitsTable openFirstBinaryTable(const std::string& path, const ReadOptions& optio
     int fitsStatus = 0;
     fitsfile* raw = nullptr;
     fits_clear_errmsg(); // what earlier reads left there is not about this file
-    // The disk-file form takes the path literally: no "[ext]" or "+n" filename syntax, so any
-    // path a user picks opens as that file.
+    // First the plain file (the disk-file form takes the path literally): the HDU is found and
+    // its size checked before cfitsio filters anything, which would read what NAXIS2 claims.
     if (fits_open_diskfile(&raw, fitsPath.c_str(), READONLY, &fitsStatus)) {
         if (raw) {
             int ignored = 0;
@@ -264,20 +446,35 @@ FitsTable openFirstBinaryTable(const std::string& path, const ReadOptions& optio
     int hduCount = 0;
     if (fits_get_num_hdus(raw, &hduCount, &fitsStatus))
         throw InputError(path, 0, 0, "cannot read the FITS structure: " + fitsMessage(fitsStatus));
+    const std::string hduSpec = !selection.hdu.empty() ? selection.hdu : options.hdu;
+    if (!hduSpec.empty()) {
+        // The path shows an HDU it names; one from the read options is said to be one.
+        moveToNamedHdu(raw, path, hduSpec,
+                       selection.hdu.empty() ? std::string(" (the HDU option)") : std::string(),
+                       hduCount);
+        int type = 0;
+        fits_get_hdu_num(raw, &table.hdu);
+        fits_get_hdu_type(raw, &type, &fitsStatus);
+        if (type != BINARY_TBL) {
+            const std::string label = hduLabel(table.hdu, extensionName(raw));
+            throw InputError(path, 0, 0,
+                             label + " is " + hduKind(type) + ", not a binary table; extensions: " +
+                                 joinLines(listExtensions(raw, hduCount)));
+        }
+    }
     std::string kinds;
     for (int hdu = 1; hdu <= hduCount && table.hdu == 0; ++hdu) {
         int type = 0;
         if (fits_movabs_hdu(raw, hdu, &type, &fitsStatus))
             throw InputError(path, 0, 0,
-                             "cannot read HDU " + std::to_string(hdu) + ": " +
-                                 fitsMessage(fitsStatus));
+                             "cannot read " + hduLabel(hdu, {}) + ": " + fitsMessage(fitsStatus));
         if (type == BINARY_TBL)
             table.hdu = hdu;
         else if (hdu <= 5) {
             int axes = 0, ignored = 0;
             const bool empty =
                 type == IMAGE_HDU && fits_get_img_dim(raw, &axes, &ignored) == 0 && axes == 0;
-            kinds += (kinds.empty() ? "" : "; ") + ("HDU " + std::to_string(hdu) + " is ") +
+            kinds += (kinds.empty() ? "" : "; ") + hduLabel(hdu, {}) + " is " +
                      (empty ? std::string("empty") : hduKind(type));
         }
     }
@@ -290,22 +487,22 @@ FitsTable openFirstBinaryTable(const std::string& path, const ReadOptions& optio
         int type = 0, nextStatus = 0;
         std::string trailing;
         if (fits_movabs_hdu(raw, hduCount + 1, &type, &nextStatus) && nextStatus != END_OF_FILE)
-            trailing = "; HDU " + std::to_string(hduCount + 1) +
-                       " cannot be read: " + fitsMessage(nextStatus);
+            trailing =
+                "; " + hduLabel(hduCount + 1, {}) + " cannot be read: " + fitsMessage(nextStatus);
         else if (fits_movabs_hdu(raw, hduCount, &type, &fitsStatus) == 0 &&
                  fits_get_hduaddrll(raw, &headStart, &dataStart, &dataEnd, &fitsStatus) == 0) {
             const auto end = static_cast<std::uint64_t>(dataEnd);
             const auto start = static_cast<std::uint64_t>(dataStart);
             // The last HDU's data run past the file (by more than the final padding).
             if (start < end && end > fileSize + 2879)
-                trailing = "; HDU " + std::to_string(hduCount) + "'s header gives " +
+                trailing = "; " + hduLabel(hduCount, {}) + ": its header gives " +
                            std::to_string(end - start) + " bytes of data, but the file ends " +
                            std::to_string(fileSize > start ? fileSize - start : 0) +
                            " bytes after it: cut short, or a header gives a wrong size";
             else if (end < fileSize && bytesFd >= 0 &&
                      nonZeroBytesFrom(bytesFd, end, fileSize, std::uint64_t(16) << 20))
-                trailing = "; " + std::to_string(fileSize - end) + " bytes after HDU " +
-                           std::to_string(hduCount) +
+                trailing = "; " + std::to_string(fileSize - end) + " bytes after " +
+                           hduLabel(hduCount, {}) +
                            " are not an HDU: a header may give a wrong data size";
         }
         throw InputError(path, 0, 0,
@@ -326,7 +523,9 @@ FitsTable openFirstBinaryTable(const std::string& path, const ReadOptions& optio
         fits_read_key_lnglng(raw, "PCOUNT", &heapBytes, nullptr, &fitsStatus) ||
         fits_get_hduaddrll(raw, &headStart, &dataStart, &dataEnd, &fitsStatus))
         throw InputError(path, 0, 0, "cannot read the table size: " + fitsMessage(fitsStatus));
-    const std::string tableName = "the binary table in HDU " + std::to_string(table.hdu);
+    table.hduLabel = hduLabel(table.hdu, extensionName(raw));
+    table.rowsInFile = table.rows;
+    const std::string tableName = "the binary table in " + table.hduLabel;
     if (table.rows < 0 || rowBytes < 0 || heapBytes < 0 || (table.rows > 0 && rowBytes == 0))
         throw InputError(path, 0, 0,
                          tableName +
@@ -353,6 +552,42 @@ FitsTable openFirstBinaryTable(const std::string& path, const ReadOptions& optio
                          tableName + ": data follow its " + std::to_string(table.rows) +
                              " rows (NAXIS2) where only zero padding belongs; NAXIS2 or NAXIS1 "
                              "is wrong, or the file is damaged");
+
+    if (wantListing) {
+        table.hdus = listExtensions(raw, hduCount);
+        int type = 0;
+        if (fits_movabs_hdu(raw, table.hdu, &type, &fitsStatus))
+            throw InputError(path, 0, 0,
+                             "cannot read " + table.hduLabel + ": " + fitsMessage(fitsStatus));
+    }
+
+    // Now the checked table through cfitsio's filters: the column list, then the row filter
+    // (cfitsio's order, whatever the order written), into a copy in memory of the rows kept.
+    table.rowFilter = selection.rowFilter;
+    table.columnSpec = selection.columnSpec;
+    if (!table.rowFilter.empty() || !table.columnSpec.empty()) {
+        std::string url = fitsPath + "[" + std::to_string(table.hdu - 1) + "]";
+        if (!table.columnSpec.empty())
+            url += "[" + table.columnSpec + "]";
+        if (!table.rowFilter.empty())
+            url += "[" + table.rowFilter + "]";
+        fitsfile* filtered = nullptr;
+        int status = 0;
+        fits_clear_errmsg();
+        if (fits_open_file(&filtered, url.c_str(), READONLY, &status)) {
+            if (filtered) {
+                int ignored = 0;
+                fits_close_file(filtered, &ignored);
+            }
+            throw InputError(path, 0, 0, table.hduLabel + ": " + filterFailure(status, selection));
+        }
+        table.file.reset(filtered);
+        raw = filtered;
+        if (fits_get_num_rowsll(raw, &table.rows, &fitsStatus) ||
+            fits_get_num_cols(raw, &columnCount, &fitsStatus))
+            throw InputError(path, 0, 0,
+                             "cannot read the filtered table's size: " + fitsMessage(fitsStatus));
+    }
 
     for (int col = 1; col <= columnCount; ++col) {
         FitsColumn column;
@@ -462,10 +697,52 @@ std::vector<double> readColumn(const FitsTable& table, const std::string& path, 
     return values;
 }
 
+// The name a column goes by in summaries: its TTYPE, else "column N".
+std::string originName(const FitsTable& table, int col) {
+    if (col <= 0)
+        return {};
+    const std::string& name = table.columns[static_cast<std::size_t>(col - 1)].name;
+    return name.empty() ? "column " + std::to_string(col) : name;
+}
+
+CatalogOrigin fitsOrigin(const FitsTable& table, const ReadOptions& options, int raCol, int decCol,
+                         int weightCol, int regionCol) {
+    CatalogOrigin origin;
+    origin.format = "fits";
+    origin.raColumn = originName(table, raCol);
+    origin.decColumn = originName(table, decCol);
+    origin.weightColumn = originName(table, weightCol);
+    origin.regionColumn = originName(table, regionCol);
+    const std::string unit(angleUnitName(options.coordUnit));
+    origin.unit = options.raInHours ? "RA in hours, Dec in " + unit : unit;
+    auto how = [&table](const ColumnRef& ref, int col) {
+        if (ref.isSet())
+            return std::string("chosen");
+        return table.columns[static_cast<std::size_t>(col - 1)].name.empty()
+                   ? std::string("first numeric column")
+                   : std::string("column names");
+    };
+    const std::string raHow = how(options.raColumn, raCol);
+    const std::string decHow = how(options.decColumn, decCol);
+    origin.columnChoice = raHow == decHow ? raHow : "RA " + raHow + ", Dec " + decHow;
+    if (origin.columnChoice == "chosen")
+        origin.columnChoice = "as chosen";
+    else if (origin.columnChoice == "first numeric column")
+        origin.columnChoice = "first numeric columns (no names)";
+    origin.selection = table.hduLabel;
+    if (!table.columnSpec.empty())
+        origin.selection += ", [" + table.columnSpec + "]";
+    if (!table.rowFilter.empty())
+        origin.selection += ", rows [" + table.rowFilter + "] (" + std::to_string(table.rows) +
+                            " of " + std::to_string(table.rowsInFile) + ")";
+    origin.rows = static_cast<std::uint64_t>(table.rows);
+    return origin;
+}
+
 } // namespace
 
 Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
-    FitsTable table = openFirstBinaryTable(path, options);
+    FitsTable table = openTable(path, options, false);
     std::vector<int> taken;
     const int raCol = chooseColumn(table, path, options.raColumn, Axis::Ra, "RA", taken);
     taken.push_back(raCol);
@@ -479,9 +756,13 @@ Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
                               ? chooseColumn(table, path, options.regionColumn, std::nullopt,
                                              "the jackknife region", taken)
                               : 0;
-    if (table.rows <= 0)
+    if (table.rows <= 0 && !table.rowFilter.empty())
         throw InputError(path, 0, 0,
-                         "the binary table in HDU " + std::to_string(table.hdu) + " has no rows");
+                         "no rows pass the row filter [" + shortText(table.rowFilter, 80) +
+                             "]: the catalog is empty (" + table.hduLabel + " holds " +
+                             std::to_string(table.rowsInFile) + " rows)");
+    if (table.rows <= 0)
+        throw InputError(path, 0, 0, "the binary table in " + table.hduLabel + " has no rows");
 
     std::vector<double> ra = readColumn(table, path, raCol, "RA", options);
     std::vector<double> dec = readColumn(table, path, decCol, "Dec", options);
@@ -509,13 +790,16 @@ Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
         ra[i] = convert.raRadians(ra[i]);
         dec[i] = *decRadians;
     }
-    return Catalog::fromRadians(path, std::move(ra), std::move(dec), std::move(weight),
-                                std::move(region));
+    Catalog catalog = Catalog::fromRadians(path, std::move(ra), std::move(dec), std::move(weight),
+                                           std::move(region));
+    catalog.setOrigin(fitsOrigin(table, options, raCol, decCol, weightCol, regionCol));
+    return catalog;
 }
 
 TablePreview previewFitsFile(const std::string& path, std::size_t maxRows) {
-    FitsTable table = openFirstBinaryTable(path, ReadOptions{});
+    FitsTable table = openTable(path, ReadOptions{}, true);
     TablePreview preview;
+    preview.hdus = std::move(table.hdus);
     preview.hasHeader = true;
     preview.columnCount = table.columns.size();
     for (const FitsColumn& column : table.columns)

@@ -95,9 +95,20 @@ class CoordinateConverter {
 std::int32_t regionLabel(double value, const std::string& source, long line, int column,
                          std::string_view written);
 
-/// FITS binary tables (defined only where built with cfitsio): the first BINTABLE HDU, its
-/// NAXIS2 checked against the file before anything is allocated; gzip data (by its magic
-/// bytes, whatever the name) decompressed to a private temporary file, removed afterwards.
+/// A catalog path split into the file and a cfitsio selection after it: "d.fits[1][Z>0.5]" →
+/// {"d.fits", "[1][Z>0.5]"}. The selection starts at the first '[' whose prefix exists (else at
+/// the first '['); a path that names an existing file has none.
+struct CatalogPath {
+    std::string file;
+    std::string selection; // "" or "[...]..."
+};
+CatalogPath splitCatalogPath(const std::string& path);
+
+/// FITS binary tables (defined only where built with cfitsio): the HDU the path's selection or
+/// ReadOptions::hdu names, else the first BINTABLE; its NAXIS2 checked against the file before
+/// anything is allocated (and before cfitsio filters it); then the selection's column list and
+/// row filter applied by cfitsio. gzip data (by its magic bytes, whatever the name) decompressed
+/// to a private temporary file, removed afterwards.
 Catalog readFitsCatalog(const std::string& path, const ReadOptions& options);
 TablePreview previewFitsFile(const std::string& path, std::size_t maxRows);
 

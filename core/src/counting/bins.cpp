@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace tpacf {
 
@@ -50,7 +53,39 @@ std::size_t derivedCount(double exactCount, const std::string& what) {
     return rounded < 1.0 ? 1 : static_cast<std::size_t>(rounded);
 }
 
+// Custom edges: one message per problem, naming the edge by its 1-based position and value.
+void validateEdges(const BinSpec& spec) {
+    const std::vector<double>& edges = spec.edges;
+    if (edges.size() < 2)
+        throw ConfigError("bins: custom bins need at least 2 edges, got " +
+                          std::to_string(edges.size()));
+    if (edges.size() - 1 > kMaxBinCount)
+        throw ConfigError("bins: " + std::to_string(edges.size()) + " edges give " +
+                          std::to_string(edges.size() - 1) + " bins, more than the " +
+                          std::to_string(kMaxBinCount) + " allowed");
+    const double halfTurn = halfTurnIn(spec.unit);
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+        const std::string name = "edge " + std::to_string(k + 1);
+        const double edge = edges[k];
+        if (!std::isfinite(edge))
+            throw ConfigError("bins: " + name + " (" + number(edge) + ") is not finite");
+        if (edge < 0)
+            throw ConfigError("bins: " + name + " (" + withUnit(edge, spec.unit) +
+                              ") is negative; angles start at 0");
+        if (k > 0 && !(edge > edges[k - 1]))
+            throw ConfigError("bins: " + name + " (" + withUnit(edge, spec.unit) +
+                              ") is not greater than edge " + std::to_string(k) + " (" +
+                              withUnit(edges[k - 1], spec.unit) +
+                              "); edges must be strictly increasing");
+        if (edge > halfTurn)
+            throw ConfigError("bins: " + name + " (" + withUnit(edge, spec.unit) +
+                              ") is beyond 180 deg, the largest separation on the sphere");
+    }
+}
+
 void validate(const BinSpec& spec) {
+    if (spec.scale == BinScale::Custom)
+        return validateEdges(spec);
     const bool log = spec.scale == BinScale::Logarithmic;
     const std::string unit(angleUnitName(spec.unit));
     auto finite = [](double v, const char* name) {
@@ -98,7 +133,56 @@ void validate(const BinSpec& spec) {
                           std::to_string(kMaxBinCount) + " allowed");
 }
 
+// One number of an edges file; a leading '+' is allowed as people type it.
+double edgeNumber(std::string_view field, const std::string& source, long line) {
+    std::string_view digits = field;
+    if (!digits.empty() && digits.front() == '+')
+        digits.remove_prefix(1);
+    double value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    // Quoted and kept on one line: at most 40 bytes, control characters shown as '?'.
+    // Appended piecewise: GCC 12 warns (-Wrestrict, a false alarm) on chained operator+.
+    std::string quoted = "\"";
+    quoted.append(field.substr(0, 40));
+    quoted.append("\"");
+    for (char& c : quoted)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
+            c = '?';
+    if (field.size() > 40)
+        quoted += " (" + std::to_string(field.size()) + " bytes)";
+    if (digits.empty() || error == std::errc::invalid_argument ||
+        end != digits.data() + digits.size())
+        throw InputError(source, line, 0, quoted + " is not a number");
+    if (error == std::errc::result_out_of_range || !std::isfinite(value))
+        throw InputError(source, line, 0, quoted + " is not a finite number");
+    return value;
+}
+
+bool isFieldSeparator(char c) {
+    // No comma: in a file "0,5" is more likely a decimal comma than two numbers.
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
 } // namespace
+
+std::string_view binScaleKey(BinScale scale) noexcept {
+    switch (scale) {
+    case BinScale::Logarithmic:
+        return "log";
+    case BinScale::Linear:
+        return "linear";
+    case BinScale::Custom:
+        return "custom";
+    }
+    return "log";
+}
+
+std::optional<BinScale> parseBinScaleKey(std::string_view key) noexcept {
+    for (const BinScale scale : {BinScale::Logarithmic, BinScale::Linear, BinScale::Custom})
+        if (key == binScaleKey(scale))
+            return scale;
+    return std::nullopt;
+}
 
 BinSpec BinSpec::logPerDecade(double min, double max, AngleUnit unit, double perDecade) {
     BinSpec spec;
@@ -130,6 +214,17 @@ BinSpec BinSpec::linearWidth(double min, double max, AngleUnit unit, double widt
     return spec;
 }
 
+BinSpec BinSpec::fromEdges(std::vector<double> edges, AngleUnit unit) {
+    BinSpec spec = linearCount(0.0, 0.0, unit, 0);
+    spec.scale = BinScale::Custom;
+    if (!edges.empty()) {
+        spec.min = edges.front();
+        spec.max = edges.back();
+    }
+    spec.edges = std::move(edges);
+    return spec;
+}
+
 BinSpec BinSpec::preset(std::string_view name) {
     if (name == "quarter-degree")
         return linearWidth(0.0, 90.0, AngleUnit::Degree, 0.25);
@@ -146,6 +241,21 @@ std::vector<std::string> BinSpec::presetNames() {
 }
 
 std::string BinSpec::describe() const {
+    if (scale == BinScale::Custom) {
+        // Appended piecewise: GCC 12 warns (-Wrestrict, a false alarm) on chained operator+.
+        std::string text = "custom, ";
+        text.append(std::to_string(edges.size()));
+        text.append(" edges");
+        if (!edges.empty()) {
+            text.append(" ");
+            text.append(number(edges.front()));
+            text.append("-");
+            text.append(number(edges.back()));
+            text.append(" ");
+            text.append(angleUnitName(unit));
+        }
+        return text;
+    }
     const bool log = scale == BinScale::Logarithmic;
     std::string text = std::string(log ? "log" : "linear") + ", " + number(min) + "-" +
                        number(max) + " " + std::string(angleUnitName(unit)) + ", ";
@@ -161,9 +271,20 @@ std::string BinSpec::describe() const {
 Binning::Binning(const BinSpec& spec) : m_spec(spec) {
     validate(spec);
     const bool log = spec.scale == BinScale::Logarithmic;
+    const bool custom = spec.scale == BinScale::Custom;
+    if (custom) {
+        // The edges decide; the fields of the other scales say nothing here.
+        m_spec.min = spec.edges.front();
+        m_spec.max = spec.edges.back();
+        m_spec.perDecade = 0;
+        m_spec.count = 0;
+        m_spec.width = 0;
+    }
 
     std::size_t count = 0;
-    if (spec.count > 0)
+    if (custom)
+        count = spec.edges.size() - 1;
+    else if (spec.count > 0)
         count = static_cast<std::size_t>(spec.count);
     else if (spec.perDecade > 0)
         count = derivedCount(std::log10(spec.max / spec.min) * spec.perDecade,
@@ -173,7 +294,7 @@ Binning::Binning(const BinSpec& spec) : m_spec(spec) {
                              "width " + withUnit(spec.width, spec.unit));
 
     m_edges.resize(count + 1);
-    for (std::size_t k = 0; k < count; ++k) {
+    for (std::size_t k = 0; k < count && !custom; ++k) {
         const double kd = static_cast<double>(k);
         if (log && spec.perDecade > 0)
             m_edges[k] = spec.min * std::pow(10.0, kd / spec.perDecade);
@@ -186,6 +307,8 @@ Binning::Binning(const BinSpec& spec) : m_spec(spec) {
     }
     // Exact, so that the outer bound users typed is the one pairs are compared against.
     m_edges[count] = spec.max;
+    if (custom)
+        m_edges = spec.edges; // exactly as given
 
     m_edgesRadians.resize(count + 1);
     m_chord2Edges.resize(count + 1);
@@ -201,9 +324,12 @@ Binning::Binning(const BinSpec& spec) : m_spec(spec) {
                               " are too close to be told apart in double precision");
 
     m_centres.resize(count);
-    for (std::size_t k = 0; k < count; ++k)
-        m_centres[k] =
-            log ? std::sqrt(m_edges[k] * m_edges[k + 1]) : 0.5 * (m_edges[k] + m_edges[k + 1]);
+    for (std::size_t k = 0; k < count; ++k) {
+        // Custom bins: geometric like log bins, except that a bin from 0 has no geometric centre.
+        const bool geometric = log || (custom && m_edges[k] > 0);
+        m_centres[k] = geometric ? std::sqrt(m_edges[k] * m_edges[k + 1])
+                                 : 0.5 * (m_edges[k] + m_edges[k + 1]);
+    }
 }
 
 int Binning::binOfChord2(double c2) const noexcept {
@@ -217,6 +343,100 @@ int Binning::binOfChord2(double c2) const noexcept {
 double chord2OfAngle(double radians) noexcept {
     double s = std::sin(0.5 * radians);
     return 4.0 * s * s;
+}
+
+} // namespace tpacf
+
+namespace tpacf {
+
+std::vector<double> parseBinEdgesText(std::string_view text, const std::string& sourceName,
+                                      std::optional<AngleUnit> unit) {
+    std::vector<double> edges;
+    std::size_t rowWidth = 0; // 1: one edge per line, 2: "lo hi" rows
+    long rowWidthLine = 0;
+    long lineNumber = 0;
+    // A text editor may have put a UTF-8 byte-order mark in front.
+    if (text.starts_with("\xEF\xBB\xBF"))
+        text.remove_prefix(3);
+
+    // Each new edge: >= 0, above the one before, within the half turn when the unit is known.
+    auto append = [&](double edge) {
+        if (edge < 0)
+            throw InputError(sourceName, lineNumber, 0,
+                             "edge " + number(edge) + " is negative; angles start at 0");
+        if (!edges.empty() && !(edge > edges.back()))
+            throw InputError(sourceName, lineNumber, 0,
+                             "edge " + number(edge) + " is not greater than the edge before it (" +
+                                 number(edges.back()) + "); edges must be strictly increasing");
+        if (unit && edge > halfTurnIn(*unit))
+            throw InputError(sourceName, lineNumber, 0,
+                             "edge " + withUnit(edge, *unit) +
+                                 " is beyond 180 deg, the largest separation on the sphere");
+        if (edges.size() > kMaxBinCount)
+            throw InputError(sourceName, lineNumber, 0,
+                             "more than " + std::to_string(kMaxBinCount + 1) + " edges: at most " +
+                                 std::to_string(kMaxBinCount) + " bins are allowed");
+        edges.push_back(edge);
+    };
+
+    while (!text.empty()) {
+        ++lineNumber;
+        const std::size_t newline = text.find('\n');
+        std::string_view line = text.substr(0, newline);
+        text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+        if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
+            line = line.substr(0, hash);
+
+        std::vector<std::string_view> fields;
+        std::size_t at = 0;
+        while (at < line.size()) {
+            while (at < line.size() && isFieldSeparator(line[at]))
+                ++at;
+            const std::size_t start = at;
+            while (at < line.size() && !isFieldSeparator(line[at]))
+                ++at;
+            if (at > start)
+                fields.push_back(line.substr(start, at - start));
+        }
+        if (fields.empty())
+            continue;
+        if (fields.size() > 2)
+            throw InputError(sourceName, lineNumber, 0,
+                             std::to_string(fields.size()) +
+                                 " numbers; expected one edge per line, or \"lo hi\" per line");
+        if (rowWidth == 0) {
+            rowWidth = fields.size();
+            rowWidthLine = lineNumber;
+        } else if (fields.size() != rowWidth) {
+            throw InputError(sourceName, lineNumber, 0,
+                             std::to_string(fields.size()) +
+                                 (fields.size() == 1 ? " number" : " numbers") + " but line " +
+                                 std::to_string(rowWidthLine) + " has " + std::to_string(rowWidth) +
+                                 "; give one edge on every line, or \"lo hi\" on every line");
+        }
+
+        if (rowWidth == 1) {
+            append(edgeNumber(fields[0], sourceName, lineNumber));
+            continue;
+        }
+        const double lo = edgeNumber(fields[0], sourceName, lineNumber);
+        const double hi = edgeNumber(fields[1], sourceName, lineNumber);
+        if (!(lo < hi))
+            throw InputError(sourceName, lineNumber, 0,
+                             "lo " + number(lo) + " is not below hi " + number(hi));
+        if (edges.empty())
+            append(lo);
+        else if (lo != edges.back())
+            throw InputError(sourceName, lineNumber, 0,
+                             "lo " + number(lo) + " is not the previous row's hi " +
+                                 number(edges.back()) + " (rows must be contiguous)");
+        append(hi);
+    }
+    if (edges.size() < 2)
+        throw InputError(sourceName, 0, 0,
+                         std::to_string(edges.size()) + (edges.size() == 1 ? " edge" : " edges") +
+                             "; at least 2 are needed");
+    return edges;
 }
 
 } // namespace tpacf

@@ -56,16 +56,27 @@ std::uint64_t CulledBatch::runPairs(std::size_t task, const sky::CountRun& run) 
     return countA * (cellsB.start[run.bEnd] - cellsB.start[run.bBegin]);
 }
 
-void CulledBatch::countRun(TileKernel kernel, std::size_t task, const sky::CountRun& run,
-                           const Points& a, const Points& b, const SlotLookup& lookup,
-                           std::uint32_t* histogram) const {
+CulledBatch::RunRange CulledBatch::rangeOf(std::size_t task, const sky::CountRun& run) const {
     const sky::CellTask& t = cellTasks[task];
     const sky::CellPartition& cellsA = plan.cells[t.first];
     const sky::CellPartition& cellsB = plan.cells[t.second];
     const std::size_t i0 = cellsA.start[run.a], i1 = cellsA.start[run.a + 1];
     const bool diagonal = t.isAuto && run.bBegin == run.a;
-    kernel(a, i0, i1, b, diagonal ? i0 : cellsB.start[run.bBegin], cellsB.start[run.bEnd], diagonal,
-           lookup, histogram);
+    return {i0, i1, diagonal ? i0 : cellsB.start[run.bBegin], cellsB.start[run.bEnd], diagonal};
+}
+
+void CulledBatch::countRun(TileKernel kernel, std::size_t task, const sky::CountRun& run,
+                           const Points& a, const Points& b, const SlotLookup& lookup,
+                           std::uint32_t* histogram) const {
+    const RunRange r = rangeOf(task, run);
+    kernel(a, r.i0, r.i1, b, r.j0, r.j1, r.diagonal, lookup, histogram);
+}
+
+void CulledBatch::countRun(WeightedTileKernel kernel, std::size_t task, const sky::CountRun& run,
+                           const Points& a, const Points& b, const SlotLookup& lookup,
+                           std::uint32_t* histogram, double* weighted) const {
+    const RunRange r = rangeOf(task, run);
+    kernel(a, r.i0, r.i1, b, r.j0, r.j1, r.diagonal, lookup, histogram, weighted);
 }
 
 CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& binning,
@@ -86,8 +97,15 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
     for (const CountTask& task : tasks) {
         const std::size_t first = indexOf(task.first);
         const std::size_t second = task.second ? indexOf(task.second) : first;
-        batch.cellTasks.push_back(sky::CellTask{first, second, task.isAuto()});
+        batch.cellTasks.push_back(sky::CellTask{first, second, task.isAuto(), task.weighted()});
     }
+    // A catalog without weights counts with weight 1 in a weighted task: ones beside it, so
+    // the weighted kernels and the cells' weight sums read weights on both sides.
+    for (const sky::CellTask& task : batch.cellTasks)
+        if (task.weighted)
+            for (std::size_t c : {task.first, task.second})
+                if (batch.catalogs[c].w.empty())
+                    batch.catalogs[c].w.assign(batch.catalogs[c].size(), 1.0);
     batch.plan = sky::planCellPairs(batch.catalogs, batch.cellTasks, binning.chord2Edges(),
                                     regionCount, poll, threads);
 

@@ -60,7 +60,8 @@ struct CulledBatch {
 
     Points pointsOf(std::size_t catalog) const {
         const sky::SortedCatalog& c = catalogs[catalog];
-        return Points(c.x.data(), c.y.data(), c.z.data(), c.size());
+        return Points(c.x.data(), c.y.data(), c.z.data(), c.size(),
+                      c.w.empty() ? nullptr : c.w.data());
     }
 
     /// Pairs of a run: a diagonal run (auto, starting at its own cell) counts j > i in that cell.
@@ -70,10 +71,23 @@ struct CulledBatch {
     /// one rectangle (a diagonal run: the triangle of its first cell and the rectangle beyond).
     void countRun(TileKernel kernel, std::size_t task, const sky::CountRun& run, const Points& a,
                   const Points& b, const SlotLookup& lookup, std::uint32_t* histogram) const;
+    /// The same with a weighted kernel (the task's sorted catalogs carry weights).
+    void countRun(WeightedTileKernel kernel, std::size_t task, const sky::CountRun& run,
+                  const Points& a, const Points& b, const SlotLookup& lookup,
+                  std::uint32_t* histogram, double* weighted) const;
+
+    /// The rectangle (or triangle) of points of a run.
+    struct RunRange {
+        std::size_t i0, i1, j0, j1;
+        bool diagonal;
+    };
+    RunRange rangeOf(std::size_t task, const sky::CountRun& run) const;
 };
 
-/// Sorts, plans and cuts the work of `share`. regionCount: 0 without regions. threads: the
-/// counting threads (the plan is the same for any number; the items are sized for them).
+/// Sorts, plans and cuts the work of `share`. A weighted task (CountTask::weighted) gets its
+/// sorted catalogs' weights (ones for a catalog without) and its whole cell pairs' weighted sums.
+/// regionCount: 0 without regions. threads: the counting threads (the plan is the same for any
+/// number; the items are sized for them).
 CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& binning,
                                std::size_t regionCount, std::size_t threads, const sky::Poll& poll,
                                const WorkShare& share);

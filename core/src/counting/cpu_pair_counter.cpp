@@ -30,7 +30,30 @@ using namespace cpu;
 struct WorkerTally {
     std::mutex mutex;
     std::vector<std::uint64_t> slotCounts; // task-major, slotCount per task
+    std::vector<double> weightedSlots;     // the same for the weighted sums; empty: none weighted
     std::vector<std::uint64_t> pairsDone;  // per task
+};
+
+bool anyWeighted(std::span<const CountTask> tasks) {
+    return std::any_of(tasks.begin(), tasks.end(), [](const CountTask& t) { return t.weighted(); });
+}
+
+// Weights of 1 for the catalogs without weights that weighted tasks use (pointWeight), so that
+// the weighted kernels read weights on both sides.
+class UnitWeights {
+public:
+    const double* of(const Catalog& catalog) {
+        if (catalog.hasWeights())
+            return catalog.weight().data();
+        for (const auto& [known, ones] : m_ones)
+            if (known == &catalog)
+                return ones.data();
+        return m_ones.emplace_back(&catalog, std::vector<double>(catalog.size(), 1.0))
+            .second.data();
+    }
+
+private:
+    std::vector<std::pair<const Catalog*, std::vector<double>>> m_ones;
 };
 
 std::size_t workersFor(int threads, std::uint64_t units) {
@@ -57,11 +80,14 @@ UnitRange shareOfTiles(const std::vector<TaskPlan>& plans, const TileSchedule& s
     return range;
 }
 
-// The final counts of runSchedule, one TaskCounts per task.
+// The final counts of runSchedule, one TaskCounts per task (weighted sums where it has them).
 std::vector<TaskCounts> taskCountsOf(CountProgress&& final) {
     std::vector<TaskCounts> result(final.partialCounts.size());
-    for (std::size_t t = 0; t < result.size(); ++t)
+    for (std::size_t t = 0; t < result.size(); ++t) {
         result[t].raw = std::move(final.partialCounts[t]);
+        if (t < final.partialWeighted.size())
+            result[t].weighted = std::move(final.partialWeighted[t]);
+    }
     return result;
 }
 
@@ -98,6 +124,13 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
     const std::size_t slots = lookup.slotCount();
     const std::size_t bins = binning.count();
     const TileKernel kernel = kernelFor(m_avx512);
+    const WeightedTileKernel weightedKernel = weightedKernelFor(m_avx512);
+    // Unweighted tasks take the integer kernels alone; weighted ones the weighted kernels,
+    // which give the same raw counts from the same pass (cpu_tile_kernels.h).
+    const bool batchWeighted = anyWeighted(tasks);
+    std::vector<bool> taskWeighted(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        taskWeighted[t] = tasks[t].weighted();
 
     const auto [batchPairs, culled] = chooseForBatch(tasks, binning, culling());
     setLastBatchCulled(culled);
@@ -106,6 +139,7 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
     std::vector<TaskPlan> plans;
     CulledBatch batch;
     UnitRange units;
+    UnitWeights unitWeights;
     if (culled) {
         // A share's total is known once it is planned; until then it reports none.
         PreparationPacer pacer(control, tasks.size(), share.whole() ? batchPairs : 0);
@@ -115,8 +149,13 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         units = {0, batch.schedule.total()};
     } else {
         plans.reserve(tasks.size());
-        for (const CountTask& task : tasks)
-            plans.emplace_back(task);
+        for (const CountTask& task : tasks) {
+            TaskPlan& plan = plans.emplace_back(task);
+            if (task.weighted()) {
+                plan.a.w = unitWeights.of(*task.first);
+                plan.b.w = unitWeights.of(task.second ? *task.second : *task.first);
+            }
+        }
         batch.schedule = TileSchedule::ofTiles(plans);
         units = shareOfTiles(plans, batch.schedule, share, pairsTotal);
     }
@@ -126,14 +165,20 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
     // At least one tally: the culled path starts it with the whole cell pairs' counts.
     std::vector<WorkerTally> tallies(std::max<std::size_t>(1, workers));
     std::vector<std::vector<std::uint32_t>> unitHistograms(workers);
+    std::vector<std::vector<double>> unitWeighted(batchWeighted ? workers : 0);
     for (WorkerTally& tally : tallies) {
         tally.slotCounts.assign(tasks.size() * slots, 0);
+        if (batchWeighted)
+            tally.weightedSlots.assign(tasks.size() * slots, 0.0);
         tally.pairsDone.assign(tasks.size(), 0);
     }
     for (std::vector<std::uint32_t>& histogram : unitHistograms)
         histogram.resize(kHistogramCopies * slots);
+    for (std::vector<double>& histogram : unitWeighted)
+        histogram.assign(kHistogramCopies * slots, 0.0);
 
-    // Adds a worker's unit histogram to its tally and credits the unit's pairs.
+    // Adds a worker's unit histogram to its tally and credits the unit's pairs; for a weighted
+    // task the unit's weighted sums too (and zeroes them for the next unit).
     const auto publish = [&](std::size_t worker, std::size_t task, std::uint64_t pairs) {
         const std::vector<std::uint32_t>& histogram = unitHistograms[worker];
         WorkerTally& tally = tallies[worker];
@@ -142,6 +187,9 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         for (std::size_t copy = 0; copy < kHistogramCopies; ++copy)
             for (std::size_t s = 0; s < slots; ++s)
                 counts[s] += histogram[copy * slots + s];
+        if (taskWeighted[task])
+            addWeightedCopies(unitWeighted[worker].data(), slots,
+                              tally.weightedSlots.data() + task * slots);
         tally.pairsDone[task] += pairs;
     };
 
@@ -150,12 +198,17 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         progress.pairsTotal = pairsTotal;
         progress.pairsDonePerTask.assign(tasks.size(), 0);
         std::vector<std::uint64_t> slotCounts(withCounts ? tasks.size() * slots : 0, 0);
+        // Weighted sums: the workers' tallies added in worker order.
+        std::vector<double> weightedSlots(withCounts && batchWeighted ? tasks.size() * slots : 0,
+                                          0.0);
         for (WorkerTally& tally : tallies) {
             const std::lock_guard lock(tally.mutex);
             for (std::size_t t = 0; t < tasks.size(); ++t)
                 progress.pairsDonePerTask[t] += tally.pairsDone[t];
             for (std::size_t s = 0; s < slotCounts.size(); ++s)
                 slotCounts[s] += tally.slotCounts[s];
+            for (std::size_t s = 0; s < weightedSlots.size(); ++s)
+                weightedSlots[s] += tally.weightedSlots[s];
         }
         for (std::uint64_t done : progress.pairsDonePerTask)
             progress.pairsDone += done;
@@ -165,6 +218,15 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
                 // Slot k+1 is bin k; the slots below and above the range are dropped.
                 const auto first = slotCounts.begin() + static_cast<std::ptrdiff_t>(t * slots + 1);
                 progress.partialCounts[t].assign(first, first + static_cast<std::ptrdiff_t>(bins));
+            }
+            progress.partialWeighted.resize(tasks.size());
+            for (std::size_t t = 0; t < tasks.size(); ++t) {
+                if (!taskWeighted[t])
+                    continue;
+                const auto first =
+                    weightedSlots.begin() + static_cast<std::ptrdiff_t>(t * slots + 1);
+                progress.partialWeighted[t].assign(first,
+                                                   first + static_cast<std::ptrdiff_t>(bins));
             }
         }
         return progress;
@@ -176,8 +238,12 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             const TaskPlan& plan = plans[task];
             const TaskPlan::Tile tile = plan.tile(index);
             std::fill(histogram.begin(), histogram.end(), 0u);
-            kernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal, lookup,
-                   histogram.data());
+            if (taskWeighted[task])
+                weightedKernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal,
+                               lookup, histogram.data(), unitWeighted[worker].data());
+            else
+                kernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal, lookup,
+                       histogram.data());
             publish(worker, task, TaskPlan::pairsOf(tile));
         };
         return taskCountsOf(runSchedule(schedule, units, workers, control, countTile, snapshot));
@@ -188,6 +254,9 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             const sky::TaskCellPlan& plan = batch.plan.tasks[t];
             for (std::size_t bin = 0; bin < bins; ++bin)
                 tallies[0].slotCounts[t * slots + bin + 1] += plan.wholeByFirst[bin];
+            if (taskWeighted[t])
+                for (std::size_t bin = 0; bin < bins; ++bin)
+                    tallies[0].weightedSlots[t * slots + bin + 1] += plan.wholeWeightedByFirst[bin];
         }
         tallies[0].pairsDone[t] = batch.initialDone[t];
     }
@@ -198,8 +267,13 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         const Points a = batch.pointsOf(cellTask.first), b = batch.pointsOf(cellTask.second);
         const std::vector<sky::CountRun>& runs = batch.plan.tasks[task].runs;
         const std::vector<std::size_t>& starts = batch.itemStart[task];
-        for (std::size_t r = starts[item]; r < starts[item + 1]; ++r)
-            batch.countRun(kernel, task, runs[r], a, b, lookup, histogram.data());
+        if (taskWeighted[task])
+            for (std::size_t r = starts[item]; r < starts[item + 1]; ++r)
+                batch.countRun(weightedKernel, task, runs[r], a, b, lookup, histogram.data(),
+                               unitWeighted[worker].data());
+        else
+            for (std::size_t r = starts[item]; r < starts[item + 1]; ++r)
+                batch.countRun(kernel, task, runs[r], a, b, lookup, histogram.data());
         publish(worker, task, batch.itemCredit[task][item]);
     };
     return taskCountsOf(runSchedule(schedule, units, workers, control, countItem, snapshot));
@@ -239,6 +313,17 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
     const std::size_t slots = lookup.slotCount();
     const std::size_t bins = binning.count();
     const TileKernel kernel = kernelFor(m_avx512);
+    const WeightedTileKernel weightedKernel = weightedKernelFor(m_avx512);
+    const bool batchWeighted = anyWeighted(tasks);
+    std::vector<bool> taskWeighted(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        taskWeighted[t] = tasks[t].weighted();
+    // Catalogs that a weighted task uses: their region-ordered copies carry weights (or ones).
+    const auto inWeightedTask = [&](const Catalog* catalog) {
+        return std::any_of(tasks.begin(), tasks.end(), [&](const CountTask& t) {
+            return t.weighted() && (t.first == catalog || t.second == catalog);
+        });
+    };
 
     const auto [batchPairs, culled] = chooseForBatch(tasks, binning, culling());
     setLastBatchCulled(culled);
@@ -250,7 +335,8 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
         for (const auto& [known, points] : ordered)
             if (known == catalog)
                 return *points;
-        ordered.emplace_back(catalog, std::make_unique<RegionOrderedPoints>(*catalog, regionCount));
+        ordered.emplace_back(catalog, std::make_unique<RegionOrderedPoints>(
+                                          *catalog, regionCount, inWeightedTask(catalog)));
         return *ordered.back().second;
     };
     std::uint64_t pairsTotal = batchPairs;
@@ -286,10 +372,18 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
             tally.byFirst = std::move(plan.wholeByFirst);
             tally.bySecond = std::move(plan.wholeBySecond);
             tally.within = std::move(plan.wholeWithin);
+            tally.weightedByFirst = std::move(plan.wholeWeightedByFirst);
+            tally.weightedBySecondOnly = std::move(plan.wholeWeightedBySecondOnly);
+            tally.weightedWithin = std::move(plan.wholeWeightedWithin);
         } else {
             tally.byFirst.assign(regionCount * bins, 0);
             tally.bySecond.assign(regionCount * bins, 0);
             tally.within.assign(regionCount * bins, 0);
+            if (taskWeighted[t]) {
+                tally.weightedByFirst.assign(regionCount * bins, 0.0);
+                tally.weightedBySecondOnly.assign(regionCount * bins, 0.0);
+                tally.weightedWithin.assign(regionCount * bins, 0.0);
+            }
         }
         if (culled)
             tally.pairsDone = batch.initialDone[t];
@@ -298,23 +392,33 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
     std::vector<RegionScratch> scratch;
     scratch.reserve(workers);
     for (std::size_t w = 0; w < workers; ++w)
-        scratch.emplace_back(regionCount, slots);
+        scratch.emplace_back(regionCount, slots, batchWeighted);
 
     // Partial counts are the totals: every pair is in byFirst of exactly one region.
     const auto snapshot = [&](bool withCounts) {
         CountProgress progress;
         progress.pairsTotal = pairsTotal;
         progress.pairsDonePerTask.assign(tasks.size(), 0);
-        if (withCounts)
+        if (withCounts) {
             progress.partialCounts.assign(tasks.size(), PairCounts(bins, 0));
+            progress.partialWeighted.resize(tasks.size());
+        }
         for (std::size_t t = 0; t < tasks.size(); ++t) {
             RegionTaskTally& tally = tallies[t];
             const std::lock_guard lock(tally.mutex);
             progress.pairsDonePerTask[t] = tally.pairsDone;
-            if (withCounts)
+            if (!withCounts)
+                continue;
+            for (std::size_t r = 0; r < regionCount; ++r)
+                for (std::size_t bin = 0; bin < bins; ++bin)
+                    progress.partialCounts[t][bin] += tally.byFirst[r * bins + bin];
+            if (taskWeighted[t]) {
+                // Weighted totals: the regions' byFirst sums added in region order.
+                progress.partialWeighted[t].assign(bins, 0.0);
                 for (std::size_t r = 0; r < regionCount; ++r)
                     for (std::size_t bin = 0; bin < bins; ++bin)
-                        progress.partialCounts[t][bin] += tally.byFirst[r * bins + bin];
+                        progress.partialWeighted[t][bin] += tally.weightedByFirst[r * bins + bin];
+            }
         }
         for (std::uint64_t done : progress.pairsDonePerTask)
             progress.pairsDone += done;
@@ -337,7 +441,12 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
                     const std::size_t rb = second.regionOf(j0);
                     const std::size_t j1 = std::min(tile.j1, second.regionStart[rb + 1]);
                     const bool diagonal = tile.diagonal && j0 == i0;
-                    kernel(plan.a, i0, i1, plan.b, j0, j1, diagonal, lookup, s.histogram.data());
+                    if (taskWeighted[task])
+                        weightedKernel(plan.a, i0, i1, plan.b, j0, j1, diagonal, lookup,
+                                       s.histogram.data(), s.weightedHistogram.data());
+                    else
+                        kernel(plan.a, i0, i1, plan.b, j0, j1, diagonal, lookup,
+                               s.histogram.data());
                     s.addRectangle(ra, rb, tallies[task]);
                     j0 = j1;
                 }
@@ -368,7 +477,11 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
                 pending = true;
                 pendingFirst = ra;
                 pendingSecond = rb;
-                batch.countRun(kernel, task, runs[r], a, b, lookup, s.histogram.data());
+                if (taskWeighted[task])
+                    batch.countRun(weightedKernel, task, runs[r], a, b, lookup, s.histogram.data(),
+                                   s.weightedHistogram.data());
+                else
+                    batch.countRun(kernel, task, runs[r], a, b, lookup, s.histogram.data());
             }
             if (pending)
                 s.addRectangle(pendingFirst, pendingSecond, tallies[task]);
@@ -391,6 +504,15 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
         counts.touching = std::move(tally.byFirst);
         counts.within = std::move(tally.within);
         tally.bySecond = {};
+        if (taskWeighted[t]) {
+            // touching = byFirst + bySecondOnly; the total as in the final progress snapshot.
+            for (std::size_t k = 0; k < tally.weightedByFirst.size(); ++k)
+                tally.weightedByFirst[k] += tally.weightedBySecondOnly[k];
+            counts.weightedTotal = std::move(final.partialWeighted[t]);
+            counts.weightedTouching = std::move(tally.weightedByFirst);
+            counts.weightedWithin = std::move(tally.weightedWithin);
+            tally.weightedBySecondOnly = {};
+        }
     }
     return result;
 }

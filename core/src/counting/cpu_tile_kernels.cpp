@@ -51,14 +51,52 @@ inline void addSlots(const double* __restrict c2, const std::uint32_t* __restric
         ++histogram[finish(k)];
 }
 
+// addSlots for a weighted count: also adds wi·wj[k] to the same slot of the double histogram
+// copies, pair k to copy k mod kHistogramCopies and the tail to copy 0, as the counts go.
+inline void addSlotsWeighted(const double* __restrict c2, const std::uint32_t* __restrict slot,
+                             std::size_t n, const double* __restrict thresholds, std::size_t slots,
+                             std::uint32_t* __restrict histogram, double wi,
+                             const double* __restrict wj, double* __restrict weighted) {
+    const auto finish = [&](std::size_t k) -> std::size_t {
+        std::uint32_t s = slot[k];
+        if (s & kMultiEdgeCell) [[unlikely]] {
+            s &= ~kMultiEdgeCell;
+            while (c2[k] >= thresholds[s])
+                ++s;
+        }
+        return s;
+    };
+    std::size_t k = 0;
+    for (; k + kHistogramCopies <= n; k += kHistogramCopies) {
+        const std::size_t s0 = finish(k), s1 = slots + finish(k + 1),
+                          s2 = 2 * slots + finish(k + 2), s3 = 3 * slots + finish(k + 3);
+        ++histogram[s0];
+        ++histogram[s1];
+        ++histogram[s2];
+        ++histogram[s3];
+        weighted[s0] += wi * wj[k];
+        weighted[s1] += wi * wj[k + 1];
+        weighted[s2] += wi * wj[k + 2];
+        weighted[s3] += wi * wj[k + 3];
+    }
+    for (; k < n; ++k) {
+        const std::size_t s = finish(k);
+        ++histogram[s];
+        weighted[s] += wi * wj[k];
+    }
+}
+
 // The portable kernel: counts pairs (i in [i0, i1) of a) x (j in [j0, j1) of b) into
 // `histogram` (kHistogramCopies copies of `slots` slots, one after the other). `diagonal`: a == b
 // on the same range, so only j > i. The squared chord is the contract's arithmetic, in its
 // order: dx, dy, dz, then (dx² + dy²) + dz², each operation rounded on its own (core is built
 // with -ffp-contract=off); the GPU double kernel does the same. That loop vectorises over j.
-void countTilePortable(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
-                       std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
-                       std::uint32_t* __restrict histogram) {
+// Weighted: the same, and the weights' products through addSlotsWeighted (`weighted` unused
+// otherwise: the plain instantiation is the plain kernel).
+template <bool Weighted>
+void countTilePortableOf(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
+                         std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
+                         std::uint32_t* __restrict histogram, double* __restrict weighted) {
     const std::size_t slots = lookup.slotCount();
     const double* __restrict thresholds = lookup.m_thresholds.data();
     const std::uint32_t* __restrict guessTable = lookup.m_guess.data();
@@ -88,19 +126,36 @@ void countTilePortable(const Points& a, std::size_t i0, std::size_t i1, const Po
                 const std::uint32_t start = guess & ~kMultiEdgeCell;
                 slot[k] = guess + (c2[k] >= thresholds[start] ? 1u : 0u);
             }
-            addSlots(c2, slot, n, thresholds, slots, histogram);
+            if constexpr (Weighted)
+                addSlotsWeighted(c2, slot, n, thresholds, slots, histogram, a.w[i], b.w + jc,
+                                 weighted);
+            else
+                addSlots(c2, slot, n, thresholds, slots, histogram);
         }
     }
+}
+
+void countTilePortable(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
+                       std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
+                       std::uint32_t* histogram) {
+    countTilePortableOf<false>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, nullptr);
+}
+
+void countTilePortableWeighted(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
+                               std::size_t j0, std::size_t j1, bool diagonal,
+                               const SlotLookup& lookup, std::uint32_t* histogram,
+                               double* weighted) {
+    countTilePortableOf<true>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, weighted);
 }
 
 #ifdef TPACF_HAVE_AVX512_KERNEL
 // The same with AVX-512 (8 pairs a step, gathers for the table reads). Same operations in the
 // same order on each lane, each rounded as in the portable kernel, so the counts are identical.
-__attribute__((target("avx512f"))) void countTileAvx512(const Points& a, std::size_t i0,
-                                                        std::size_t i1, const Points& b,
-                                                        std::size_t j0, std::size_t j1,
-                                                        bool diagonal, const SlotLookup& lookup,
-                                                        std::uint32_t* __restrict histogram) {
+template <bool Weighted>
+__attribute__((target("avx512f"))) void
+countTileAvx512Of(const Points& a, std::size_t i0, std::size_t i1, const Points& b, std::size_t j0,
+                  std::size_t j1, bool diagonal, const SlotLookup& lookup,
+                  std::uint32_t* __restrict histogram, double* __restrict weighted) {
     const std::size_t slots = lookup.slotCount();
     const double* __restrict thresholds = lookup.m_thresholds.data();
     const std::uint32_t* __restrict guessTable = lookup.m_guess.data();
@@ -141,9 +196,26 @@ __attribute__((target("avx512f"))) void countTileAvx512(const Points& a, std::si
                 _mm256_store_si256(reinterpret_cast<__m256i*>(slot + k),
                                    _mm512_cvtepi64_epi32(result));
             }
-            addSlots(c2, slot, n, thresholds, slots, histogram);
+            if constexpr (Weighted)
+                addSlotsWeighted(c2, slot, n, thresholds, slots, histogram, a.w[i], b.w + jc,
+                                 weighted);
+            else
+                addSlots(c2, slot, n, thresholds, slots, histogram);
         }
     }
+}
+
+__attribute__((target("avx512f"))) void
+countTileAvx512(const Points& a, std::size_t i0, std::size_t i1, const Points& b, std::size_t j0,
+                std::size_t j1, bool diagonal, const SlotLookup& lookup, std::uint32_t* histogram) {
+    countTileAvx512Of<false>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, nullptr);
+}
+
+__attribute__((target("avx512f"))) void
+countTileAvx512Weighted(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
+                        std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
+                        std::uint32_t* histogram, double* weighted) {
+    countTileAvx512Of<true>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, weighted);
 }
 #endif
 
@@ -165,6 +237,27 @@ TileKernel kernelFor(bool avx512) noexcept {
     (void)avx512;
 #endif
     return countTilePortable;
+}
+
+WeightedTileKernel weightedKernelFor(bool avx512) noexcept {
+#ifdef TPACF_HAVE_AVX512_KERNEL
+    if (avx512)
+        return countTileAvx512Weighted;
+#else
+    (void)avx512;
+#endif
+    return countTilePortableWeighted;
+}
+
+void addWeightedCopies(double* copies, std::size_t slots, double* into) noexcept {
+    for (std::size_t s = 0; s < slots; ++s) {
+        double unit = 0;
+        for (std::size_t copy = 0; copy < kHistogramCopies; ++copy) {
+            unit += copies[copy * slots + s];
+            copies[copy * slots + s] = 0;
+        }
+        into[s] += unit;
+    }
 }
 
 } // namespace tpacf::cpu

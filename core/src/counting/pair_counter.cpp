@@ -25,6 +25,10 @@ std::uint64_t CountTask::pairTotal() const noexcept {
     return (n % 2 == 0) ? (n / 2) * (n - 1) : n * ((n - 1) / 2);
 }
 
+bool CountTask::weighted() const noexcept {
+    return (first && first->hasWeights()) || (second && second->hasWeights());
+}
+
 PairCounts PairCounter::countAuto(const Catalog& catalog, const Binning& binning,
                                   const CountControl& control) {
     const CountTask task{&catalog, nullptr};

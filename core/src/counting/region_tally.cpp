@@ -6,7 +6,8 @@
 
 namespace tpacf::cpu {
 
-RegionOrderedPoints::RegionOrderedPoints(const Catalog& catalog, std::size_t regionCount) {
+RegionOrderedPoints::RegionOrderedPoints(const Catalog& catalog, std::size_t regionCount,
+                                         bool withWeights) {
     const auto region = catalog.region();
     const std::size_t n = catalog.size();
     regionStart.assign(regionCount + 1, 0);
@@ -16,19 +17,27 @@ RegionOrderedPoints::RegionOrderedPoints(const Catalog& catalog, std::size_t reg
         regionStart[r + 1] += regionStart[r];
     if (std::is_sorted(region.begin(), region.end())) {
         points = Points(catalog);
+        if (withWeights && !catalog.hasWeights()) {
+            w.assign(n, 1.0);
+            points.w = w.data();
+        }
         return;
     }
     x.resize(n);
     y.resize(n);
     z.resize(n);
+    if (withWeights)
+        w.assign(n, 1.0);
     std::vector<std::size_t> next(regionStart.begin(), regionStart.end() - 1);
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t to = next[static_cast<std::size_t>(region[i])]++;
         x[to] = catalog.x()[i];
         y[to] = catalog.y()[i];
         z[to] = catalog.z()[i];
+        if (withWeights && catalog.hasWeights())
+            w[to] = catalog.weight()[i];
     }
-    points = Points(x.data(), y.data(), z.data(), n);
+    points = Points(x.data(), y.data(), z.data(), n, withWeights ? w.data() : nullptr);
 }
 
 std::size_t RegionOrderedPoints::regionOf(std::size_t i) const {
@@ -36,9 +45,11 @@ std::size_t RegionOrderedPoints::regionOf(std::size_t i) const {
                                     regionStart.begin() - 1);
 }
 
-RegionScratch::RegionScratch(std::size_t regionCount, std::size_t slotCount)
+RegionScratch::RegionScratch(std::size_t regionCount, std::size_t slotCount, bool weighted)
     : slots(slotCount), firstRow(regionCount, 0), secondRow(regionCount, 0) {
     histogram.assign(kHistogramCopies * slots, 0);
+    if (weighted)
+        weightedHistogram.assign(kHistogramCopies * slots, 0.0);
 }
 
 void RegionScratch::addRectangle(std::size_t first, std::size_t second, RegionTaskTally& tally) {
@@ -63,6 +74,24 @@ void RegionScratch::addRectangle(std::size_t first, std::size_t second, RegionTa
                 toWithin[k] += h[k];
     }
     std::fill(histogram.begin(), histogram.end(), 0u);
+    if (tally.weightedByFirst.empty())
+        return;
+    // Weighted rows: grown with the rows of each side (new ones zero; a unit is all of one task).
+    weightedByFirst.resize(firstRegions.size() * slots, 0.0);
+    weightedWithin.resize(firstRegions.size() * slots, 0.0);
+    weightedBySecondOnly.resize(secondRegions.size() * slots, 0.0);
+    double* into = (first == second ? weightedWithin.data() : weightedBySecondOnly.data()) +
+                   (first == second ? a : b) * slots;
+    double* intoFirst = weightedByFirst.data() + a * slots;
+    for (std::size_t k = 0; k < slots; ++k) {
+        double rectangle = 0;
+        for (std::size_t copy = 0; copy < kHistogramCopies; ++copy) {
+            rectangle += weightedHistogram[copy * slots + k];
+            weightedHistogram[copy * slots + k] = 0;
+        }
+        intoFirst[k] += rectangle;
+        into[k] += rectangle;
+    }
 }
 
 void RegionScratch::publish(RegionTaskTally& tally, std::uint64_t pairs) {
@@ -93,15 +122,34 @@ void RegionScratch::flushRows(RegionTaskTally& tally) {
         for (std::size_t bin = 0; bin < bins; ++bin)
             into[bin] += from[bin];
     };
+    const auto addWeighted = [&](const std::vector<double>& rows, std::size_t row,
+                                 std::vector<double>& to, std::size_t region) {
+        const double* from = rows.data() + row * slots + 1;
+        double* into = to.data() + region * bins;
+        for (std::size_t bin = 0; bin < bins; ++bin)
+            into[bin] += from[bin];
+    };
+    // Weighted rows exist up to the last rectangle of a weighted unit (none otherwise).
+    const std::size_t weightedFirstRows = weightedByFirst.size() / slots;
+    const std::size_t weightedSecondRows = weightedBySecondOnly.size() / slots;
     for (std::size_t row = 0; row < firstRegions.size(); ++row) {
         add(byFirst, row, tally.byFirst, firstRegions[row]);
         add(within, row, tally.within, firstRegions[row]);
+        if (row < weightedFirstRows) {
+            addWeighted(weightedByFirst, row, tally.weightedByFirst, firstRegions[row]);
+            addWeighted(weightedWithin, row, tally.weightedWithin, firstRegions[row]);
+        }
         firstRow[firstRegions[row]] = 0;
     }
     for (std::size_t row = 0; row < secondRegions.size(); ++row) {
         add(bySecond, row, tally.bySecond, secondRegions[row]);
+        if (row < weightedSecondRows)
+            addWeighted(weightedBySecondOnly, row, tally.weightedBySecondOnly, secondRegions[row]);
         secondRow[secondRegions[row]] = 0;
     }
+    weightedByFirst.clear();
+    weightedWithin.clear();
+    weightedBySecondOnly.clear();
     firstRegions.clear();
     secondRegions.clear();
     // Capacity stays: the next unit's rows need no allocation.

@@ -19,10 +19,13 @@ namespace tpacf::cpu {
 // Reordering changes no pair and no arithmetic, only which rectangle a pair is counted in.
 struct RegionOrderedPoints {
     std::vector<double> x, y, z;          // empty when the catalog is already in region order
+    std::vector<double> w;                // weights in that order (or ones), when copied
     std::vector<std::size_t> regionStart; // regionCount + 1 offsets into the ordered points
     Points points{nullptr, nullptr, nullptr, 0};
 
-    RegionOrderedPoints(const Catalog& catalog, std::size_t regionCount);
+    /// withWeights: points.w gets the catalog's weights, or ones where it has none (the
+    /// catalog is in a weighted task).
+    RegionOrderedPoints(const Catalog& catalog, std::size_t regionCount, bool withWeights = false);
 
     /// Region of ordered point i.
     std::size_t regionOf(std::size_t i) const;
@@ -34,9 +37,13 @@ struct RegionOrderedPoints {
 // in RegionPairCounts, so that the culled plan's whole-cell counts become them and the result
 // takes them over without a copy (at thousands of regions and bins each is tens of MB).
 // touching = byFirst + bySecond − within. Shared by the workers: merges under the mutex.
+// Weighted tasks also keep the weighted sums (doubles), by first region, by second region where
+// it differs from the first (touching = byFirst + bySecondOnly: no subtraction to lose digits
+// in) and within; empty otherwise. They are added in the order the units finish.
 struct RegionTaskTally {
     std::mutex mutex;
     std::vector<std::uint64_t> byFirst, bySecond, within;
+    std::vector<double> weightedByFirst, weightedBySecondOnly, weightedWithin;
     std::uint64_t pairsDone = 0;
 };
 
@@ -47,16 +54,21 @@ struct RegionTaskTally {
 // only). So a thread holds O(rows · bins) whatever K is, and a unit costs no O(regions) sweep.
 struct RegionScratch {
     std::vector<std::uint32_t> histogram;
+    std::vector<double> weightedHistogram; // kHistogramCopies × slots, for weighted tasks
     std::size_t slots = 0;
     // Per region: 1 + its row among the first (second) regions of the unit; 0 while it has none.
     std::vector<std::uint32_t> firstRow, secondRow;
     std::vector<std::size_t> firstRegions, secondRegions; // the regions of the rows, in row order
     std::vector<std::uint64_t> byFirst, within, bySecond; // rows × slots
+    // Weighted rows, as the tally's weighted sums (rows × slots; empty for unweighted units).
+    std::vector<double> weightedByFirst, weightedWithin, weightedBySecondOnly;
 
-    RegionScratch(std::size_t regionCount, std::size_t slotCount);
+    /// weighted: the batch has weighted tasks (the weighted histogram is allocated).
+    RegionScratch(std::size_t regionCount, std::size_t slotCount, bool weighted = false);
 
     /// Adds the histogram as pairs of a point in region `first` and one in `second` of the
-    /// task of `tally`, and clears it for the next rectangle.
+    /// task of `tally`, and clears it for the next rectangle; the weighted histogram too where
+    /// the task is weighted (its tally has weighted sums).
     void addRectangle(std::size_t first, std::size_t second, RegionTaskTally& tally);
 
     /// Adds the unit's counts to the task's tally and credits `pairs` as done.

@@ -75,12 +75,15 @@ double squaredDiagonal(const CellBounds& box) noexcept {
 // refiners of all its chunks add to. At thousands of regions and bins the arrays are hundreds of
 // MB, too much to give every refiner its own copy (one per chunk took 3.4 GB at 3000 regions and
 // 3000 bins on 2 threads); each refiner buffers its additions instead and adds a batch at a time
-// under the lock. Sums of integers: the order in which the batches arrive changes nothing.
+// under the lock. Sums of integers: the order in which the batches arrive changes nothing; the
+// weighted sums of a weighted task (doubles) are added in that order too, so with several
+// planning threads they can differ in the last bits from one run to the next.
 class WholeCounts {
 public:
     struct Addition {
         std::uint32_t regionA, regionB, bin;
         std::uint64_t pairs;
+        double weighted; // Σ w_i·w_j of the pairs (weighted tasks only)
     };
 
     WholeCounts(TaskCellPlan& out, std::size_t bins) : m_out(out), m_bins(bins) {}
@@ -92,6 +95,15 @@ public:
             m_out.wholeBySecond[a.regionB * m_bins + a.bin] += a.pairs;
             if (a.regionA == a.regionB)
                 m_out.wholeWithin[a.regionA * m_bins + a.bin] += a.pairs;
+        }
+        if (m_out.wholeWeightedByFirst.empty())
+            return;
+        for (const Addition& a : additions) {
+            m_out.wholeWeightedByFirst[a.regionA * m_bins + a.bin] += a.weighted;
+            if (a.regionA == a.regionB)
+                m_out.wholeWeightedWithin[a.regionA * m_bins + a.bin] += a.weighted;
+            else
+                m_out.wholeWeightedBySecondOnly[a.regionB * m_bins + a.bin] += a.weighted;
         }
     }
 
@@ -201,7 +213,7 @@ private:
     void visitSame(std::uint32_t node) {
         const CellNode& n = m_cellsA.nodes[node];
         const std::uint64_t pairs = trianglePairs(pointsOf(m_cellsA, n));
-        if (pairs == 0 || classify(n, n, pairs) == Outcome::Done)
+        if (pairs == 0 || classify(n, n, pairs, true) == Outcome::Done)
             return;
         if (n.isCell()) {
             m_pairs.emplace_back(n.cellBegin, n.cellBegin);
@@ -219,7 +231,7 @@ private:
         const CellNode& a = m_cellsA.nodes[nodeA];
         const CellNode& b = m_cellsB.nodes[nodeB];
         const std::uint64_t pairs = pointsOf(m_cellsA, a) * pointsOf(m_cellsB, b);
-        if (classify(a, b, pairs) == Outcome::Done)
+        if (classify(a, b, pairs, false) == Outcome::Done)
             return;
         const bool splitA =
             !a.isCell() && (b.isCell() || squaredDiagonal(a.box) >= squaredDiagonal(b.box));
@@ -236,8 +248,9 @@ private:
     }
 
     // Done: every pair between the boxes lies in one slot (added whole where that slot is a bin
-    // and each side lies in one region) or outside the bins.
-    Outcome classify(const CellNode& a, const CellNode& b, std::uint64_t pairs) {
+    // and each side lies in one region) or outside the bins. `same`: a node with itself (auto),
+    // pairs i < j within it.
+    Outcome classify(const CellNode& a, const CellNode& b, std::uint64_t pairs, bool same) {
         ++m_checks;
         const double nearest = boxMinChord2(a.box, b.box);
         if (nearest >= m_edges[m_edgeCount - 1])
@@ -257,9 +270,14 @@ private:
         const auto slot = static_cast<std::size_t>(base - m_edges) + (*base <= nearest ? 1 : 0);
         if (slot == 0 || !(farthest < m_edges[slot]) || a.segment < 0 || b.segment < 0)
             return Outcome::Split;
+        // Weighted: Σ_a w · Σ_b w, or for a node with itself ((Σw)² − Σw²)/2.
+        double weighted = 0;
+        if (m_task.weighted)
+            weighted = same ? (a.weightSum * a.weightSum - a.weightSquareSum) / 2
+                            : a.weightSum * b.weightSum;
         m_pendingWhole.push_back({static_cast<std::uint32_t>(a.segment),
                                   static_cast<std::uint32_t>(b.segment),
-                                  static_cast<std::uint32_t>(slot - 1), pairs});
+                                  static_cast<std::uint32_t>(slot - 1), pairs, weighted});
         if (m_pendingWhole.size() >= kWholeBatch)
             flushWhole();
         m_out.wholePairs += pairs;
@@ -394,6 +412,11 @@ CellPlan planForPopulation(std::span<const SortedCatalog> catalogs, std::span<co
         out.wholeByFirst.assign(regions * bins, 0);
         out.wholeBySecond.assign(regions * bins, 0);
         out.wholeWithin.assign(regions * bins, 0);
+        if (task.weighted) {
+            out.wholeWeightedByFirst.assign(regions * bins, 0.0);
+            out.wholeWeightedBySecondOnly.assign(regions * bins, 0.0);
+            out.wholeWeightedWithin.assign(regions * bins, 0.0);
+        }
 
         CellPairQuery query;
         query.chord2Min = chord2Edges.front();

@@ -136,6 +136,12 @@ private:
                 box.hi[axis] = std::max(box.hi[axis], p[axis]);
             }
         }
+        double weightSum = 0, weightSquareSum = 0;
+        if (!m_sorted.w.empty())
+            for (std::size_t i = begin; i < end; ++i) {
+                weightSum += m_sorted.w[i];
+                weightSquareSum += m_sorted.w[i] * m_sorted.w[i];
+            }
         const auto index = static_cast<std::uint32_t>(m_out.bounds.size());
         m_out.start.push_back(begin);
         m_out.bounds.push_back(box);
@@ -145,6 +151,8 @@ private:
         leaf.cellBegin = index;
         leaf.cellEnd = index + 1;
         leaf.segment = static_cast<std::int32_t>(m_segment);
+        leaf.weightSum = weightSum;
+        leaf.weightSquareSum = weightSquareSum;
         m_out.nodes.push_back(leaf);
         return static_cast<std::uint32_t>(m_out.nodes.size() - 1);
     }
@@ -163,6 +171,12 @@ private:
             }
             if (c.segment != parent.segment)
                 parent.segment = -1;
+        }
+        parent.weightSum = 0;
+        parent.weightSquareSum = 0;
+        for (std::uint32_t child : children) {
+            parent.weightSum += m_out.nodes[child].weightSum;
+            parent.weightSquareSum += m_out.nodes[child].weightSquareSum;
         }
         parent.cellBegin = m_out.nodes[children.front()].cellBegin;
         parent.cellEnd = m_out.nodes[children.back()].cellEnd;
@@ -244,12 +258,17 @@ SortedCatalog sortCatalog(const Catalog& catalog, std::size_t regionCount, const
     sorted.x.resize(n);
     sorted.y.resize(n);
     sorted.z.resize(n);
+    const auto ws = catalog.weight();
+    sorted.w.resize(ws.size());
     for (std::size_t from = 0; from < n; from += kPollStride) {
         for (std::size_t i = from; i < std::min(n, from + kPollStride); ++i) {
             sorted.x[i] = xs[order[i]];
             sorted.y[i] = ys[order[i]];
             sorted.z[i] = zs[order[i]];
         }
+        if (!ws.empty())
+            for (std::size_t i = from; i < std::min(n, from + kPollStride); ++i)
+                sorted.w[i] = ws[order[i]];
         poll();
     }
     return sorted;

@@ -23,12 +23,16 @@ using Poll = std::function<void()>;
 /// region, so that no cell ever holds two regions.
 struct SortedCatalog {
     std::vector<double> x, y, z;
+    /// Weight of each sorted point: the catalog's, or (set by the culled batch) ones for a
+    /// catalog without weights in a weighted task; empty otherwise.
+    std::vector<double> w;
     std::vector<std::uint64_t> keys;       ///< Morton key of each sorted point
     std::vector<std::size_t> segmentStart; ///< regions + 1 offsets (one segment without regions)
     std::size_t size() const noexcept { return x.size(); }
 };
 
-/// Sorts a catalog (its regions too when `regionCount` > 0; they must lie in [0, regionCount)).
+/// Sorts a catalog (its regions too when `regionCount` > 0; they must lie in [0, regionCount)),
+/// with its weights where it has them.
 /// A stable LSD radix sort: deterministic, O(N) and interruptible between passes.
 SortedCatalog sortCatalog(const Catalog& catalog, std::size_t regionCount, const Poll& poll);
 
@@ -39,6 +43,9 @@ struct CellNode {
     std::uint32_t cellBegin = 0, cellEnd = 0;   ///< cells under the node
     std::uint32_t childBegin = 0, childEnd = 0; ///< range in CellPartition::children
     std::int32_t segment = 0;                   ///< region of its points, −1 where several
+    /// Σw and Σw² of its points (where the sorted catalog has weights, else 0): a cell's summed
+    /// in point order, a parent's over its children in order, so every plan sums alike.
+    double weightSum = 0, weightSquareSum = 0;
     bool isCell() const noexcept { return childBegin == childEnd; }
 };
 
@@ -98,6 +105,7 @@ struct CellTask {
     std::size_t first = 0;
     std::size_t second = 0; ///< == first for auto
     bool isAuto = false;
+    bool weighted = false; ///< whole cell pairs also sum weights (the sorted catalogs have them)
 };
 
 /// Per task, what the plan found out without looking at single pairs.
@@ -107,6 +115,10 @@ struct TaskCellPlan {
     /// first point, of the second, of both): regionCount × bins each, row-major by region
     /// (regionCount 1 without regions; then bySecond and within repeat byFirst).
     std::vector<std::uint64_t> wholeByFirst, wholeBySecond, wholeWithin;
+    /// Weighted tasks: Σw_i·w_j of the same whole cell pairs, by the segment of the first point
+    /// (byFirst), of the second where it differs from the first (bySecondOnly: touching is then
+    /// byFirst + bySecondOnly, without a subtraction) and of both; empty for unweighted tasks.
+    std::vector<double> wholeWeightedByFirst, wholeWeightedBySecondOnly, wholeWeightedWithin;
     std::uint64_t wholePairs = 0;   ///< pairs added whole (in range)
     std::uint64_t countedPairs = 0; ///< pairs the runs visit
 };

@@ -1,5 +1,7 @@
 #include "tpacf/result_io.h"
 
+#include "io/ecsv_header.h"
+
 #include "tpacf/errors.h"
 #include "tpacf/output_file.h"
 #include "tpacf/units.h"
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <ostream>
 #include <sstream>
 #include <system_error>
@@ -99,7 +102,11 @@ std::string utcTimestamp() {
 
 std::string thetaConvention(AngleUnit unit, BinScale scale) {
     return std::string("theta_lo, theta_hi, theta_mid in ") + std::string(angleUnitName(unit)) +
-           "; theta_mid is the " + (scale == BinScale::Logarithmic ? "geometric" : "arithmetic") +
+           "; theta_mid is the " +
+           (scale == BinScale::Logarithmic ? "geometric"
+            : scale == BinScale::Custom
+                ? "geometric (for a bin starting at 0 the arithmetic)"
+                : "arithmetic") +
            " centre of the bin; nan marks an undefined value";
 }
 
@@ -116,23 +123,54 @@ std::string precisionConvention(Precision precision) {
 }
 
 // The lines both the result CSV and JSON carry, as (key, value).
-using Metadata = std::vector<std::pair<std::string, std::string>>;
+using io::EcsvColumn;
+using io::Metadata;
+
+// "name N=5000", with the weight sums of a weighted catalog: "name N=5000 sum_w=4812.3
+// sum_w2=4790.1".
+std::string describeInput(const InputSummary& input) {
+    std::string text = oneLine(input.name) + " N=" + std::to_string(input.size);
+    if (input.weighted) {
+        text += " sum_w=" + formatDouble(input.weightSum) +
+                " sum_w2=" + formatDouble(input.weightSquareSum);
+        if (input.negativeWeights > 0)
+            text += " negative_weights=" + std::to_string(input.negativeWeights);
+    }
+    return text;
+}
 
 Metadata resultMetadata(const CorrelationResult& result) {
     Metadata lines;
     lines.emplace_back("tool", std::string(kToolName) + " " + std::string(version()));
     lines.emplace_back("created", utcTimestamp());
     lines.emplace_back("status", result.status == JobStatus::Completed ? "completed" : "cancelled");
-    lines.emplace_back("data",
-                       oneLine(result.data.name) + " N=" + std::to_string(result.data.size));
+    if (result.isCross())
+        lines.emplace_back("mode", "cross (D1 = " + oneLine(result.data.name) +
+                                       ", D2 = " + oneLine(result.data2.name) + ")");
+    else
+        lines.emplace_back("mode", "auto");
+    lines.emplace_back("weights", result.isWeighted()
+                                      ? "weighted: counts are sums of w_i*w_j (catalogs "
+                                        "without weights count 1 per point)"
+                                      : "none");
+    lines.emplace_back(result.isCross() ? "data 1" : "data", describeInput(result.data));
     for (std::size_t i = 0; i < result.randoms.size(); ++i)
-        lines.emplace_back("random " + std::to_string(i + 1),
-                           oneLine(result.randoms[i].name) +
-                               " N=" + std::to_string(result.randoms[i].size));
+        lines.emplace_back((result.isCross() ? "random 1." : "random ") + std::to_string(i + 1),
+                           describeInput(result.randoms[i]));
+    if (result.isCross()) {
+        lines.emplace_back("data 2", describeInput(result.data2));
+        for (std::size_t i = 0; i < result.randoms2.size(); ++i)
+            lines.emplace_back("random 2." + std::to_string(i + 1),
+                               describeInput(result.randoms2[i]));
+        if (result.randoms2.empty())
+            lines.emplace_back("random 2", "none: the second sample uses the first's randoms "
+                                           "(RD = R1D2 against R1, RR = R1R1)");
+    }
     lines.emplace_back("bins", result.bins.describe());
     lines.emplace_back("bin count", std::to_string(result.binCount()));
-    lines.emplace_back("estimator", std::string(estimatorName(result.estimator)) + ": " +
-                                        std::string(estimatorFormula(result.estimator)));
+    lines.emplace_back("estimator",
+                       std::string(estimatorName(result.estimator)) + ": " +
+                           std::string(estimatorFormula(result.estimator, result.isCross())));
     lines.emplace_back("backend", oneLine(result.backendName));
     lines.emplace_back("device", oneLine(result.deviceDescription));
     lines.emplace_back("precision", std::string(precisionName(result.precision)));
@@ -140,6 +178,8 @@ Metadata resultMetadata(const CorrelationResult& result) {
     lines.emplace_back("elapsed", formatDouble(result.elapsedSeconds) + " s");
     if (!result.backendNotice.empty())
         lines.emplace_back("notice", oneLine(result.backendNotice));
+    for (const std::string& note : result.notes)
+        lines.emplace_back("note", oneLine(note));
     if (result.hasJackknife()) {
         lines.emplace_back("jackknife", std::to_string(result.jackknifeRegions.count) +
                                             " regions, " + oneLine(result.jackknifeRegions.method));
@@ -155,28 +195,72 @@ const char* const kJackknifeConvention =
     "normalised by the pair totals of the catalogs without region k";
 
 std::vector<std::string> resultConventions(const CorrelationResult& result) {
-    std::vector<std::string> conventions{
-        "DD and RR_i count each unordered pair (i<j) once; DR_i counts all N_D*N_Ri pairs",
-        kBinConvention,
-        precisionConvention(result.precision),
-        "DR and RR columns are raw counts summed over the " +
-            std::to_string(result.randoms.size()) + " random set(s)",
-        "DD_norm = DD/(N_D(N_D-1)/2); DR_norm = mean over sets i of DR_i/(N_D*N_Ri); "
-        "RR_norm = mean over sets i of RR_i/(N_Ri(N_Ri-1)/2)",
-        "w from DD_norm, DR_norm, RR_norm: " + std::string(estimatorFormula(result.estimator)),
-        thetaConvention(result.bins.unit, result.bins.scale),
+    const std::string sets = std::to_string(result.randoms.size());
+    const bool weighted = result.isWeighted();
+    // A count's pair total: unweighted N(N-1)/2 or N_A*N_B, weighted their sums of weights.
+    const auto autoTotal = [&](const char* n) {
+        return weighted ? std::string("(((sum w_") + n + ")^2 - sum w_" + n + "^2)/2)"
+                        : std::string("(N_") + n + "(N_" + n + "-1)/2)";
     };
+    const auto crossTotal = [&](const char* a, const char* b) {
+        return weighted ? std::string("(sum w_") + a + " * sum w_" + b + ")"
+                        : std::string("(N_") + a + "*N_" + b + ")";
+    };
+    const std::string w = weighted ? "_w" : "";
+    std::vector<std::string> conventions;
+    if (result.isCross()) {
+        const bool own = !result.randoms2.empty();
+        conventions = {
+            "cross mode: DD = D1D2, DR = D1R2, RD = R1D2, RR = R1R2; DD, DR, RD count all "
+            "N_A*N_B pairs of their two catalogs; RR too where the second sample has randoms of "
+            "its own, else it is R1R1 counting each unordered pair (i<j) once",
+            kBinConvention,
+            precisionConvention(result.precision),
+            "DR, RD and RR columns are summed over the " + sets +
+                " random set(s) (set i of the second sample pairs with set i of the first)",
+            "DD_norm = DD" + w + "/" + crossTotal("D1", "D2") + "; DR_norm = mean over sets i of DR" +
+                w + "_i/" + crossTotal("D1", own ? "R2i" : "R1i") +
+                "; RD_norm = mean over sets i of RD" + w + "_i/" + crossTotal("R1i", "D2") +
+                "; RR_norm = mean over sets i of RR" + w + "_i/" +
+                (own ? crossTotal("R1i", "R2i") : autoTotal("R1i")),
+            "w from DD_norm, DR_norm, RD_norm, RR_norm: " +
+                std::string(estimatorFormula(result.estimator, true)),
+        };
+    } else {
+        conventions = {
+            "DD and RR_i count each unordered pair (i<j) once; DR_i counts all N_D*N_Ri pairs",
+            kBinConvention,
+            precisionConvention(result.precision),
+            "DR and RR columns are raw counts summed over the " + sets + " random set(s)",
+            "DD_norm = DD" + w + "/" + autoTotal("D") + "; DR_norm = mean over sets i of DR" + w +
+                "_i/" + crossTotal("D", "Ri") + "; RR_norm = mean over sets i of RR" + w + "_i/" +
+                autoTotal("Ri"),
+            "w from DD_norm, DR_norm, RR_norm: " + std::string(estimatorFormula(result.estimator)),
+        };
+    }
+    if (weighted)
+        conventions.emplace_back(
+            std::string("weighted: DD_w, DR_w, ") + (result.isCross() ? "RD_w, " : "") +
+            "RR_w are sums of w_i*w_j over the pairs of the bin, in double (summed over the "
+            "random sets like the raw columns); the raw columns count the same pairs; a catalog "
+            "without weights counts 1 per point");
+    conventions.push_back(thetaConvention(result.bins.unit, result.bins.scale));
     if (result.hasJackknife())
         conventions.emplace_back(kJackknifeConvention);
     return conventions;
 }
 
-void writeMetadata(std::ostream& out, const Metadata& metadata,
-                   const std::vector<std::string>& conventions) {
-    for (const auto& [key, value] : metadata)
-        out << "# " << key << ": " << value << '\n';
-    for (const std::string& convention : conventions)
-        out << "# convention: " << convention << '\n';
+// The ECSV header, then the header row of the CSV part.
+void writeTableHeader(std::ostream& out, const std::vector<EcsvColumn>& columns,
+                      const Metadata& metadata, const std::vector<std::string>& conventions) {
+    io::writeEcsvHeader(out, columns, metadata, conventions);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+        out << (c ? "," : "") << columns[c].name;
+    out << '\n';
+}
+
+std::string unitName(AngleUnit unit) {
+    return std::string(angleUnitName(unit));
 }
 
 void requireSize(std::size_t actual, std::size_t expected, const char* what) {
@@ -201,6 +285,20 @@ std::size_t checkedRowCount(const CorrelationResult& result) {
     requireSize(result.normalised.dd.size(), bins, "DD_norm");
     requireSize(result.normalised.dr.size(), bins, "DR_norm");
     requireSize(result.normalised.rr.size(), bins, "RR_norm");
+    if (result.isCross()) {
+        for (const PairCounts& counts : result.raw.rd)
+            requireSize(counts.size(), bins, "an RD histogram");
+        requireSize(result.normalised.rd.size(), bins, "RD_norm");
+    }
+    if (result.isWeighted()) {
+        requireSize(result.raw.ddWeighted.size(), bins, "DD_w");
+        for (const auto* perSet : {&result.raw.drWeighted, &result.raw.rrWeighted})
+            for (const WeightedCounts& sums : *perSet)
+                requireSize(sums.size(), bins, "a weighted histogram");
+        if (result.isCross())
+            for (const WeightedCounts& sums : result.raw.rdWeighted)
+                requireSize(sums.size(), bins, "a weighted RD histogram");
+    }
     requireSize(result.w.size(), bins, "w");
     if (result.hasJackknife()) {
         requireSize(result.wError.size(), bins, "w_err");
@@ -250,29 +348,76 @@ std::vector<std::string_view> splitFields(std::string_view line) {
     }
 }
 
+
+// The table's columns, each a name and how a bin's value is written: the raw counts, the
+// weighted sums of a weighted result, the normalised counts, w, and w_err with jackknife. An
+// unweighted auto result has the columns it always had; RD appears only in cross mode. A
+// result without counts (cancelled: rows == 0) has every list empty and writes the header alone.
+struct CsvColumn {
+    EcsvColumn header;
+    std::function<std::string(std::size_t)> value;
+};
+
+std::vector<CsvColumn> resultColumns(const CorrelationResult& result, std::size_t rows) {
+    std::vector<CsvColumn> columns;
+    const auto integers = [&](std::string name, std::vector<std::uint64_t> values) {
+        requireSize(values.size(), rows, name.c_str());
+        columns.push_back({{std::move(name), "", "uint64"},
+                           [values = std::move(values)](std::size_t bin) {
+                               return std::to_string(values[bin]);
+                           }});
+    };
+    const auto doubles = [&](std::string name, std::vector<double> values) {
+        requireSize(values.size(), rows, name.c_str());
+        columns.push_back({{std::move(name), "", "float64"},
+                           [values = std::move(values)](std::size_t bin) {
+                               return formatDouble(values[bin]);
+                           }});
+    };
+    const bool cross = result.isCross();
+    const std::string unit = unitName(result.bins.unit);
+    columns.push_back({{"theta_lo", unit, "float64"},
+                       [&](std::size_t bin) { return formatDouble(result.edges[bin]); }});
+    columns.push_back({{"theta_hi", unit, "float64"},
+                       [&](std::size_t bin) { return formatDouble(result.edges[bin + 1]); }});
+    columns.push_back({{"theta_mid", unit, "float64"},
+                       [&](std::size_t bin) { return formatDouble(result.centres[bin]); }});
+    integers("DD", result.raw.dd);
+    integers("DR", result.drSummed());
+    if (cross)
+        integers("RD", result.rdSummed());
+    integers("RR", result.rrSummed());
+    if (result.isWeighted()) {
+        doubles("DD_w", result.raw.ddWeighted);
+        doubles("DR_w", result.drWeightedSummed());
+        if (cross)
+            doubles("RD_w", result.rdWeightedSummed());
+        doubles("RR_w", result.rrWeightedSummed());
+    }
+    doubles("DD_norm", result.normalised.dd);
+    doubles("DR_norm", result.normalised.dr);
+    if (cross)
+        doubles("RD_norm", result.normalised.rd);
+    doubles("RR_norm", result.normalised.rr);
+    doubles("w", result.w);
+    // w_err only with jackknife, so readers of the plain table see the columns they always did.
+    if (result.hasJackknife())
+        doubles("w_err", result.wError);
+    return columns;
+}
+
 } // namespace
 
 void writeResultCsv(std::ostream& out, const CorrelationResult& result) {
     const std::size_t rows = checkedRowCount(result);
-    writeMetadata(out, resultMetadata(result), resultConventions(result));
-    // w_err only with jackknife, so readers of the plain table see the columns they always did.
-    out << "theta_lo,theta_hi,theta_mid,DD,DR,RR,DD_norm,DR_norm,RR_norm,w"
-        << (result.hasJackknife() ? ",w_err\n" : "\n");
-    if (rows == 0)
-        return;
-    const std::vector<std::uint64_t> drSum = result.drSummed();
-    const std::vector<std::uint64_t> rrSum = result.rrSummed();
-    requireSize(drSum.size(), rows, "summed DR");
-    requireSize(rrSum.size(), rows, "summed RR");
+    const std::vector<CsvColumn> columns = resultColumns(result, rows);
+    std::vector<EcsvColumn> headers;
+    for (const CsvColumn& column : columns)
+        headers.push_back(column.header);
+    writeTableHeader(out, headers, resultMetadata(result), resultConventions(result));
     for (std::size_t bin = 0; bin < rows; ++bin) {
-        out << formatDouble(result.edges[bin]) << ',' << formatDouble(result.edges[bin + 1]) << ','
-            << formatDouble(result.centres[bin]) << ',' << std::to_string(result.raw.dd[bin]) << ','
-            << std::to_string(drSum[bin]) << ',' << std::to_string(rrSum[bin]) << ','
-            << formatDouble(result.normalised.dd[bin]) << ','
-            << formatDouble(result.normalised.dr[bin]) << ','
-            << formatDouble(result.normalised.rr[bin]) << ',' << formatDouble(result.w[bin]);
-        if (result.hasJackknife())
-            out << ',' << formatDouble(result.wError[bin]);
+        for (std::size_t c = 0; c < columns.size(); ++c)
+            out << (c ? "," : "") << columns[c].value(bin);
         out << '\n';
     }
 }
@@ -297,24 +442,62 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << jsonString(utcTimestamp()) << ",\n";
     field("status");
     out << jsonString(result.status == JobStatus::Completed ? "completed" : "cancelled") << ",\n";
+    field("mode");
+    out << jsonString(result.isCross() ? "cross" : "auto") << ",\n";
+    field("weighted");
+    out << (result.isWeighted() ? "true" : "false") << ",\n";
+    const auto input = [&](const InputSummary& summary) {
+        out << "{\"name\": " << jsonString(summary.name)
+            << ", \"size\": " << std::to_string(summary.size);
+        if (summary.weighted)
+            out << ", \"sum_w\": " << formatJsonDouble(summary.weightSum)
+                << ", \"sum_w2\": " << formatJsonDouble(summary.weightSquareSum)
+                << ", \"negative_weights\": " << std::to_string(summary.negativeWeights);
+        out << '}';
+    };
+    const auto inputs = [&](const std::vector<InputSummary>& summaries) {
+        out << '[';
+        for (std::size_t i = 0; i < summaries.size(); ++i) {
+            out << (i ? ", " : "");
+            input(summaries[i]);
+        }
+        out << ']';
+    };
     field("data");
-    out << "{\"name\": " << jsonString(result.data.name)
-        << ", \"size\": " << std::to_string(result.data.size) << "},\n";
+    input(result.data);
+    out << ",\n";
     field("randoms");
-    out << '[';
-    for (std::size_t i = 0; i < result.randoms.size(); ++i)
-        out << (i ? ", " : "") << "{\"name\": " << jsonString(result.randoms[i].name)
-            << ", \"size\": " << std::to_string(result.randoms[i].size) << '}';
-    out << "],\n";
+    inputs(result.randoms);
+    out << ",\n";
+    if (result.isCross()) {
+        // The second sample; "randoms2": [] where it uses the first's randoms.
+        field("data2");
+        input(result.data2);
+        out << ",\n";
+        field("randoms2");
+        inputs(result.randoms2);
+        out << ",\n";
+    }
+    field("notes");
+    writeJsonArray(out, result.notes, [](const std::string& note) { return jsonString(note); });
+    out << ",\n";
     field("bins");
     out << "{\"description\": " << jsonString(result.bins.describe())
         << ", \"count\": " << std::to_string(result.binCount()) << ", \"scale\": "
-        << jsonString(result.bins.scale == BinScale::Logarithmic ? "log" : "linear")
-        << ", \"unit\": " << jsonString(angleUnitName(result.bins.unit)) << "},\n";
+        << jsonString(binScaleKey(result.bins.scale))
+        << ", \"unit\": " << jsonString(angleUnitName(result.bins.unit));
+    if (result.bins.scale == BinScale::Custom) {
+        out << ", \"edges\": [";
+        for (std::size_t k = 0; k < result.bins.edges.size(); ++k)
+            out << (k ? ", " : "") << formatJsonDouble(result.bins.edges[k]);
+        out << ']';
+    }
+    out << "},\n";
     field("estimator");
     out << "{\"key\": " << jsonString(estimatorKey(result.estimator))
         << ", \"name\": " << jsonString(estimatorName(result.estimator))
-        << ", \"formula\": " << jsonString(estimatorFormula(result.estimator)) << "},\n";
+        << ", \"formula\": "
+        << jsonString(estimatorFormula(result.estimator, result.isCross())) << "},\n";
     field("backend");
     out << jsonString(result.backendName) << ",\n";
     field("device");
@@ -353,22 +536,37 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << ",\n";
 
     field("counts");
+    const auto perSet = [&](const char* key, const auto& sets, auto format) {
+        out << ",\n    \"" << key << "\": [";
+        for (std::size_t set = 0; set < sets.size(); ++set) {
+            out << (set ? ", " : "");
+            writeJsonArray(out, sets[set], format);
+        }
+        out << ']';
+    };
     out << "{\n    \"dd\": ";
     writeJsonArray(out, result.raw.dd, jsonInteger);
-    out << ",\n    \"dr\": [";
-    for (std::size_t set = 0; set < result.raw.dr.size(); ++set) {
-        out << (set ? ", " : "");
-        writeJsonArray(out, result.raw.dr[set], jsonInteger);
-    }
-    out << "],\n    \"rr\": [";
-    for (std::size_t set = 0; set < result.raw.rr.size(); ++set) {
-        out << (set ? ", " : "");
-        writeJsonArray(out, result.raw.rr[set], jsonInteger);
-    }
-    out << "],\n    \"dr_summed\": ";
+    perSet("dr", result.raw.dr, jsonInteger);
+    if (result.isCross())
+        perSet("rd", result.raw.rd, jsonInteger);
+    perSet("rr", result.raw.rr, jsonInteger);
+    out << ",\n    \"dr_summed\": ";
     writeJsonArray(out, hasRows ? result.drSummed() : noCounts, jsonInteger);
+    if (result.isCross()) {
+        out << ",\n    \"rd_summed\": ";
+        writeJsonArray(out, hasRows ? result.rdSummed() : noCounts, jsonInteger);
+    }
     out << ",\n    \"rr_summed\": ";
     writeJsonArray(out, hasRows ? result.rrSummed() : noCounts, jsonInteger);
+    if (result.isWeighted()) {
+        // Σ w_i·w_j per bin, per set as the raw counts.
+        out << ",\n    \"dd_weighted\": ";
+        writeJsonArray(out, result.raw.ddWeighted, jsonDouble);
+        perSet("dr_weighted", result.raw.drWeighted, jsonDouble);
+        if (result.isCross())
+            perSet("rd_weighted", result.raw.rdWeighted, jsonDouble);
+        perSet("rr_weighted", result.raw.rrWeighted, jsonDouble);
+    }
     out << "\n  },\n";
 
     field("normalised");
@@ -376,6 +574,10 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     writeJsonArray(out, result.normalised.dd, jsonDouble);
     out << ",\n    \"dr\": ";
     writeJsonArray(out, result.normalised.dr, jsonDouble);
+    if (result.isCross()) {
+        out << ",\n    \"rd\": ";
+        writeJsonArray(out, result.normalised.rd, jsonDouble);
+    }
     out << ",\n    \"rr\": ";
     writeJsonArray(out, result.normalised.rr, jsonDouble);
     out << "\n  },\n";
@@ -430,11 +632,11 @@ void writeCovarianceCsv(std::ostream& out, const CorrelationResult& result) {
         "w_err^2",
         thetaConvention(result.bins.unit, result.bins.scale),
     };
-    writeMetadata(out, metadata, conventions);
-    out << "bin,theta_mid";
+    std::vector<EcsvColumn> columns{{"bin", "", "int64"},
+                                    {"theta_mid", unitName(result.bins.unit), "float64"}};
     for (std::size_t j = 0; j < bins; ++j)
-        out << ",cov_" << std::to_string(j);
-    out << '\n';
+        columns.push_back({"cov_" + std::to_string(j), "", "float64"});
+    writeTableHeader(out, columns, metadata, conventions);
     for (std::size_t i = 0; i < bins; ++i) {
         out << std::to_string(i) << ',' << formatDouble(result.centres[i]);
         for (std::size_t j = 0; j < bins; ++j)
@@ -473,11 +675,12 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
     Metadata metadata;
     metadata.emplace_back("tool", std::string(kToolName) + " " + std::string(version()));
     metadata.emplace_back("created", utcTimestamp());
-    metadata.emplace_back(summary.second ? "first" : "catalog",
-                          oneLine(summary.first.name) + " N=" + std::to_string(summary.first.size));
+    metadata.emplace_back(summary.second ? "first" : "catalog", describeInput(summary.first));
     if (summary.second)
-        metadata.emplace_back("second", oneLine(summary.second->name) +
-                                            " N=" + std::to_string(summary.second->size));
+        metadata.emplace_back("second", describeInput(*summary.second));
+    const bool weighted = !summary.weighted.empty();
+    if (weighted)
+        requireSize(summary.weighted.size(), bins, "the weighted count");
     metadata.emplace_back("count", summary.second ? "cross" : "auto");
     metadata.emplace_back("bins", binning.spec().describe());
     metadata.emplace_back("bin count", std::to_string(bins));
@@ -487,7 +690,7 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
     metadata.emplace_back("culling", describeCulling(summary.cullingRequested, summary.culled));
     metadata.emplace_back("elapsed", formatDouble(summary.elapsedSeconds) + " s");
 
-    const std::vector<std::string> conventions{
+    std::vector<std::string> conventions{
         summary.second ? "cross count: all N_first*N_second pairs are counted"
                        : "auto count: each unordered pair (i<j) is counted once",
         kBinConvention,
@@ -495,14 +698,27 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
         "count is the raw pair count (not normalised)",
         thetaConvention(binning.unit(), binning.spec().scale),
     };
-    writeMetadata(out, metadata, conventions);
+    if (weighted)
+        conventions.emplace_back("weighted is the sum of w_i*w_j over the same pairs, in double (a "
+                                 "catalog without weights counts 1 per point)");
+    const std::string unit = unitName(binning.unit());
+    std::vector<EcsvColumn> columns{{"theta_lo", unit, "float64"},
+                                    {"theta_hi", unit, "float64"},
+                                    {"theta_mid", unit, "float64"},
+                                    {"count", "", "uint64"}};
+    if (weighted)
+        columns.push_back({"weighted", "", "float64"});
+    writeTableHeader(out, columns, metadata, conventions);
 
-    out << "theta_lo,theta_hi,theta_mid,count\n";
     const auto edges = binning.edges();
     const auto centres = binning.centres();
-    for (std::size_t bin = 0; bin < bins; ++bin)
+    for (std::size_t bin = 0; bin < bins; ++bin) {
         out << formatDouble(edges[bin]) << ',' << formatDouble(edges[bin + 1]) << ','
-            << formatDouble(centres[bin]) << ',' << std::to_string(summary.counts[bin]) << '\n';
+            << formatDouble(centres[bin]) << ',' << std::to_string(summary.counts[bin]);
+        if (weighted)
+            out << ',' << formatDouble(summary.weighted[bin]);
+        out << '\n';
+    }
 }
 
 ResultTable readResultCsv(const std::string& path) {

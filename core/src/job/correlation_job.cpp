@@ -1,7 +1,9 @@
 #include "tpacf/correlation_job.h"
 
+#include "job/job_counts.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
+#include "tpacf/work_runner.h"
 
 #include <chrono>
 #include <cmath>
@@ -25,53 +27,213 @@ std::string describeCatalog(const Catalog& catalog) {
     return catalog.name().empty() ? std::string("(unnamed)") : "'" + catalog.name() + "'";
 }
 
+void requireCatalog(const std::shared_ptr<const Catalog>& catalog, const std::string& which) {
+    if (!catalog)
+        throw ConfigError(which + " is missing");
+    if (catalog->empty())
+        throw ConfigError(which + " " + describeCatalog(*catalog) + " is empty");
+}
+
 void validate(const CorrelationParams& params) {
     if (!params.data)
         throw ConfigError("no data catalog given");
-    if (params.data->empty())
-        throw ConfigError("the data catalog " + describeCatalog(*params.data) + " is empty");
+    requireCatalog(params.data, "the data catalog");
     if (params.randoms.empty())
         throw ConfigError("at least one random catalog is needed");
-    for (std::size_t i = 0; i < params.randoms.size(); ++i) {
-        const auto& random = params.randoms[i];
-        const std::string which = "random catalog " + std::to_string(i + 1);
-        if (!random)
-            throw ConfigError(which + " is missing");
-        if (random->empty())
-            throw ConfigError(which + " " + describeCatalog(*random) + " is empty");
+    for (std::size_t i = 0; i < params.randoms.size(); ++i)
+        requireCatalog(params.randoms[i], "random catalog " + std::to_string(i + 1));
+    if (!params.data2) {
+        if (!params.randoms2.empty())
+            throw ConfigError("randoms of a second sample were given without the second data "
+                              "catalog");
+        return;
     }
+    requireCatalog(params.data2, "the second data catalog");
+    if (!params.randoms2.empty() && params.randoms2.size() != params.randoms.size())
+        throw ConfigError("the second sample has " + std::to_string(params.randoms2.size()) +
+                          " random catalogs and the first " + std::to_string(params.randoms.size()) +
+                          ": give as many (they pair by position) or none (the second sample "
+                          "then uses the first's)");
+    for (std::size_t i = 0; i < params.randoms2.size(); ++i)
+        requireCatalog(params.randoms2[i], "random catalog " + std::to_string(i + 1) +
+                                               " of the second sample");
 }
 
-// Splits countBatch's output, in the order DD, DR_1..n, RR_1..n, into RawCounts.
-RawCounts rawCountsOf(std::vector<PairCounts> counts, const CorrelationParams& params) {
-    const std::size_t sets = params.randoms.size();
-    if (counts.size() != 1 + 2 * sets)
-        throw Error("the pair-count backend returned " + std::to_string(counts.size()) +
-                    " histograms for " + std::to_string(1 + 2 * sets) + " counts");
-    RawCounts raw;
-    raw.dataSize = params.data->size();
-    for (const auto& random : params.randoms)
-        raw.randomSizes.push_back(random->size());
-    raw.dd = std::move(counts[0]);
-    for (std::size_t set = 0; set < sets; ++set) {
-        raw.dr.push_back(std::move(counts[1 + set]));
-        raw.rr.push_back(std::move(counts[1 + sets + set]));
+job::JobCatalogs catalogsOf(const CorrelationParams& params) {
+    return {params.data, params.data2, params.randoms, params.randoms2};
+}
+
+// What catalogs.all()[index] is, for messages: "random catalog 2 'r2.txt'".
+std::string roleOf(const job::JobCatalogs& catalogs, std::size_t index) {
+    const std::size_t sets = catalogs.randoms.size();
+    std::string role;
+    if (index == 0)
+        role = catalogs.cross() ? "the first data catalog" : "the data catalog";
+    else if (index <= sets)
+        role = "random catalog " + std::to_string(index);
+    else if (index == sets + 1)
+        role = "the second data catalog";
+    else
+        role = "random catalog " + std::to_string(index - sets - 1) + " of the second sample";
+    return role + " " + describeCatalog(*catalogs.all()[index]);
+}
+
+// The job's catalogs as a count store knows them, in JobCatalogs::all() order: content
+// fingerprints, and in a jackknife job the fingerprints of their regions (`regions`: one label
+// vector per catalog, in its own point order). One worker per catalog.
+std::vector<CountCatalog> countCatalogsOf(const job::JobCatalogs& catalogs,
+                                          const std::vector<const std::vector<std::int32_t>*>& regions,
+                                          std::size_t regionCount, int threads) {
+    const std::vector<const Catalog*> all = catalogs.all();
+    std::vector<CountCatalog> result(all.size());
+    parallelForRanges(
+        all.size(),
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i)
+                result[i] = regionCount > 0
+                                ? CountCatalog::of(*all[i], *regions.at(i), regionCount)
+                                : CountCatalog::of(*all[i]);
+        },
+        threads);
+    return result;
+}
+
+// Which counts of the job come from the reused store, and which are counted.
+struct ReusePlan {
+    std::vector<std::optional<CountStore::Match>> stored; // per task; nullopt: counted
+    std::vector<std::size_t> counted;                     // tasks to count, in task order
+    std::vector<std::string> reusedLabels, countedLabels;
+};
+
+ReusePlan planReuse(const CountStore* store, const job::JobCatalogs& catalogs,
+                    const std::vector<CountCatalog>& keys, const Binning& binning,
+                    std::size_t regionCount, bool weighted) {
+    const std::vector<job::TaskCatalogs> layout = job::taskCatalogs(catalogs);
+    const std::vector<std::string> labels = job::countLabels(catalogs);
+    ReusePlan plan;
+    plan.stored.resize(layout.size());
+    if (!store) {
+        for (std::size_t t = 0; t < layout.size(); ++t)
+            plan.counted.push_back(t);
+        return plan;
     }
-    return raw;
+    const std::string source = store->sourceName();
+    if (!store->whole()) {
+        std::string missing;
+        for (const std::uint32_t part : store->missingShares())
+            missing += (missing.empty() ? "" : ", ") + std::to_string(part + 1);
+        throw ConfigError(source + " holds " + store->describeShares() +
+                          " of the work only (missing: " + missing +
+                          "): combine all parts into one count file before reusing it");
+    }
+    store->requireBins(binning);
+    if (regionCount > 0 && store->regionCount != regionCount)
+        throw ConfigError("the jackknife regions differ from those of the counts in " + source +
+                          ": this run has " + std::to_string(regionCount) + " regions, the file " +
+                          (store->regionCount > 0 ? std::to_string(store->regionCount) + " regions"
+                                                  : std::string("no regions (counted without "
+                                                                "jackknife)")));
+    for (std::size_t t = 0; t < layout.size(); ++t) {
+        const CountCatalog& first = keys[layout[t].first];
+        const CountCatalog* second = layout[t].second ? &keys[*layout[t].second] : nullptr;
+        const auto match = store->find(first.content, second ? &second->content : nullptr);
+        if (!match) {
+            if (job::isRandomRandom(catalogs, t)) {
+                for (const std::optional<std::size_t> index :
+                     {std::optional<std::size_t>(layout[t].first), layout[t].second})
+                    if (index && !store->findCatalog(keys[*index].content))
+                        throw ConfigError(roleOf(catalogs, *index) +
+                                          ": its content differs from every catalog in " +
+                                          source + ", so " + labels[t] +
+                                          " cannot be reused (give the random catalogs that "
+                                          "counted them, or run without --reuse-counts)");
+                throw ConfigError(labels[t] + " is not in " + source +
+                                  ": its catalogs are there, but not counted together");
+            }
+            plan.counted.push_back(t);
+            plan.countedLabels.push_back(labels[t]);
+            continue;
+        }
+        const StoredCount& stored = *match->count;
+        if (regionCount > 0) {
+            // The stored catalogs' regions in this run's order of the two catalogs.
+            const Fingerprint& storedA = store->catalogs[stored.first].regions;
+            const Fingerprint* storedB =
+                stored.second ? &store->catalogs[*stored.second].regions : nullptr;
+            const Fingerprint& forFirst = match->swapped ? *storedB : storedA;
+            const Fingerprint* forSecond = match->swapped ? &storedA : storedB;
+            const bool sameRegions =
+                forFirst == first.regions && (!second || (forSecond && *forSecond == second->regions));
+            if (!sameRegions || !stored.regions)
+                throw ConfigError(labels[t] + ": the jackknife regions differ from those of the "
+                                              "counts in " + source +
+                                  " (its catalogs are the same, the region of some point is not)");
+        }
+        if (weighted && (first.weighted || (second && second->weighted)) &&
+            !stored.counts.isWeighted())
+            throw ConfigError(labels[t] + " in " + source + " has no weighted sums");
+        plan.stored[t] = match;
+        plan.reusedLabels.push_back(labels[t]);
+    }
+    return plan;
 }
 
-// The raw counts of countBatch's results, task by task.
-std::vector<PairCounts> rawOf(std::vector<TaskCounts> counts) {
-    std::vector<PairCounts> raw;
-    raw.reserve(counts.size());
-    for (TaskCounts& task : counts)
-        raw.push_back(std::move(task.raw));
-    return raw;
+std::string joinLabels(const std::vector<std::string>& labels) {
+    std::string text;
+    for (const std::string& label : labels)
+        text += (text.empty() ? "" : ", ") + label;
+    return text;
 }
 
-std::vector<std::uint64_t> sumOverSets(const std::vector<PairCounts>& perSet, std::size_t bins) {
-    std::vector<std::uint64_t> sum(bins, 0);
-    for (const PairCounts& counts : perSet)
+} // namespace
+
+InputSummary InputSummary::of(const Catalog& catalog) {
+    InputSummary summary;
+    summary.name = catalog.name();
+    summary.size = catalog.size();
+    summary.weighted = catalog.hasWeights();
+    const WeightSums sums = WeightSums::of(catalog);
+    summary.weightSum = sums.sum;
+    summary.weightSquareSum = sums.sumSquares;
+    for (const double w : catalog.weight())
+        summary.negativeWeights += w < 0 ? 1 : 0;
+    return summary;
+}
+
+namespace {
+
+// What a reader of the result must not miss about its inputs.
+std::vector<std::string> inputNotes(const CorrelationParams& params) {
+    std::vector<std::string> notes;
+    const auto negative = [&](const Catalog& catalog, const std::string& which) {
+        const InputSummary summary = InputSummary::of(catalog);
+        if (summary.negativeWeights > 0)
+            notes.push_back(which + " " + describeCatalog(catalog) + " has " +
+                            std::to_string(summary.negativeWeights) + " negative weight" +
+                            (summary.negativeWeights == 1 ? "" : "s") + " (sum of weights " +
+                            std::to_string(summary.weightSum) + ")");
+    };
+    negative(*params.data, "the data catalog");
+    for (std::size_t i = 0; i < params.randoms.size(); ++i)
+        negative(*params.randoms[i], "random catalog " + std::to_string(i + 1));
+    if (params.data2) {
+        negative(*params.data2, "the second data catalog");
+        for (std::size_t i = 0; i < params.randoms2.size(); ++i)
+            negative(*params.randoms2[i],
+                     "random catalog " + std::to_string(i + 1) + " of the second sample");
+        if (params.randoms2.empty())
+            notes.push_back("the second sample uses the first sample's randoms: R1D2 is D2 "
+                            "against R1 and R1R2 is R1R1");
+    }
+    return notes;
+}
+
+template <typename Value>
+std::vector<Value> sumOverSets(const std::vector<std::vector<Value>>& perSet, std::size_t bins) {
+    if (perSet.empty())
+        return {};
+    std::vector<Value> sum(bins, Value{0});
+    for (const auto& counts : perSet)
         for (std::size_t bin = 0; bin < bins && bin < counts.size(); ++bin)
             sum[bin] += counts[bin];
     return sum;
@@ -83,8 +245,24 @@ std::vector<std::uint64_t> CorrelationResult::drSummed() const {
     return sumOverSets(raw.dr, binCount());
 }
 
+std::vector<std::uint64_t> CorrelationResult::rdSummed() const {
+    return sumOverSets(raw.rd, binCount());
+}
+
 std::vector<std::uint64_t> CorrelationResult::rrSummed() const {
     return sumOverSets(raw.rr, binCount());
+}
+
+std::vector<double> CorrelationResult::drWeightedSummed() const {
+    return sumOverSets(raw.drWeighted, binCount());
+}
+
+std::vector<double> CorrelationResult::rdWeightedSummed() const {
+    return sumOverSets(raw.rdWeighted, binCount());
+}
+
+std::vector<double> CorrelationResult::rrWeightedSummed() const {
+    return sumOverSets(raw.rrWeighted, binCount());
 }
 
 std::size_t CorrelationResult::binsWithoutSigma() const noexcept {
@@ -109,9 +287,17 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     // Per-region counts and the covariance grow as K · bins and bins²: a combination that cannot
     // fit is refused before the regions are grown or a pair is counted, not after an hour and an
     // out-of-memory kill. A column's K is known once its labels are read (below).
+    // Two samples count 1 + 3n pairs of catalogs where one counts 1 + 2n: as many as
+    // (3n + 1)/2 random sets (rounded up) of one sample.
+    // A weighted job keeps a weighted tally beside every raw one: twice the arrays, which
+    // 2n + 1 sets of one unweighted sample cover (1 + 2(2n + 1) ≥ 2(1 + 2n)).
+    std::size_t setsEquivalent =
+        m_params.data2 ? (3 * m_params.randoms.size() + 2) / 2 : m_params.randoms.size();
+    if (catalogsOf(m_params).weighted())
+        setsEquivalent = 2 * setsEquivalent + 1;
     const auto checkMemory = [&](int regionCount) {
         checkJackknifeMemory(estimateJackknifeMemory(static_cast<std::size_t>(regionCount),
-                                                     binning.count(), m_params.randoms.size(),
+                                                     binning.count(), setsEquivalent,
                                                      m_params.backend.cpuThreads));
     };
     if (jackknife.regions >= kMinJackknifeRegions && jackknife.regions <= kMaxJackknifeRegions)
@@ -133,24 +319,61 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     }
 
     // Jackknife: regions for every point, and copies of the catalogs carrying them, ordered by
-    // region (counting by region wants that order; the pairs are the same).
+    // region (counting by region wants that order; the pairs are the same). Two samples share
+    // the regions grown on the first.
     RegionAssignment regions;
-    std::shared_ptr<const Catalog> countedData = m_params.data;
-    std::vector<std::shared_ptr<const Catalog>> countedRandoms = m_params.randoms;
+    const job::JobCatalogs originals = catalogsOf(m_params);
+    job::JobCatalogs counted = originals;
+    // Count files and reuse know catalogs by content (and regions): fingerprints of the
+    // catalogs as given, in their own point order.
+    m_params.share.validate();
+    if (m_params.reuse && !m_params.share.whole())
+        throw ConfigError("a share of the work counts part of every count: it cannot reuse "
+                          "counts (reuse them when the combined shares are reused)");
+    const bool needKeys = m_params.reuse || m_params.collectCounts;
+    std::vector<CountCatalog> catalogKeys;
     if (jackknife.enabled()) {
-        std::vector<const Catalog*> randomCatalogs;
+        std::vector<const Catalog*> others;
         for (const auto& random : m_params.randoms)
-            randomCatalogs.push_back(random.get());
-        regions = assignJackknifeRegions(jackknife, *m_params.data, randomCatalogs,
+            others.push_back(random.get());
+        if (m_params.data2)
+            others.push_back(m_params.data2.get());
+        for (const auto& random : m_params.randoms2)
+            others.push_back(random.get());
+        regions = assignJackknifeRegions(jackknife, *m_params.data, others,
                                          m_params.backend.cpuThreads);
         if (regions.count != jackknife.regions)
             checkMemory(regions.count);
-        countedData =
+        const auto ordered = [&](const std::shared_ptr<const Catalog>& catalog,
+                                 std::size_t index) {
+            return std::make_shared<const Catalog>(
+                regionOrderedCopy(*catalog, regions.randoms[index]));
+        };
+        counted.data =
             std::make_shared<const Catalog>(regionOrderedCopy(*m_params.data, regions.data));
-        for (std::size_t set = 0; set < countedRandoms.size(); ++set)
-            countedRandoms[set] = std::make_shared<const Catalog>(
-                regionOrderedCopy(*m_params.randoms[set], regions.randoms[set]));
+        std::size_t index = 0;
+        for (auto& random : counted.randoms)
+            random = ordered(random, index++);
+        if (counted.data2)
+            counted.data2 = ordered(counted.data2, index++);
+        for (auto& random : counted.randoms2)
+            random = ordered(random, index++);
+        if (needKeys) {
+            std::vector<const std::vector<std::int32_t>*> labels{&regions.data};
+            for (const auto& perCatalog : regions.randoms)
+                labels.push_back(&perCatalog);
+            catalogKeys = countCatalogsOf(originals, labels,
+                                          static_cast<std::size_t>(regions.count),
+                                          m_params.backend.cpuThreads);
+        }
+        // The summary speaks of the data and the first sample's randoms.
+        regions.randoms.resize(m_params.randoms.size());
+    } else if (needKeys) {
+        catalogKeys = countCatalogsOf(originals, {}, 0, m_params.backend.cpuThreads);
     }
+    const std::size_t regionCount = jackknife.enabled() ? static_cast<std::size_t>(regions.count) : 0;
+    const ReusePlan plan = planReuse(m_params.reuse.get(), originals, catalogKeys, binning,
+                                     regionCount, originals.weighted());
 
     // Everything but the counts; partial results share it.
     CorrelationResult header;
@@ -163,20 +386,43 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     header.precision = backend.counter->precision();
     header.backendNotice = backend.notice;
     header.cullingRequested = m_params.backend.culling;
-    header.data = {m_params.data->name(), m_params.data->size()};
+    header.data = InputSummary::of(*m_params.data);
     for (const auto& random : m_params.randoms)
-        header.randoms.push_back({random->name(), random->size()});
+        header.randoms.push_back(InputSummary::of(*random));
+    if (m_params.data2) {
+        header.data2 = InputSummary::of(*m_params.data2);
+        for (const auto& random : m_params.randoms2)
+            header.randoms2.push_back(InputSummary::of(*random));
+    }
+    header.notes = inputNotes(m_params);
+    // The layout flags of the counts, so that a result cancelled before any count still says
+    // what it was.
+    header.raw.cross = counted.cross();
+    header.raw.weighted = counted.weighted();
 
-    // One batch so the backend can schedule DD, every DR_i and every RR_i together.
-    std::vector<CountTask> tasks;
-    tasks.push_back({countedData.get(), nullptr});
-    for (const auto& random : countedRandoms)
-        tasks.push_back({countedData.get(), random.get()});
-    for (const auto& random : countedRandoms)
-        tasks.push_back({random.get(), nullptr});
+    if (!plan.reusedLabels.empty()) {
+        header.reusedCounts.push_back(joinLabels(plan.reusedLabels) + " from " +
+                                      m_params.reuse->sourceName());
+        if (!plan.countedLabels.empty())
+            header.notes.push_back("counted afresh: " + joinLabels(plan.countedLabels) +
+                                   " (their catalogs differ from those in " +
+                                   m_params.reuse->sourceName() + "); reused: " +
+                                   joinLabels(plan.reusedLabels));
+    }
+
+    // One batch so the backend can schedule DD, every DR_i, RD_i and RR_i together; counts
+    // taken from the reused store stay out of it and are merged back in task order.
+    const std::vector<CountTask> tasks = job::countTasks(counted);
+    std::vector<CountTask> batch;
+    for (const std::size_t t : plan.counted)
+        batch.push_back(tasks[t]);
+    const auto storedCounts = [&](std::size_t t) -> const StoredCount& {
+        return *plan.stored[t]->count;
+    };
 
     CountControl control;
     control.cancelRequested = cancelRequested;
+    control.share = m_params.share;
     double lastPartial = -kPartialInterval;
     if (onProgress) {
         control.onProgress = [&](const CountProgress& progress) {
@@ -190,14 +436,37 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
             job.pairsPerSecond = job.elapsedSeconds > 0
                                      ? static_cast<double>(progress.pairsDone) / job.elapsedSeconds
                                      : 0.0;
-            if (progress.partialCounts.size() == tasks.size() &&
+            if (progress.partialCounts.size() == batch.size() &&
+                progress.pairsDonePerTask.size() == batch.size() &&
                 job.elapsedSeconds - lastPartial >= kPartialInterval) {
                 lastPartial = job.elapsedSeconds;
                 auto partial = std::make_shared<CorrelationResult>(header);
                 partial->culled = backend.counter->lastBatchCulled();
-                partial->raw = rawCountsOf(progress.partialCounts, m_params);
-                partial->normalised =
-                    normaliseByPairsVisited(partial->raw, progress.pairsDonePerTask);
+                std::vector<TaskCounts> counts(tasks.size());
+                std::vector<std::uint64_t> pairsDone(tasks.size());
+                const bool haveWeighted = progress.partialWeighted.size() == batch.size();
+                for (std::size_t t = 0; t < tasks.size(); ++t) {
+                    if (!plan.stored[t])
+                        continue;
+                    // A reused count is complete: all its pairs are visited.
+                    counts[t].raw = storedCounts(t).counts.raw;
+                    if (haveWeighted)
+                        counts[t].weighted = storedCounts(t).counts.weighted;
+                    pairsDone[t] = tasks[t].pairTotal();
+                }
+                for (std::size_t j = 0; j < batch.size(); ++j) {
+                    const std::size_t t = plan.counted[j];
+                    counts[t].raw = progress.partialCounts[j];
+                    if (haveWeighted)
+                        counts[t].weighted = progress.partialWeighted[j];
+                    pairsDone[t] = progress.pairsDonePerTask[j];
+                }
+                partial->raw = job::rawCountsOf(std::move(counts), counted);
+                // A backend that reports raw counts alone while it runs: the live estimate is
+                // then the unweighted one, until the final counts.
+                if (partial->raw.weighted && !haveWeighted)
+                    partial->raw.weighted = false;
+                partial->normalised = normaliseByPairsVisited(partial->raw, pairsDone);
                 partial->w = estimate(m_params.estimator, partial->normalised);
                 partial->elapsedSeconds = job.elapsedSeconds;
                 job.partial = std::move(partial);
@@ -207,51 +476,81 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     }
 
     CorrelationResult result = header; // a copy: the progress callback still builds on header
-    std::vector<RegionPairCounts> regionCounts;
+    std::vector<RegionPairCounts> regionCounts(tasks.size());
+    std::vector<TaskCounts> taskCounts(tasks.size()); // as counted (or stored), task order
     try {
+        if (control.cancelled())
+            throw Cancelled();
         if (jackknife.enabled()) {
-            if (control.cancelled())
-                throw Cancelled();
-            regionCounts = backend.counter->countBatchByRegion(
-                tasks, binning, static_cast<std::size_t>(regions.count), control);
-            if (regionCounts.size() != tasks.size())
+            std::vector<RegionPairCounts> countedRegions;
+            if (!batch.empty())
+                countedRegions = backend.counter->countBatchByRegion(
+                    batch, binning, static_cast<std::size_t>(regions.count), control);
+            if (countedRegions.size() != batch.size())
                 throw Error("the pair-count backend returned " +
-                            std::to_string(regionCounts.size()) + " region histograms for " +
-                            std::to_string(tasks.size()) + " counts");
-            std::vector<PairCounts> totals;
-            for (const RegionPairCounts& counts : regionCounts)
-                totals.push_back(counts.total);
-            result.raw = rawCountsOf(std::move(totals), m_params);
+                            std::to_string(countedRegions.size()) + " region histograms for " +
+                            std::to_string(batch.size()) + " counts");
+            for (std::size_t j = 0; j < batch.size(); ++j)
+                regionCounts[plan.counted[j]] = std::move(countedRegions[j]);
+            for (std::size_t t = 0; t < tasks.size(); ++t) {
+                if (plan.stored[t])
+                    regionCounts[t] = *storedCounts(t).regions;
+                taskCounts[t] = {regionCounts[t].total, regionCounts[t].weightedTotal};
+            }
         } else {
-            result.raw =
-                rawCountsOf(rawOf(backend.counter->countBatch(tasks, binning, control)), m_params);
+            std::vector<TaskCounts> countedTasks;
+            if (!batch.empty())
+                countedTasks = backend.counter->countBatch(batch, binning, control);
+            if (countedTasks.size() != batch.size())
+                throw Error("the pair-count backend returned " +
+                            std::to_string(countedTasks.size()) + " histograms for " +
+                            std::to_string(batch.size()) + " counts");
+            for (std::size_t j = 0; j < batch.size(); ++j)
+                taskCounts[plan.counted[j]] = std::move(countedTasks[j]);
+            for (std::size_t t = 0; t < tasks.size(); ++t)
+                if (plan.stored[t])
+                    taskCounts[t] = storedCounts(t).counts;
         }
-        result.culled = backend.counter->lastBatchCulled();
+        result.culled = !batch.empty() && backend.counter->lastBatchCulled();
     } catch (const Cancelled&) {
         result.status = JobStatus::Cancelled;
         result.elapsedSeconds = secondsSince(start);
         return result;
     }
+    if (m_params.collectCounts) {
+        auto store = std::make_shared<CountStore>();
+        store->setBins(binning);
+        store->regionCount = regionCount;
+        store->backend = header.backendName;
+        store->precision = header.precision;
+        store->culling = m_params.backend.culling;
+        store->shareParts = m_params.share.parts;
+        store->sharesHeld = {m_params.share.part};
+        std::vector<std::size_t> index;
+        for (const CountCatalog& key : catalogKeys)
+            index.push_back(store->addCatalog(key));
+        const std::vector<job::TaskCatalogs> layout = job::taskCatalogs(originals);
+        const std::vector<std::string> labels = job::countLabels(originals);
+        for (std::size_t t = 0; t < tasks.size(); ++t) {
+            StoredCount count;
+            count.label = labels[t];
+            count.first = index[layout[t].first];
+            if (layout[t].second)
+                count.second = index[*layout[t].second];
+            count.counts = taskCounts[t];
+            if (jackknife.enabled())
+                count.regions = regionCounts[t];
+            store->counts.push_back(std::move(count));
+        }
+        result.counts = std::move(store);
+    }
+    result.raw = job::rawCountsOf(std::move(taskCounts), counted);
     result.normalised = normalise(result.raw);
     result.w = estimate(m_params.estimator, result.normalised);
     if (jackknife.enabled()) {
-        const std::size_t sets = m_params.randoms.size();
         result.jackknifeRegions = summariseRegions(regions);
-        JackknifeCounts counts;
-        counts.dd = std::move(regionCounts[0]);
-        for (std::size_t set = 0; set < sets; ++set) {
-            counts.dr.push_back(std::move(regionCounts[1 + set]));
-            counts.rr.push_back(std::move(regionCounts[1 + sets + set]));
-        }
-        counts.dataPerRegion = result.jackknifeRegions.dataPerRegion;
-        for (const auto& random : regions.randoms) {
-            std::vector<std::uint64_t> n(static_cast<std::size_t>(regions.count), 0);
-            for (std::int32_t r : random)
-                ++n[static_cast<std::size_t>(r)];
-            counts.randomPerRegion.push_back(std::move(n));
-        }
-        counts.dataSize = result.raw.dataSize;
-        counts.randomSizes = result.raw.randomSizes;
+        const JackknifeCounts counts = job::jackknifeCountsOf(
+            std::move(regionCounts), counted, static_cast<std::size_t>(regions.count));
         result.jackknifeSamples = leaveOneOutSamples(m_params.estimator, counts);
         JackknifeStatistics stats = jackknifeStatistics(result.jackknifeSamples);
         result.wError = std::move(stats.sigma);

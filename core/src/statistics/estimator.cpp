@@ -27,22 +27,46 @@ double autoPairTotal(std::uint64_t n) noexcept {
     return n < 2 ? 0.0 : size * (size - 1.0) / 2.0;
 }
 
-void requireBins(const PairCounts& counts, std::size_t bins, const char* what) {
+template <typename Counts>
+void requireBins(const Counts& counts, std::size_t bins, const char* what) {
     if (counts.size() != bins)
         throw ConfigError(std::string("raw counts are inconsistent: ") + what + " has " +
                           std::to_string(counts.size()) + " bins, DD has " + std::to_string(bins));
 }
 
+template <typename Counts>
+void requireSetCount(const std::vector<Counts>& perSet, std::size_t sets, std::size_t bins,
+                     const char* what) {
+    if (perSet.size() != sets)
+        throw ConfigError("raw counts are inconsistent: " + std::to_string(sets) +
+                          " random sets but " + std::to_string(perSet.size()) + " " + what +
+                          " histograms");
+    for (const Counts& counts : perSet)
+        requireBins(counts, bins, what);
+}
+
 void requireSets(const RawCounts& raw) {
-    if (raw.dr.size() != raw.randomSizes.size() || raw.rr.size() != raw.randomSizes.size())
-        throw ConfigError("raw counts are inconsistent: " + std::to_string(raw.randomSizes.size()) +
-                          " random sets but " + std::to_string(raw.dr.size()) + " DR and " +
-                          std::to_string(raw.rr.size()) + " RR histograms");
+    const std::size_t sets = raw.randomSizes.size();
     const std::size_t bins = raw.dd.size();
-    for (const PairCounts& counts : raw.dr)
-        requireBins(counts, bins, "a DR histogram");
-    for (const PairCounts& counts : raw.rr)
-        requireBins(counts, bins, "an RR histogram");
+    requireSetCount(raw.dr, sets, bins, "DR");
+    requireSetCount(raw.rr, sets, bins, "RR");
+    if (raw.cross) {
+        requireSetCount(raw.rd, sets, bins, "RD");
+        if (!raw.random2Sizes.empty() && raw.random2Sizes.size() != sets)
+            throw ConfigError("raw counts are inconsistent: " + std::to_string(sets) +
+                              " random sets of the first sample but " +
+                              std::to_string(raw.random2Sizes.size()) + " of the second");
+    }
+    if (raw.weighted) {
+        requireBins(raw.ddWeighted, bins, "weighted DD");
+        requireSetCount(raw.drWeighted, sets, bins, "weighted DR");
+        requireSetCount(raw.rrWeighted, sets, bins, "weighted RR");
+        if (raw.cross)
+            requireSetCount(raw.rdWeighted, sets, bins, "weighted RD");
+        if (raw.randomWeights.size() != sets ||
+            (raw.secondRandoms() && raw.random2Weights.size() != sets))
+            throw ConfigError("raw counts are inconsistent: weight sums missing for a random set");
+    }
 }
 
 enum class EmptySets { Poison, Skip };
@@ -52,7 +76,8 @@ enum class EmptySets { Poison, Skip };
 // (a finished count: a degenerate random catalog must show, not silently drop out) or is left
 // out (a running count: a set not started yet carries no information, and a live plot should
 // not stay blank until the last set begins).
-std::vector<double> meanOverSets(const std::vector<PairCounts>& perSet,
+template <typename Counts>
+std::vector<double> meanOverSets(const std::vector<Counts>& perSet,
                                  const std::vector<double>& totals, std::size_t bins,
                                  EmptySets emptySets) {
     std::vector<double> sum(bins, 0.0);
@@ -69,22 +94,47 @@ std::vector<double> meanOverSets(const std::vector<PairCounts>& perSet,
     return sum;
 }
 
-std::vector<double> normaliseOne(const PairCounts& counts, double total) {
+template <typename Counts>
+std::vector<double> normaliseOne(const Counts& counts, double total) {
     std::vector<double> result(counts.size());
     for (std::size_t bin = 0; bin < counts.size(); ++bin)
         result[bin] = ratioOrNaN(static_cast<double>(counts[bin]), total);
     return result;
 }
 
-NormalisedCounts normaliseWithTotals(const RawCounts& raw, double ddTotal,
-                                     const std::vector<double>& drTotals,
-                                     const std::vector<double>& rrTotals, EmptySets emptySets) {
+NormalisedCounts normaliseWithTotals(const RawCounts& raw, const PairTotals& totals,
+                                     EmptySets emptySets) {
     NormalisedCounts result;
+    result.cross = raw.cross;
     const std::size_t bins = raw.dd.size();
-    result.dd = normaliseOne(raw.dd, ddTotal);
-    result.dr = meanOverSets(raw.dr, drTotals, bins, emptySets);
-    result.rr = meanOverSets(raw.rr, rrTotals, bins, emptySets);
+    if (raw.weighted) {
+        result.dd = normaliseOne(raw.ddWeighted, totals.dd);
+        result.dr = meanOverSets(raw.drWeighted, totals.dr, bins, emptySets);
+        result.rr = meanOverSets(raw.rrWeighted, totals.rr, bins, emptySets);
+        if (raw.cross)
+            result.rd = meanOverSets(raw.rdWeighted, totals.rd, bins, emptySets);
+    } else {
+        result.dd = normaliseOne(raw.dd, totals.dd);
+        result.dr = meanOverSets(raw.dr, totals.dr, bins, emptySets);
+        result.rr = meanOverSets(raw.rr, totals.rr, bins, emptySets);
+        if (raw.cross)
+            result.rd = meanOverSets(raw.rd, totals.rd, bins, emptySets);
+    }
     return result;
+}
+
+// Weighted pair totals: ((Σw)² − Σw²)/2 for the distinct pairs of one catalog, Σw_A·Σw_B
+// across two. With unit weights they are N(N−1)/2 and N·M.
+double weightedAutoTotal(const WeightSums& sums) noexcept {
+    return (sums.sum * sums.sum - sums.sumSquares) / 2.0;
+}
+
+double weightedCrossTotal(const WeightSums& a, const WeightSums& b) noexcept {
+    return a.sum * b.sum;
+}
+
+double crossTotal(std::uint64_t n, std::uint64_t m) noexcept {
+    return static_cast<double>(n) * static_cast<double>(m);
 }
 
 std::string foldedName(std::string_view text) {
@@ -116,6 +166,23 @@ double hamilton(double dd, double dr, double rr) noexcept {
     return dr > 0 ? dd * rr / (dr * dr) - 1.0 : kNaN;
 }
 
+// Two samples: D1R2 and R1D2 take the places of the two DR of the auto forms.
+double landySzalayCross(double dd, double dr, double rd, double rr) noexcept {
+    return rr > 0 ? (dd - dr - rd + rr) / rr : kNaN;
+}
+
+double naturalCross(double dd, double /*dr*/, double /*rd*/, double rr) noexcept {
+    return rr > 0 ? dd / rr - 1.0 : kNaN;
+}
+
+double davisPeeblesCross(double dd, double dr, double /*rd*/, double /*rr*/) noexcept {
+    return dr > 0 ? dd / dr - 1.0 : kNaN;
+}
+
+double hamiltonCross(double dd, double dr, double rd, double rr) noexcept {
+    return dr > 0 && rd > 0 ? dd * rr / (dr * rd) - 1.0 : kNaN;
+}
+
 // parseEstimator() also accepts each key and name; these are the extra spellings.
 constexpr std::string_view kNaturalAliases[] = {"Peebles-Hauser"};
 
@@ -124,34 +191,46 @@ constexpr std::array kEstimators{
                   .key = "ls",
                   .name = "Landy-Szalay",
                   .formula = "w = (DD - 2 DR + RR) / RR",
+                  .crossFormula = "w = (D1D2 - D1R2 - R1D2 + R1R2) / R1R2",
                   .aliases = {},
                   .needsDR = true,
                   .needsRR = true,
-                  .w = landySzalay},
+                  .needsRD = true,
+                  .w = landySzalay,
+                  .wCross = landySzalayCross},
     EstimatorInfo{.id = Estimator::Natural,
                   .key = "natural",
                   .name = "Natural",
                   .formula = "w = DD / RR - 1",
+                  .crossFormula = "w = D1D2 / R1R2 - 1",
                   .aliases = kNaturalAliases,
                   .needsDR = false,
                   .needsRR = true,
-                  .w = natural},
+                  .needsRD = false,
+                  .w = natural,
+                  .wCross = naturalCross},
     EstimatorInfo{.id = Estimator::DavisPeebles,
                   .key = "dp",
                   .name = "Davis-Peebles",
                   .formula = "w = DD / DR - 1",
+                  .crossFormula = "w = D1D2 / D1R2 - 1",
                   .aliases = {},
                   .needsDR = true,
                   .needsRR = false,
-                  .w = davisPeebles},
+                  .needsRD = false,
+                  .w = davisPeebles,
+                  .wCross = davisPeeblesCross},
     EstimatorInfo{.id = Estimator::Hamilton,
                   .key = "hamilton",
                   .name = "Hamilton",
                   .formula = "w = DD RR / DR^2 - 1",
+                  .crossFormula = "w = D1D2 R1R2 / (D1R2 R1D2) - 1",
                   .aliases = {},
                   .needsDR = true,
                   .needsRR = true,
-                  .w = hamilton},
+                  .needsRD = true,
+                  .w = hamilton,
+                  .wCross = hamiltonCross},
 };
 
 // estimatorInfo() indexes the table by enumerator value.
@@ -200,8 +279,8 @@ std::string_view estimatorName(Estimator estimator) noexcept {
     return estimatorInfo(estimator).name;
 }
 
-std::string_view estimatorFormula(Estimator estimator) noexcept {
-    return estimatorInfo(estimator).formula;
+std::string_view estimatorFormula(Estimator estimator, bool cross) noexcept {
+    return cross ? estimatorInfo(estimator).crossFormula : estimatorInfo(estimator).formula;
 }
 
 std::string estimatorKeyList(std::string_view separator) {
@@ -237,42 +316,98 @@ std::string describeEstimators(Estimator defaultEstimator) {
     return text;
 }
 
-NormalisedCounts normalise(const RawCounts& raw) {
-    requireSets(raw);
-    const double dataSize = static_cast<double>(raw.dataSize);
-    std::vector<double> drTotals, rrTotals;
-    for (const std::uint64_t randomSize : raw.randomSizes) {
-        drTotals.push_back(dataSize * static_cast<double>(randomSize));
-        rrTotals.push_back(autoPairTotal(randomSize));
+WeightSums WeightSums::of(const Catalog& catalog) noexcept {
+    WeightSums sums;
+    if (!catalog.hasWeights()) {
+        sums.sum = sums.sumSquares = static_cast<double>(catalog.size());
+        return sums;
     }
-    return normaliseWithTotals(raw, autoPairTotal(raw.dataSize), drTotals, rrTotals,
-                               EmptySets::Poison);
+    for (const double w : catalog.weight()) {
+        sums.sum += w;
+        sums.sumSquares += w * w;
+    }
+    return sums;
+}
+
+PairTotals pairTotals(const RawCounts& raw) {
+    requireSets(raw);
+    const std::size_t sets = raw.randomSizes.size();
+    PairTotals totals;
+    // The catalogs each count pairs: D (D1) with D2 or itself, D1 with R2_i (R1_i where D2 has
+    // no randoms), R1_i with D2, R1_i with R2_i or itself.
+    if (raw.weighted) {
+        const WeightSums& data2 = raw.cross ? raw.data2Weights : raw.dataWeights;
+        totals.dd = raw.cross ? weightedCrossTotal(raw.dataWeights, raw.data2Weights)
+                              : weightedAutoTotal(raw.dataWeights);
+        for (std::size_t set = 0; set < sets; ++set) {
+            const WeightSums& random = raw.randomWeights[set];
+            const WeightSums& random2 = raw.secondRandoms() ? raw.random2Weights[set] : random;
+            totals.dr.push_back(weightedCrossTotal(raw.dataWeights, random2));
+            if (raw.cross)
+                totals.rd.push_back(weightedCrossTotal(random, data2));
+            totals.rr.push_back(raw.secondRandoms() ? weightedCrossTotal(random, random2)
+                                                    : weightedAutoTotal(random));
+        }
+        return totals;
+    }
+    totals.dd = raw.cross ? crossTotal(raw.dataSize, raw.data2Size) : autoPairTotal(raw.dataSize);
+    for (std::size_t set = 0; set < sets; ++set) {
+        const std::uint64_t random = raw.randomSizes[set];
+        const std::uint64_t random2 = raw.secondRandoms() ? raw.random2Sizes[set] : random;
+        totals.dr.push_back(crossTotal(raw.dataSize, random2));
+        if (raw.cross)
+            totals.rd.push_back(crossTotal(random, raw.data2Size));
+        totals.rr.push_back(raw.secondRandoms() ? crossTotal(random, random2)
+                                                : autoPairTotal(random));
+    }
+    return totals;
+}
+
+NormalisedCounts normalise(const RawCounts& raw) {
+    return normaliseWithTotals(raw, pairTotals(raw), EmptySets::Poison);
 }
 
 NormalisedCounts normaliseByPairsVisited(const RawCounts& raw,
                                          const std::vector<std::uint64_t>& pairsDone) {
-    requireSets(raw);
+    const PairTotals whole = pairTotals(raw);
     const std::size_t sets = raw.randomSizes.size();
-    if (pairsDone.size() != 1 + 2 * sets)
-        throw ConfigError("pairs visited: expected " + std::to_string(1 + 2 * sets) +
-                          " entries (DD, DR_1..n, RR_1..n), got " +
+    const std::size_t counts = (raw.cross ? 3 : 2) * sets + 1;
+    if (pairsDone.size() != counts)
+        throw ConfigError("pairs visited: expected " + std::to_string(counts) + " entries (DD, DR_1..n, " +
+                          (raw.cross ? "RD_1..n, " : "") + "RR_1..n), got " +
                           std::to_string(pairsDone.size()));
-    std::vector<double> drTotals, rrTotals;
+    // Unweighted, a count is divided by the pairs it visited. Weighted, by the weighted total
+    // scaled to the share of the count's pairs visited: the pairs visited so far stand for all.
+    RawCounts unweighted = raw;
+    unweighted.weighted = false;
+    const PairTotals pairs = pairTotals(unweighted);
+    const auto visited = [&](std::size_t index, double pairTotal, double weightedTotal) {
+        const double done = static_cast<double>(pairsDone[index]);
+        if (!raw.weighted)
+            return done;
+        return pairTotal > 0 ? weightedTotal * (done / pairTotal) : 0.0;
+    };
+    PairTotals totals;
+    totals.dd = visited(0, pairs.dd, whole.dd);
     for (std::size_t set = 0; set < sets; ++set) {
-        drTotals.push_back(static_cast<double>(pairsDone[1 + set]));
-        rrTotals.push_back(static_cast<double>(pairsDone[1 + sets + set]));
+        totals.dr.push_back(visited(1 + set, pairs.dr[set], whole.dr[set]));
+        if (raw.cross)
+            totals.rd.push_back(visited(1 + sets + set, pairs.rd[set], whole.rd[set]));
+        const std::size_t rrIndex = (raw.cross ? 1 + 2 * sets : 1 + sets) + set;
+        totals.rr.push_back(visited(rrIndex, pairs.rr[set], whole.rr[set]));
     }
-    return normaliseWithTotals(raw, static_cast<double>(pairsDone[0]), drTotals, rrTotals,
-                               EmptySets::Skip);
+    return normaliseWithTotals(raw, totals, EmptySets::Skip);
 }
 
 std::vector<double> estimate(Estimator estimator, const NormalisedCounts& counts) {
     const EstimatorInfo& info = estimatorInfo(estimator);
     const std::size_t bins = counts.dd.size();
-    if ((info.needsDR && counts.dr.size() != bins) || (info.needsRR && counts.rr.size() != bins))
+    if ((info.needsDR && counts.dr.size() != bins) || (info.needsRR && counts.rr.size() != bins) ||
+        (counts.cross && info.needsRD && counts.rd.size() != bins))
         throw ConfigError("normalised counts are inconsistent: DD has " + std::to_string(bins) +
                           " bins, DR " + std::to_string(counts.dr.size()) + ", RR " +
-                          std::to_string(counts.rr.size()));
+                          std::to_string(counts.rr.size()) +
+                          (counts.cross ? ", RD " + std::to_string(counts.rd.size()) : ""));
 
     std::vector<double> w(bins, kNaN);
     for (std::size_t bin = 0; bin < bins; ++bin) {
@@ -280,7 +415,9 @@ std::vector<double> estimate(Estimator estimator, const NormalisedCounts& counts
         const double dd = counts.dd[bin];
         const double dr = info.needsDR ? counts.dr[bin] : kNaN;
         const double rr = info.needsRR ? counts.rr[bin] : kNaN;
-        const double value = info.w(dd, dr, rr);
+        const double value = counts.cross
+                                 ? info.wCross(dd, dr, info.needsRD ? counts.rd[bin] : kNaN, rr)
+                                 : info.w(dd, dr, rr);
         // Guards against an infinite input (or DR² underflowing to 0 in Hamilton); never inf.
         w[bin] = std::isfinite(value) ? value : kNaN;
     }

@@ -460,12 +460,50 @@ Catalog regionOrderedCopy(const Catalog& catalog, const std::vector<std::int32_t
                                 std::move(region));
 }
 
+RegionShares RegionShares::of(const Catalog& catalog, std::size_t regionCount) {
+    const auto regions = catalog.region();
+    if (regions.size() != catalog.size())
+        throw ConfigError("jackknife: catalog '" + catalog.name() + "' carries no regions");
+    RegionShares shares;
+    shares.points.assign(regionCount, 0);
+    shares.weights.assign(regionCount, WeightSums{});
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        const auto r = static_cast<std::size_t>(regions[i]);
+        if (regions[i] < 0 || r >= regionCount)
+            throw ConfigError("jackknife: catalog '" + catalog.name() + "' has region " +
+                              std::to_string(regions[i]) + " outside 0.." +
+                              std::to_string(regionCount - 1));
+        ++shares.points[r];
+        const double w = pointWeight(catalog, i);
+        shares.weights[r].sum += w;
+        shares.weights[r].sumSquares += w * w;
+    }
+    return shares;
+}
+
+namespace {
+
+// The shares of one catalog without one region.
+std::uint64_t pointsWithout(std::uint64_t size, const RegionShares& shares, std::size_t region) {
+    return size - shares.points.at(region);
+}
+
+WeightSums weightsWithout(const WeightSums& whole, const RegionShares& shares,
+                          std::size_t region) {
+    const WeightSums& part = shares.weights.at(region);
+    return {whole.sum - part.sum, whole.sumSquares - part.sumSquares};
+}
+
+} // namespace
+
 RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region) {
-    const std::size_t sets = counts.dr.size();
-    if (counts.rr.size() != sets || counts.randomSizes.size() != sets ||
-        counts.randomPerRegion.size() != sets)
+    const RawCounts& whole = counts.whole;
+    const std::size_t sets = whole.randomSizes.size();
+    if (counts.dr.size() != sets || counts.rr.size() != sets || counts.randoms.size() != sets ||
+        (whole.cross && (counts.rd.size() != sets ||
+                         (whole.secondRandoms() && counts.randoms2.size() != sets))))
         throw ConfigError("jackknife counts: inconsistent numbers of random sets");
-    if (region >= counts.dd.regionCount || region >= counts.dataPerRegion.size())
+    if (region >= counts.dd.regionCount || region >= counts.data.points.size())
         throw ConfigError("jackknife counts: region " + std::to_string(region) + " out of range");
     const auto without = [&](const RegionPairCounts& c) {
         PairCounts out(c.binCount);
@@ -473,13 +511,48 @@ RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region) {
             out[bin] = c.leaveOneOut(region, bin);
         return out;
     };
+    const auto weightedWithout = [&](const RegionPairCounts& c) {
+        if (!c.isWeighted())
+            throw ConfigError("jackknife counts: a weighted job's count has no weighted tallies");
+        WeightedCounts out(c.binCount);
+        for (std::size_t bin = 0; bin < c.binCount; ++bin)
+            out[bin] = c.weightedLeaveOneOut(region, bin);
+        return out;
+    };
     RawCounts raw;
-    raw.dataSize = counts.dataSize - counts.dataPerRegion[region];
+    raw.cross = whole.cross;
+    raw.weighted = whole.weighted;
+    raw.dataSize = pointsWithout(whole.dataSize, counts.data, region);
     raw.dd = without(counts.dd);
+    if (whole.cross)
+        raw.data2Size = pointsWithout(whole.data2Size, counts.data2, region);
+    if (whole.weighted) {
+        raw.ddWeighted = weightedWithout(counts.dd);
+        raw.dataWeights = weightsWithout(whole.dataWeights, counts.data, region);
+        if (whole.cross)
+            raw.data2Weights = weightsWithout(whole.data2Weights, counts.data2, region);
+    }
     for (std::size_t set = 0; set < sets; ++set) {
         raw.dr.push_back(without(counts.dr[set]));
         raw.rr.push_back(without(counts.rr[set]));
-        raw.randomSizes.push_back(counts.randomSizes[set] - counts.randomPerRegion[set][region]);
+        raw.randomSizes.push_back(
+            pointsWithout(whole.randomSizes[set], counts.randoms[set], region));
+        if (whole.cross)
+            raw.rd.push_back(without(counts.rd[set]));
+        if (whole.secondRandoms())
+            raw.random2Sizes.push_back(
+                pointsWithout(whole.random2Sizes[set], counts.randoms2[set], region));
+        if (whole.weighted) {
+            raw.drWeighted.push_back(weightedWithout(counts.dr[set]));
+            raw.rrWeighted.push_back(weightedWithout(counts.rr[set]));
+            raw.randomWeights.push_back(
+                weightsWithout(whole.randomWeights.at(set), counts.randoms[set], region));
+            if (whole.cross)
+                raw.rdWeighted.push_back(weightedWithout(counts.rd[set]));
+            if (whole.secondRandoms())
+                raw.random2Weights.push_back(
+                    weightsWithout(whole.random2Weights.at(set), counts.randoms2[set], region));
+        }
     }
     return raw;
 }

@@ -1,0 +1,624 @@
+// Count files: a CountStore as JSON. Counts are written as integers and weighted sums with 17
+// significant digits, so that everything reads back bit for bit.
+#include "tpacf/count_store.h"
+#include "tpacf/errors.h"
+#include "tpacf/output_file.h"
+#include "tpacf/version.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <system_error>
+
+namespace tpacf {
+
+namespace {
+
+constexpr std::string_view kFormatName = "tpacf-counts";
+
+bool endsWith(std::string_view text, std::string_view suffix) {
+    if (text.size() < suffix.size())
+        return false;
+    for (std::size_t i = 0; i < suffix.size(); ++i) {
+        char c = text[text.size() - suffix.size() + i];
+        if (c >= 'A' && c <= 'Z')
+            c = static_cast<char>(c - 'A' + 'a');
+        if (c != suffix[i])
+            return false;
+    }
+    return true;
+}
+
+// ---- writing ------------------------------------------------------------------------------
+
+std::string jsonString(std::string_view text) {
+    std::string result = "\"";
+    for (const char c : text) {
+        switch (c) {
+        case '"': result += "\\\""; break;
+        case '\\': result += "\\\\"; break;
+        case '\n': result += "\\n"; break;
+        case '\t': result += "\\t"; break;
+        case '\r': result += "\\r"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char escaped[8];
+                std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+                result += escaped;
+            } else {
+                result += c;
+            }
+        }
+    }
+    return result + '"';
+}
+
+// 17 significant digits, locale-independent: reads back as the same double.
+std::string jsonDouble(double value) {
+    char text[40];
+    const auto [end, error] =
+        std::to_chars(text, text + sizeof text, value, std::chars_format::general, 17);
+    if (error != std::errc())
+        throw Error("cannot format a weighted count");
+    return std::string(text, end);
+}
+
+template <typename Value, typename Format>
+void writeArray(std::ostream& out, const std::vector<Value>& values, Format format) {
+    out << '[';
+    for (std::size_t i = 0; i < values.size(); ++i)
+        out << (i ? ", " : "") << format(values[i]);
+    out << ']';
+}
+
+void writeIntegers(std::ostream& out, const std::vector<std::uint64_t>& values) {
+    writeArray(out, values, [](std::uint64_t v) { return std::to_string(v); });
+}
+
+void writeDoubles(std::ostream& out, const std::vector<double>& values) {
+    writeArray(out, values, jsonDouble);
+}
+
+// ---- reading: a small JSON parser that keeps the line of every value ------------------------
+
+struct JsonValue {
+    enum class Kind { Null, Bool, Number, String, Array, Object };
+    Kind kind = Kind::Null;
+    long line = 0;
+    bool boolean = false;
+    std::string text; // a number's literal or a string's value
+    std::vector<JsonValue> items;
+    std::vector<std::pair<std::string, JsonValue>> members;
+
+    const JsonValue* member(std::string_view key) const {
+        for (const auto& [name, value] : members)
+            if (name == key)
+                return &value;
+        return nullptr;
+    }
+};
+
+class JsonParser {
+public:
+    JsonParser(std::string_view text, const std::string& file) : m_text(text), m_file(file) {}
+
+    JsonValue parseDocument() {
+        JsonValue value = parseValue(0);
+        skipSpace();
+        if (m_pos != m_text.size())
+            fail("unexpected text after the JSON document");
+        return value;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& problem) const {
+        throw InputError(m_file, m_line, 0, "not a valid count file: " + problem);
+    }
+
+    void skipSpace() {
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
+            if (c == '\n')
+                ++m_line;
+            else if (c != ' ' && c != '\t' && c != '\r')
+                return;
+            ++m_pos;
+        }
+    }
+
+    void expect(char c) {
+        skipSpace();
+        if (m_pos >= m_text.size() || m_text[m_pos] != c)
+            fail(std::string("expected '") + c + "'");
+        ++m_pos;
+    }
+
+    JsonValue parseValue(int depth) {
+        if (depth > 32)
+            fail("nested too deeply");
+        skipSpace();
+        if (m_pos >= m_text.size())
+            fail("unexpected end of file");
+        JsonValue value;
+        value.line = m_line;
+        const char c = m_text[m_pos];
+        if (c == '{') {
+            value.kind = JsonValue::Kind::Object;
+            ++m_pos;
+            skipSpace();
+            if (m_pos < m_text.size() && m_text[m_pos] == '}') {
+                ++m_pos;
+                return value;
+            }
+            for (;;) {
+                skipSpace();
+                if (m_pos >= m_text.size() || m_text[m_pos] != '"')
+                    fail("expected a member name");
+                std::string key = parseString();
+                expect(':');
+                value.members.emplace_back(std::move(key), parseValue(depth + 1));
+                skipSpace();
+                if (m_pos < m_text.size() && m_text[m_pos] == ',') {
+                    ++m_pos;
+                    continue;
+                }
+                expect('}');
+                return value;
+            }
+        }
+        if (c == '[') {
+            value.kind = JsonValue::Kind::Array;
+            ++m_pos;
+            skipSpace();
+            if (m_pos < m_text.size() && m_text[m_pos] == ']') {
+                ++m_pos;
+                return value;
+            }
+            for (;;) {
+                value.items.push_back(parseValue(depth + 1));
+                skipSpace();
+                if (m_pos < m_text.size() && m_text[m_pos] == ',') {
+                    ++m_pos;
+                    continue;
+                }
+                expect(']');
+                return value;
+            }
+        }
+        if (c == '"') {
+            value.kind = JsonValue::Kind::String;
+            value.text = parseString();
+            return value;
+        }
+        if (literal("null"))
+            return value;
+        if (literal("true") || literal("false")) {
+            value.kind = JsonValue::Kind::Bool;
+            value.boolean = m_text[m_pos - 4] == 't';
+            return value;
+        }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            const std::size_t start = m_pos;
+            while (m_pos < m_text.size() &&
+                   std::string_view("+-.eE0123456789").find(m_text[m_pos]) != std::string_view::npos)
+                ++m_pos;
+            value.kind = JsonValue::Kind::Number;
+            value.text = std::string(m_text.substr(start, m_pos - start));
+            return value;
+        }
+        fail(std::string("unexpected character '") + c + "'");
+    }
+
+    bool literal(std::string_view word) {
+        if (m_text.substr(m_pos, word.size()) != word)
+            return false;
+        m_pos += word.size();
+        return true;
+    }
+
+    std::string parseString() {
+        ++m_pos; // the opening quote
+        std::string result;
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos++];
+            if (c == '"')
+                return result;
+            if (c == '\n')
+                fail("a line break inside a string");
+            if (c != '\\') {
+                result += c;
+                continue;
+            }
+            if (m_pos >= m_text.size())
+                break;
+            const char escaped = m_text[m_pos++];
+            switch (escaped) {
+            case '"': result += '"'; break;
+            case '\\': result += '\\'; break;
+            case '/': result += '/'; break;
+            case 'n': result += '\n'; break;
+            case 't': result += '\t'; break;
+            case 'r': result += '\r'; break;
+            case 'b': result += '\b'; break;
+            case 'f': result += '\f'; break;
+            case 'u': {
+                if (m_pos + 4 > m_text.size())
+                    fail("a bad \\u escape");
+                unsigned code = 0;
+                const auto [end, error] =
+                    std::from_chars(m_text.data() + m_pos, m_text.data() + m_pos + 4, code, 16);
+                if (error != std::errc() || end != m_text.data() + m_pos + 4)
+                    fail("a bad \\u escape");
+                m_pos += 4;
+                // Names only: code points beyond ASCII become UTF-8 (surrogates as they come).
+                if (code < 0x80) {
+                    result += static_cast<char>(code);
+                } else if (code < 0x800) {
+                    result += static_cast<char>(0xc0 | (code >> 6));
+                    result += static_cast<char>(0x80 | (code & 0x3f));
+                } else {
+                    result += static_cast<char>(0xe0 | (code >> 12));
+                    result += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+                    result += static_cast<char>(0x80 | (code & 0x3f));
+                }
+                break;
+            }
+            default: fail("a bad escape in a string");
+            }
+        }
+        fail("a string without its closing quote");
+    }
+
+    std::string_view m_text;
+    const std::string& m_file;
+    std::size_t m_pos = 0;
+    long m_line = 1;
+};
+
+// Typed access to the document, each failure naming the file, the line and the field.
+class Reader {
+public:
+    explicit Reader(const std::string& file) : m_file(file) {}
+
+    [[noreturn]] void fail(const JsonValue& at, const std::string& problem) const {
+        throw InputError(m_file, at.line, 0, "count file: " + problem);
+    }
+
+    const JsonValue& member(const JsonValue& object, std::string_view key) const {
+        if (object.kind != JsonValue::Kind::Object)
+            fail(object, "expected an object");
+        const JsonValue* value = object.member(key);
+        if (!value)
+            fail(object, "the field \"" + std::string(key) + "\" is missing");
+        return *value;
+    }
+
+    bool isNull(const JsonValue& value) const { return value.kind == JsonValue::Kind::Null; }
+
+    std::string string(const JsonValue& value, std::string_view what) const {
+        if (value.kind != JsonValue::Kind::String)
+            fail(value, std::string(what) + " is not a string");
+        return value.text;
+    }
+
+    bool boolean(const JsonValue& value, std::string_view what) const {
+        if (value.kind != JsonValue::Kind::Bool)
+            fail(value, std::string(what) + " is not true or false");
+        return value.boolean;
+    }
+
+    std::uint64_t integer(const JsonValue& value, std::string_view what) const {
+        std::uint64_t result = 0;
+        if (value.kind == JsonValue::Kind::Number) {
+            const char* begin = value.text.data();
+            const char* end = begin + value.text.size();
+            const auto [stop, error] = std::from_chars(begin, end, result);
+            if (error == std::errc() && stop == end)
+                return result;
+        }
+        fail(value, std::string(what) + " is not a non-negative integer");
+    }
+
+    double number(const JsonValue& value, std::string_view what) const {
+        double result = 0;
+        if (value.kind == JsonValue::Kind::Number) {
+            const char* begin = value.text.data();
+            const char* end = begin + value.text.size();
+            const auto [stop, error] = std::from_chars(begin, end, result);
+            if (error == std::errc() && stop == end)
+                return result;
+        }
+        fail(value, std::string(what) + " is not a number");
+    }
+
+    const std::vector<JsonValue>& array(const JsonValue& value, std::string_view what,
+                                        std::optional<std::size_t> size = std::nullopt) const {
+        if (value.kind != JsonValue::Kind::Array)
+            fail(value, std::string(what) + " is not a list");
+        if (size && value.items.size() != *size)
+            fail(value, std::string(what) + " holds " + std::to_string(value.items.size()) +
+                            " values where " + std::to_string(*size) + " belong");
+        return value.items;
+    }
+
+    std::vector<std::uint64_t> integers(const JsonValue& value, std::string_view what,
+                                        std::size_t size) const {
+        std::vector<std::uint64_t> result;
+        result.reserve(size);
+        for (const JsonValue& item : array(value, what, size))
+            result.push_back(integer(item, what));
+        return result;
+    }
+
+    std::vector<double> doubles(const JsonValue& value, std::string_view what,
+                                std::optional<std::size_t> size) const {
+        std::vector<double> result;
+        for (const JsonValue& item : array(value, what, size))
+            result.push_back(number(item, what));
+        return result;
+    }
+
+    Fingerprint fingerprint(const JsonValue& value, std::string_view what) const {
+        const auto parsed = Fingerprint::parseHex(string(value, what));
+        if (!parsed)
+            fail(value, std::string(what) + " is not 32 hex digits");
+        return *parsed;
+    }
+
+private:
+    const std::string& m_file;
+};
+
+CountStore storeOf(const JsonValue& document, const std::string& name) {
+    const Reader read(name);
+    if (document.kind != JsonValue::Kind::Object || !document.member("format") ||
+        document.member("format")->kind != JsonValue::Kind::String ||
+        document.member("format")->text != kFormatName)
+        throw InputError(name, document.line, 0,
+                         "not a tpacf count file (it has no \"format\": \"tpacf-counts\")");
+    const JsonValue& versionValue = read.member(document, "version");
+    const std::uint64_t version = read.integer(versionValue, "version");
+    if (version != static_cast<std::uint64_t>(CountStore::kFormatVersion))
+        read.fail(versionValue, "version " + std::to_string(version) +
+                                    " is not one this build reads (version " +
+                                    std::to_string(CountStore::kFormatVersion) + ")");
+    CountStore store;
+    store.source = name;
+
+    const JsonValue& bins = read.member(document, "bins");
+    store.binsDescription = read.string(read.member(bins, "description"), "bins.description");
+    const JsonValue& unitValue = read.member(bins, "unit");
+    const auto unit = parseAngleUnit(read.string(unitValue, "bins.unit"));
+    if (!unit)
+        read.fail(unitValue, "bins.unit is not an angle unit");
+    store.unit = *unit;
+    store.edges = read.doubles(read.member(bins, "edges"), "bins.edges", std::nullopt);
+    if (store.edges.size() < 2)
+        read.fail(bins, "bins.edges holds fewer than 2 edges");
+    store.chord2Edges =
+        read.doubles(read.member(bins, "chord2_edges"), "bins.chord2_edges", store.edges.size());
+    const std::size_t binCount = store.edges.size() - 1;
+    store.regionCount = read.integer(read.member(document, "jackknife_regions"),
+                                     "jackknife_regions");
+
+    const JsonValue& countedBy = read.member(document, "counted_by");
+    store.backend = read.string(read.member(countedBy, "backend"), "counted_by.backend");
+    const JsonValue& precisionValue = read.member(countedBy, "precision");
+    const auto precision = parsePrecision(read.string(precisionValue, "counted_by.precision"));
+    if (!precision)
+        read.fail(precisionValue, "counted_by.precision is not double or float");
+    store.precision = *precision;
+    const JsonValue& cullingValue = read.member(countedBy, "culling");
+    const auto culling = parseCullingMode(read.string(cullingValue, "counted_by.culling"));
+    if (!culling)
+        read.fail(cullingValue, "counted_by.culling is not auto, on or off");
+    store.culling = *culling;
+
+    const JsonValue& shares = read.member(document, "shares");
+    const JsonValue& partsValue = read.member(shares, "parts");
+    const std::uint64_t parts = read.integer(partsValue, "shares.parts");
+    if (parts < 1 || parts > 0xffffffffULL)
+        read.fail(partsValue, "shares.parts is out of range");
+    store.shareParts = static_cast<std::uint32_t>(parts);
+    store.sharesHeld.clear();
+    const JsonValue& heldValue = read.member(shares, "held");
+    for (const JsonValue& item : read.array(heldValue, "shares.held")) {
+        const std::uint64_t part = read.integer(item, "shares.held");
+        if (part < 1 || part > parts)
+            read.fail(item, "shares.held names part " + std::to_string(part) + " of " +
+                                std::to_string(parts));
+        const auto share = static_cast<std::uint32_t>(part - 1);
+        if (!store.sharesHeld.empty() && store.sharesHeld.back() >= share)
+            read.fail(item, "shares.held is not in ascending order without repeats");
+        store.sharesHeld.push_back(share);
+    }
+    if (store.sharesHeld.empty())
+        read.fail(heldValue, "shares.held is empty");
+
+    for (const JsonValue& item : read.array(read.member(document, "catalogs"), "catalogs")) {
+        CountCatalog catalog;
+        catalog.name = read.string(read.member(item, "name"), "catalogs.name");
+        catalog.content = read.fingerprint(read.member(item, "fingerprint"), "catalogs.fingerprint");
+        const JsonValue& regions = read.member(item, "region_fingerprint");
+        if (!read.isNull(regions))
+            catalog.regions = read.fingerprint(regions, "catalogs.region_fingerprint");
+        if ((store.regionCount > 0) != !catalog.regions.empty())
+            read.fail(regions, store.regionCount > 0 ? "a catalog has no region fingerprint in a "
+                                                       "jackknife count file"
+                                                     : "a catalog has a region fingerprint "
+                                                       "without jackknife regions");
+        catalog.size = read.integer(read.member(item, "size"), "catalogs.size");
+        catalog.weighted = read.boolean(read.member(item, "weighted"), "catalogs.weighted");
+        catalog.weights.sum = read.number(read.member(item, "sum_w"), "catalogs.sum_w");
+        catalog.weights.sumSquares = read.number(read.member(item, "sum_w2"), "catalogs.sum_w2");
+        store.catalogs.push_back(std::move(catalog));
+    }
+
+    const std::size_t regionCells = store.regionCount * binCount;
+    for (const JsonValue& item : read.array(read.member(document, "counts"), "counts")) {
+        StoredCount count;
+        count.label = read.string(read.member(item, "label"), "counts.label");
+        const auto catalogIndex = [&](const JsonValue& value, std::string_view what) {
+            const std::uint64_t index = read.integer(value, what);
+            if (index >= store.catalogs.size())
+                read.fail(value, std::string(what) + " names catalog " + std::to_string(index) +
+                                     " of " + std::to_string(store.catalogs.size()));
+            return static_cast<std::size_t>(index);
+        };
+        count.first = catalogIndex(read.member(item, "first"), "counts.first");
+        const JsonValue& second = read.member(item, "second");
+        if (!read.isNull(second))
+            count.second = catalogIndex(second, "counts.second");
+        count.counts.raw = read.integers(read.member(item, "raw"), "counts.raw", binCount);
+        const JsonValue& weighted = read.member(item, "weighted");
+        if (!read.isNull(weighted))
+            count.counts.weighted = read.doubles(weighted, "counts.weighted", binCount);
+        const JsonValue& regions = read.member(item, "regions");
+        if (read.isNull(regions) != (store.regionCount == 0))
+            read.fail(regions, store.regionCount > 0
+                                   ? "count " + count.label + " has no region tallies"
+                                   : "count " + count.label + " has region tallies without "
+                                                              "jackknife regions");
+        if (!read.isNull(regions)) {
+            RegionPairCounts tallies;
+            tallies.regionCount = store.regionCount;
+            tallies.binCount = binCount;
+            tallies.total = read.integers(read.member(regions, "total"), "regions.total", binCount);
+            tallies.touching =
+                read.integers(read.member(regions, "touching"), "regions.touching", regionCells);
+            tallies.within =
+                read.integers(read.member(regions, "within"), "regions.within", regionCells);
+            if (count.counts.isWeighted()) {
+                tallies.weightedTotal = read.doubles(read.member(regions, "weighted_total"),
+                                                     "regions.weighted_total", binCount);
+                tallies.weightedTouching = read.doubles(read.member(regions, "weighted_touching"),
+                                                        "regions.weighted_touching", regionCells);
+                tallies.weightedWithin = read.doubles(read.member(regions, "weighted_within"),
+                                                      "regions.weighted_within", regionCells);
+            }
+            if (tallies.total != count.counts.raw)
+                read.fail(regions, "the region totals of count " + count.label +
+                                       " differ from its raw counts");
+            count.regions = std::move(tallies);
+        }
+        store.counts.push_back(std::move(count));
+    }
+    return store;
+}
+
+} // namespace
+
+void requireCountFileFormat(const std::string& path) {
+    for (const std::string_view suffix : {".fits", ".fit", ".fits.gz", ".fts"})
+        if (endsWith(path, suffix))
+            throw ConfigError("count file " + path +
+                              ": FITS count files are not supported by this build; count files "
+                              "are JSON (name it .json)");
+}
+
+void writeCountStoreJson(std::ostream& out, const CountStore& store) {
+    const std::size_t binCount = store.chord2Edges.empty() ? 0 : store.chord2Edges.size() - 1;
+    out << "{\n";
+    out << "  \"format\": " << jsonString(kFormatName) << ",\n";
+    out << "  \"version\": " << CountStore::kFormatVersion << ",\n";
+    out << "  \"tool\": " << jsonString("tpacf " + std::string(version())) << ",\n";
+    out << "  \"bins\": {\"description\": " << jsonString(store.binsDescription)
+        << ", \"unit\": " << jsonString(angleUnitName(store.unit)) << ", \"count\": " << binCount
+        << ",\n    \"edges\": ";
+    writeDoubles(out, store.edges);
+    out << ",\n    \"chord2_edges\": ";
+    writeDoubles(out, store.chord2Edges);
+    out << "},\n";
+    out << "  \"jackknife_regions\": " << store.regionCount << ",\n";
+    out << "  \"counted_by\": {\"backend\": " << jsonString(store.backend)
+        << ", \"precision\": " << jsonString(precisionName(store.precision))
+        << ", \"culling\": " << jsonString(cullingModeName(store.culling)) << "},\n";
+    out << "  \"shares\": {\"parts\": " << store.shareParts << ", \"held\": [";
+    for (std::size_t i = 0; i < store.sharesHeld.size(); ++i)
+        out << (i ? ", " : "") << store.sharesHeld[i] + 1;
+    out << "]},\n";
+    out << "  \"catalogs\": [";
+    for (std::size_t i = 0; i < store.catalogs.size(); ++i) {
+        const CountCatalog& catalog = store.catalogs[i];
+        out << (i ? ",\n" : "\n") << "    {\"name\": " << jsonString(catalog.name)
+            << ", \"fingerprint\": " << jsonString(catalog.content.hex())
+            << ", \"region_fingerprint\": "
+            << (catalog.regions.empty() ? std::string("null") : jsonString(catalog.regions.hex()))
+            << ", \"size\": " << catalog.size
+            << ", \"weighted\": " << (catalog.weighted ? "true" : "false")
+            << ", \"sum_w\": " << jsonDouble(catalog.weights.sum)
+            << ", \"sum_w2\": " << jsonDouble(catalog.weights.sumSquares) << '}';
+    }
+    out << "\n  ],\n";
+    out << "  \"counts\": [";
+    for (std::size_t i = 0; i < store.counts.size(); ++i) {
+        const StoredCount& count = store.counts[i];
+        out << (i ? ",\n" : "\n") << "    {\"label\": " << jsonString(count.label)
+            << ", \"first\": " << count.first << ", \"second\": "
+            << (count.second ? std::to_string(*count.second) : std::string("null"))
+            << ",\n     \"raw\": ";
+        writeIntegers(out, count.counts.raw);
+        out << ",\n     \"weighted\": ";
+        if (count.counts.isWeighted())
+            writeDoubles(out, count.counts.weighted);
+        else
+            out << "null";
+        out << ",\n     \"regions\": ";
+        if (!count.regions) {
+            out << "null}";
+            continue;
+        }
+        const RegionPairCounts& regions = *count.regions;
+        out << "{\"total\": ";
+        writeIntegers(out, regions.total);
+        out << ",\n       \"touching\": ";
+        writeIntegers(out, regions.touching);
+        out << ",\n       \"within\": ";
+        writeIntegers(out, regions.within);
+        if (regions.isWeighted()) {
+            out << ",\n       \"weighted_total\": ";
+            writeDoubles(out, regions.weightedTotal);
+            out << ",\n       \"weighted_touching\": ";
+            writeDoubles(out, regions.weightedTouching);
+            out << ",\n       \"weighted_within\": ";
+            writeDoubles(out, regions.weightedWithin);
+        }
+        out << "}}";
+    }
+    out << "\n  ]\n}\n";
+}
+
+void writeCountFile(const std::string& path, const CountStore& store) {
+    requireCountFileFormat(path);
+    std::ostringstream text;
+    writeCountStoreJson(text, store);
+    writeFileAtomically(path, text.view());
+}
+
+CountStore parseCountStoreJson(std::string_view text, const std::string& name) {
+    JsonParser parser(text, name);
+    return storeOf(parser.parseDocument(), name);
+}
+
+CountStore readCountFile(const std::string& path) {
+    requireCountFileFormat(path);
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error))
+        throw InputError(path, 0, 0,
+                         std::filesystem::exists(path, error) ? "not a regular file"
+                                                              : "no such count file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, 0, 0, "cannot open the count file");
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (in.bad())
+        throw InputError(path, 0, 0, "cannot read the count file");
+    return parseCountStoreJson(content.view(), path);
+}
+
+} // namespace tpacf

@@ -1,0 +1,70 @@
+#include "io/ecsv_header.h"
+
+#include <algorithm>
+
+namespace tpacf::io {
+
+std::string yamlQuoted(std::string_view text) {
+    std::string quoted = "'";
+    for (const char c : text) {
+        if (c == '\'')
+            quoted += "''";
+        else if (c == '\n' || c == '\r')
+            quoted += ' ';
+        else
+            quoted += c;
+    }
+    return quoted + "'";
+}
+
+namespace {
+
+// Keys are the writers' own words (letters, digits, spaces): plain YAML scalars, except that a
+// key YAML would read as something else is quoted.
+std::string yamlKey(const std::string& key) {
+    const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == ' ' || c == '_' || c == '.';
+    }) && key.front() != ' ' && key.back() != ' ';
+    return plain ? key : yamlQuoted(key);
+}
+
+} // namespace
+
+void writeEcsvHeader(std::ostream& out, const std::vector<EcsvColumn>& columns,
+                     const Metadata& metadata, const std::vector<std::string>& conventions) {
+    out << "# %ECSV 1.0\n# ---\n# delimiter: ','\n# datatype:\n";
+    for (const EcsvColumn& column : columns) {
+        out << "# - {name: " << yamlQuoted(column.name);
+        if (!column.unit.empty())
+            out << ", unit: " << yamlQuoted(column.unit);
+        out << ", datatype: " << column.datatype << "}\n";
+    }
+    out << "# meta:\n";
+    // Keys in first-seen order; a repeated key (a note, a warning) lists its values.
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : metadata)
+        if (std::find(keys.begin(), keys.end(), key) == keys.end())
+            keys.push_back(key);
+    for (const std::string& key : keys) {
+        std::vector<const std::string*> values;
+        for (const auto& [k, value] : metadata)
+            if (k == key)
+                values.push_back(&value);
+        if (values.size() == 1) {
+            out << "#   " << yamlKey(key) << ": " << yamlQuoted(*values.front()) << '\n';
+            continue;
+        }
+        out << "#   " << yamlKey(key) << ":\n";
+        for (const std::string* value : values)
+            out << "#   - " << yamlQuoted(*value) << '\n';
+    }
+    if (!conventions.empty()) {
+        out << "#   conventions:\n";
+        for (const std::string& convention : conventions)
+            out << "#   - " << yamlQuoted(convention) << '\n';
+    }
+    out << "# schema: astropy-2.0\n";
+}
+
+} // namespace tpacf::io
