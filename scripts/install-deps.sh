@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config
           qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev
-          xvfb xauth)
+          xvfb xauth python3-astropy)
 
 missing=()
 for p in "${packages[@]}"; do

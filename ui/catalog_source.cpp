@@ -16,7 +16,22 @@ QString tr(const char* text) {
 } // namespace
 
 QString CatalogSource::displayName() const {
-    return QFileInfo(path).fileName();
+    QString name = QFileInfo(path).fileName();
+    if (!hdu.isEmpty())
+        name += QLatin1Char('[') + hdu + QLatin1Char(']');
+    if (!rowFilter.isEmpty())
+        name += QLatin1Char('[') + rowFilter + QLatin1Char(']');
+    return name;
+}
+
+QString CatalogSource::readPath() const {
+    if (rowFilter.isEmpty())
+        return path;
+    // cfitsio reads "d.fits[FLAG]" as the HDU named FLAG: after a chosen HDU the filter is
+    // second and unambiguous. Without one it stands alone, as it would on the command line.
+    const QString filter = QLatin1Char('[') + rowFilter + QLatin1Char(']');
+    return hdu.isEmpty() ? path + filter
+                         : path + QLatin1Char('[') + hdu + QLatin1Char(']') + filter;
 }
 
 ReadOptions CatalogSource::readOptions() const {
@@ -29,6 +44,7 @@ ReadOptions CatalogSource::readOptions() const {
         options.weightColumn.index = weightColumn;
     options.coordUnit = unit;
     options.raInHours = raInHours;
+    options.hdu = hdu.toStdString();
     return options;
 }
 
@@ -42,6 +58,10 @@ QJsonObject CatalogSource::toJson() const {
         object[QStringLiteral("weightColumn")] = weightColumn;
     object[QStringLiteral("unit")] = unitLabel(unit);
     object[QStringLiteral("raInHours")] = raInHours;
+    if (!hdu.isEmpty())
+        object[QStringLiteral("hdu")] = hdu;
+    if (!rowFilter.isEmpty())
+        object[QStringLiteral("rowFilter")] = rowFilter;
     return object;
 }
 
@@ -55,6 +75,8 @@ CatalogSource CatalogSource::fromJson(const QJsonObject& object) {
             parseAngleUnit(object.value(QStringLiteral("unit")).toString().toStdString()))
         source.unit = *unit;
     source.raInHours = object.value(QStringLiteral("raInHours")).toBool(false);
+    source.hdu = object.value(QStringLiteral("hdu")).toString().trimmed();
+    source.rowFilter = object.value(QStringLiteral("rowFilter")).toString().trimmed();
     return source;
 }
 
@@ -73,7 +95,7 @@ std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source,
                               source.displayName().toStdString(), options));
     }
     return std::make_shared<const Catalog>(
-        readCatalog(QFile::encodeName(source.path).toStdString(), options));
+        readCatalog(QFile::encodeName(source.readPath()).toStdString(), options));
 }
 
 QString describeReadError(const std::exception& error) {

@@ -19,10 +19,19 @@ struct CatalogSource {
     int weightColumn = 0; // 1-based; 0: no weights (every point counts 1)
     AngleUnit unit = AngleUnit::Degree;
     bool raInHours = false;
+    /// FITS: the table's HDU, by extension number ("2") or EXTNAME; empty: the first binary
+    /// table. Goes to ReadOptions::hdu; the column numbers above count this HDU's columns.
+    QString hdu{};
+    /// FITS: a cfitsio row filter ("Z>0.4 && Z<0.8"); empty: every row. Goes into readPath().
+    QString rowFilter{};
 
     bool isResource() const { return path.startsWith(QLatin1Char(':')); }
-    /// The file name, for lists and titles.
+    /// The file name with the HDU and row filter where set ("d.fits[2][Z>0.4]"), for lists and
+    /// titles: two catalogs from one file stay apart.
     QString displayName() const;
+    /// What the reader opens: `path`, then "[hdu][filter]" where a row filter is set (with the
+    /// HDU before it, cfitsio never takes the filter for an HDU name).
+    QString readPath() const;
     ReadOptions readOptions() const;
 
     QJsonObject toJson() const;

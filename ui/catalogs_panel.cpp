@@ -62,6 +62,12 @@ QString CatalogsPanel::formatWeightSum(double sum) {
     return QLocale().toString(value, 'f', decimals) + suffix;
 }
 
+QString CatalogsPanel::describeOrigin(const Catalog& catalog) {
+    if (!catalog.origin().known())
+        return tr("%1 points").arg(QLocale().toString(qulonglong(catalog.size())));
+    return QString::fromStdString(catalog.origin().describe());
+}
+
 CatalogsPanel::CatalogsPanel(QWidget* parent) : QWidget(parent) {
     m_tree = new QTreeWidget(this);
     m_tree->setColumnCount(ColumnCount);
@@ -177,8 +183,9 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
                                                               formatDegrees(extent.raMax)));
         item->setText(DecColumn, QStringLiteral("%1 – %2").arg(formatDegrees(extent.decMin),
                                                                formatDegrees(extent.decMax)));
+        // The tooltip states how the file was read: the columns, unit, HDU and filter, rows.
         QString origin = (loaded.source.isResource() ? tr("Bundled sample") : loaded.source.path) +
-                         tr("\n%1 points").arg(QLocale().toString(qulonglong(catalog.size())));
+                         QLatin1Char('\n') + describeOrigin(catalog);
         if (catalog.hasWeights()) {
             anyWeighted = true;
             // Σw from the core (the sum the job normalises with); the list only counts signs.
@@ -192,9 +199,12 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
             }
             item->setText(WeightColumn, text);
             item->setTextAlignment(WeightColumn, Qt::AlignRight | Qt::AlignVCenter);
-            origin += tr("\nWeighted (column %1): Σw = %2")
-                          .arg(loaded.source.weightColumn)
-                          .arg(QLocale().toString(sums.sum, 'f', 1));
+            const std::string& weightColumn = catalog.origin().weightColumn;
+            origin +=
+                tr("\nWeighted (%1): Σw = %2")
+                    .arg(weightColumn.empty() ? tr("column %1").arg(loaded.source.weightColumn)
+                                              : QString::fromStdString(weightColumn))
+                    .arg(QLocale().toString(sums.sum, 'f', 1));
             if (negative > 0)
                 origin += tr(", %1 negative weights").arg(QLocale().toString(qlonglong(negative)));
         }

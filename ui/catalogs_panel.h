@@ -1,6 +1,7 @@
 #pragma once
 // The Catalogs dock: the data and random catalogs, and the second sample of a cross-correlation
-// where one is loaded, with N (and Σw for a weighted catalog) and RA/Dec extent, and the buttons
+// where one is loaded, with N (and Σw for a weighted catalog) and RA/Dec extent (the tooltip says
+// which columns, unit, HDU and rows were read), and the buttons
 // that open, add and remove them (they trigger the window's actions, so menu, toolbar, shortcut
 // and button share one enabled state and one code path).
 #include "catalog_set.h"
@@ -49,6 +50,9 @@ public:
     static QString formatCount(std::size_t count);
     /// Σw as the list shows it: one decimal up to 999,999.9, then three significant digits.
     static QString formatWeightSum(double sum);
+    /// How a catalog was read, for tooltips and the log: "ascii, columns ra, dec (header names),
+    /// deg, 5000 rows" (tpacf::CatalogOrigin::describe); "N points" for one built in memory.
+    static QString describeOrigin(const Catalog& catalog);
 
 private:
     QTreeWidget* m_tree = nullptr;

@@ -3,24 +3,85 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFile>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QStandardItemModel>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <optional>
 
 namespace tpacf::ui {
 
 namespace {
+
+const QStringList& raNames() {
+    static const QStringList names{QStringLiteral("ra"), QStringLiteral("alpha"),
+                                   QStringLiteral("ra_deg"), QStringLiteral("raj2000")};
+    return names;
+}
+
+const QStringList& decNames() {
+    static const QStringList names{QStringLiteral("dec"), QStringLiteral("delta"),
+                                   QStringLiteral("dec_deg"), QStringLiteral("dej2000"),
+                                   QStringLiteral("decj2000")};
+    return names;
+}
+
+QString columnName(const TablePreview& preview, int column) {
+    return column >= 1 && std::size_t(column) <= preview.columnNames.size()
+               ? QString::fromStdString(preview.columnNames[std::size_t(column - 1)]).trimmed()
+               : QString();
+}
+
 // Guesses a column from common header names, so "ra"/"dec" headers need no clicks.
 int guessColumn(const TablePreview& preview, const QStringList& names, int fallback) {
-    for (std::size_t i = 0; i < preview.columnNames.size(); ++i) {
-        const QString name = QString::fromStdString(preview.columnNames[i]).trimmed().toLower();
-        if (names.contains(name))
+    for (std::size_t i = 0; i < preview.columnNames.size(); ++i)
+        if (names.contains(columnName(preview, int(i) + 1).toLower()))
             return int(i) + 1;
-    }
     return fallback;
 }
+
+// The column of `preview` named `name` (any case), 0 where there is none.
+int columnNamed(const TablePreview& preview, const QString& name) {
+    if (name.isEmpty())
+        return 0;
+    for (std::size_t i = 0; i < preview.columnNames.size(); ++i)
+        if (columnName(preview, int(i) + 1).compare(name, Qt::CaseInsensitive) == 0)
+            return int(i) + 1;
+    return 0;
+}
+
+// One line of TablePreview::hdus, "2: RANDOMS (300 rows, 7 columns)" or "3: IMG (image)".
+struct HduLine {
+    QString number; // the extension number, as d.fits[2] and ReadOptions::hdu take it
+    QString name;   // EXTNAME, "(unnamed)" where there is none
+    QString text;
+    bool table = false; // a binary table: the only kind the reader reads
+};
+
+std::optional<HduLine> parseHduLine(const std::string& line) {
+    HduLine hdu;
+    hdu.text = QString::fromStdString(line);
+    const qsizetype colon = hdu.text.indexOf(QLatin1Char(':'));
+    bool numeric = false;
+    if (colon > 0)
+        hdu.text.left(colon).toInt(&numeric);
+    if (!numeric)
+        return std::nullopt; // "... (70 extensions)"
+    hdu.number = hdu.text.left(colon);
+    const qsizetype paren = hdu.text.lastIndexOf(QStringLiteral(" ("));
+    hdu.name = hdu.text.mid(colon + 1, paren > colon ? paren - colon - 1 : -1).trimmed();
+    hdu.table = !hdu.text.endsWith(QStringLiteral("(image)")) &&
+                !hdu.text.contains(QStringLiteral("(ASCII table"));
+    return hdu;
+}
+
 } // namespace
 
 bool ColumnMappingDialog::needsMapping(const TablePreview& preview) {
@@ -30,58 +91,64 @@ bool ColumnMappingDialog::needsMapping(const TablePreview& preview) {
 ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const TablePreview& preview,
                                          QWidget* parent)
     : QDialog(parent), m_source(source) {
-    setWindowTitle(tr("Columns of %1").arg(source.displayName()));
+    setWindowTitle(tr("Columns of %1").arg(QFileInfo(source.path).fileName()));
+    m_fits = !preview.hdus.empty();
 
-    const int columns = int(preview.columnCount);
-    QStringList headers;
-    for (int c = 0; c < columns; ++c) {
-        const QString name = std::size_t(c) < preview.columnNames.size()
-                                 ? QString::fromStdString(preview.columnNames[std::size_t(c)])
-                                 : QString();
-        headers.append(name.isEmpty() ? tr("column %1").arg(c + 1)
-                                      : tr("%1: %2").arg(c + 1).arg(name));
+    // FITS: the HDU (where there is a choice) and the row filter decide which rows are read.
+    m_hdu = new QComboBox(this);
+    int tables = 0;
+    int chosen = -1;
+    for (const std::string& line : preview.hdus) {
+        const std::optional<HduLine> hdu = parseHduLine(line);
+        if (!hdu)
+            continue;
+        m_hdu->addItem(hdu->text, hdu->number);
+        const int row = m_hdu->count() - 1;
+        if (!hdu->table) {
+            // Listed, so the file's layout is plain, but not to be chosen: there is no catalog.
+            if (auto* model = qobject_cast<QStandardItemModel*>(m_hdu->model()))
+                model->item(row)->setEnabled(false);
+            m_hdu->setItemData(row, tr("Not a binary table: holds no catalog to read"),
+                               Qt::ToolTipRole);
+            continue;
+        }
+        ++tables;
+        if (m_shownHdu.isEmpty())
+            m_shownHdu = hdu->number; // what a preview of the plain path shows: the first table
+        const bool named =
+            !source.hdu.isEmpty() &&
+            (source.hdu == hdu->number || source.hdu.compare(hdu->name, Qt::CaseInsensitive) == 0);
+        if (chosen < 0 && (named || source.hdu.isEmpty()))
+            chosen = row;
     }
+    if (chosen < 0)
+        chosen = m_hdu->findData(m_shownHdu);
+    m_hdu->setCurrentIndex(chosen);
+    m_hdu->setToolTip(tr("The extension to read the catalog from (1 is the first after the "
+                         "primary HDU)"));
+    m_hdu->setObjectName(QStringLiteral("hduCombo"));
 
-    m_table = new QTableWidget(int(preview.rows.size()), columns, this);
-    m_table->setHorizontalHeaderLabels(headers);
+    m_rowFilter = new QLineEdit(source.rowFilter, this);
+    m_rowFilter->setPlaceholderText(tr("optional, e.g. Z>0.4 && Z<0.8"));
+    m_rowFilter->setToolTip(
+        tr("A cfitsio row filter on the table's columns: only the rows for which it is true are "
+           "read (&&, ||, !, comparisons, arithmetic). Empty: every row."));
+    m_rowFilter->setClearButtonEnabled(true);
+    m_rowFilter->setObjectName(QStringLiteral("rowFilterEdit"));
+
+    m_note = new QLabel(this);
+    m_note->setWordWrap(true);
+    m_table = new QTableWidget(this);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    for (std::size_t r = 0; r < preview.rows.size(); ++r)
-        for (std::size_t c = 0; c < preview.rows[r].size() && int(c) < columns; ++c)
-            m_table->setItem(int(r), int(c),
-                             new QTableWidgetItem(QString::fromStdString(preview.rows[r][c])));
 
     m_ra = new QComboBox(this);
     m_dec = new QComboBox(this);
-    for (int c = 0; c < columns; ++c) {
-        m_ra->addItem(headers[c], c + 1);
-        m_dec->addItem(headers[c], c + 1);
-    }
-    const int raGuess = source.raColumn > 0
-                            ? source.raColumn
-                            : guessColumn(preview,
-                                          {QStringLiteral("ra"), QStringLiteral("alpha"),
-                                           QStringLiteral("ra_deg"), QStringLiteral("raj2000")},
-                                          1);
-    const int decGuess = source.decColumn > 0
-                             ? source.decColumn
-                             : guessColumn(preview,
-                                           {QStringLiteral("dec"), QStringLiteral("delta"),
-                                            QStringLiteral("dec_deg"), QStringLiteral("dej2000"),
-                                            QStringLiteral("decj2000")},
-                                           qMin(2, columns));
-    m_ra->setCurrentIndex(qMax(0, m_ra->findData(raGuess)));
-    m_dec->setCurrentIndex(qMax(0, m_dec->findData(decGuess)));
-
     // Weights are never guessed: a column named "w" may be anything. "(none)" unless the source
     // already has one (a session, a recent file).
     m_weight = new QComboBox(this);
-    m_weight->addItem(tr("(none)"), 0);
-    for (int c = 0; c < columns; ++c)
-        m_weight->addItem(headers[c], c + 1);
-    m_weight->setCurrentIndex(qMax(0, m_weight->findData(source.weightColumn)));
     m_weight->setToolTip(tr("Per-object weights: each pair counts w_i·w_j. Negative weights are "
                             "allowed (the result says how many); NaN, inf or text is an error."));
 
@@ -92,6 +159,17 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     m_raInHours = new QCheckBox(tr("RA in hours (Dec in the unit above)"), this);
     m_raInHours->setChecked(source.raInHours);
 
+    // The HDU row only where there is a choice; the filter for every FITS table.
+    auto* selection = new QFormLayout;
+    if (m_fits && tables > 1)
+        selection->addRow(tr("HDU:"), m_hdu);
+    else
+        m_hdu->hide();
+    if (m_fits)
+        selection->addRow(tr("Row filter:"), m_rowFilter);
+    else
+        m_rowFilter->hide();
+
     auto* form = new QFormLayout;
     form->addRow(tr("RA column:"), m_ra);
     form->addRow(tr("Dec column:"), m_dec);
@@ -99,24 +177,137 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     form->addRow(tr("Coordinate unit:"), m_unit);
     form->addRow(QString(), m_raInHours);
 
-    auto* note = new QLabel(preview.rows.empty() ? tr("No data rows found.")
-                                                 : tr("The first data rows of the file:"),
-                            this);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    // Two forms, one above the preview and one below it, with their fields in one column.
+    QList<QLabel*> labels;
+    for (const QFormLayout* layout : {selection, form})
+        for (int row = 0; row < layout->rowCount(); ++row) {
+            QLayoutItem* item = layout->itemAt(row, QFormLayout::LabelRole);
+            if (auto* label = item ? qobject_cast<QLabel*>(item->widget()) : nullptr)
+                labels.append(label);
+        }
+    int labelWidth = 0;
+    for (const QLabel* label : labels)
+        labelWidth = qMax(labelWidth, label->sizeHint().width());
+    for (QLabel* label : labels)
+        label->setMinimumWidth(labelWidth);
+
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(note);
+    layout->addLayout(selection);
+    layout->addWidget(m_note);
     layout->addWidget(m_table, 1);
     layout->addLayout(form);
-    layout->addWidget(buttons);
-    resize(640, 480);
+    layout->addWidget(m_buttons);
+    resize(640, m_fits ? 540 : 480);
 
     connect(m_ra, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
     connect(m_dec, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
     connect(m_weight, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
+
+    // The source's own columns first; guesses from the names where it has none.
+    const int raChoice = source.raColumn > 0 ? source.raColumn : guessColumn(preview, raNames(), 1);
+    const int decChoice = source.decColumn > 0
+                              ? source.decColumn
+                              : guessColumn(preview, decNames(), qMin(2, int(preview.columnCount)));
+    const QString wanted = m_hdu->currentData().toString();
+    if (m_fits && !wanted.isEmpty() && wanted != m_shownHdu) {
+        // The source names another HDU than the one previewed: its columns are what count.
+        previewChosenHdu();
+        if (source.raColumn > 0)
+            m_ra->setCurrentIndex(qMax(0, m_ra->findData(source.raColumn)));
+        if (source.decColumn > 0)
+            m_dec->setCurrentIndex(qMax(0, m_dec->findData(source.decColumn)));
+        m_weight->setCurrentIndex(qMax(0, m_weight->findData(source.weightColumn)));
+    } else {
+        setPreview(preview);
+        m_ra->setCurrentIndex(qMax(0, m_ra->findData(raChoice)));
+        m_dec->setCurrentIndex(qMax(0, m_dec->findData(decChoice)));
+        m_weight->setCurrentIndex(qMax(0, m_weight->findData(source.weightColumn)));
+    }
+    connect(m_hdu, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::previewChosenHdu);
     updateHighlight();
+}
+
+void ColumnMappingDialog::setPreview(const TablePreview& preview) {
+    // Columns chosen before (in another HDU) are kept where the new table has the same names.
+    const auto chosenName = [this](const QComboBox* combo) {
+        return combo->currentIndex() < 0 ? QString()
+                                         : combo->currentData(Qt::UserRole + 1).toString();
+    };
+    const QString raName = chosenName(m_ra);
+    const QString decName = chosenName(m_dec);
+    const QString weightName = chosenName(m_weight);
+
+    const int columns = int(preview.columnCount);
+    QStringList headers;
+    for (int c = 0; c < columns; ++c) {
+        const QString name = columnName(preview, c + 1);
+        headers.append(name.isEmpty() ? tr("column %1").arg(c + 1)
+                                      : tr("%1: %2").arg(c + 1).arg(name));
+    }
+    m_table->clear();
+    m_table->setRowCount(int(preview.rows.size()));
+    m_table->setColumnCount(columns);
+    m_table->setHorizontalHeaderLabels(headers);
+    for (std::size_t r = 0; r < preview.rows.size(); ++r)
+        for (std::size_t c = 0; c < preview.rows[r].size() && int(c) < columns; ++c)
+            m_table->setItem(int(r), int(c),
+                             new QTableWidgetItem(QString::fromStdString(preview.rows[r][c])));
+
+    const QSignalBlocker blockRa(m_ra), blockDec(m_dec), blockWeight(m_weight);
+    m_ra->clear();
+    m_dec->clear();
+    m_weight->clear();
+    m_weight->addItem(tr("(none)"), 0);
+    for (int c = 0; c < columns; ++c) {
+        for (QComboBox* combo : {m_ra, m_dec, m_weight}) {
+            combo->addItem(headers[c], c + 1);
+            combo->setItemData(combo->count() - 1, columnName(preview, c + 1), Qt::UserRole + 1);
+        }
+    }
+    const auto pick = [](int byName, int guess) { return byName > 0 ? byName : guess; };
+    m_ra->setCurrentIndex(qMax(
+        0, m_ra->findData(pick(columnNamed(preview, raName), guessColumn(preview, raNames(), 1)))));
+    m_dec->setCurrentIndex(
+        qMax(0, m_dec->findData(pick(columnNamed(preview, decName),
+                                     guessColumn(preview, decNames(), qMin(2, columns))))));
+    m_weight->setCurrentIndex(qMax(0, m_weight->findData(columnNamed(preview, weightName))));
+
+    if (!m_fits)
+        m_note->setText(preview.rows.empty() ? tr("No data rows found.")
+                                             : tr("The first data rows of the file:"));
+    else
+        m_note->setText(
+            preview.rows.empty()
+                ? tr("HDU %1 has no rows.").arg(m_shownHdu)
+                : tr("The first rows of HDU %1 (before any row filter):").arg(m_shownHdu));
+    m_note->setStyleSheet(QString());
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(columns > 0);
+    updateHighlight();
+}
+
+void ColumnMappingDialog::previewChosenHdu() {
+    const QString hdu = m_hdu->currentData().toString();
+    if (hdu.isEmpty())
+        return;
+    const QString path = m_source.path + QLatin1Char('[') + hdu + QLatin1Char(']');
+    try {
+        const TablePreview preview = previewCatalogFile(QFile::encodeName(path).toStdString());
+        m_shownHdu = hdu;
+        setPreview(preview);
+    } catch (const std::exception& error) {
+        // Say why, and keep OK off: the columns shown are not this HDU's.
+        m_shownHdu = hdu;
+        m_table->clear();
+        m_table->setRowCount(0);
+        m_table->setColumnCount(0);
+        m_note->setText(tr("Cannot preview HDU %1: %2").arg(hdu, describeReadError(error)));
+        m_note->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
+        m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
+    }
 }
 
 void ColumnMappingDialog::updateHighlight() {
@@ -140,6 +331,11 @@ CatalogSource ColumnMappingDialog::source() const {
     source.weightColumn = m_weight->currentData().toInt();
     source.unit = AngleUnit(m_unit->currentData().toInt());
     source.raInHours = m_raInHours->isChecked();
+    if (m_fits) {
+        // The HDU is always stated: the column numbers above count its columns.
+        source.hdu = m_shownHdu;
+        source.rowFilter = m_rowFilter->text().trimmed();
+    }
     return source;
 }
 

@@ -396,15 +396,14 @@ void MainWindow::onChangeApplied(quint64 id) {
     const QList<LoadedCatalog> randoms = m_catalogs->randoms().mid(
         m_catalogs->randoms().size() - qMin(intent.randomCount, int(m_catalogs->randoms().size())));
     if (intent.reportEach) {
-        // "a.txt: 5,000 points", with Σw where the catalog is weighted.
+        // "a.txt: ascii, columns ra, dec (header names), deg, 5000 rows": how it was read, with
+        // Σw where the catalog is weighted.
         const auto describe = [](const LoadedCatalog& loaded) {
-            QString text = tr("%1: %2 points")
-                               .arg(loaded.source.displayName())
-                               .arg(QLocale().toString(qulonglong(loaded.catalog->size())));
+            QString text = tr("%1: %2").arg(loaded.source.displayName(),
+                                            CatalogsPanel::describeOrigin(*loaded.catalog));
             if (loaded.catalog->hasWeights())
                 text +=
-                    tr(", weighted (column %1), Σw = %2")
-                        .arg(loaded.source.weightColumn)
+                    tr(", Σw = %1")
                         .arg(CatalogsPanel::formatWeightSum(WeightSums::of(*loaded.catalog).sum));
             return text;
         };

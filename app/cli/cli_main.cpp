@@ -35,6 +35,8 @@ constexpr Subcommand kSubcommands[] = {
     {"run", "compute w(theta) of a data catalog against one or more random catalogs", runCommand,
      runHelp},
     {"count", "count pairs of one catalog (auto) or two catalogs (cross)", countCommand, countHelp},
+    {"combine", "add count files of the parts of one batch (run --share K/N)", combineCommand,
+     [](const BackendRegistry&) { return combineHelp(); }},
     {"devices", "list the CPU and the GPUs tpacf can use", devicesCommand,
      [](const BackendRegistry&) { return devicesHelp(); }},
     {"mock", "write a clustered mock catalog and/or uniform randoms", mockCommand,

@@ -1,6 +1,7 @@
 #pragma once
 // The tpacf command line: subcommand dispatch, usage, exit codes.
 #include <iosfwd>
+#include <string>
 
 namespace tpacf::cli {
 
@@ -16,5 +17,10 @@ inline constexpr int kExitCancelled = 130;
 int runCli(int argc, char** argv);
 /// The same with explicit streams (tests): no signal handling, no progress bar.
 int runCli(int argc, char** argv, std::ostream& out, std::ostream& err);
+
+struct Context;
+/// tpacf combine (cmd_combine.cpp): adds count files of the shares of one batch.
+int combineCommand(const Context& context);
+std::string combineHelp();
 
 } // namespace tpacf::cli

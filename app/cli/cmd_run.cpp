@@ -8,6 +8,7 @@
 #include "cli/progress.h"
 #include "tpacf/catalog_formats.h"
 #include "tpacf/correlation_job.h"
+#include "tpacf/count_store.h"
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
 #include "tpacf/jackknife.h"
@@ -50,7 +51,10 @@ Inputs and outputs:
   --data2 FILE       second data catalog: cross-correlation of --data with it
   --random2 FILE     random catalog of the second sample; none, or as many as --random
                      (set i pairs with set i)
-  --output FILE      result CSV (required)
+  --output FILE      result CSV (required, except with --share)
+  --format F         the --output table: csv (default; ECSV 1.0, a CSV with a YAML header
+                     giving every column's unit and type, which astropy, TOPCAT and pandas
+                     read) or fits (a FITS binary table, the metadata as header keywords)
   --json FILE        the same result as JSON, with per-set raw counts
   --estimator E      )" +
                describeEstimators(CorrelationParams{}.estimator) + R"(
@@ -60,6 +64,19 @@ Inputs and outputs:
                      dpi) or FILE.pdf (vector, 6 x 4 in). Drawn offscreen: no display needed.
                      Needs a build with the GUI (Qt))" +
                std::string(plotsAvailable() ? "" : "; this build has none (built without Qt)") + R"(
+
+Count files (JSON: every count with its bins and each catalog's content fingerprint):
+  --save-counts FILE every count of the run (DD, DR_i, RD_i, RR_i; weighted sums and
+                     region tallies where the run has them) for later runs and 'tpacf combine'
+  --reuse-counts FILE
+                     take every count whose catalogs (by content, not name), bins and
+                     jackknife regions match from FILE and count only the rest (typically
+                     all RR_i, and DR_i while the data is unchanged); bins that differ, a
+                     random catalog whose content is not in FILE or regions that differ are
+                     errors. The CSV metadata says which counts were reused
+  --share K/N        count only part K of N of the work (1 <= K <= N) into --save-counts;
+                     no w is written. 'tpacf combine' adds the N parts into one count file
+                     that --reuse-counts takes
 
 Error bars (jackknife: w is recomputed with each sky region left out):
   --jackknife K      K regions of about equal data count, grown on the sky by k-means;
@@ -89,6 +106,10 @@ Example:
             --max 600 --unit arcmin --per-decade 5 --output w.csv
   tpacf run --data data.txt --random r1.txt --preset log5 --jackknife 20 \
             --output w.csv --covariance cov.csv --plot w.pdf
+  tpacf run --data data.txt --random r1.txt --preset log5 --save-counts run.counts.json \
+            --output w.csv
+  tpacf run --data new.txt --random r1.txt --preset log5 --reuse-counts run.counts.json \
+            --output w_new.csv
   tpacf run --data galaxies.fits --data2 quasars.fits --random r.fits --weight-col WEIGHT \
             --edges 0.1,0.3,1,3,10 --unit deg --output cross.csv
 )";
@@ -168,6 +189,27 @@ JackknifeRequest jackknifeFrom(const ParsedArgs& args) {
         args.fail("--covariance needs jackknife error bars: add --jackknife K or "
                   "--jackknife-column C");
     return request;
+}
+
+/// --share K/N as a WorkShare (0-based part); nullopt without the flag.
+std::optional<WorkShare> shareFrom(const ParsedArgs& args) {
+    const auto text = args.value("--share");
+    if (!text)
+        return std::nullopt;
+    const std::size_t slash = text->find('/');
+    const auto parse = [](std::string_view digits) -> std::optional<std::uint32_t> {
+        if (digits.empty() || digits.size() > 9 ||
+            digits.find_first_not_of("0123456789") != std::string_view::npos)
+            return std::nullopt;
+        return static_cast<std::uint32_t>(std::stoul(std::string(digits)));
+    };
+    const auto part = slash == std::string::npos ? std::nullopt
+                                                 : parse(std::string_view(*text).substr(0, slash));
+    const auto parts = slash == std::string::npos ? std::nullopt
+                                                  : parse(std::string_view(*text).substr(slash + 1));
+    if (!part || !parts || *parts < 1 || *part < 1 || *part > *parts)
+        args.fail("--share: " + quote(*text) + " is not K/N with 1 <= K <= N (part K of N)");
+    return WorkShare{*part - 1, *parts};
 }
 
 void printSummary(std::ostream& out, const CorrelationResult& result, const std::string& csvPath,
@@ -251,6 +293,10 @@ int runCommand(const Context& context) {
         .addValue("--jackknife-seed")
         .addValue("--covariance")
         .addValue("--plot")
+        .addValue("--format")
+        .addValue("--save-counts")
+        .addValue("--reuse-counts")
+        .addValue("--share")
         .addSwitch("--quiet");
     addReadOptions(options);
     addWeightOptions(options, {"data", "random"});
@@ -273,10 +319,40 @@ int runCommand(const Context& context) {
                   " random catalog(s) and --random " + std::to_string(randomPaths.size()) +
                   ": give as many (set i of each sample pairs with set i of the other) or no "
                   "--random2 (the second sample then uses the first's randoms)");
-    const std::string outputPath = args.required("--output");
+    const std::optional<std::string> savePath = args.value("--save-counts");
+    const std::optional<std::string> reusePath = args.value("--reuse-counts");
+    const std::optional<WorkShare> share = shareFrom(args);
+    if (share) {
+        if (!savePath)
+            args.fail("--share counts part of the work into a count file: add --save-counts FILE");
+        for (const char* flag : {"--output", "--json", "--covariance", "--plot"})
+            if (args.has(flag))
+                args.fail(std::string("--share counts part of the work, whose w means nothing: ") +
+                          flag + " is not written with it ('tpacf combine' the parts, then run "
+                                 "with --reuse-counts)");
+        if (reusePath)
+            args.fail("--share counts part of every count: it cannot --reuse-counts");
+    }
+    for (const auto& path : {savePath, reusePath})
+        if (path) {
+            try {
+                requireCountFileFormat(*path);
+            } catch (const ConfigError& error) {
+                args.fail(std::string(path == savePath ? "--save-counts: " : "--reuse-counts: ") +
+                          error.what());
+            }
+        }
+    const std::string outputPath = share ? std::string() : args.required("--output");
     const std::string jsonPath = args.value("--json").value_or("");
     const std::string covariancePath = args.value("--covariance").value_or("");
     const bool quiet = args.has("--quiet");
+    // The result table as ECSV (default) or as a FITS binary table.
+    const std::string format = args.value("--format").value_or("csv");
+    if (format != "csv" && format != "ecsv" && format != "fits")
+        args.fail("--format: " + quote(format) + " is not a table format (csv or fits)");
+    const bool fitsFormat = format == "fits";
+    if (fitsFormat && !fitsOutputSupported())
+        args.fail("--format fits: this build writes no FITS tables (built without cfitsio)");
     const JackknifeRequest jackknife = jackknifeFrom(args);
 
     CorrelationParams params;
@@ -322,7 +398,12 @@ int runCommand(const Context& context) {
         files.input("--data2", *data2Path);
     for (const auto& path : random2Paths)
         files.input("--random2", path);
-    files.output("--output", outputPath);
+    if (reusePath)
+        files.input("--reuse-counts", *reusePath);
+    if (!share)
+        files.output("--output", outputPath);
+    if (savePath)
+        files.output("--save-counts", *savePath);
     if (!jsonPath.empty())
         files.output("--json", jsonPath);
     if (!covariancePath.empty())
@@ -331,6 +412,12 @@ int runCommand(const Context& context) {
         files.output("--plot", plot->path());
     files.check();
 
+    // A count file is read (and found foreign or broken) before any catalog.
+    if (reusePath)
+        params.reuse = std::make_shared<const CountStore>(readCountFile(*reusePath));
+    params.collectCounts = savePath.has_value();
+    if (share)
+        params.share = *share;
     params.data = loadCatalog(dataPath, dataOptions);
     for (const auto& path : randomPaths)
         params.randoms.push_back(loadCatalog(path, randomOptions));
@@ -377,16 +464,35 @@ int runCommand(const Context& context) {
                                      " bins with a finite w have no jackknife sigma (w_err nan): "
                                      "a leave-one-out sample has no pairs there");
 
-    writeResultCsvFile(outputPath, result);
+    for (const auto& reused : result.reusedCounts)
+        printNotice(context.err, "reused " + reused);
+    if (savePath) {
+        if (!result.counts)
+            throw std::logic_error("the job returned no counts to save");
+        writeCountFile(*savePath, *result.counts);
+    }
+    if (share) {
+        if (!quiet)
+            context.out << "counts of part " << share->part + 1 << " of " << share->parts
+                        << " written to " << *savePath << '\n';
+        return 0;
+    }
+    if (fitsFormat)
+        writeResultFitsFile(outputPath, result);
+    else
+        writeResultCsvFile(outputPath, result);
     if (!jsonPath.empty())
         writeFileAtomically(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
     if (!covariancePath.empty())
         writeCovarianceCsvFile(covariancePath, result);
     if (plot)
         plot->write(result);
-    if (!quiet)
+    if (!quiet) {
         printSummary(context.out, result, outputPath, jsonPath, covariancePath,
                      plot ? plot->path() : std::string());
+        if (savePath)
+            context.out << "counts written to " << *savePath << '\n';
+    }
     return 0;
 }
 

@@ -1,7 +1,7 @@
 // CatalogSet: changes read in the background apply whole and in the order they were queued; a
 // file that cannot be read leaves the catalogs as they were; removal, the loading line, region
 // label reads and the overwrite guard; the second sample (data2, randoms2) of a cross-correlation
-// and the weight column of a source.
+// and the weight column, FITS HDU and row filter of a source.
 #include "catalog_set.h"
 #include "tpacf_test_main.h"
 
@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include <QFile>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void secondSampleRemovalAndReplaceAll();
     void regionLabelsCoverTheSecondSample();
     void weightColumnReachesTheReader();
+    void hduAndRowFilterReachTheReader();
 
 private:
     QString write(const QString& name, std::size_t count, std::uint64_t seed);
@@ -458,6 +460,56 @@ void TestCatalogSet::weightColumnReachesTheReader() {
                  message.contains(QStringLiteral("column 3")),
              qPrintable(message));
     QVERIFY(set.dataCatalog()->hasWeights()); // as it was
+}
+
+void TestCatalogSet::hduAndRowFilterReachTheReader() {
+    const QString path = QStringLiteral("/survey/d.fits");
+    CatalogSource source{path};
+    // Nothing chosen: the plain path, the reader's default HDU, no keys in the JSON.
+    QCOMPARE(source.readPath(), path);
+    QVERIFY(source.readOptions().hdu.empty());
+    QVERIFY(!source.toJson().contains(QStringLiteral("hdu")));
+    QVERIFY(!source.toJson().contains(QStringLiteral("rowFilter")));
+    QCOMPARE(source.displayName(), QStringLiteral("d.fits"));
+
+    // The HDU goes to the options (and the path stays the file: the overwrite guard checks it).
+    source.hdu = QStringLiteral("RANDOMS");
+    QCOMPARE(source.readOptions().hdu, std::string("RANDOMS"));
+    QCOMPARE(source.readPath(), path);
+    QCOMPARE(source.displayName(), QStringLiteral("d.fits[RANDOMS]"));
+    // A filter follows the HDU in the path, so cfitsio never takes it for an HDU name.
+    source.rowFilter = QStringLiteral("FLAG");
+    QCOMPARE(source.readPath(), path + QStringLiteral("[RANDOMS][FLAG]"));
+    QCOMPARE(source.displayName(), QStringLiteral("d.fits[RANDOMS][FLAG]"));
+    CatalogSource filterOnly{path};
+    filterOnly.rowFilter = QStringLiteral("Z>0.4 && Z<0.8");
+    QCOMPARE(filterOnly.readPath(), path + QStringLiteral("[Z>0.4 && Z<0.8]"));
+
+    // Both survive JSON (sessions, recent files), and older JSON without them reads as before.
+    QCOMPARE(CatalogSource::fromJson(source.toJson()), source);
+    QCOMPARE(CatalogSource::fromJson(filterOnly.toJson()), filterOnly);
+    QJsonObject older = source.toJson();
+    older.remove(QStringLiteral("hdu"));
+    older.remove(QStringLiteral("rowFilter"));
+    QCOMPARE(CatalogSource::fromJson(older), CatalogSource{path});
+
+    // A row filter on a text catalog is refused by the reader: the change fails, nothing moves.
+    CatalogSet set;
+    CatalogChange first;
+    first.data = CatalogSource{m_a};
+    set.queueChange(first);
+    QVERIFY(waitIdle(set));
+    CatalogSource filteredText{m_b};
+    filteredText.rowFilter = QStringLiteral("Z>0.5");
+    CatalogChange bad;
+    bad.data = filteredText;
+    QSignalSpy failed(&set, &CatalogSet::changeFailed);
+    set.queueChange(bad);
+    QVERIFY(waitIdle(set));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY2(failed.front().at(1).toString().contains(QStringLiteral("b.txt")),
+             qPrintable(failed.front().at(1).toString()));
+    QCOMPARE(set.dataCatalog()->size(), std::size_t(101));
 }
 
 TPACF_TEST_MAIN(TestCatalogSet)

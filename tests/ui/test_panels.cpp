@@ -67,6 +67,7 @@ private Q_SLOTS:
     void countIsCompactAboveAMillion_data();
     void countIsCompactAboveAMillion();
     void catalogListShowsGroupsAndExtents();
+    void tooltipStatesHowACatalogWasRead();
     void selectionGivesTheRandomIndex();
     void catalogButtonsTriggerTheActions();
     void runStateEnablesAndExplains();
@@ -139,6 +140,34 @@ void TestPanels::catalogListShowsGroupsAndExtents() {
     panel.setCatalogs(std::nullopt, {random1});
     QCOMPARE(tree->topLevelItem(0)->childCount(), 0);
     QCOMPARE(tree->topLevelItem(1)->text(0), QStringLiteral("Randoms (1)"));
+}
+
+void TestPanels::tooltipStatesHowACatalogWasRead() {
+    // A weighted text catalog: the tooltip names the columns read, the unit and the rows.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("weighted.csv"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("id,dec,ra,wfkp\n1,-5,150,0.5\n2,-4,151,1.5\n3,-3,152,2\n4,-2,153,1\n");
+    }
+    CatalogSource source{path};
+    source.weightColumn = 4;
+    source.unit = AngleUnit::Degree;
+    const LoadedCatalog weighted{source, loadCatalog(source)};
+    CatalogsPanel panel;
+    panel.setCatalogs(weighted, {});
+    const QStringList lines =
+        panel.tree()->topLevelItem(0)->child(0)->toolTip(0).split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines[0], path);
+    QVERIFY2(lines[1].startsWith(QStringLiteral("ascii, columns ra, dec, weight wfkp (")) &&
+                 lines[1].endsWith(QStringLiteral(", deg, 4 rows")),
+             qPrintable(lines[1]));
+    QCOMPARE(lines[1], QString::fromStdString(weighted.catalog->origin().describe()));
+    QCOMPARE(lines[2], QStringLiteral("Weighted (wfkp): Σw = 5.0"));
+    QCOMPARE(CatalogsPanel::describeOrigin(*weighted.catalog), lines[1]);
 }
 
 void TestPanels::selectionGivesTheRandomIndex() {

@@ -29,6 +29,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QHeaderView>
+#include <QAbstractItemView>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -43,6 +44,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -51,6 +53,11 @@
 
 #include <cmath>
 #include <numeric>
+#include <random>
+
+#ifdef TPACF_TEST_HAVE_CFITSIO
+#include <fitsio.h>
+#endif
 
 using namespace tpacf;
 using namespace tpacf::ui;
@@ -138,6 +145,10 @@ private Q_SLOTS:
     void sessionRoundTripsSecondSampleAndWeights();
     // Issue 13: bins from a list of edges.
     void customEdgesDisableRunAndRoundTrip();
+    // Issue 14: FITS HDU and row filter chosen in the mapping dialog; columns stated.
+    void fitsDialogChoosesHduAndRowFilter();
+    void sessionKeepsHduAndRowFilter();
+    void asciiLoadStatesItsColumns();
 
 private:
     /// A window with the small catalogs loaded, CPU backend, quick bins.
@@ -145,12 +156,16 @@ private:
     /// Runs to completion; fails the test on a failure signal or a timeout.
     ResultPtr runToCompletion(MainWindow& window);
     QString writeCatalog(const QString& name, const Catalog& catalog);
+    /// The two-table FITS file of the issue-14 tests (written once): its path, or "" after a
+    /// failed check.
+    QString twoTableFits();
     /// Sets jackknife over `regions` k-means regions with `seed` through the Errors controls.
     static void chooseJackknife(MainWindow& window, int regions, quint64 seed);
 
     QTemporaryDir m_dir;
     QString m_dataPath, m_randomPath1, m_randomPath2;
     BinSpec m_bins = BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 5);
+    QString m_fitsPath;
 };
 
 void TestStudio::initTestCase() {
@@ -1792,6 +1807,263 @@ void TestStudio::customEdgesDisableRunAndRoundTrip() {
     QCOMPARE(restored.unit, AngleUnit::Arcminute);
     QVERIFY(restored.edges == edges);
     QVERIFY(reopened->binningPanel()->isValid());
+}
+
+namespace {
+
+// The tables of the FITS file: CATALOG (RA, DEC, Z) and RANDOMS with its columns in another
+// order (Z, W, DEC, RA), so that a column number of one HDU is wrong in the other.
+struct FitsSample {
+    std::vector<double> ra, dec, z, w;
+};
+
+FitsSample makeFitsSample(std::size_t rows, unsigned seed) {
+    std::mt19937_64 random(seed);
+    std::uniform_real_distribution<double> raDist(150.0, 170.0), decDist(0.0, 20.0),
+        zDist(0.0, 1.2), wDist(0.5, 2.0);
+    FitsSample sample;
+    for (std::size_t i = 0; i < rows; ++i) {
+        sample.ra.push_back(raDist(random));
+        sample.dec.push_back(decDist(random));
+        sample.z.push_back(zDist(random));
+        sample.w.push_back(wDist(random));
+    }
+    return sample;
+}
+
+const FitsSample& fitsCatalog() {
+    static const FitsSample sample = makeFitsSample(40, 141);
+    return sample;
+}
+
+const FitsSample& fitsRandoms() {
+    static const FitsSample sample = makeFitsSample(300, 142);
+    return sample;
+}
+
+// The RANDOMS rows the filter "Z>0.4 && Z<0.8" keeps, in file order (RA, Dec in degrees).
+std::pair<std::vector<double>, std::vector<double>> filteredRandoms() {
+    std::vector<double> ra, dec;
+    const FitsSample& randoms = fitsRandoms();
+    for (std::size_t i = 0; i < randoms.z.size(); ++i)
+        if (randoms.z[i] > 0.4 && randoms.z[i] < 0.8) {
+            ra.push_back(randoms.ra[i]);
+            dec.push_back(randoms.dec[i]);
+        }
+    return {ra, dec};
+}
+
+#ifdef TPACF_TEST_HAVE_CFITSIO
+// A binary table HDU of double columns; cfitsio's status accumulates in `status`.
+void writeFitsTable(fitsfile* file, const char* extname, const std::vector<const char*>& names,
+                    const std::vector<const std::vector<double>*>& columns, int& status) {
+    std::vector<const char*> forms(names.size(), "D");
+    fits_create_tbl(file, BINARY_TBL, 0, int(names.size()), const_cast<char**>(names.data()),
+                    const_cast<char**>(forms.data()), nullptr, extname, &status);
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        std::vector<double> values = *columns[c];
+        fits_write_col(file, TDOUBLE, int(c) + 1, 1, 1, LONGLONG(values.size()), values.data(),
+                       &status);
+    }
+}
+#endif
+
+} // namespace
+
+QString TestStudio::twoTableFits() {
+#ifdef TPACF_TEST_HAVE_CFITSIO
+    if (!m_fitsPath.isEmpty())
+        return m_fitsPath;
+    // Primary (empty), 1: CATALOG, 2: RANDOMS, 3: IMG (an image, which holds no catalog).
+    const QString path = m_dir.filePath(QStringLiteral("survey.fits"));
+    int status = 0;
+    fitsfile* file = nullptr;
+    // '!' replaces an existing file. Appended rather than "!" + path: GCC 12 warns falsely
+    // (-Wrestrict) on that operator+.
+    std::string name("!");
+    name += path.toStdString();
+    fits_create_file(&file, name.c_str(), &status);
+    const FitsSample& catalog = fitsCatalog();
+    const FitsSample& randoms = fitsRandoms();
+    writeFitsTable(file, "CATALOG", {"RA", "DEC", "Z"}, {&catalog.ra, &catalog.dec, &catalog.z},
+                   status);
+    writeFitsTable(file, "RANDOMS", {"Z", "W", "DEC", "RA"},
+                   {&randoms.z, &randoms.w, &randoms.dec, &randoms.ra}, status);
+    long axes[2] = {4, 3};
+    fits_create_img(file, SHORT_IMG, 2, axes, &status);
+    fits_write_key(file, TSTRING, "EXTNAME", const_cast<char*>("IMG"), nullptr, &status);
+    std::vector<short> pixels(12, 7);
+    fits_write_img(file, TSHORT, 1, 12, pixels.data(), &status);
+    fits_close_file(file, &status);
+    if (status != 0) {
+        char text[FLEN_STATUS] = {};
+        fits_get_errstatus(status, text);
+        qWarning("cfitsio: %s", text);
+        return {};
+    }
+    m_fitsPath = path;
+    return path;
+#else
+    return {};
+#endif
+}
+
+void TestStudio::fitsDialogChoosesHduAndRowFilter() {
+#ifndef TPACF_TEST_HAVE_CFITSIO
+    QSKIP("the tests are built without cfitsio: no FITS file to write");
+#endif
+    if (!fitsSupported())
+        QSKIP("this build reads no FITS tables");
+    const QString path = twoTableFits();
+    QVERIFY(!path.isEmpty());
+
+    // The dialog opens on the first table, with every extension listed and the image disabled.
+    const TablePreview preview = previewCatalogFile(path.toStdString());
+    QVERIFY(ColumnMappingDialog::needsMapping(preview));
+    ColumnMappingDialog dialog(CatalogSource{path}, preview);
+    QComboBox* hdu = dialog.hduCombo();
+    QVERIFY(!hdu->isHidden());
+    QCOMPARE(hdu->count(), 3);
+    QCOMPARE(hdu->currentData().toString(), QStringLiteral("1"));
+    QCOMPARE(hdu->itemText(1), QStringLiteral("2: RANDOMS (300 rows, 4 columns)"));
+    const auto* model = qobject_cast<const QStandardItemModel*>(hdu->model());
+    QVERIFY(model);
+    QVERIFY(model->item(0)->isEnabled());
+    QVERIFY(model->item(1)->isEnabled());
+    QCOMPARE(hdu->itemText(2), QStringLiteral("3: IMG (image)"));
+    QVERIFY(!model->item(2)->isEnabled());
+    QVERIFY(!dialog.rowFilterEdit()->isHidden());
+    QCOMPARE(dialog.source().hdu, QStringLiteral("1")); // stated even when left as it is
+    QCOMPARE(dialog.source().raColumn, 1);
+    QCOMPARE(dialog.source().decColumn, 2);
+
+    // HDU 2: its own columns, RA and Dec found again by name at their new places.
+    hdu->setCurrentIndex(1);
+    QCOMPARE(dialog.raCombo()->count(), 4);
+    QCOMPARE(dialog.raCombo()->currentText(), QStringLiteral("4: RA"));
+    QCOMPARE(dialog.decCombo()->currentText(), QStringLiteral("3: DEC"));
+    QVERIFY(dialog.noteLabel()->text().contains(QStringLiteral("HDU 2")));
+    dialog.rowFilterEdit()->setText(QStringLiteral(" Z>0.4 && Z<0.8 "));
+    const CatalogSource source = dialog.source();
+    QCOMPARE(source.hdu, QStringLiteral("2"));
+    QCOMPARE(source.rowFilter, QStringLiteral("Z>0.4 && Z<0.8"));
+    QCOMPARE(source.raColumn, 4);
+    QCOMPARE(source.decColumn, 3);
+    QCOMPARE(source.readPath(), path + QStringLiteral("[2][Z>0.4 && Z<0.8]"));
+    // A source naming an HDU reopens the dialog on it (a recent file, a session).
+    ColumnMappingDialog reopened(source, preview);
+    QCOMPARE(reopened.hduCombo()->currentData().toString(), QStringLiteral("2"));
+    QCOMPARE(reopened.source(), source);
+
+    // For looking at it: TPACF_UI_GRAB_DIR=/some/dir saves the dialog as a PNG.
+    if (const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR"); !grabDir.isEmpty()) {
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.grab().save(QDir(grabDir).filePath(QStringLiteral("column-mapping-fits.png")));
+        // The HDU list open, with the image greyed out.
+        hdu->showPopup();
+        QVERIFY(QTest::qWaitForWindowExposed(hdu->view()->window()));
+        hdu->view()->window()->grab().save(
+            QDir(grabDir).filePath(QStringLiteral("column-mapping-fits-hdus.png")));
+        hdu->hidePopup();
+    }
+
+    // Read: exactly the RANDOMS rows the filter keeps, RA and Dec from the right columns.
+    const auto [ra, dec] = filteredRandoms();
+    QVERIFY(ra.size() > 20 && ra.size() < fitsRandoms().ra.size()); // the filter does select
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(source); }));
+    const auto catalog = window->dataCatalog();
+    QCOMPARE(catalog->size(), ra.size());
+    for (std::size_t i = 0; i < ra.size(); ++i) {
+        QVERIFY(std::abs(fromRadians(catalog->ra()[i], AngleUnit::Degree) - ra[i]) < 1e-9);
+        QVERIFY(std::abs(fromRadians(catalog->dec()[i], AngleUnit::Degree) - dec[i]) < 1e-9);
+    }
+    // The list's tooltip and the load's message state the columns, the HDU, filter and rows.
+    const QTreeWidgetItem* row = catalogRow(*window, 0);
+    QVERIFY(row);
+    QCOMPARE(row->text(0), QStringLiteral("survey.fits[2][Z>0.4 && Z<0.8]"));
+    const QString tooltip = row->toolTip(0);
+    for (const QString& part :
+         {QStringLiteral("fits, columns"), QStringLiteral("RA"), QStringLiteral("DEC"),
+          QStringLiteral("RANDOMS"), QStringLiteral("Z>0.4 && Z<0.8"), QStringLiteral("deg"),
+          QStringLiteral("%1 rows").arg(ra.size())})
+        QVERIFY2(tooltip.contains(part), qPrintable(part + QStringLiteral(" not in ") + tooltip));
+    const QString stated = QString::fromStdString(catalog->origin().describe());
+    QVERIFY(tooltip.contains(stated));
+    bool reported = false;
+    for (const QList<QVariant>& message : std::as_const(messages))
+        reported = reported || message.at(1).toString().contains(stated);
+    QVERIFY(reported);
+}
+
+void TestStudio::sessionKeepsHduAndRowFilter() {
+#ifndef TPACF_TEST_HAVE_CFITSIO
+    QSKIP("the tests are built without cfitsio: no FITS file to write");
+#endif
+    if (!fitsSupported())
+        QSKIP("this build reads no FITS tables");
+    const QString path = twoTableFits();
+    QVERIFY(!path.isEmpty());
+    CatalogSource filtered{path};
+    filtered.hdu = QStringLiteral("RANDOMS"); // by EXTNAME, as a session may say it
+    filtered.rowFilter = QStringLiteral("Z>0.4 && Z<0.8");
+    filtered.raColumn = 4;
+    filtered.decColumn = 3;
+    CatalogSource whole{path};
+    whole.hdu = QStringLiteral("2");
+    whole.raColumn = 4;
+    whole.decColumn = 3;
+
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(filtered); }));
+    QVERIFY(loadAndWait(*window, [&] { return window->addRandomCatalog(whole); }));
+    const std::size_t kept = filteredRandoms().first.size();
+    QCOMPARE(window->dataCatalog()->size(), kept);
+    QCOMPARE(window->randomCatalogs().at(0)->size(), fitsRandoms().ra.size());
+    const QString sessionPath = m_dir.filePath(QStringLiteral("fits_session.json"));
+    QVERIFY(window->saveSession(sessionPath));
+    QFile file(sessionPath);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+    const QJsonObject data = json.value(QStringLiteral("data")).toObject();
+    QCOMPARE(data.value(QStringLiteral("hdu")).toString(), QStringLiteral("RANDOMS"));
+    QCOMPARE(data.value(QStringLiteral("rowFilter")).toString(), QStringLiteral("Z>0.4 && Z<0.8"));
+    const QJsonObject random = json.value(QStringLiteral("randoms")).toArray().at(0).toObject();
+    QCOMPARE(random.value(QStringLiteral("hdu")).toString(), QStringLiteral("2"));
+    QVERIFY(!random.contains(QStringLiteral("rowFilter"))); // written only when set
+
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(sessionPath); }));
+    const Session restored = reopened->session();
+    QVERIFY(restored.data && *restored.data == filtered);
+    QCOMPARE(restored.randoms.size(), 1);
+    QVERIFY(restored.randoms.front() == whole);
+    QCOMPARE(reopened->dataCatalog()->size(), kept);
+    QCOMPARE(reopened->randomCatalogs().at(0)->size(), fitsRandoms().ra.size());
+}
+
+void TestStudio::asciiLoadStatesItsColumns() {
+    // A header naming the columns in an unusual order: the load says which it took.
+    const QString path = m_dir.filePath(QStringLiteral("named_columns.txt"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("id dec ra\n1 -5.25 150.125\n2 -5.5 150.5\n3 -4.75 151.0\n");
+    }
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{path}); }));
+    QCOMPARE(window->dataCatalog()->size(), std::size_t(3));
+    // Columns as the header names them, how they were chosen, the unit and the rows.
+    const QString stated = QStringLiteral("ascii, columns ra, dec (header names), deg, 3 rows");
+    QCOMPARE(catalogRow(*window, 0)->toolTip(0), path + QLatin1Char('\n') + stated);
+    bool reported = false;
+    for (const QList<QVariant>& message : std::as_const(messages))
+        reported = reported || message.at(1).toString() ==
+                                   QStringLiteral("Data catalog named_columns.txt: ") + stated;
+    QVERIFY(reported);
 }
 
 TPACF_TEST_MAIN(TestStudio)

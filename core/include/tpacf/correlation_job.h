@@ -138,7 +138,10 @@ public:
     /// backend that cannot count by region, Auto falls back to the CPU with a notice; a jackknife
     /// whose estimateJackknifeMemory exceeds checkJackknifeMemory's limit, before any counting),
     /// BackendUnavailable; a cancel request gives status Cancelled with no counts. Partial
-    /// results in progress reports carry no jackknife fields.
+    /// results in progress reports carry no jackknife fields. With params.reuse: ConfigError
+    /// for other bins, an RR_i whose catalogs are not in the store, other jackknife regions, a
+    /// store of some shares only; only the counts the store lacks are counted (progress totals
+    /// are theirs), the others are merged in.
     CorrelationResult run(const ProgressCallback& onProgress = {},
                           const std::atomic<bool>* cancelRequested = nullptr);
 

@@ -71,13 +71,14 @@ struct CountStore {
     // The bins, as they were counted: compared bit for bit on the c² thresholds.
     std::string binsDescription; ///< BinSpec::describe()
     AngleUnit unit = AngleUnit::Arcminute;
-    std::vector<double> edges;        ///< in `unit`
-    std::vector<double> chord2Edges;  ///< Binning::chord2Edges()
-    std::size_t regionCount = 0;      ///< jackknife K; 0 without
+    std::vector<double> edges;       ///< in `unit`
+    std::vector<double> chord2Edges; ///< Binning::chord2Edges()
+    std::size_t regionCount = 0;     ///< jackknife K; 0 without
     // How the counts were made: shares of one batch add up only on the same backend's work list.
     std::string backend;
     Precision precision = Precision::Double;
     CullingMode culling = CullingMode::Auto;
+    bool culled = false; ///< the counts visited only the cell pairs within reach of the bins
     /// The work shares held: parts sharesHeld (0-based, ascending) of shareParts.
     std::uint32_t shareParts = 1;
     std::vector<std::uint32_t> sharesHeld{0};
@@ -125,7 +126,8 @@ CountStore combineCountStores(std::span<const CountStore> stores);
 // Count files (core/src/io/count_file.cpp).
 
 /// Throws ConfigError unless `path` names a count file format this build writes and reads:
-/// JSON (".json", or any name not ending in ".fits"/".fit"/".fits.gz").
+/// JSON (any name not ending in ".fits", ".fit", ".fts" or ".fits.gz": FITS count files are
+/// not written by this build).
 void requireCountFileFormat(const std::string& path);
 /// The store as JSON: a "format"/"version" header, bins, catalogs, counts (integers; weighted
 /// sums with 17 significant digits, so they read back bit for bit).

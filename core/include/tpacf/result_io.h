@@ -18,6 +18,14 @@ void writeResultCsv(std::ostream& out, const CorrelationResult& result);
 /// Writes to a file; throws InputError naming the path when it cannot be written.
 void writeResultCsvFile(const std::string& path, const CorrelationResult& result);
 
+/// Whether this build writes FITS tables (built with cfitsio).
+bool fitsOutputSupported() noexcept;
+/// The table of writeResultCsv as a FITS binary table (extension WTHETA; TUNIT for θ; counts as
+/// 64-bit integers) whose header holds the same metadata as keywords (long values continued;
+/// the original key in each keyword's comment) and the conventions as COMMENT cards. Written
+/// through a temporary and renamed. Throws ConfigError where fitsOutputSupported() is false.
+void writeResultFitsFile(const std::string& path, const CorrelationResult& result);
+
 /// The same content as JSON ("culling": {"used": "on"|"off", "requested": "auto"|"on"|"off"}),
 /// with per-set raw counts; "w_err" and "jackknife" (regions, per-
 /// region sizes, warnings, covariance rows, the leave-one-out samples) are null without jackknife.
@@ -48,7 +56,7 @@ struct CountSummary {
     double elapsedSeconds = 0;
     CullingMode cullingRequested = CullingMode::Auto;
     bool culled = false; // PairCounter::lastBatchCulled() of the count
-    WeightedCounts weighted; // empty: unweighted
+    WeightedCounts weighted{}; // empty: unweighted
 };
 void writeCountsCsv(std::ostream& out, const CountSummary& summary);
 

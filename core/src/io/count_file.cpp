@@ -2,6 +2,7 @@
 // significant digits, so that everything reads back bit for bit.
 #include "tpacf/count_store.h"
 #include "tpacf/errors.h"
+#include "tpacf/jackknife.h"
 #include "tpacf/output_file.h"
 #include "tpacf/version.h"
 
@@ -39,11 +40,21 @@ std::string jsonString(std::string_view text) {
     std::string result = "\"";
     for (const char c : text) {
         switch (c) {
-        case '"': result += "\\\""; break;
-        case '\\': result += "\\\\"; break;
-        case '\n': result += "\\n"; break;
-        case '\t': result += "\\t"; break;
-        case '\r': result += "\\r"; break;
+        case '"':
+            result += "\\\"";
+            break;
+        case '\\':
+            result += "\\\\";
+            break;
+        case '\n':
+            result += "\\n";
+            break;
+        case '\t':
+            result += "\\t";
+            break;
+        case '\r':
+            result += "\\r";
+            break;
         default:
             if (static_cast<unsigned char>(c) < 0x20) {
                 char escaped[8];
@@ -92,6 +103,9 @@ struct JsonValue {
     bool boolean = false;
     std::string text; // a number's literal or a string's value
     std::vector<JsonValue> items;
+    /// A list of numbers (the counts) keeps their literals only, pointing into the document: a
+    /// count file of 10^7 numbers then costs 16 bytes per number, not a JsonValue each.
+    std::vector<std::string_view> numbers;
     std::vector<std::pair<std::string, JsonValue>> members;
 
     const JsonValue* member(std::string_view key) const {
@@ -178,6 +192,21 @@ private:
                 ++m_pos;
                 return value;
             }
+            if (m_pos < m_text.size() && startsNumber(m_text[m_pos])) {
+                for (;;) {
+                    skipSpace();
+                    if (m_pos >= m_text.size() || !startsNumber(m_text[m_pos]))
+                        fail("a list of numbers holds something else");
+                    value.numbers.push_back(numberLiteral());
+                    skipSpace();
+                    if (m_pos < m_text.size() && m_text[m_pos] == ',') {
+                        ++m_pos;
+                        continue;
+                    }
+                    expect(']');
+                    return value;
+                }
+            }
             for (;;) {
                 value.items.push_back(parseValue(depth + 1));
                 skipSpace();
@@ -201,16 +230,22 @@ private:
             value.boolean = m_text[m_pos - 4] == 't';
             return value;
         }
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            const std::size_t start = m_pos;
-            while (m_pos < m_text.size() &&
-                   std::string_view("+-.eE0123456789").find(m_text[m_pos]) != std::string_view::npos)
-                ++m_pos;
+        if (startsNumber(c)) {
             value.kind = JsonValue::Kind::Number;
-            value.text = std::string(m_text.substr(start, m_pos - start));
+            value.text = std::string(numberLiteral());
             return value;
         }
         fail(std::string("unexpected character '") + c + "'");
+    }
+
+    static bool startsNumber(char c) noexcept { return c == '-' || (c >= '0' && c <= '9'); }
+
+    std::string_view numberLiteral() {
+        const std::size_t start = m_pos;
+        while (m_pos < m_text.size() &&
+               std::string_view("+-.eE0123456789").find(m_text[m_pos]) != std::string_view::npos)
+            ++m_pos;
+        return m_text.substr(start, m_pos - start);
     }
 
     bool literal(std::string_view word) {
@@ -237,14 +272,30 @@ private:
                 break;
             const char escaped = m_text[m_pos++];
             switch (escaped) {
-            case '"': result += '"'; break;
-            case '\\': result += '\\'; break;
-            case '/': result += '/'; break;
-            case 'n': result += '\n'; break;
-            case 't': result += '\t'; break;
-            case 'r': result += '\r'; break;
-            case 'b': result += '\b'; break;
-            case 'f': result += '\f'; break;
+            case '"':
+                result += '"';
+                break;
+            case '\\':
+                result += '\\';
+                break;
+            case '/':
+                result += '/';
+                break;
+            case 'n':
+                result += '\n';
+                break;
+            case 't':
+                result += '\t';
+                break;
+            case 'r':
+                result += '\r';
+                break;
+            case 'b':
+                result += '\b';
+                break;
+            case 'f':
+                result += '\f';
+                break;
             case 'u': {
                 if (m_pos + 4 > m_text.size())
                     fail("a bad \\u escape");
@@ -267,7 +318,8 @@ private:
                 }
                 break;
             }
-            default: fail("a bad escape in a string");
+            default:
+                fail("a bad escape in a string");
             }
         }
         fail("a string without its closing quote");
@@ -311,27 +363,27 @@ public:
         return value.boolean;
     }
 
+    template <typename Number>
+    static std::optional<Number> parseLiteral(std::string_view literal) noexcept {
+        Number result{};
+        const char* end = literal.data() + literal.size();
+        const auto [stop, error] = std::from_chars(literal.data(), end, result);
+        if (error == std::errc() && stop == end)
+            return result;
+        return std::nullopt;
+    }
+
     std::uint64_t integer(const JsonValue& value, std::string_view what) const {
-        std::uint64_t result = 0;
-        if (value.kind == JsonValue::Kind::Number) {
-            const char* begin = value.text.data();
-            const char* end = begin + value.text.size();
-            const auto [stop, error] = std::from_chars(begin, end, result);
-            if (error == std::errc() && stop == end)
-                return result;
-        }
+        if (value.kind == JsonValue::Kind::Number)
+            if (const auto result = parseLiteral<std::uint64_t>(value.text))
+                return *result;
         fail(value, std::string(what) + " is not a non-negative integer");
     }
 
     double number(const JsonValue& value, std::string_view what) const {
-        double result = 0;
-        if (value.kind == JsonValue::Kind::Number) {
-            const char* begin = value.text.data();
-            const char* end = begin + value.text.size();
-            const auto [stop, error] = std::from_chars(begin, end, result);
-            if (error == std::errc() && stop == end)
-                return result;
-        }
+        if (value.kind == JsonValue::Kind::Number)
+            if (const auto result = parseLiteral<double>(value.text))
+                return *result;
         fail(value, std::string(what) + " is not a number");
     }
 
@@ -339,27 +391,46 @@ public:
                                         std::optional<std::size_t> size = std::nullopt) const {
         if (value.kind != JsonValue::Kind::Array)
             fail(value, std::string(what) + " is not a list");
-        if (size && value.items.size() != *size)
-            fail(value, std::string(what) + " holds " + std::to_string(value.items.size()) +
-                            " values where " + std::to_string(*size) + " belong");
+        const std::size_t held = value.items.size() + value.numbers.size();
+        if (size && held != *size)
+            fail(value, std::string(what) + " holds " + std::to_string(held) + " values where " +
+                            std::to_string(*size) + " belong");
+        if (!value.numbers.empty())
+            fail(value, std::string(what) + " holds numbers where objects belong");
         return value.items;
+    }
+
+    template <typename Number>
+    std::vector<Number> numbers(const JsonValue& value, std::string_view what,
+                                std::optional<std::size_t> size, const char* kind) const {
+        if (value.kind != JsonValue::Kind::Array)
+            fail(value, std::string(what) + " is not a list");
+        if (size && value.numbers.size() + value.items.size() != *size)
+            fail(value, std::string(what) + " holds " +
+                            std::to_string(value.numbers.size() + value.items.size()) +
+                            " values where " + std::to_string(*size) + " belong");
+        if (!value.items.empty())
+            fail(value, std::string(what) + " holds something else than numbers");
+        std::vector<Number> result;
+        result.reserve(value.numbers.size());
+        for (const std::string_view literal : value.numbers) {
+            const auto parsed = parseLiteral<Number>(literal);
+            if (!parsed)
+                fail(value, std::string(what) + " holds " + std::string(literal.substr(0, 40)) +
+                                ", not " + kind);
+            result.push_back(*parsed);
+        }
+        return result;
     }
 
     std::vector<std::uint64_t> integers(const JsonValue& value, std::string_view what,
                                         std::size_t size) const {
-        std::vector<std::uint64_t> result;
-        result.reserve(size);
-        for (const JsonValue& item : array(value, what, size))
-            result.push_back(integer(item, what));
-        return result;
+        return numbers<std::uint64_t>(value, what, size, "a non-negative integer");
     }
 
     std::vector<double> doubles(const JsonValue& value, std::string_view what,
                                 std::optional<std::size_t> size) const {
-        std::vector<double> result;
-        for (const JsonValue& item : array(value, what, size))
-            result.push_back(number(item, what));
-        return result;
+        return numbers<double>(value, what, size, "a number");
     }
 
     Fingerprint fingerprint(const JsonValue& value, std::string_view what) const {
@@ -397,13 +468,17 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
         read.fail(unitValue, "bins.unit is not an angle unit");
     store.unit = *unit;
     store.edges = read.doubles(read.member(bins, "edges"), "bins.edges", std::nullopt);
-    if (store.edges.size() < 2)
-        read.fail(bins, "bins.edges holds fewer than 2 edges");
+    if (store.edges.size() < 2 || store.edges.size() > kMaxBinCount + 1)
+        read.fail(bins, "bins.edges holds " + std::to_string(store.edges.size()) +
+                            " edges (2 to " + std::to_string(kMaxBinCount + 1) + " belong)");
     store.chord2Edges =
         read.doubles(read.member(bins, "chord2_edges"), "bins.chord2_edges", store.edges.size());
     const std::size_t binCount = store.edges.size() - 1;
-    store.regionCount = read.integer(read.member(document, "jackknife_regions"),
-                                     "jackknife_regions");
+    const JsonValue& regionsValue = read.member(document, "jackknife_regions");
+    store.regionCount = read.integer(regionsValue, "jackknife_regions");
+    if (store.regionCount == 1 || store.regionCount > std::size_t(kMaxJackknifeRegions))
+        read.fail(regionsValue, "jackknife_regions is " + std::to_string(store.regionCount) +
+                                    " (0, or 2 to " + std::to_string(kMaxJackknifeRegions) + ")");
 
     const JsonValue& countedBy = read.member(document, "counted_by");
     store.backend = read.string(read.member(countedBy, "backend"), "counted_by.backend");
@@ -417,6 +492,7 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
     if (!culling)
         read.fail(cullingValue, "counted_by.culling is not auto, on or off");
     store.culling = *culling;
+    store.culled = read.boolean(read.member(countedBy, "culled"), "counted_by.culled");
 
     const JsonValue& shares = read.member(document, "shares");
     const JsonValue& partsValue = read.member(shares, "parts");
@@ -426,14 +502,14 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
     store.shareParts = static_cast<std::uint32_t>(parts);
     store.sharesHeld.clear();
     const JsonValue& heldValue = read.member(shares, "held");
-    for (const JsonValue& item : read.array(heldValue, "shares.held")) {
-        const std::uint64_t part = read.integer(item, "shares.held");
+    for (const std::uint64_t part :
+         read.integers(heldValue, "shares.held", heldValue.numbers.size())) {
         if (part < 1 || part > parts)
-            read.fail(item, "shares.held names part " + std::to_string(part) + " of " +
-                                std::to_string(parts));
+            read.fail(heldValue, "shares.held names part " + std::to_string(part) + " of " +
+                                     std::to_string(parts));
         const auto share = static_cast<std::uint32_t>(part - 1);
         if (!store.sharesHeld.empty() && store.sharesHeld.back() >= share)
-            read.fail(item, "shares.held is not in ascending order without repeats");
+            read.fail(heldValue, "shares.held is not in ascending order without repeats");
         store.sharesHeld.push_back(share);
     }
     if (store.sharesHeld.empty())
@@ -442,7 +518,8 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
     for (const JsonValue& item : read.array(read.member(document, "catalogs"), "catalogs")) {
         CountCatalog catalog;
         catalog.name = read.string(read.member(item, "name"), "catalogs.name");
-        catalog.content = read.fingerprint(read.member(item, "fingerprint"), "catalogs.fingerprint");
+        catalog.content =
+            read.fingerprint(read.member(item, "fingerprint"), "catalogs.fingerprint");
         const JsonValue& regions = read.member(item, "region_fingerprint");
         if (!read.isNull(regions))
             catalog.regions = read.fingerprint(regions, "catalogs.region_fingerprint");
@@ -481,8 +558,9 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
         if (read.isNull(regions) != (store.regionCount == 0))
             read.fail(regions, store.regionCount > 0
                                    ? "count " + count.label + " has no region tallies"
-                                   : "count " + count.label + " has region tallies without "
-                                                              "jackknife regions");
+                                   : "count " + count.label +
+                                         " has region tallies without "
+                                         "jackknife regions");
         if (!read.isNull(regions)) {
             RegionPairCounts tallies;
             tallies.regionCount = store.regionCount;
@@ -536,7 +614,8 @@ void writeCountStoreJson(std::ostream& out, const CountStore& store) {
     out << "  \"jackknife_regions\": " << store.regionCount << ",\n";
     out << "  \"counted_by\": {\"backend\": " << jsonString(store.backend)
         << ", \"precision\": " << jsonString(precisionName(store.precision))
-        << ", \"culling\": " << jsonString(cullingModeName(store.culling)) << "},\n";
+        << ", \"culling\": " << jsonString(cullingModeName(store.culling))
+        << ", \"culled\": " << (store.culled ? "true" : "false") << "},\n";
     out << "  \"shares\": {\"parts\": " << store.shareParts << ", \"held\": [";
     for (std::size_t i = 0; i < store.sharesHeld.size(); ++i)
         out << (i ? ", " : "") << store.sharesHeld[i] + 1;

@@ -1,6 +1,6 @@
 #include "tpacf/result_io.h"
 
-#include "io/ecsv_header.h"
+#include "io/table.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/output_file.h"
@@ -125,6 +125,8 @@ std::string precisionConvention(Precision precision) {
 // The lines both the result CSV and JSON carry, as (key, value).
 using io::EcsvColumn;
 using io::Metadata;
+using io::Table;
+using io::TableColumn;
 
 // "name N=5000", with the weight sums of a weighted catalog: "name N=5000 sum_w=4812.3
 // sum_w2=4790.1".
@@ -180,6 +182,8 @@ Metadata resultMetadata(const CorrelationResult& result) {
         lines.emplace_back("notice", oneLine(result.backendNotice));
     for (const std::string& note : result.notes)
         lines.emplace_back("note", oneLine(note));
+    for (const std::string& reused : result.reusedCounts)
+        lines.emplace_back("reused", oneLine(reused));
     if (result.hasJackknife()) {
         lines.emplace_back("jackknife", std::to_string(result.jackknifeRegions.count) +
                                             " regions, " + oneLine(result.jackknifeRegions.method));
@@ -248,15 +252,6 @@ std::vector<std::string> resultConventions(const CorrelationResult& result) {
     if (result.hasJackknife())
         conventions.emplace_back(kJackknifeConvention);
     return conventions;
-}
-
-// The ECSV header, then the header row of the CSV part.
-void writeTableHeader(std::ostream& out, const std::vector<EcsvColumn>& columns,
-                      const Metadata& metadata, const std::vector<std::string>& conventions) {
-    io::writeEcsvHeader(out, columns, metadata, conventions);
-    for (std::size_t c = 0; c < columns.size(); ++c)
-        out << (c ? "," : "") << columns[c].name;
-    out << '\n';
 }
 
 std::string unitName(AngleUnit unit) {
@@ -353,35 +348,33 @@ std::vector<std::string_view> splitFields(std::string_view line) {
 // weighted sums of a weighted result, the normalised counts, w, and w_err with jackknife. An
 // unweighted auto result has the columns it always had; RD appears only in cross mode. A
 // result without counts (cancelled: rows == 0) has every list empty and writes the header alone.
-struct CsvColumn {
-    EcsvColumn header;
-    std::function<std::string(std::size_t)> value;
-};
-
-std::vector<CsvColumn> resultColumns(const CorrelationResult& result, std::size_t rows) {
-    std::vector<CsvColumn> columns;
+Table resultTable(const CorrelationResult& result) {
+    const std::size_t rows = checkedRowCount(result);
+    Table table;
+    table.rows = rows;
+    table.metadata = resultMetadata(result);
+    table.conventions = resultConventions(result);
+    auto& columns = table.columns;
     const auto integers = [&](std::string name, std::vector<std::uint64_t> values) {
         requireSize(values.size(), rows, name.c_str());
-        columns.push_back({{std::move(name), "", "uint64"},
-                           [values = std::move(values)](std::size_t bin) {
-                               return std::to_string(values[bin]);
-                           }});
+        columns.push_back({{std::move(name), "", "uint64"}, std::move(values), {}});
     };
-    const auto doubles = [&](std::string name, std::vector<double> values) {
+    const auto doubles = [&](std::string name, std::vector<double> values,
+                             std::string unit = "") {
         requireSize(values.size(), rows, name.c_str());
-        columns.push_back({{std::move(name), "", "float64"},
-                           [values = std::move(values)](std::size_t bin) {
-                               return formatDouble(values[bin]);
-                           }});
+        columns.push_back({{std::move(name), std::move(unit), "float64"}, {}, std::move(values)});
     };
     const bool cross = result.isCross();
     const std::string unit = unitName(result.bins.unit);
-    columns.push_back({{"theta_lo", unit, "float64"},
-                       [&](std::size_t bin) { return formatDouble(result.edges[bin]); }});
-    columns.push_back({{"theta_hi", unit, "float64"},
-                       [&](std::size_t bin) { return formatDouble(result.edges[bin + 1]); }});
-    columns.push_back({{"theta_mid", unit, "float64"},
-                       [&](std::size_t bin) { return formatDouble(result.centres[bin]); }});
+    const bool hasRows = rows > 0;
+    const auto edges = [&](std::size_t first) {
+        return hasRows ? std::vector<double>(result.edges.begin() + first,
+                                             result.edges.begin() + first + rows)
+                       : std::vector<double>();
+    };
+    doubles("theta_lo", edges(0), unit);
+    doubles("theta_hi", edges(1), unit);
+    doubles("theta_mid", hasRows ? result.centres : std::vector<double>(), unit);
     integers("DD", result.raw.dd);
     integers("DR", result.drSummed());
     if (cross)
@@ -403,23 +396,21 @@ std::vector<CsvColumn> resultColumns(const CorrelationResult& result, std::size_
     // w_err only with jackknife, so readers of the plain table see the columns they always did.
     if (result.hasJackknife())
         doubles("w_err", result.wError);
-    return columns;
+    return table;
 }
 
 } // namespace
 
 void writeResultCsv(std::ostream& out, const CorrelationResult& result) {
-    const std::size_t rows = checkedRowCount(result);
-    const std::vector<CsvColumn> columns = resultColumns(result, rows);
-    std::vector<EcsvColumn> headers;
-    for (const CsvColumn& column : columns)
-        headers.push_back(column.header);
-    writeTableHeader(out, headers, resultMetadata(result), resultConventions(result));
-    for (std::size_t bin = 0; bin < rows; ++bin) {
-        for (std::size_t c = 0; c < columns.size(); ++c)
-            out << (c ? "," : "") << columns[c].value(bin);
-        out << '\n';
-    }
+    io::writeEcsvTable(out, resultTable(result));
+}
+
+bool fitsOutputSupported() noexcept {
+    return io::fitsTablesSupported();
+}
+
+void writeResultFitsFile(const std::string& path, const CorrelationResult& result) {
+    io::writeFitsTable(path, resultTable(result), "WTHETA");
 }
 
 void writeResultCsvFile(const std::string& path, const CorrelationResult& result) {
@@ -632,17 +623,22 @@ void writeCovarianceCsv(std::ostream& out, const CorrelationResult& result) {
         "w_err^2",
         thetaConvention(result.bins.unit, result.bins.scale),
     };
-    std::vector<EcsvColumn> columns{{"bin", "", "int64"},
-                                    {"theta_mid", unitName(result.bins.unit), "float64"}};
-    for (std::size_t j = 0; j < bins; ++j)
-        columns.push_back({"cov_" + std::to_string(j), "", "float64"});
-    writeTableHeader(out, columns, metadata, conventions);
-    for (std::size_t i = 0; i < bins; ++i) {
-        out << std::to_string(i) << ',' << formatDouble(result.centres[i]);
-        for (std::size_t j = 0; j < bins; ++j)
-            out << ',' << formatDouble(result.covariance[i * bins + j]);
-        out << '\n';
+    Table table;
+    table.rows = bins;
+    table.metadata = std::move(metadata);
+    table.conventions = std::move(conventions);
+    std::vector<double> index(bins), centres(result.centres.begin(), result.centres.end());
+    for (std::size_t i = 0; i < bins; ++i)
+        index[i] = static_cast<double>(i);
+    table.columns.push_back({{"bin", "", "int64"}, {}, std::move(index)});
+    table.columns.push_back({{"theta_mid", unitName(result.bins.unit), "float64"}, {}, centres});
+    for (std::size_t j = 0; j < bins; ++j) {
+        std::vector<double> column(bins);
+        for (std::size_t i = 0; i < bins; ++i)
+            column[i] = result.covariance[i * bins + j];
+        table.columns.push_back({{"cov_" + std::to_string(j), "", "float64"}, {}, std::move(column)});
     }
+    io::writeEcsvTable(out, table);
 }
 
 void writeCovarianceCsv(const std::string& path, const CorrelationResult& result) {
@@ -702,23 +698,22 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
         conventions.emplace_back("weighted is the sum of w_i*w_j over the same pairs, in double (a "
                                  "catalog without weights counts 1 per point)");
     const std::string unit = unitName(binning.unit());
-    std::vector<EcsvColumn> columns{{"theta_lo", unit, "float64"},
-                                    {"theta_hi", unit, "float64"},
-                                    {"theta_mid", unit, "float64"},
-                                    {"count", "", "uint64"}};
-    if (weighted)
-        columns.push_back({"weighted", "", "float64"});
-    writeTableHeader(out, columns, metadata, conventions);
-
     const auto edges = binning.edges();
     const auto centres = binning.centres();
-    for (std::size_t bin = 0; bin < bins; ++bin) {
-        out << formatDouble(edges[bin]) << ',' << formatDouble(edges[bin + 1]) << ','
-            << formatDouble(centres[bin]) << ',' << std::to_string(summary.counts[bin]);
-        if (weighted)
-            out << ',' << formatDouble(summary.weighted[bin]);
-        out << '\n';
-    }
+    Table table;
+    table.rows = bins;
+    table.metadata = std::move(metadata);
+    table.conventions = std::move(conventions);
+    table.columns.push_back(
+        {{"theta_lo", unit, "float64"}, {}, std::vector<double>(edges.begin(), edges.end() - 1)});
+    table.columns.push_back(
+        {{"theta_hi", unit, "float64"}, {}, std::vector<double>(edges.begin() + 1, edges.end())});
+    table.columns.push_back(
+        {{"theta_mid", unit, "float64"}, {}, std::vector<double>(centres.begin(), centres.end())});
+    table.columns.push_back({{"count", "", "uint64"}, summary.counts, {}});
+    if (weighted)
+        table.columns.push_back({{"weighted", "", "float64"}, {}, summary.weighted});
+    io::writeEcsvTable(out, table);
 }
 
 ResultTable readResultCsv(const std::string& path) {

@@ -143,7 +143,8 @@ ReusePlan planReuse(const CountStore* store, const job::JobCatalogs& catalogs,
                      {std::optional<std::size_t>(layout[t].first), layout[t].second})
                     if (index && !store->findCatalog(keys[*index].content))
                         throw ConfigError(roleOf(catalogs, *index) +
-                                          ": its content differs from every catalog in " +
+                                          ": its content (coordinates and weights as read) "
+                                          "differs from every catalog in " +
                                           source + ", so " + labels[t] +
                                           " cannot be reused (give the random catalogs that "
                                           "counted them, or run without --reuse-counts)");
@@ -401,13 +402,19 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     header.raw.weighted = counted.weighted();
 
     if (!plan.reusedLabels.empty()) {
+        const CountStore& reuse = *m_params.reuse;
+        if (reuse.precision != header.precision || reuse.backend != header.backendName)
+            header.notes.push_back(
+                "the reused counts were made by the " + reuse.backend + " backend in " +
+                std::string(precisionName(reuse.precision)) + " precision, this run's by the " +
+                header.backendName + " backend in " +
+                std::string(precisionName(header.precision)) + " precision");
         header.reusedCounts.push_back(joinLabels(plan.reusedLabels) + " from " +
                                       m_params.reuse->sourceName());
         if (!plan.countedLabels.empty())
             header.notes.push_back("counted afresh: " + joinLabels(plan.countedLabels) +
                                    " (their catalogs differ from those in " +
-                                   m_params.reuse->sourceName() + "); reused: " +
-                                   joinLabels(plan.reusedLabels));
+                                   m_params.reuse->sourceName() + ")");
     }
 
     // One batch so the backend can schedule DD, every DR_i, RD_i and RR_i together; counts
@@ -419,6 +426,18 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     const auto storedCounts = [&](std::size_t t) -> const StoredCount& {
         return *plan.stored[t]->count;
     };
+
+    // Auto culling is decided on the whole batch: counting the rest of a batch whose other
+    // counts are reused decides as the whole batch would, so the counts are made alike.
+    if (!plan.reusedLabels.empty() && !batch.empty() &&
+        backend.counter->culling() == CullingMode::Auto) {
+        std::uint64_t pairTotal = 0;
+        for (const CountTask& task : tasks)
+            pairTotal += task.pairTotal();
+        backend.counter->setCulling(chooseCulling(CullingMode::Auto, binning.maxDegrees(), pairTotal)
+                                        ? CullingMode::On
+                                        : CullingMode::Off);
+    }
 
     CountControl control;
     control.cancelRequested = cancelRequested;
@@ -511,7 +530,9 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                 if (plan.stored[t])
                     taskCounts[t] = storedCounts(t).counts;
         }
-        result.culled = !batch.empty() && backend.counter->lastBatchCulled();
+        // Counts all taken from the store: culled as they were counted.
+        result.culled = batch.empty() ? (m_params.reuse && m_params.reuse->culled)
+                                      : backend.counter->lastBatchCulled();
     } catch (const Cancelled&) {
         result.status = JobStatus::Cancelled;
         result.elapsedSeconds = secondsSince(start);
@@ -524,6 +545,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
         store->backend = header.backendName;
         store->precision = header.precision;
         store->culling = m_params.backend.culling;
+        store->culled = result.culled;
         store->shareParts = m_params.share.parts;
         store->sharesHeld = {m_params.share.part};
         std::vector<std::size_t> index;

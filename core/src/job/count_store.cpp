@@ -20,15 +20,16 @@ public:
     void add(std::uint64_t word) noexcept {
         m_first = std::rotl(m_first ^ (word * 0x87c37b91114253d5ULL), 31) * 0x9e3779b97f4a7c15ULL +
                   0x52dce729ULL;
-        m_second = std::rotl(m_second ^ (word * 0x4cf5ad432745937fULL), 27) *
-                       0xc2b2ae3d27d4eb4fULL +
-                   0x38495ab5ULL;
+        m_second =
+            std::rotl(m_second ^ (word * 0x4cf5ad432745937fULL), 27) * 0xc2b2ae3d27d4eb4fULL +
+            0x38495ab5ULL;
         ++m_words;
     }
     void add(double value) noexcept { add(std::bit_cast<std::uint64_t>(value)); }
 
     Fingerprint finish() const noexcept {
-        std::uint64_t first = m_first ^ m_words, second = m_second ^ (m_words * 0xff51afd7ed558ccdULL);
+        std::uint64_t first = m_first ^ m_words,
+                      second = m_second ^ (m_words * 0xff51afd7ed558ccdULL);
         first += second;
         second += first;
         first = mix(first);
@@ -66,8 +67,13 @@ bool sameCatalog(const CountCatalog& a, const CountCatalog& b) noexcept {
     return a.content == b.content && a.regions == b.regions;
 }
 
-template <typename Value>
-void addInto(std::vector<Value>& sum, const std::vector<Value>& part) {
+// Bit for bit (memcmp may not be given the null pointer of an empty vector).
+bool sameBits(std::span<const double> a, std::span<const double> b) noexcept {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+template <typename Value> void addInto(std::vector<Value>& sum, const std::vector<Value>& part) {
     for (std::size_t i = 0; i < sum.size() && i < part.size(); ++i)
         sum[i] += part[i];
 }
@@ -216,16 +222,13 @@ void CountStore::setBins(const Binning& binning) {
 }
 
 void CountStore::requireBins(const Binning& binning) const {
-    const auto thresholds = binning.chord2Edges();
-    const bool same =
-        thresholds.size() == chord2Edges.size() &&
-        std::memcmp(thresholds.data(), chord2Edges.data(), thresholds.size() * sizeof(double)) == 0;
-    if (!same)
+    if (!sameBits(binning.chord2Edges(), chord2Edges))
         throw ConfigError("the bins differ from those of the counts in " + sourceName() +
-                          ": this run has " + binning.spec().describe() + " (" +
-                          std::to_string(binning.count()) + " bins), the file " + binsDescription +
-                          " (" + std::to_string(chord2Edges.empty() ? 0 : chord2Edges.size() - 1) +
-                          " bins)");
+                          ": this run has " + binning.spec().describe() + ", the file " +
+                          binsDescription +
+                          (binning.spec().describe() == binsDescription
+                               ? " (their c^2 thresholds differ in the last bits)"
+                               : ""));
 }
 
 CountStore combineCountStores(std::span<const CountStore> stores) {
@@ -240,26 +243,22 @@ CountStore combineCountStores(std::span<const CountStore> stores) {
     };
     for (std::size_t s = 1; s < stores.size(); ++s) {
         const CountStore& store = stores[s];
-        if (store.chord2Edges.size() != first.chord2Edges.size() ||
-            std::memcmp(store.chord2Edges.data(), first.chord2Edges.data(),
-                        first.chord2Edges.size() * sizeof(double)) != 0)
+        if (!sameBits(store.chord2Edges, first.chord2Edges))
             fail(store, "the bins differ (" + store.binsDescription + " and " +
                             first.binsDescription + ")");
         if (store.shareParts != first.shareParts)
             fail(store, "they are shares of a different split (" + store.describeShares() +
                             " and " + first.describeShares() + ")");
         if (store.regionCount != first.regionCount)
-            fail(store, "the jackknife region counts differ (" +
-                            std::to_string(store.regionCount) + " and " +
-                            std::to_string(first.regionCount) + ")");
+            fail(store, "the jackknife region counts differ (" + std::to_string(store.regionCount) +
+                            " and " + std::to_string(first.regionCount) + ")");
         if (store.backend != first.backend || store.precision != first.precision ||
             store.culling != first.culling)
             fail(store, "shares add up only when counted alike, and they were counted by " +
                             store.backend + " (" + std::string(precisionName(store.precision)) +
-                            ", culling " + std::string(cullingModeName(store.culling)) +
-                            ") and " + first.backend + " (" +
-                            std::string(precisionName(first.precision)) + ", culling " +
-                            std::string(cullingModeName(first.culling)) + ")");
+                            ", culling " + std::string(cullingModeName(store.culling)) + ") and " +
+                            first.backend + " (" + std::string(precisionName(first.precision)) +
+                            ", culling " + std::string(cullingModeName(first.culling)) + ")");
         bool sameCatalogs = store.catalogs.size() == first.catalogs.size();
         for (std::size_t c = 0; sameCatalogs && c < first.catalogs.size(); ++c)
             sameCatalogs = sameCatalog(store.catalogs[c], first.catalogs[c]);

@@ -1,8 +1,52 @@
-#include "io/ecsv_header.h"
+#include "io/table.h"
+
+#include "tpacf/errors.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
 
 namespace tpacf::io {
+
+std::string TableColumn::text(std::size_t row) const {
+    if (header.datatype == "uint64")
+        return std::to_string(integers[row]);
+    const double value = doubles[row];
+    if (std::isnan(value))
+        return "nan";
+    if (std::isinf(value))
+        return value > 0 ? "inf" : "-inf";
+    // Shortest form that reads back to the same double; never a locale's digit grouping.
+    std::array<char, 32> buffer{};
+    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+    return std::string(buffer.data(), result.ptr);
+}
+
+void writeEcsvTable(std::ostream& out, const Table& table) {
+    std::vector<EcsvColumn> headers;
+    for (const TableColumn& column : table.columns)
+        headers.push_back(column.header);
+    writeEcsvHeader(out, headers, table.metadata, table.conventions);
+    for (std::size_t c = 0; c < table.columns.size(); ++c)
+        out << (c ? "," : "") << table.columns[c].header.name;
+    out << '\n';
+    for (std::size_t row = 0; row < table.rows; ++row) {
+        for (std::size_t c = 0; c < table.columns.size(); ++c)
+            out << (c ? "," : "") << table.columns[c].text(row);
+        out << '\n';
+    }
+}
+
+#ifndef TPACF_HAVE_CFITSIO
+bool fitsTablesSupported() noexcept {
+    return false;
+}
+
+void writeFitsTable(const std::string&, const Table&, const std::string&) {
+    throw ConfigError("this build writes no FITS tables (built without cfitsio); write CSV");
+}
+#endif
 
 std::string yamlQuoted(std::string_view text) {
     std::string quoted = "'";

@@ -1,0 +1,94 @@
+// tpacf combine: adds count files of disjoint work (the shares of one batch, from
+// tpacf run --share K/N --save-counts) into one count file.
+#include "cli/args.h"
+#include "cli/cli_main.h"
+#include "cli/context.h"
+#include "cli/file_plan.h"
+#include "cli/output.h"
+#include "tpacf/count_store.h"
+#include "tpacf/errors.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tpacf::cli {
+
+std::string combineHelp() {
+    return R"(Usage: tpacf combine PART1.counts.json PART2.counts.json ... --output total.counts.json
+
+Adds count files of disjoint work: the parts of one batch counted by
+'tpacf run ... --share K/N --save-counts partK.counts.json' (for example by the tasks of a
+job array). The parts must have the same bins, the same catalogs (by content), the same
+jackknife regions and the same backend, and be distinct parts of the same N. Raw counts and
+region tallies add exactly. A file of all N parts is whole: 'tpacf run --reuse-counts' takes
+it and computes w without counting.
+
+  --output FILE      the combined count file (JSON; never one of the parts)
+  --partial          write the sum even when parts are missing (it can be combined later
+                     with the rest); without it, missing parts are an error that names them
+  --quiet            no summary on stdout
+
+Example:
+  tpacf run --data d.txt --random r.txt --preset log5 --share 1/2 --save-counts p1.json
+  tpacf run --data d.txt --random r.txt --preset log5 --share 2/2 --save-counts p2.json
+  tpacf combine p1.json p2.json --output all.json
+  tpacf run --data d.txt --random r.txt --preset log5 --reuse-counts all.json --output w.csv
+)";
+}
+
+int combineCommand(const Context& context) {
+    // The count files are positional; the flags go through the usual parser.
+    std::vector<std::string> flags, inputs;
+    for (std::size_t i = 0; i < context.args.size(); ++i) {
+        const std::string& word = context.args[i];
+        if (word.starts_with("--")) {
+            flags.push_back(word);
+            if (word == "--output" && i + 1 < context.args.size())
+                flags.push_back(context.args[++i]);
+        } else {
+            inputs.push_back(word);
+        }
+    }
+    OptionSet options;
+    options.addValue("--output").addSwitch("--partial").addSwitch("--quiet");
+    const ParsedArgs args = parseArgs("combine", options, flags);
+    const std::string outputPath = args.required("--output");
+    if (inputs.empty())
+        args.fail("name the count files to combine (at least one)");
+    try {
+        requireCountFileFormat(outputPath);
+    } catch (const ConfigError& error) {
+        args.fail(std::string("--output: ") + error.what());
+    }
+
+    FilePlan files;
+    for (const std::string& input : inputs)
+        files.input("count file", input);
+    files.output("--output", outputPath);
+    files.check();
+
+    std::vector<CountStore> stores;
+    for (const std::string& input : inputs)
+        stores.push_back(readCountFile(input));
+    CountStore total = combineCountStores(stores);
+    if (!total.whole() && !args.has("--partial")) {
+        std::string missing;
+        for (const std::uint32_t part : total.missingShares())
+            missing += (missing.empty() ? "" : ", ") + std::to_string(part + 1);
+        throw ConfigError("the count files hold " + total.describeShares() + ": part" +
+                          (total.missingShares().size() == 1 ? " " : "s ") + missing +
+                          " missing (add them, or --partial to write an incomplete sum)");
+    }
+    writeCountFile(outputPath, total);
+    if (!args.has("--quiet"))
+        context.out << "combined " << stores.size() << " count file"
+                    << (stores.size() == 1 ? "" : "s") << " ("
+                    << (total.whole() ? "all " + std::to_string(total.shareParts) +
+                                            (total.shareParts == 1 ? " part" : " parts") + ", whole"
+                                      : total.describeShares() + ", incomplete")
+                    << ", " << total.counts.size() << " counts) into " << outputPath << '\n';
+    return 0;
+}
+
+} // namespace tpacf::cli

@@ -1,0 +1,72 @@
+#pragma once
+// Internal to the writers: a table as every writer holds it (typed columns with units, the
+// metadata and the conventions), and its two forms. ECSV 1.0 (astropy's Enhanced CSV): a YAML
+// header in '#' lines, then CSV, so astropy (Table.read), TOPCAT/STILTS and pandas
+// (comment='#') read the columns with their units and types, and people still read the
+// metadata as text. FITS: a binary table with the metadata as header keywords.
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tpacf::io {
+
+/// One column of the table: its name, unit ("" for none) and ECSV datatype ("float64",
+/// "uint64", "int64", "string").
+struct EcsvColumn {
+    std::string name;
+    std::string unit;
+    std::string datatype;
+};
+
+/// (key, value) metadata lines in order; a key given more than once becomes a list.
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+/// A column with its values: `integers` for datatype "uint64", `doubles` for "float64" or
+/// "int64" (small integers such as a bin index, exact in double).
+struct TableColumn {
+    EcsvColumn header;
+    std::vector<std::uint64_t> integers;
+    std::vector<double> doubles;
+
+    std::size_t size() const noexcept {
+        return header.datatype == "uint64" ? integers.size() : doubles.size();
+    }
+    /// The value of `row` as the CSV writes it: integers in decimal, doubles in their shortest
+    /// exact form, "nan" for NaN.
+    std::string text(std::size_t row) const;
+};
+
+struct Table {
+    std::vector<TableColumn> columns;
+    Metadata metadata;
+    std::vector<std::string> conventions;
+    std::size_t rows = 0;
+};
+
+/// The whole table as ECSV: header, header row, rows.
+void writeEcsvTable(std::ostream& out, const Table& table);
+
+/// Whether this build writes FITS tables (built with cfitsio).
+bool fitsTablesSupported() noexcept;
+/// The table as a FITS file: an empty primary HDU, then a binary table named `extname` (TTYPE,
+/// TUNIT, 'K' for uint64, 'D' for float64) whose header carries the metadata as keywords
+/// (long values continued, the original key in the comment) and the conventions as COMMENT
+/// cards. Written through a temporary and renamed, like every output. Throws InputError
+/// naming `path` on failure, ConfigError where fitsTablesSupported() is false.
+void writeFitsTable(const std::string& path, const Table& table, const std::string& extname);
+
+/// A YAML single-quoted scalar: the text between single quotes, quotes doubled, line breaks
+/// replaced by spaces (a value stays on its '#' line).
+std::string yamlQuoted(std::string_view text);
+
+/// Writes "# %ECSV 1.0", "# ---", the comma delimiter, the columns' datatypes and units, the
+/// metadata as a mapping under `meta` (values quoted, repeated keys as lists, the conventions as
+/// the list `conventions`) and the schema line, each line starting "# ". The header row and
+/// the data rows follow from the caller.
+void writeEcsvHeader(std::ostream& out, const std::vector<EcsvColumn>& columns,
+                     const Metadata& metadata, const std::vector<std::string>& conventions);
+
+} // namespace tpacf::io

@@ -1,0 +1,124 @@
+// The FITS form of a table (built with cfitsio only; table_ecsv.cpp says so otherwise).
+#include "io/table.h"
+
+#include "tpacf/errors.h"
+#include "tpacf/output_file.h"
+
+#include <fitsio.h>
+
+#include <cctype>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tpacf::io {
+
+namespace {
+
+struct FitsCloser {
+    void operator()(fitsfile* file) const noexcept {
+        int status = 0;
+        fits_close_file(file, &status);
+    }
+};
+using FitsPtr = std::unique_ptr<fitsfile, FitsCloser>;
+
+std::string statusText(int status) {
+    char text[FLEN_STATUS] = {};
+    fits_get_errstatus(status, text);
+    fits_clear_errmsg();
+    return std::string(text) + " (cfitsio status " + std::to_string(status) + ")";
+}
+
+// A FITS keyword of at most 8 characters from a metadata key ("random 1" → RANDOM1,
+// "bin count" → BINCOUNT), numbered where two keys would collide (NOTE, NOTE2).
+std::string keywordFor(const std::string& key, std::set<std::string>& used) {
+    std::string word;
+    for (const char c : key)
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            word += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (word.empty())
+        word = "META";
+    word.resize(std::min<std::size_t>(word.size(), 8));
+    std::string candidate = word;
+    for (int n = 2; used.count(candidate); ++n) {
+        const std::string suffix = std::to_string(n);
+        candidate = word.substr(0, 8 - suffix.size()) + suffix;
+    }
+    used.insert(candidate);
+    return candidate;
+}
+
+} // namespace
+
+bool fitsTablesSupported() noexcept {
+    return true;
+}
+
+void writeFitsTable(const std::string& path, const Table& table, const std::string& extname) {
+    StagedOutputFile staged(path);
+    {
+        int status = 0;
+        fitsfile* raw = nullptr;
+        // '!' replaces the empty temporary the staging created.
+        const std::string target = "!" + staged.temporaryPath();
+        fits_create_file(&raw, target.c_str(), &status);
+        FitsPtr file(raw);
+        const auto check = [&](const char* what) {
+            if (status != 0)
+                throw InputError(path, 0, 0,
+                                 std::string("cannot write the FITS table (") + what +
+                                     "): " + statusText(status));
+        };
+        check("create");
+        std::vector<std::string> names, forms, units;
+        for (const TableColumn& column : table.columns) {
+            names.push_back(column.header.name);
+            forms.push_back(column.header.datatype == "uint64" ? "1K" : "1D");
+            units.push_back(column.header.unit);
+        }
+        std::vector<char*> namePointers, formPointers, unitPointers;
+        for (std::size_t c = 0; c < names.size(); ++c) {
+            namePointers.push_back(names[c].data());
+            formPointers.push_back(forms[c].data());
+            unitPointers.push_back(units[c].data());
+        }
+        std::string name = extname;
+        fits_create_tbl(file.get(), BINARY_TBL, static_cast<LONGLONG>(table.rows),
+                        static_cast<int>(names.size()), namePointers.data(), formPointers.data(),
+                        unitPointers.data(), name.data(), &status);
+        check("table");
+        for (std::size_t c = 0; c < table.columns.size() && table.rows > 0; ++c) {
+            const TableColumn& column = table.columns[c];
+            if (column.header.datatype == "uint64") {
+                // Counts are far below 2^63: as signed 64-bit integers (TFORM K) every reader
+                // takes them without the unsigned offset convention.
+                std::vector<LONGLONG> values(column.integers.begin(), column.integers.end());
+                fits_write_col(file.get(), TLONGLONG, static_cast<int>(c + 1), 1, 1,
+                               static_cast<LONGLONG>(table.rows), values.data(), &status);
+            } else {
+                std::vector<double> values = column.doubles;
+                fits_write_col(file.get(), TDOUBLE, static_cast<int>(c + 1), 1, 1,
+                               static_cast<LONGLONG>(table.rows), values.data(), &status);
+            }
+            check("column");
+        }
+        fits_write_key_longwarn(file.get(), &status);
+        std::set<std::string> used;
+        for (const auto& [key, value] : table.metadata) {
+            std::string keyword = keywordFor(key, used);
+            std::string text = value;
+            fits_write_key_longstr(file.get(), keyword.c_str(), text.c_str(), key.c_str(),
+                                   &status);
+        }
+        for (const std::string& convention : table.conventions)
+            fits_write_comment(file.get(), convention.c_str(), &status);
+        check("header");
+        fits_close_file(file.release(), &status);
+        check("close");
+    }
+    staged.commit();
+}
+
+} // namespace tpacf::io

@@ -1,0 +1,49 @@
+"""Reads a result as ECSV and as FITS with astropy and checks that they hold the same table.
+
+Usage: compare_tables.py RESULT.csv RESULT.fits UNIT
+Exit 0 and prints "ok ROWS" when the columns, units, types and values agree; exit 1 otherwise.
+"""
+import math
+import sys
+
+from astropy.io import fits
+from astropy.table import Table
+
+
+def main(ecsv_path, fits_path, unit):
+    ecsv = Table.read(ecsv_path, format="ascii.ecsv")
+    table = Table.read(fits_path)
+    problems = []
+    if ecsv.colnames != table.colnames:
+        problems.append(f"columns differ: {ecsv.colnames} / {table.colnames}")
+    for name in ("theta_lo", "theta_hi", "theta_mid"):
+        if str(ecsv[name].unit) != unit or str(table[name].unit) != unit:
+            problems.append(f"{name}: unit {ecsv[name].unit} / {table[name].unit}, not {unit}")
+    for name in ("DD", "DR", "RR"):
+        if ecsv[name].dtype.kind != "u" or table[name].dtype.kind not in "iu":
+            problems.append(f"{name}: not integers ({ecsv[name].dtype}, {table[name].dtype})")
+    for name in ecsv.colnames:
+        if name not in table.colnames:
+            continue
+        for row, (a, b) in enumerate(zip(ecsv[name], table[name])):
+            same = (math.isnan(a) and math.isnan(b)) if isinstance(a, float) and a != a else a == b
+            if not same:
+                problems.append(f"{name} row {row}: {a!r} in ECSV, {b!r} in FITS")
+                break
+    header = fits.getheader(fits_path, 1)
+    if header.get("EXTNAME") != "WTHETA":
+        problems.append(f"EXTNAME {header.get('EXTNAME')!r}")
+    for key, fits_key in (("estimator", "ESTIMATO"), ("bins", "BINS"), ("mode", "MODE")):
+        if ecsv.meta.get(key) != header.get(fits_key):
+            problems.append(f"metadata {key}: {ecsv.meta.get(key)!r} / {header.get(fits_key)!r}")
+    if not ecsv.meta.get("conventions"):
+        problems.append("no conventions in the ECSV metadata")
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print(f"ok {len(ecsv)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:4]))
