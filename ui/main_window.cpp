@@ -703,6 +703,10 @@ void MainWindow::onRunFinished(const ResultPtr& result) {
                            QString::fromStdString(result->deviceDescription),
                            QString::fromLatin1(precisionName(result->precision)), culling,
                            QString::fromLatin1(cullingModeName(result->cullingRequested)), kind));
+    // Counts taken from the previous run's (RR when only the data or the estimator changed);
+    // the notes below say which were counted afresh.
+    for (const std::string& reused : result->reusedCounts)
+        logLine(MessageSeverity::Info, tr("Reused: %1").arg(QString::fromStdString(reused)));
     // What a reader of the result must not miss (negative weights, shared randoms): each in the
     // log and, last, in the status bar.
     for (const std::string& note : result->notes)

@@ -2,6 +2,11 @@
 
 #include "catalog_set.h"
 
+#include <tpacf/version.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
 namespace tpacf::ui {
 
 RunController::RunController(BackendRegistry backends, CatalogSet* catalogs, QObject* parent)
@@ -58,9 +63,54 @@ QString RunController::secondSampleProblem(bool hasData2, int randomCount, int r
     return {};
 }
 
+std::string RunController::provenanceLine(const CorrelationParams& params,
+                                          const RunInputs& inputs) {
+    const auto name = [](const std::shared_ptr<const Catalog>& catalog) {
+        return catalog ? QString::fromStdString(catalog->name()) : QString();
+    };
+    const auto names = [&](const std::vector<std::shared_ptr<const Catalog>>& catalogs) {
+        QJsonArray array;
+        for (const std::shared_ptr<const Catalog>& catalog : catalogs)
+            array.append(name(catalog));
+        return array;
+    };
+    QJsonObject object = inputs.settings;
+    QJsonObject catalogs;
+    catalogs[QStringLiteral("data")] = name(params.data);
+    catalogs[QStringLiteral("randoms")] = names(params.randoms);
+    if (params.data2)
+        catalogs[QStringLiteral("data2")] = name(params.data2);
+    if (!params.randoms2.empty())
+        catalogs[QStringLiteral("randoms2")] = names(params.randoms2);
+    object[QStringLiteral("catalogs")] = catalogs;
+    if (!object.contains(QStringLiteral("bins")))
+        object[QStringLiteral("bins")] = QString::fromStdString(params.bins.describe());
+    if (!object.contains(QStringLiteral("estimator")))
+        object[QStringLiteral("estimator")] =
+            QString::fromLatin1(estimatorKey(params.estimator).data(),
+                                qsizetype(estimatorKey(params.estimator).size()));
+    if (!object.contains(QStringLiteral("backend")))
+        object[QStringLiteral("backend")] = QString::fromStdString(params.backend.name);
+    const QByteArray json = QJsonDocument(object).toJson(QJsonDocument::Compact);
+    return "TPACF Studio " + std::string(tpacf::version()) + " session " + json.toStdString();
+}
+
+void RunController::prepare(CorrelationParams& params, const RunInputs& inputs) const {
+    params.collectCounts = true;
+    // The job takes what matches (same random content, bins and regions) and counts the rest.
+    // A run of the very inputs the cache came from is a re-run the user asked for: it counts.
+    if (!params.reuse && m_countCache && params.share.whole() && inputs != m_countCacheInputs) {
+        params.reuse = m_countCache;
+        params.reusePolicy = CorrelationParams::ReusePolicy::WhereMatching;
+    }
+    if (params.invocation.empty())
+        params.invocation = provenanceLine(params, inputs);
+}
+
 bool RunController::start(CorrelationParams params, RunInputs inputs, const QString& regionColumn) {
     if (isRunning())
         return false;
+    prepare(params, inputs);
     if (!regionColumn.isEmpty()) {
         if (!m_catalogs)
             return false;
@@ -173,6 +223,14 @@ void RunController::stop(Outcome outcome) {
 }
 
 void RunController::onFinished(const ResultPtr& result) {
+    // Its counts (reused ones included) serve the next run, cited as the previous run's.
+    if (result && result->status == JobStatus::Completed && result->counts &&
+        result->counts->whole()) {
+        auto cache = std::make_shared<CountStore>(*result->counts);
+        cache->source = kCountCacheSource;
+        m_countCache = std::move(cache);
+        m_countCacheInputs = m_runInputs;
+    }
     m_result = result;
     m_resultInputs = m_runInputs;
     stop(Outcome::Finished);

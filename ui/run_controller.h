@@ -2,7 +2,10 @@
 // Runs CorrelationJobs for the window: owns the JobWorker and its thread, knows whether a run is
 // in progress, keeps the last result with the inputs it was computed from (so a result whose
 // inputs have since changed is known to be stale), and hands partial results on at most once per
-// refresh tick, so a fast stream of progress reports never becomes a stream of redraws.
+// refresh tick, so a fast stream of progress reports never becomes a stream of redraws. It also
+// keeps the counts of the last completed run (keyed by catalog content fingerprints, bins and
+// regions in the CountStore), which the next run reuses where they match: changing only the data
+// or only the estimator does not recount RR.
 #include "catalog_loader.h"
 #include "job_worker.h"
 
@@ -58,6 +61,12 @@ public:
     /// cancel() works): the `catalogs` given to the constructor, which must hold params' catalogs
     /// (data, randoms, data2, randoms2) in that order. False, with nothing started, while a run
     /// is in progress.
+    /// Every run collects its counts (params.collectCounts) and, unless params.reuse is set,
+    /// reuses the count cache where it matches (ReusePolicy::WhereMatching: the rest is counted,
+    /// never an error; the result's reusedCounts and notes say which), except for a run of the
+    /// very inputs the cache was counted from (an explicit re-run, e.g. on another backend,
+    /// counts afresh); an empty
+    /// params.invocation becomes provenanceLine(params, inputs).
     bool start(CorrelationParams params, RunInputs inputs, const QString& regionColumn = {});
     /// Asks the run to stop: at once while region labels are read (cancelled() before this
     /// returns), otherwise when the job next polls (state Cancelling until then).
@@ -78,6 +87,22 @@ public:
     void setCurrentInputs(const RunInputs& inputs);
     bool isResultStale() const { return m_stale; }
 
+    /// The source name of the cached counts, as the result's reusedCounts cite it
+    /// ("RR_1 from the counts of the previous run").
+    static constexpr const char* kCountCacheSource = "the counts of the previous run";
+    /// The counts of the last completed run (null before the first, or once cleared): what the
+    /// next run reuses where its catalogs, bins and regions match.
+    std::shared_ptr<const CountStore> countCache() const { return m_countCache; }
+    /// Forgets the cached counts: the next run counts everything.
+    void clearCountCache() {
+        m_countCache.reset();
+        m_countCacheInputs = {};
+    }
+    /// The provenance of a Studio run: "TPACF Studio <version> session " and, in compact JSON,
+    /// the catalogs (by name), `inputs.settings`, the bins and estimator where the settings lack
+    /// them, and the backend.
+    static std::string provenanceLine(const CorrelationParams& params, const RunInputs& inputs);
+
     void setRefreshInterval(int ms) { m_refreshTimer.setInterval(ms); }
     int refreshInterval() const { return m_refreshTimer.interval(); }
     JobWorker* worker() const { return m_worker; }
@@ -96,6 +121,8 @@ Q_SIGNALS:
 
 private:
     void startJob(CorrelationParams params);
+    /// Sets collectCounts, the reuse of the count cache and the invocation.
+    void prepare(CorrelationParams& params, const RunInputs& inputs) const;
     void onRegionLabelsRead(quint64 id, const CatalogList& catalogs);
     void onRegionLabelsFailed(quint64 id, const QString& message);
     void onProgress(const JobProgressUpdate& update);
@@ -119,6 +146,8 @@ private:
     RunInputs m_resultInputs; // what m_result was computed from
     RunInputs m_runInputs;    // what the run in progress computes from
     RunInputs m_currentInputs;
+    std::shared_ptr<const CountStore> m_countCache; // the last completed run's counts
+    RunInputs m_countCacheInputs;                   // what they were counted from
     bool m_stale = false;
     ResultPtr m_latestPartial;
     bool m_partialDirty = false;

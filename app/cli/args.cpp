@@ -33,6 +33,25 @@ std::optional<OptionSet::Kind> OptionSet::kindOf(std::string_view name) const {
     return found->second;
 }
 
+std::string commandLine(std::string_view subcommand, std::span<const std::string> args) {
+    const auto shellWord = [](std::string_view word) {
+        const bool plain = !word.empty() && word.find_first_not_of(
+                                                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                "0123456789-_=+.,/:@%") == std::string_view::npos;
+        if (plain)
+            return std::string(word);
+        std::string quoted = "'";
+        for (const char c : word)
+            quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return quoted + "'";
+    };
+    std::string line("tpacf ");
+    line += subcommand;
+    for (const std::string& arg : args)
+        line += " " + shellWord(arg);
+    return line;
+}
+
 std::string quote(std::string_view text) {
     // A pasted 1 MB value must not become a 1 MB line on stderr: show its start and its size.
     constexpr std::size_t kShown = 40;

@@ -92,5 +92,8 @@ std::uint64_t parseUnsigned(std::string_view what, std::string_view text);
 /// `"text"`, for messages; a text longer than ~40 characters is cut, with its length:
 /// `"11111111..." (1048576 bytes)`. Control characters show as \xNN.
 std::string quote(std::string_view text);
+/// "tpacf run --data 'my data.txt' ..." : the command line as a POSIX shell would take it back
+/// (words quoted where they need it), for a result's provenance.
+std::string commandLine(std::string_view subcommand, std::span<const std::string> args);
 
 } // namespace tpacf::cli

@@ -114,6 +114,7 @@ int countCommand(const Context& context) {
     summary.cullingRequested = counter.culling();
     summary.culled = counter.lastBatchCulled();
     summary.weighted = std::move(counts.weighted);
+    summary.invocation = commandLine("count", context.args);
     if (second)
         summary.second = InputSummary::of(*second);
     writeFileAtomically(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
@@ -128,6 +129,9 @@ int countCommand(const Context& context) {
                 << second->name() << " (" << second->size() << ")\n";
         else
             out << "  auto      " << first->name() << " (" << first->size() << " points)\n";
+        for (const Catalog* catalog : {first.get(), second.get()})
+            if (catalog && catalog->origin().known())
+                out << "  read as   " << catalog->origin().describe() << '\n';
         out << "  pairs     " << task.pairTotal() << " visited, " << binned << " in bins\n";
         if (!summary.weighted.empty())
             out << "  weighted  sum of w_i*w_j in bins "

@@ -232,11 +232,19 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const std:
     };
     const auto inputs = [&](const char* label, const InputSummary& data,
                             const std::vector<InputSummary>& randoms) {
+        // Every catalog with how it was read: a misread column shows here first.
+        const auto readAs = [&](const InputSummary& input) {
+            if (input.origin.known())
+                out << "              read as " << input.origin.describe() << '\n';
+        };
         out << "  " << label << data.name << " (" << data.size << " points" << weights(data)
             << ")\n";
-        for (std::size_t i = 0; i < randoms.size(); ++i)
+        readAs(data);
+        for (std::size_t i = 0; i < randoms.size(); ++i) {
             out << (i == 0 ? "  randoms   " : "            ") << randoms[i].name << " ("
                 << randoms[i].size << " points" << weights(randoms[i]) << ")\n";
+            readAs(randoms[i]);
+        }
     };
     inputs(result.isCross() ? "data 1    " : "data      ", result.data, result.randoms);
     if (result.isCross())
@@ -363,6 +371,7 @@ int runCommand(const Context& context) {
                       estimatorKeyList() + ")");
         params.estimator = *estimator;
     }
+    params.invocation = commandLine("run", context.args);
     params.bins = binSpecFrom(args);
     params.backend = backendOptionsFrom(args, context.backends);
     params.jackknife = jackknife.settings;

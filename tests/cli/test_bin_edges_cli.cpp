@@ -83,7 +83,8 @@ QList<QStringList> csvRows(const QString& path) {
 QByteArray withoutTimes(const QByteArray& csv) {
     QByteArray kept;
     for (const QByteArray& line : csv.split('\n'))
-        if (!line.startsWith('#') || (!line.contains("created") && !line.contains("elapsed")))
+        if (!line.startsWith('#') || (!line.contains("created") && !line.contains("elapsed") &&
+                                       !line.contains("command")))
             kept += line + '\n';
     return kept;
 }

@@ -95,8 +95,8 @@ Counts readCounts(const QString& path) {
     Counts counts;
     if (!file.open(QIODevice::ReadOnly))
         return counts;
-    // The ECSV metadata line "#   catalog: 'name N=100'".
-    static const QRegularExpression catalogSize(QStringLiteral(" N=(\\d+)'$"));
+    // The ECSV metadata line "#   catalog: 'name N=100; read as ...; fingerprint ...'".
+    static const QRegularExpression catalogSize(QStringLiteral(" N=(\\d+)(?:'|;)"));
     bool header = false;
     for (const QByteArray& raw : file.readAll().split('\n')) {
         const QString line = QString::fromUtf8(raw).trimmed();

@@ -141,6 +141,7 @@ private Q_SLOTS:
     void crossRunEqualsIndependentCounts();
     void badInputs_data();
     void badInputs();
+    void provenanceRecorded();
 };
 
 void TestSurveyCli::initTestCase() {
@@ -300,6 +301,50 @@ void TestSurveyCli::badInputs() {
     QVERIFY2(lines.size() == 1, qPrintable(outcome.err));
     QVERIFY2(lines.front().contains(expected), qPrintable(outcome.err));
     QVERIFY(!QFile::exists(path("bad.csv")));
+}
+
+// The CSV names the command, how each catalog was read and its content fingerprint: the same
+// content under another name has the same fingerprint, other content another.
+void TestSurveyCli::provenanceRecorded() {
+    QVERIFY(QFile::copy(path("d1.csv"), path("copy of d1.csv")));
+    const auto runWith = [&](const QString& data, const QString& output) {
+        return runTpacf(m_dir.path(), QStringList{QStringLiteral("run"), QStringLiteral("--data"),
+                                                  data, QStringLiteral("--random"),
+                                                  QStringLiteral("r1.csv"),
+                                                  QStringLiteral("--weight-col"),
+                                                  QStringLiteral("weight"),
+                                                  QStringLiteral("--output"), output} +
+                                          words(kBins));
+    };
+    QCOMPARE(runWith(QStringLiteral("copy of d1.csv"), QStringLiteral("p1.csv")).exitCode, 0);
+    QCOMPARE(runWith(QStringLiteral("d1.csv"), QStringLiteral("p2.csv")).exitCode, 0);
+    QCOMPARE(runWith(QStringLiteral("d2.csv"), QStringLiteral("p3.csv")).exitCode, 0);
+    const auto meta = [&](const char* file, const char* key) {
+        QFile csv(path(file));
+        if (!csv.open(QIODevice::ReadOnly))
+            return QString();
+        const QByteArray prefix = QByteArray("#   ") + key + ": '";
+        for (const QByteArray& line : csv.readAll().split('\n'))
+            if (line.startsWith(prefix))
+                return QString::fromUtf8(line.mid(prefix.size(), line.size() - prefix.size() - 1))
+                    .replace(QStringLiteral("''"), QStringLiteral("'"));
+        return QString();
+    };
+    QCOMPARE(meta("p1.csv", "command"),
+             QStringLiteral("tpacf run --data 'copy of d1.csv' --random r1.csv --weight-col weight "
+                            "--output p1.csv ") +
+                 kBins);
+    const QString data = meta("p1.csv", "data");
+    QVERIFY2(data.contains(QStringLiteral("; read as ascii, columns ra, dec, weight weight "
+                                          "(header names), deg, 400 rows; fingerprint ")),
+             qPrintable(data));
+    const auto fingerprint = [&](const char* file) {
+        return meta(file, "data").section(QStringLiteral("; fingerprint "), 1);
+    };
+    QCOMPARE(fingerprint("p1.csv").size(), 32);
+    QCOMPARE(fingerprint("p1.csv"), fingerprint("p2.csv"));
+    QVERIFY(fingerprint("p1.csv") != fingerprint("p3.csv"));
+    QCOMPARE(meta("p1.csv", "random 1"), meta("p3.csv", "random 1"));
 }
 
 TPACF_TEST_MAIN(TestSurveyCli)

@@ -98,22 +98,21 @@ bool near(const std::vector<double>& a, const std::vector<double>& b, double rel
     return true;
 }
 
-// The CPU backend's weighted sums by region are summed per thread in rows flushed when a
-// thread's row budget fills: their last bits follow the schedule of the whole batch (and the
-// threads), as two runs of one job show. The weighted jackknife compares them, and what they
-// give (sigma, covariance, samples), to 1e-12; everything else bit for bit.
-bool g_exactRegionWeights = true;
-
-bool sameRegionWeights(const std::vector<double>& a, const std::vector<double>& b) {
-    return g_exactRegionWeights ? sameBits(a, b) : near(a, b, 1e-12);
+// The CPU backend's weighted sums are added unit by unit into per-worker tallies, and which
+// worker takes which unit follows the schedule (cpu_tile_kernels.h): their last bits can differ
+// between two runs of one job. Weighted sums, and what they give (w, sigma, covariance,
+// samples), are compared to 1e-12 relative; raw counts and unweighted results bit for bit.
+// Bit for bit for an unweighted result, to 1e-12 relative for a weighted one.
+bool sameFor(bool weighted, const std::vector<double>& a, const std::vector<double>& b) {
+    return weighted ? near(a, b, 1e-12) : sameBits(a, b);
 }
 
-bool sameRegionWeights(const std::vector<std::vector<double>>& a,
-                       const std::vector<std::vector<double>>& b) {
+bool sameFor(bool weighted, const std::vector<std::vector<double>>& a,
+             const std::vector<std::vector<double>>& b) {
     if (a.size() != b.size())
         return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-        if (!sameRegionWeights(a[i], b[i]))
+        if (!sameFor(weighted, a[i], b[i]))
             return false;
     return true;
 }
@@ -123,14 +122,16 @@ void compareResults(const CorrelationResult& a, const CorrelationResult& b) {
     QCOMPARE(a.raw.dr, b.raw.dr);
     QCOMPARE(a.raw.rd, b.raw.rd);
     QCOMPARE(a.raw.rr, b.raw.rr);
-    QVERIFY(sameBits(a.raw.ddWeighted, b.raw.ddWeighted));
-    QVERIFY(sameBits(a.raw.drWeighted, b.raw.drWeighted));
-    QVERIFY(sameBits(a.raw.rdWeighted, b.raw.rdWeighted));
-    QVERIFY(sameBits(a.raw.rrWeighted, b.raw.rrWeighted));
-    QVERIFY(sameBits(a.w, b.w));
-    QVERIFY(sameRegionWeights(a.wError, b.wError));
-    QVERIFY(sameRegionWeights(a.covariance, b.covariance));
-    QVERIFY(sameRegionWeights(a.jackknifeSamples, b.jackknifeSamples));
+    const bool weighted = a.isWeighted() || b.isWeighted();
+    QCOMPARE(a.isWeighted(), b.isWeighted());
+    QVERIFY(sameFor(weighted, a.raw.ddWeighted, b.raw.ddWeighted));
+    QVERIFY(sameFor(weighted, a.raw.drWeighted, b.raw.drWeighted));
+    QVERIFY(sameFor(weighted, a.raw.rdWeighted, b.raw.rdWeighted));
+    QVERIFY(sameFor(weighted, a.raw.rrWeighted, b.raw.rrWeighted));
+    QVERIFY(sameFor(weighted, a.w, b.w));
+    QVERIFY(sameFor(weighted, a.wError, b.wError));
+    QVERIFY(sameFor(weighted, a.covariance, b.covariance));
+    QVERIFY(sameFor(weighted, a.jackknifeSamples, b.jackknifeSamples));
 }
 
 // Only the counts whose label starts with `prefix`.
@@ -141,7 +142,12 @@ std::shared_ptr<const CountStore> only(const CountStore& store, const std::strin
     return result;
 }
 
-void compareStores(const CountStore& a, const CountStore& b) {
+// `exact`: one store and its copy (bit for bit); otherwise the stores of two runs, whose weighted
+// sums agree to 1e-12 (see sameFor).
+void compareStores(const CountStore& a, const CountStore& b, bool exact = true) {
+    const auto same = [&](const std::vector<double>& x, const std::vector<double>& y) {
+        return exact ? sameBits(x, y) : near(x, y, 1e-12);
+    };
     QVERIFY(sameBits(a.edges, b.edges));
     QVERIFY(sameBits(a.chord2Edges, b.chord2Edges));
     QCOMPARE(a.binsDescription, b.binsDescription);
@@ -166,15 +172,15 @@ void compareStores(const CountStore& a, const CountStore& b) {
         QCOMPARE(x.first, y.first);
         QCOMPARE(x.second, y.second);
         QCOMPARE(x.counts.raw, y.counts.raw);
-        QVERIFY(sameBits(x.counts.weighted, y.counts.weighted));
+        QVERIFY(same(x.counts.weighted, y.counts.weighted));
         QCOMPARE(x.regions.has_value(), y.regions.has_value());
         if (x.regions) {
             QCOMPARE(x.regions->total, y.regions->total);
             QCOMPARE(x.regions->touching, y.regions->touching);
             QCOMPARE(x.regions->within, y.regions->within);
-            QVERIFY(sameBits(x.regions->weightedTotal, y.regions->weightedTotal));
-            QVERIFY(sameRegionWeights(x.regions->weightedTouching, y.regions->weightedTouching));
-            QVERIFY(sameRegionWeights(x.regions->weightedWithin, y.regions->weightedWithin));
+            QVERIFY(same(x.regions->weightedTotal, y.regions->weightedTotal));
+            QVERIFY(same(x.regions->weightedTouching, y.regions->weightedTouching));
+            QVERIFY(same(x.regions->weightedWithin, y.regions->weightedWithin));
         }
     }
 }
@@ -210,7 +216,6 @@ class TestCountStore : public QObject {
     Q_OBJECT
 
 private slots:
-    void init() { g_exactRegionWeights = true; }
 
     void fingerprintFollowsContent() {
         const Catalog base = makeCatalog(1000, 7, true, "a.txt");
@@ -280,7 +285,6 @@ private slots:
     void reuseOfRandomPairsIsExact_data() { addModeRows(); }
     void reuseOfRandomPairsIsExact() {
         QFETCH(int, mode);
-        g_exactRegionWeights = Mode(mode) != Mode::WeightedJackknife;
         const CorrelationResult fresh = run(params(Mode(mode)));
         CorrelationParams p = params(Mode(mode));
         p.reuse = only(*fresh.counts, "RR");
@@ -289,11 +293,56 @@ private slots:
         QCOMPARE(reused.reusedCounts.size(), std::size_t(1));
         QVERIFY(reused.reusedCounts[0].starts_with("RR_1"));
         // Its own store holds every count again, equal to the fresh one.
-        compareStores(*reused.counts, *fresh.counts);
+        compareStores(*reused.counts, *fresh.counts, false);
         // All counts reused: no counting at all, the same result.
         CorrelationParams all = params(Mode(mode));
         all.reuse = fresh.counts;
         compareResults(run(all), fresh);
+    }
+
+    // Studio's policy: what matches is reused, the rest counted, never an error. Other randoms
+    // (and other data) leave only what still matches; other bins leave nothing.
+    void reuseWhereMatchingCountsTheRest_data() { addModeRows(); }
+    void reuseWhereMatchingCountsTheRest() {
+        QFETCH(int, mode);
+        const CorrelationResult first = run(params(Mode(mode)));
+        // Other data: DD and DR (RD) counted, RR reused.
+        CorrelationParams otherData = params(Mode(mode), 7);
+        const CorrelationResult fresh = run(otherData);
+        otherData.reuse = first.counts;
+        otherData.reusePolicy = CorrelationParams::ReusePolicy::WhereMatching;
+        const CorrelationResult reused = run(otherData);
+        compareResults(reused, fresh);
+        const bool jackknife = Mode(mode) == Mode::Jackknife || Mode(mode) == Mode::WeightedJackknife;
+        if (jackknife) {
+            // The k-means regions are grown on the data: other data, other regions of every
+            // random point, so no count fits.
+            QVERIFY(reused.reusedCounts.empty());
+        } else {
+            QCOMPARE(reused.reusedCounts.size(), std::size_t(1));
+            QVERIFY(reused.reusedCounts[0].find("RR_1") != std::string::npos);
+        }
+        // Other randoms under the strict policy are an error; here they are counted.
+        CorrelationParams otherRandoms = params(Mode(mode));
+        otherRandoms.randoms.front() = shared(
+            makeCatalog(900, 555, Mode(mode) == Mode::Weighted ||
+                                      Mode(mode) == Mode::WeightedJackknife,
+                        "random1.txt"));
+        otherRandoms.reuse = first.counts;
+        QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError, run(otherRandoms));
+        otherRandoms.reusePolicy = CorrelationParams::ReusePolicy::WhereMatching;
+        const CorrelationResult partly = run(otherRandoms);
+        otherRandoms.reuse.reset();
+        compareResults(partly, run(otherRandoms));
+        // Other bins: nothing reused, no error.
+        CorrelationParams otherBins = params(Mode(mode));
+        otherBins.bins.max *= 0.5;
+        otherBins.reuse = first.counts;
+        otherBins.reusePolicy = CorrelationParams::ReusePolicy::WhereMatching;
+        const CorrelationResult rebinned = run(otherBins);
+        QVERIFY(rebinned.reusedCounts.empty());
+        otherBins.reuse.reset();
+        compareResults(rebinned, run(otherBins));
     }
 
     void reuseWithOtherDataRecountsDataPairs_data() {

@@ -10,6 +10,8 @@
 #include <tpacf/mock.h>
 
 #include <QJsonObject>
+
+#include <cmath>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -71,6 +73,55 @@ RunInputs inputsFor(const CorrelationParams& params, const QString& tag) {
     return inputs;
 }
 
+// The same points with weights in [0.5, 1.5).
+std::shared_ptr<const Catalog> weighted(const Catalog& catalog) {
+    std::vector<double> weights(catalog.size());
+    for (std::size_t i = 0; i < weights.size(); ++i)
+        weights[i] = 0.5 + double((i * 7919) % 1000) / 1000.0;
+    return std::make_shared<const Catalog>(Catalog::fromRadians(
+        catalog.name() + " (weighted)", {catalog.ra().begin(), catalog.ra().end()},
+        {catalog.dec().begin(), catalog.dec().end()}, std::move(weights)));
+}
+
+// One run of `params` through `run`, waited for.
+ResultPtr runThrough(RunController& run, const CorrelationParams& params, const QString& tag) {
+    QSignalSpy finished(&run, &RunController::finished);
+    if (!run.start(params, inputsFor(params, tag)) || !finished.wait(kTimeoutMs))
+        return {};
+    return finished.front().front().value<ResultPtr>();
+}
+
+// What a fresh job without any reused counts gives.
+CorrelationResult freshRun(CorrelationParams params) {
+    params.reuse.reset();
+    params.collectCounts = false;
+    return CorrelationJob(std::move(params)).run();
+}
+
+// w equal bin for bin (NaN where the other is NaN): exactly, or to `relative`.
+bool sameW(const std::vector<double>& a, const std::vector<double>& b, double relative = 0) {
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::isnan(a[i]) || std::isnan(b[i])) {
+            if (std::isnan(a[i]) != std::isnan(b[i]))
+                return false;
+        } else if (relative == 0 ? a[i] != b[i]
+                                 : std::abs(a[i] - b[i]) >
+                                       relative * std::max(std::abs(a[i]), std::abs(b[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& text) {
+    for (const std::string& line : lines)
+        if (line.find(text) != std::string::npos)
+            return true;
+    return false;
+}
+
 ResultPtr partialWithBins(std::size_t bins) {
     auto result = std::make_shared<CorrelationResult>();
     result->w.assign(bins, 0.0);
@@ -94,6 +145,11 @@ private Q_SLOTS:
     void secondSampleProblem();
     void crossRunPassesTheSecondSample();
     void crossRunWithRegionLabels();
+    void newDataReusesTheRandomCounts();
+    void newEstimatorReusesEveryCount();
+    void weightedNewDataReusesTheRandomCounts();
+    void newRandomsReuseNoRandomCounts();
+    void clearedCacheReusesNothing();
 };
 
 void TestRunController::finishedRunKeepsResultAndInputs() {
@@ -481,4 +537,100 @@ void TestRunController::crossRunWithRegionLabels() {
 }
 
 TPACF_TEST_MAIN(TestRunController)
+void TestRunController::newDataReusesTheRandomCounts() {
+    RunController run(BackendRegistry{});
+    const std::shared_ptr<const Catalog> random = uniform(2000, 11);
+    const CorrelationParams first = paramsFor(uniform(500, 10), random, "cpu");
+    const ResultPtr firstResult = runThrough(run, first, QStringLiteral("first"));
+    QVERIFY(firstResult);
+    QVERIFY(firstResult->reusedCounts.empty()); // nothing cached before the first run
+    QVERIFY(firstResult->counts);
+    QVERIFY(run.countCache());
+    // The provenance of a Studio run.
+    QVERIFY(!firstResult->invocation.empty());
+    QVERIFY(firstResult->invocation.rfind("TPACF Studio ", 0) == 0);
+    QVERIFY(firstResult->invocation.find("session") != std::string::npos);
+
+    const CorrelationParams second = paramsFor(uniform(500, 12), random, "cpu");
+    const ResultPtr result = runThrough(run, second, QStringLiteral("second"));
+    QVERIFY(result);
+    QCOMPARE(result->reusedCounts.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(result->reusedCounts.front()),
+             QStringLiteral("RR_1 from the counts of the previous run"));
+    QVERIFY(mentions(result->notes, "counted afresh: DD, DR_1"));
+    QVERIFY(!result->invocation.empty());
+    const CorrelationResult fresh = freshRun(second);
+    QVERIFY(fresh.reusedCounts.empty());
+    QVERIFY(sameW(result->w, fresh.w));
+    QVERIFY(result->rrSummed() == fresh.rrSummed());
+}
+
+void TestRunController::newEstimatorReusesEveryCount() {
+    RunController run(BackendRegistry{});
+    CorrelationParams params = paramsFor(uniform(500, 20), uniform(2000, 21), "cpu");
+    QVERIFY(runThrough(run, params, QStringLiteral("landy-szalay")));
+    params.estimator = Estimator::Natural;
+    const ResultPtr result = runThrough(run, params, QStringLiteral("natural"));
+    QVERIFY(result);
+    QCOMPARE(result->estimator, Estimator::Natural);
+    QVERIFY(mentions(result->reusedCounts, "RR_1"));
+    QVERIFY(mentions(result->reusedCounts, "the counts of the previous run"));
+    QVERIFY(!mentions(result->notes, "counted afresh"));
+    QVERIFY(sameW(result->w, freshRun(params).w));
+    // A re-run of the very same inputs counts afresh.
+    QSignalSpy finished(&run, &RunController::finished);
+    QVERIFY(run.start(params, inputsFor(params, QStringLiteral("natural"))));
+    QVERIFY(finished.wait(kTimeoutMs));
+    const auto rerun = finished.front().front().value<ResultPtr>();
+    QVERIFY(rerun);
+    QVERIFY(rerun->reusedCounts.empty());
+    QVERIFY(sameW(rerun->w, result->w));
+}
+
+void TestRunController::weightedNewDataReusesTheRandomCounts() {
+    RunController run(BackendRegistry{});
+    const std::shared_ptr<const Catalog> random = weighted(*uniform(2000, 31));
+    QVERIFY(runThrough(run, paramsFor(weighted(*uniform(500, 30)), random, "cpu"),
+                       QStringLiteral("first")));
+    const CorrelationParams second = paramsFor(weighted(*uniform(500, 32)), random, "cpu");
+    const ResultPtr result = runThrough(run, second, QStringLiteral("second"));
+    QVERIFY(result);
+    QVERIFY(result->isWeighted());
+    QVERIFY(mentions(result->reusedCounts, "RR_1"));
+    QVERIFY(sameW(result->w, freshRun(second).w, 1e-12));
+}
+
+void TestRunController::newRandomsReuseNoRandomCounts() {
+    RunController run(BackendRegistry{});
+    const std::shared_ptr<const Catalog> data = uniform(500, 40);
+    QVERIFY(runThrough(run, paramsFor(data, uniform(2000, 41), "cpu"), QStringLiteral("first")));
+    const CorrelationParams second = paramsFor(data, uniform(2000, 42), "cpu");
+    const ResultPtr result = runThrough(run, second, QStringLiteral("second"));
+    QVERIFY(result);
+    QVERIFY(!mentions(result->reusedCounts, "RR")); // DD may be reused, RR_1 not
+    QVERIFY(mentions(result->notes, "RR_1"));        // counted afresh
+    QVERIFY(sameW(result->w, freshRun(second).w));
+    // The cache follows the last run: its randoms are now the ones reused.
+    const ResultPtr third = runThrough(run, paramsFor(uniform(500, 43), second.randoms.front(),
+                                                      "cpu"),
+                                       QStringLiteral("third"));
+    QVERIFY(third);
+    QVERIFY(mentions(third->reusedCounts, "RR_1"));
+}
+
+void TestRunController::clearedCacheReusesNothing() {
+    RunController run(BackendRegistry{});
+    const std::shared_ptr<const Catalog> random = uniform(2000, 51);
+    QVERIFY(runThrough(run, paramsFor(uniform(500, 50), random, "cpu"), QStringLiteral("first")));
+    QVERIFY(run.countCache());
+    run.clearCountCache();
+    QVERIFY(!run.countCache());
+    const ResultPtr result =
+        runThrough(run, paramsFor(uniform(500, 52), random, "cpu"), QStringLiteral("second"));
+    QVERIFY(result);
+    QVERIFY(result->reusedCounts.empty());
+    QVERIFY(result->counts); // and its counts are cached again
+    QVERIFY(run.countCache());
+}
+
 #include "test_run_controller.moc"

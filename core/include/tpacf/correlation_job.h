@@ -25,6 +25,9 @@ struct CorrelationParams {
     /// (R1D2 is then counted against R1 and R1R2 is R1R1).
     std::shared_ptr<const Catalog> data2;
     std::vector<std::shared_ptr<const Catalog>> randoms2;
+    /// How the run was asked for, for the result's provenance: the full command line, or the
+    /// Studio session. Copied into CorrelationResult::invocation.
+    std::string invocation;
     BinSpec bins;
     Estimator estimator = Estimator::LandySzalay;
     BackendOptions backend;
@@ -34,6 +37,11 @@ struct CorrelationParams {
     /// store is taken from it, the rest counted. The bins must be the store's, every RR_i must
     /// be in it, and a matched count of other regions is an error (ConfigError naming it).
     std::shared_ptr<const CountStore> reuse;
+    /// Strict (the CLI's --reuse-counts): a count that cannot be taken from `reuse` (other bins,
+    /// other randoms, other regions) is an error naming which. WhereMatching (Studio's cache of
+    /// its last runs): such counts are counted afresh, and the result's notes say which.
+    enum class ReusePolicy { Strict, WhereMatching };
+    ReusePolicy reusePolicy = ReusePolicy::Strict;
     /// Fill CorrelationResult::counts with every count of the run (for --save-counts, caches).
     bool collectCounts = false;
     /// Count only this share of the batch (count files of disjoint work, added up by
@@ -51,7 +59,10 @@ struct InputSummary {
     double weightSum = 0;              // Σw (N without weights)
     double weightSquareSum = 0;        // Σw² (N without weights)
     std::uint64_t negativeWeights = 0; // points with w < 0
+    CatalogOrigin origin{};            // how it was read: columns, unit, selection, rows
+    std::string fingerprint{};         // content fingerprint (count_store.h), 32 hex digits
 
+    /// Everything but the fingerprint, which the job takes with the others in parallel.
     static InputSummary of(const Catalog& catalog);
 };
 
@@ -75,6 +86,7 @@ struct CorrelationResult {
     CullingMode cullingRequested = CullingMode::Auto;
     bool culled = false;
     double elapsedSeconds = 0;
+    std::string invocation; // CorrelationParams::invocation
     InputSummary data;
     std::vector<InputSummary> randoms;
     /// Cross mode: the second sample and its randoms (empty where it uses the first's).

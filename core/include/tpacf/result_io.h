@@ -57,6 +57,7 @@ struct CountSummary {
     CullingMode cullingRequested = CullingMode::Auto;
     bool culled = false; // PairCounter::lastBatchCulled() of the count
     WeightedCounts weighted{}; // empty: unweighted
+    std::string invocation{};  // the command line, for provenance; "" when not known
 };
 void writeCountsCsv(std::ostream& out, const CountSummary& summary);
 

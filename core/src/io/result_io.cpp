@@ -138,6 +138,11 @@ std::string describeInput(const InputSummary& input) {
         if (input.negativeWeights > 0)
             text += " negative_weights=" + std::to_string(input.negativeWeights);
     }
+    // Provenance: how the file was read and what its content was.
+    if (input.origin.known())
+        text += "; read as " + oneLine(input.origin.describe());
+    if (!input.fingerprint.empty())
+        text += "; fingerprint " + input.fingerprint;
     return text;
 }
 
@@ -145,6 +150,8 @@ Metadata resultMetadata(const CorrelationResult& result) {
     Metadata lines;
     lines.emplace_back("tool", std::string(kToolName) + " " + std::string(version()));
     lines.emplace_back("created", utcTimestamp());
+    if (!result.invocation.empty())
+        lines.emplace_back("command", oneLine(result.invocation));
     lines.emplace_back("status", result.status == JobStatus::Completed ? "completed" : "cancelled");
     if (result.isCross())
         lines.emplace_back("mode", "cross (D1 = " + oneLine(result.data.name) +
@@ -433,6 +440,8 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << jsonString(utcTimestamp()) << ",\n";
     field("status");
     out << jsonString(result.status == JobStatus::Completed ? "completed" : "cancelled") << ",\n";
+    field("command");
+    out << jsonString(result.invocation) << ",\n";
     field("mode");
     out << jsonString(result.isCross() ? "cross" : "auto") << ",\n";
     field("weighted");
@@ -444,6 +453,19 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
             out << ", \"sum_w\": " << formatJsonDouble(summary.weightSum)
                 << ", \"sum_w2\": " << formatJsonDouble(summary.weightSquareSum)
                 << ", \"negative_weights\": " << std::to_string(summary.negativeWeights);
+        if (!summary.fingerprint.empty())
+            out << ", \"fingerprint\": " << jsonString(summary.fingerprint);
+        const CatalogOrigin& origin = summary.origin;
+        if (origin.known())
+            out << ", \"read_as\": {\"format\": " << jsonString(origin.format)
+                << ", \"ra\": " << jsonString(origin.raColumn)
+                << ", \"dec\": " << jsonString(origin.decColumn)
+                << ", \"weight\": " << jsonString(origin.weightColumn)
+                << ", \"region\": " << jsonString(origin.regionColumn)
+                << ", \"unit\": " << jsonString(origin.unit)
+                << ", \"column_choice\": " << jsonString(origin.columnChoice)
+                << ", \"selection\": " << jsonString(origin.selection)
+                << ", \"rows\": " << std::to_string(origin.rows) << '}';
         out << '}';
     };
     const auto inputs = [&](const std::vector<InputSummary>& summaries) {
@@ -671,6 +693,8 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
     Metadata metadata;
     metadata.emplace_back("tool", std::string(kToolName) + " " + std::string(version()));
     metadata.emplace_back("created", utcTimestamp());
+    if (!summary.invocation.empty())
+        metadata.emplace_back("command", oneLine(summary.invocation));
     metadata.emplace_back(summary.second ? "first" : "catalog", describeInput(summary.first));
     if (summary.second)
         metadata.emplace_back("second", describeInput(*summary.second));
