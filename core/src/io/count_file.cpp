@@ -1,7 +1,10 @@
 // Count files: a CountStore as JSON. Counts are written as integers and weighted sums with 17
 // significant digits, so that everything reads back bit for bit.
 #include "tpacf/count_store.h"
+
+#include "io/json_document.h"
 #include "tpacf/errors.h"
+#include "tpacf/json_text.h"
 #include "tpacf/jackknife.h"
 #include "tpacf/output_file.h"
 #include "tpacf/version.h"
@@ -36,37 +39,6 @@ bool endsWith(std::string_view text, std::string_view suffix) {
 
 // ---- writing ------------------------------------------------------------------------------
 
-std::string jsonString(std::string_view text) {
-    std::string result = "\"";
-    for (const char c : text) {
-        switch (c) {
-        case '"':
-            result += "\\\"";
-            break;
-        case '\\':
-            result += "\\\\";
-            break;
-        case '\n':
-            result += "\\n";
-            break;
-        case '\t':
-            result += "\\t";
-            break;
-        case '\r':
-            result += "\\r";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char escaped[8];
-                std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-                result += escaped;
-            } else {
-                result += c;
-            }
-        }
-    }
-    return result + '"';
-}
 
 // 17 significant digits, locale-independent: reads back as the same double.
 std::string jsonDouble(double value) {
@@ -94,242 +66,9 @@ void writeDoubles(std::ostream& out, const std::vector<double>& values) {
     writeArray(out, values, jsonDouble);
 }
 
-// ---- reading: a small JSON parser that keeps the line of every value ------------------------
+// ---- reading (io/json_document.h parses) ----------------------------------------------------
 
-struct JsonValue {
-    enum class Kind { Null, Bool, Number, String, Array, Object };
-    Kind kind = Kind::Null;
-    long line = 0;
-    bool boolean = false;
-    std::string text; // a number's literal or a string's value
-    std::vector<JsonValue> items;
-    /// A list of numbers (the counts) keeps their literals only, pointing into the document: a
-    /// count file of 10^7 numbers then costs 16 bytes per number, not a JsonValue each.
-    std::vector<std::string_view> numbers;
-    std::vector<std::pair<std::string, JsonValue>> members;
-
-    const JsonValue* member(std::string_view key) const {
-        for (const auto& [name, value] : members)
-            if (name == key)
-                return &value;
-        return nullptr;
-    }
-};
-
-class JsonParser {
-public:
-    JsonParser(std::string_view text, const std::string& file) : m_text(text), m_file(file) {}
-
-    JsonValue parseDocument() {
-        JsonValue value = parseValue(0);
-        skipSpace();
-        if (m_pos != m_text.size())
-            fail("unexpected text after the JSON document");
-        return value;
-    }
-
-private:
-    [[noreturn]] void fail(const std::string& problem) const {
-        throw InputError(m_file, m_line, 0, "not a valid count file: " + problem);
-    }
-
-    void skipSpace() {
-        while (m_pos < m_text.size()) {
-            const char c = m_text[m_pos];
-            if (c == '\n')
-                ++m_line;
-            else if (c != ' ' && c != '\t' && c != '\r')
-                return;
-            ++m_pos;
-        }
-    }
-
-    void expect(char c) {
-        skipSpace();
-        if (m_pos >= m_text.size() || m_text[m_pos] != c)
-            fail(std::string("expected '") + c + "'");
-        ++m_pos;
-    }
-
-    JsonValue parseValue(int depth) {
-        if (depth > 32)
-            fail("nested too deeply");
-        skipSpace();
-        if (m_pos >= m_text.size())
-            fail("unexpected end of file");
-        JsonValue value;
-        value.line = m_line;
-        const char c = m_text[m_pos];
-        if (c == '{') {
-            value.kind = JsonValue::Kind::Object;
-            ++m_pos;
-            skipSpace();
-            if (m_pos < m_text.size() && m_text[m_pos] == '}') {
-                ++m_pos;
-                return value;
-            }
-            for (;;) {
-                skipSpace();
-                if (m_pos >= m_text.size() || m_text[m_pos] != '"')
-                    fail("expected a member name");
-                std::string key = parseString();
-                expect(':');
-                value.members.emplace_back(std::move(key), parseValue(depth + 1));
-                skipSpace();
-                if (m_pos < m_text.size() && m_text[m_pos] == ',') {
-                    ++m_pos;
-                    continue;
-                }
-                expect('}');
-                return value;
-            }
-        }
-        if (c == '[') {
-            value.kind = JsonValue::Kind::Array;
-            ++m_pos;
-            skipSpace();
-            if (m_pos < m_text.size() && m_text[m_pos] == ']') {
-                ++m_pos;
-                return value;
-            }
-            if (m_pos < m_text.size() && startsNumber(m_text[m_pos])) {
-                for (;;) {
-                    skipSpace();
-                    if (m_pos >= m_text.size() || !startsNumber(m_text[m_pos]))
-                        fail("a list of numbers holds something else");
-                    value.numbers.push_back(numberLiteral());
-                    skipSpace();
-                    if (m_pos < m_text.size() && m_text[m_pos] == ',') {
-                        ++m_pos;
-                        continue;
-                    }
-                    expect(']');
-                    return value;
-                }
-            }
-            for (;;) {
-                value.items.push_back(parseValue(depth + 1));
-                skipSpace();
-                if (m_pos < m_text.size() && m_text[m_pos] == ',') {
-                    ++m_pos;
-                    continue;
-                }
-                expect(']');
-                return value;
-            }
-        }
-        if (c == '"') {
-            value.kind = JsonValue::Kind::String;
-            value.text = parseString();
-            return value;
-        }
-        if (literal("null"))
-            return value;
-        if (literal("true") || literal("false")) {
-            value.kind = JsonValue::Kind::Bool;
-            value.boolean = m_text[m_pos - 4] == 't';
-            return value;
-        }
-        if (startsNumber(c)) {
-            value.kind = JsonValue::Kind::Number;
-            value.text = std::string(numberLiteral());
-            return value;
-        }
-        fail(std::string("unexpected character '") + c + "'");
-    }
-
-    static bool startsNumber(char c) noexcept { return c == '-' || (c >= '0' && c <= '9'); }
-
-    std::string_view numberLiteral() {
-        const std::size_t start = m_pos;
-        while (m_pos < m_text.size() &&
-               std::string_view("+-.eE0123456789").find(m_text[m_pos]) != std::string_view::npos)
-            ++m_pos;
-        return m_text.substr(start, m_pos - start);
-    }
-
-    bool literal(std::string_view word) {
-        if (m_text.substr(m_pos, word.size()) != word)
-            return false;
-        m_pos += word.size();
-        return true;
-    }
-
-    std::string parseString() {
-        ++m_pos; // the opening quote
-        std::string result;
-        while (m_pos < m_text.size()) {
-            const char c = m_text[m_pos++];
-            if (c == '"')
-                return result;
-            if (c == '\n')
-                fail("a line break inside a string");
-            if (c != '\\') {
-                result += c;
-                continue;
-            }
-            if (m_pos >= m_text.size())
-                break;
-            const char escaped = m_text[m_pos++];
-            switch (escaped) {
-            case '"':
-                result += '"';
-                break;
-            case '\\':
-                result += '\\';
-                break;
-            case '/':
-                result += '/';
-                break;
-            case 'n':
-                result += '\n';
-                break;
-            case 't':
-                result += '\t';
-                break;
-            case 'r':
-                result += '\r';
-                break;
-            case 'b':
-                result += '\b';
-                break;
-            case 'f':
-                result += '\f';
-                break;
-            case 'u': {
-                if (m_pos + 4 > m_text.size())
-                    fail("a bad \\u escape");
-                unsigned code = 0;
-                const auto [end, error] =
-                    std::from_chars(m_text.data() + m_pos, m_text.data() + m_pos + 4, code, 16);
-                if (error != std::errc() || end != m_text.data() + m_pos + 4)
-                    fail("a bad \\u escape");
-                m_pos += 4;
-                // Names only: code points beyond ASCII become UTF-8 (surrogates as they come).
-                if (code < 0x80) {
-                    result += static_cast<char>(code);
-                } else if (code < 0x800) {
-                    result += static_cast<char>(0xc0 | (code >> 6));
-                    result += static_cast<char>(0x80 | (code & 0x3f));
-                } else {
-                    result += static_cast<char>(0xe0 | (code >> 12));
-                    result += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
-                    result += static_cast<char>(0x80 | (code & 0x3f));
-                }
-                break;
-            }
-            default:
-                fail("a bad escape in a string");
-            }
-        }
-        fail("a string without its closing quote");
-    }
-
-    std::string_view m_text;
-    const std::string& m_file;
-    std::size_t m_pos = 0;
-    long m_line = 1;
-};
+using io::JsonValue;
 
 // Typed access to the document, each failure naming the file, the line and the field.
 class Reader {
@@ -601,20 +340,20 @@ void requireCountFileFormat(const std::string& path) {
 void writeCountStoreJson(std::ostream& out, const CountStore& store) {
     const std::size_t binCount = store.chord2Edges.empty() ? 0 : store.chord2Edges.size() - 1;
     out << "{\n";
-    out << "  \"format\": " << jsonString(kFormatName) << ",\n";
+    out << "  \"format\": " << jsonQuoted(kFormatName) << ",\n";
     out << "  \"version\": " << CountStore::kFormatVersion << ",\n";
-    out << "  \"tool\": " << jsonString("tpacf " + std::string(version())) << ",\n";
-    out << "  \"bins\": {\"description\": " << jsonString(store.binsDescription)
-        << ", \"unit\": " << jsonString(angleUnitName(store.unit)) << ", \"count\": " << binCount
+    out << "  \"tool\": " << jsonQuoted("tpacf " + std::string(version())) << ",\n";
+    out << "  \"bins\": {\"description\": " << jsonQuoted(store.binsDescription)
+        << ", \"unit\": " << jsonQuoted(angleUnitName(store.unit)) << ", \"count\": " << binCount
         << ",\n    \"edges\": ";
     writeDoubles(out, store.edges);
     out << ",\n    \"chord2_edges\": ";
     writeDoubles(out, store.chord2Edges);
     out << "},\n";
     out << "  \"jackknife_regions\": " << store.regionCount << ",\n";
-    out << "  \"counted_by\": {\"backend\": " << jsonString(store.backend)
-        << ", \"precision\": " << jsonString(precisionName(store.precision))
-        << ", \"culling\": " << jsonString(cullingModeName(store.culling))
+    out << "  \"counted_by\": {\"backend\": " << jsonQuoted(store.backend)
+        << ", \"precision\": " << jsonQuoted(precisionName(store.precision))
+        << ", \"culling\": " << jsonQuoted(cullingModeName(store.culling))
         << ", \"culled\": " << (store.culled ? "true" : "false") << "},\n";
     out << "  \"shares\": {\"parts\": " << store.shareParts << ", \"held\": [";
     for (std::size_t i = 0; i < store.sharesHeld.size(); ++i)
@@ -623,10 +362,10 @@ void writeCountStoreJson(std::ostream& out, const CountStore& store) {
     out << "  \"catalogs\": [";
     for (std::size_t i = 0; i < store.catalogs.size(); ++i) {
         const CountCatalog& catalog = store.catalogs[i];
-        out << (i ? ",\n" : "\n") << "    {\"name\": " << jsonString(catalog.name)
-            << ", \"fingerprint\": " << jsonString(catalog.content.hex())
+        out << (i ? ",\n" : "\n") << "    {\"name\": " << jsonQuoted(catalog.name)
+            << ", \"fingerprint\": " << jsonQuoted(catalog.content.hex())
             << ", \"region_fingerprint\": "
-            << (catalog.regions.empty() ? std::string("null") : jsonString(catalog.regions.hex()))
+            << (catalog.regions.empty() ? std::string("null") : jsonQuoted(catalog.regions.hex()))
             << ", \"size\": " << catalog.size
             << ", \"weighted\": " << (catalog.weighted ? "true" : "false")
             << ", \"sum_w\": " << jsonDouble(catalog.weights.sum)
@@ -636,7 +375,7 @@ void writeCountStoreJson(std::ostream& out, const CountStore& store) {
     out << "  \"counts\": [";
     for (std::size_t i = 0; i < store.counts.size(); ++i) {
         const StoredCount& count = store.counts[i];
-        out << (i ? ",\n" : "\n") << "    {\"label\": " << jsonString(count.label)
+        out << (i ? ",\n" : "\n") << "    {\"label\": " << jsonQuoted(count.label)
             << ", \"first\": " << count.first << ", \"second\": "
             << (count.second ? std::to_string(*count.second) : std::string("null"))
             << ",\n     \"raw\": ";
@@ -679,8 +418,7 @@ void writeCountFile(const std::string& path, const CountStore& store) {
 }
 
 CountStore parseCountStoreJson(std::string_view text, const std::string& name) {
-    JsonParser parser(text, name);
-    return storeOf(parser.parseDocument(), name);
+    return storeOf(io::parseJsonDocument(text, name, "not a valid count file"), name);
 }
 
 CountStore readCountFile(const std::string& path) {
