@@ -5,6 +5,7 @@
 #include "tpacf/bins.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/mock.h"
+#include "cli_process.h"
 #include "tpacf_test_main.h"
 
 #include <QFile>
@@ -23,32 +24,10 @@
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString err;
-};
+using Outcome = tpacf::test::ProcessOutcome;
 
 Outcome runTpacf(const QString& folder, const QStringList& arguments) {
-    QProcess process;
-    process.setWorkingDirectory(folder);
-    process.start(QStringLiteral(TPACF_EXE), arguments);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    Outcome outcome;
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.err = QString::fromLocal8Bit(process.readAllStandardError());
-    return outcome;
-}
-
-/// Command-line words (the project builds with QT_NO_CAST_FROM_ASCII).
-QStringList list(std::initializer_list<const char*> words) {
-    QStringList result;
-    for (const char* word : words)
-        result << QString::fromLatin1(word);
-    return result;
+    return tpacf::test::runProcess(QStringLiteral(TPACF_EXE), arguments, folder);
 }
 
 QByteArray contentOf(const QString& path) {
@@ -157,11 +136,11 @@ private slots:
     void countMatchesBruteForce() {
         QFETCH(QString, edges);
         QFETCH(bool, cross);
-        QStringList arguments = list({"count", "--a", "a.txt", "--unit", "deg", "--backend", "cpu",
+        QStringList arguments = tpacf::test::words({"count", "--a", "a.txt", "--unit", "deg", "--backend", "cpu",
                                       "--quiet", "--output", "counts.csv", "--edges"});
         arguments << edges;
         if (cross)
-            arguments << list({"--b", "b.txt"});
+            arguments << tpacf::test::words({"--b", "b.txt"});
         const Outcome outcome = runTpacf(m_dir.path(), arguments);
         QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
 
@@ -187,7 +166,7 @@ private slots:
         QByteArray first;
         for (const char* edges : {"0.1,0.3,1,3", "lines.txt", "rows.txt"}) {
             const Outcome outcome = runTpacf(
-                m_dir.path(), list({"count", "--a", "a.txt", "--unit", "deg", "--backend", "cpu",
+                m_dir.path(), tpacf::test::words({"count", "--a", "a.txt", "--unit", "deg", "--backend", "cpu",
                                     "--quiet", "--output", "same.csv", "--edges", edges}));
             QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
             const QByteArray csv = withoutTimes(contentOf(path(QStringLiteral("same.csv"))));
@@ -202,7 +181,7 @@ private slots:
     void runWritesCustomBins() {
         // tpacf run takes the same flag; its JSON names the scale and lists the edges.
         const Outcome outcome =
-            runTpacf(m_dir.path(), list({"run", "--data", "a.txt", "--random", "b.txt", "--edges",
+            runTpacf(m_dir.path(), tpacf::test::words({"run", "--data", "a.txt", "--random", "b.txt", "--edges",
                                          "rows.txt", "--unit", "deg", "--backend", "cpu", "--quiet",
                                          "--output", "w.csv", "--json", "w.json"}));
         QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
@@ -219,41 +198,41 @@ private slots:
         QTest::addColumn<QStringList>("arguments"); // after "count --a a.txt --output x.csv"
         QTest::addColumn<QString>("mentions");
         QTest::newRow("unsorted list")
-            << list({"--edges", "0.1,1,0.3"})
+            << tpacf::test::words({"--edges", "0.1,1,0.3"})
             << QStringLiteral("edge 3 (0.3 arcmin) is not greater than edge 2 (1 arcmin)");
         QTest::newRow("unsorted file")
-            << list({"--edges", "unsorted.txt"})
+            << tpacf::test::words({"--edges", "unsorted.txt"})
             << QStringLiteral("unsorted.txt:3: edge 0.3 is not greater than the edge before it");
         QTest::newRow("file missing")
-            << list({"--edges", "missing.txt"})
+            << tpacf::test::words({"--edges", "missing.txt"})
             << QStringLiteral("\"missing.txt\" is neither an existing file nor a comma-separated");
         QTest::newRow("non-contiguous lo hi")
-            << list({"--edges", "gap.txt"})
+            << tpacf::test::words({"--edges", "gap.txt"})
             << QStringLiteral("gap.txt:3: lo 1.5 is not the previous row's hi 1");
         QTest::newRow("list beyond 180 deg")
-            << list({"--edges", "1,90,200", "--unit", "deg"})
+            << tpacf::test::words({"--edges", "1,90,200", "--unit", "deg"})
             << QStringLiteral("edge 3 (200 deg) is beyond 180 deg");
         QTest::newRow("file beyond 180 deg")
-            << list({"--edges", "far.txt", "--unit", "deg"})
+            << tpacf::test::words({"--edges", "far.txt", "--unit", "deg"})
             << QStringLiteral("far.txt:3: edge 181 deg is beyond 180 deg");
-        QTest::newRow("with --nbins") << list({"--edges", "0.1,0.3,1", "--nbins", "3"})
+        QTest::newRow("with --nbins") << tpacf::test::words({"--edges", "0.1,0.3,1", "--nbins", "3"})
                                       << QStringLiteral("--edges cannot be combined with --nbins");
         QTest::newRow("with --preset")
-            << list({"--preset", "log5", "--edges", "0.1,0.3"})
+            << tpacf::test::words({"--preset", "log5", "--edges", "0.1,0.3"})
             << QStringLiteral("--edges cannot be combined with --preset");
-        QTest::newRow("with --min") << list({"--min", "1", "--edges", "0.1,0.3"})
+        QTest::newRow("with --min") << tpacf::test::words({"--min", "1", "--edges", "0.1,0.3"})
                                     << QStringLiteral("--edges cannot be combined with --min");
         QTest::newRow("not numbers")
-            << list({"--edges", "0.1,abc,3"}) << QStringLiteral("\"0.1,abc,3\"");
-        QTest::newRow("one edge") << list({"--edges", "5"})
+            << tpacf::test::words({"--edges", "0.1,abc,3"}) << QStringLiteral("\"0.1,abc,3\"");
+        QTest::newRow("one edge") << tpacf::test::words({"--edges", "5"})
                                   << QStringLiteral("at least 2 edges, got 1");
-        QTest::newRow("duplicate") << list({"--edges", "0.1,0.3,0.3"})
+        QTest::newRow("duplicate") << tpacf::test::words({"--edges", "0.1,0.3,0.3"})
                                    << QStringLiteral("edge 3 (0.3 arcmin) is not greater");
-        QTest::newRow("negative") << list({"--edges=-1,2"})
+        QTest::newRow("negative") << tpacf::test::words({"--edges=-1,2"})
                                   << QStringLiteral("edge 1 (-1 arcmin) is negative");
-        QTest::newRow("nan") << list({"--edges", "0.1,nan"})
+        QTest::newRow("nan") << tpacf::test::words({"--edges", "0.1,nan"})
                              << QStringLiteral("\"nan\" in \"0.1,nan\" is not a finite number");
-        QTest::newRow("a folder") << list({"--edges", "."})
+        QTest::newRow("a folder") << tpacf::test::words({"--edges", "."})
                                   << QStringLiteral("\".\" is not a regular file");
     }
 
@@ -262,7 +241,7 @@ private slots:
         QFETCH(QString, mentions);
         const Outcome outcome = runTpacf(
             m_dir.path(),
-            list({"count", "--a", "a.txt", "--backend", "cpu", "--output", "x.csv"}) + arguments);
+            tpacf::test::words({"count", "--a", "a.txt", "--backend", "cpu", "--output", "x.csv"}) + arguments);
         QCOMPARE(outcome.exitCode, 2);
         QVERIFY2(outcome.err.count(QLatin1Char('\n')) == 1 &&
                      outcome.err.endsWith(QLatin1Char('\n')),

@@ -2,6 +2,7 @@
 // fresh run, --share K/N parts combined by 'tpacf combine' are the whole batch, and every misuse
 // is exit 2 with one line on stderr.
 #include "tpacf/mock.h"
+#include "cli_process.h"
 #include "tpacf_test_main.h"
 
 #include <QDir>
@@ -16,35 +17,13 @@
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString out, err;
-};
+using Outcome = tpacf::test::ProcessOutcome;
 
 Outcome runTpacf(const QString& folder, const QStringList& arguments) {
-    QProcess process;
-    process.setWorkingDirectory(folder);
-    process.start(QStringLiteral(TPACF_EXE), arguments);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    Outcome outcome;
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.out = QString::fromLocal8Bit(process.readAllStandardOutput());
-    outcome.err = QString::fromLocal8Bit(process.readAllStandardError());
-    return outcome;
+    return tpacf::test::runProcess(QStringLiteral(TPACF_EXE), arguments, folder);
 }
 
-QStringList list(std::initializer_list<const char*> words) {
-    QStringList result;
-    for (const char* word : words)
-        result << QString::fromLatin1(word);
-    return result;
-}
-
-const QStringList kBins = list({"--bins", "log", "--min", "1", "--max", "600", "--unit", "arcmin",
+const QStringList kBins = tpacf::test::words({"--bins", "log", "--min", "1", "--max", "600", "--unit", "arcmin",
                                 "--nbins", "7", "--backend", "cpu", "--quiet"});
 
 // The table of a result CSV: every line but the '#' metadata.
@@ -93,7 +72,7 @@ class TestCountFilesCli : public QObject {
     }
 
     QStringList run(const char* data, const char* random, const char* output) const {
-        return list({"run", "--data", data, "--random", random, "--output", output}) + kBins;
+        return tpacf::test::words({"run", "--data", data, "--random", random, "--output", output}) + kBins;
     }
 
 private slots:
@@ -108,7 +87,7 @@ private slots:
         write(tpacf::generateUniformRandoms(900, box, 12, "random"), "random.txt");
         write(tpacf::generateUniformRandoms(900, box, 14, "other"), "other.txt");
         QCOMPARE(ok(run("data.txt", "random.txt", "fresh.csv") +
-                    list({"--save-counts", "run.counts.json"}))
+                    tpacf::test::words({"--save-counts", "run.counts.json"}))
                      .exitCode,
                  0);
         QCOMPARE(ok(run("data2.txt", "random.txt", "fresh2.csv")).exitCode, 0);
@@ -117,7 +96,7 @@ private slots:
     void saveThenReuse() {
         const Outcome outcome =
             ok(run("data.txt", "random.txt", "reused.csv") +
-               list({"--reuse-counts", "run.counts.json", "--save-counts", "again.json"}));
+               tpacf::test::words({"--reuse-counts", "run.counts.json", "--save-counts", "again.json"}));
         QCOMPARE(outcome.exitCode, 0);
         QCOMPARE(tableOf(path(QStringLiteral("reused.csv"))),
                  tableOf(path(QStringLiteral("fresh.csv"))));
@@ -127,7 +106,7 @@ private slots:
         QVERIFY(outcome.err.contains(QStringLiteral("reused DD, DR_1, RR_1 from run.counts.json")));
         // Other data: RR_1 reused, DD and DR_1 counted, the table of a fresh run on that data.
         const Outcome other = ok(run("data2.txt", "random.txt", "reused2.csv") +
-                                 list({"--reuse-counts", "run.counts.json"}));
+                                 tpacf::test::words({"--reuse-counts", "run.counts.json"}));
         QCOMPARE(other.exitCode, 0);
         QCOMPARE(tableOf(path(QStringLiteral("reused2.csv"))),
                  tableOf(path(QStringLiteral("fresh2.csv"))));
@@ -140,17 +119,17 @@ private slots:
     void sharesCombinedAreTheWhole() {
         for (const char* share : {"1/2", "2/2"}) {
             const QString name = QStringLiteral("part%1.json").arg(QLatin1Char(share[0]));
-            const Outcome outcome = ok(list({"run", "--data", "data.txt", "--random", "random.txt",
+            const Outcome outcome = ok(tpacf::test::words({"run", "--data", "data.txt", "--random", "random.txt",
                                              "--share", share, "--save-counts"}) +
                                        QStringList{name} + kBins);
             QCOMPARE(outcome.exitCode, 0);
             QVERIFY(QFile::exists(path(name)));
         }
         QCOMPARE(
-            ok(list({"combine", "part1.json", "part2.json", "--output", "total.json"})).exitCode,
+            ok(tpacf::test::words({"combine", "part1.json", "part2.json", "--output", "total.json"})).exitCode,
             0);
         QCOMPARE(ok(run("data.txt", "random.txt", "combined.csv") +
-                    list({"--reuse-counts", "total.json"}))
+                    tpacf::test::words({"--reuse-counts", "total.json"}))
                      .exitCode,
                  0);
         QCOMPARE(tableOf(path(QStringLiteral("combined.csv"))),
@@ -161,7 +140,7 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("expected");
         QTest::newRow("mismatched bins")
-            << (list({"run",
+            << (tpacf::test::words({"run",
                       "--data",
                       "data.txt",
                       "--random",
@@ -184,45 +163,45 @@ private slots:
                       "cpu"}))
             << QStringLiteral("the bins differ from those of the counts in run.counts.json");
         QTest::newRow("different randoms")
-            << (run("data.txt", "other.txt", "x.csv") + list({"--reuse-counts", "run.counts.json"}))
+            << (run("data.txt", "other.txt", "x.csv") + tpacf::test::words({"--reuse-counts", "run.counts.json"}))
             << QStringLiteral("random catalog 1 'other.txt': its content (coordinates and "
                               "weights as read) differs from every catalog in run.counts.json");
         QTest::newRow("not a count file")
-            << (run("data.txt", "random.txt", "x.csv") + list({"--reuse-counts", "data.txt"}))
+            << (run("data.txt", "random.txt", "x.csv") + tpacf::test::words({"--reuse-counts", "data.txt"}))
             << QStringLiteral("data.txt:1: not a valid count file");
         QTest::newRow("a result CSV as count file")
-            << (run("data.txt", "random.txt", "x.csv") + list({"--reuse-counts", "fresh.csv"}))
+            << (run("data.txt", "random.txt", "x.csv") + tpacf::test::words({"--reuse-counts", "fresh.csv"}))
             << QStringLiteral("fresh.csv:1: not a valid count file");
         QTest::newRow("--save-counts onto an input")
-            << (run("data.txt", "random.txt", "x.csv") + list({"--save-counts", "random.txt"}))
+            << (run("data.txt", "random.txt", "x.csv") + tpacf::test::words({"--save-counts", "random.txt"}))
             << QStringLiteral("--save-counts is the same file as the input --random");
         QTest::newRow("--save-counts onto --reuse-counts")
             << (run("data.txt", "random.txt", "x.csv") +
-                list({"--reuse-counts", "run.counts.json", "--save-counts", "run.counts.json"}))
+                tpacf::test::words({"--reuse-counts", "run.counts.json", "--save-counts", "run.counts.json"}))
             << QStringLiteral("--save-counts is the same file as the input --reuse-counts");
         QTest::newRow("FITS count file")
-            << (run("data.txt", "random.txt", "x.csv") + list({"--save-counts", "c.fits"}))
+            << (run("data.txt", "random.txt", "x.csv") + tpacf::test::words({"--save-counts", "c.fits"}))
             << QStringLiteral("count files are JSON");
         QTest::newRow("--share without --save-counts")
-            << (list({"run", "--data", "data.txt", "--random", "random.txt", "--share", "1/2"}) +
+            << (tpacf::test::words({"run", "--data", "data.txt", "--random", "random.txt", "--share", "1/2"}) +
                 kBins)
             << QStringLiteral("add --save-counts");
         QTest::newRow("--share 3/2")
-            << (list({"run", "--data", "data.txt", "--random", "random.txt", "--share", "3/2",
+            << (tpacf::test::words({"run", "--data", "data.txt", "--random", "random.txt", "--share", "3/2",
                       "--save-counts", "p.json"}) +
                 kBins)
             << QStringLiteral("is not K/N");
         QTest::newRow("combine a part twice")
-            << list({"combine", "part1.json", "part1.json", "--output", "t.json"})
+            << tpacf::test::words({"combine", "part1.json", "part1.json", "--output", "t.json"})
             << QStringLiteral("part 1 of 2 is in both");
         QTest::newRow("combine with a part missing")
-            << list({"combine", "part1.json", "--output", "t.json"})
+            << tpacf::test::words({"combine", "part1.json", "--output", "t.json"})
             << QStringLiteral("part 2 missing");
         QTest::newRow("reuse of an incomplete sum")
-            << (run("data.txt", "random.txt", "x.csv") + list({"--reuse-counts", "part1.json"}))
+            << (run("data.txt", "random.txt", "x.csv") + tpacf::test::words({"--reuse-counts", "part1.json"}))
             << QStringLiteral("holds part 1 of 2 of the work only (missing: 2)");
         QTest::newRow("combine onto a part")
-            << list({"combine", "part1.json", "part2.json", "--output", "part2.json"})
+            << tpacf::test::words({"combine", "part1.json", "part2.json", "--output", "part2.json"})
             << QStringLiteral("--output is the same file as the input count file");
     }
     void misuseIsOneLine() {

@@ -2,6 +2,7 @@
 // filtered table equal those of the same rows written as text; a bad selection is exit 2 and
 // one line on stderr. Runs the built executable; the tables are written by cfitsio here.
 #include "tpacf/catalog_reader.h"
+#include "cli_process.h"
 #include "tpacf_test_main.h"
 
 #include <QDir>
@@ -24,23 +25,10 @@
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString err;
-};
+using Outcome = tpacf::test::ProcessOutcome;
 
 Outcome runTpacf(const QStringList& arguments) {
-    QProcess process;
-    process.start(QStringLiteral(TPACF_EXE), arguments);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    Outcome outcome;
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.err = QString::fromLocal8Bit(process.readAllStandardError());
-    return outcome;
+    return tpacf::test::runProcess(QStringLiteral(TPACF_EXE), arguments);
 }
 
 // The data rows of a counts CSV (comment lines, which may name the input, left out).

@@ -3,6 +3,7 @@
 // `tpacf count` runs, and every bad combination an exit 2 with one line naming the problem.
 #include "tpacf/bins.h"
 #include "tpacf/result_io.h"
+#include "cli_process.h"
 #include "tpacf_test_main.h"
 
 #include <QFile>
@@ -19,28 +20,14 @@
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString err;
-};
+using Outcome = tpacf::test::ProcessOutcome;
 
 Outcome runTpacf(const QString& folder, const QStringList& arguments) {
-    QProcess process;
-    process.setWorkingDirectory(folder);
-    process.start(QStringLiteral(TPACF_EXE), arguments);
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    Outcome outcome;
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.err = QString::fromLocal8Bit(process.readAllStandardError());
-    return outcome;
+    return tpacf::test::runProcess(QStringLiteral(TPACF_EXE), arguments, folder);
 }
 
 QStringList words(const QString& text) {
-    return text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    return tpacf::test::splitWords(text);
 }
 
 // A catalog file: RA, Dec in degrees and a weight, the values kept for the brute force.

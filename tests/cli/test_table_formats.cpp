@@ -3,6 +3,7 @@
 // python3-astropy, which scripts/install-deps.sh installs) reads both, independently of the
 // tool's own reader.
 #include "tpacf/result_io.h"
+#include "cli_process.h"
 #include "tpacf_test_main.h"
 
 #include <QFile>
@@ -19,25 +20,10 @@
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString out, err;
-};
+using Outcome = tpacf::test::ProcessOutcome;
 
 Outcome run(const QString& program, const QStringList& arguments, const QString& folder) {
-    QProcess process;
-    process.setWorkingDirectory(folder);
-    process.start(program, arguments);
-    if (!process.waitForFinished(120000)) {
-        process.kill();
-        process.waitForFinished();
-        return {};
-    }
-    Outcome outcome;
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.out = QString::fromLocal8Bit(process.readAllStandardOutput());
-    outcome.err = QString::fromLocal8Bit(process.readAllStandardError());
-    return outcome;
+    return tpacf::test::runProcess(program, arguments, folder, 120000);
 }
 
 // A python 3 that imports astropy: the first on PATH, else Debian's own.
