@@ -1,0 +1,308 @@
+// MainWindow: the run — whether it can start (and why not), starting and cancelling it, and what
+// the window shows and logs when it ends. Construction and docks are in main_window.cpp, menus
+// in main_window_menus.cpp, catalog files in main_window_files.cpp.
+#include "main_window.h"
+
+#include "backend_panel.h"
+#include "binning_panel.h"
+#include "catalogs_panel.h"
+#include "column_mapping_dialog.h"
+#include "errors_panel.h"
+#include "plot_panel.h"
+#include "result_table.h"
+#include "run_panel.h"
+#include "sky_plot.h"
+#include <tpacf/catalog_reader.h>
+#include <tpacf/errors.h>
+#include <QAction>
+#include <QApplication>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QGroupBox>
+#include <QJsonArray>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+namespace tpacf::ui {
+
+QPushButton* MainWindow::runButton() const {
+    return m_runPanel->runButton();
+}
+
+QProgressBar* MainWindow::progressBar() const {
+    return m_runPanel->progressBar();
+}
+
+QString MainWindow::runBlockedReason() const {
+    if (isRunning())
+        return tr("A run is in progress.");
+    if (isLoading())
+        return tr("Reading the catalogs: Run is available when they are loaded.");
+    const std::shared_ptr<const Catalog> data = dataCatalog();
+    if (!data)
+        return tr("Open a data catalog (File > Open Data Catalog).");
+    if (m_catalogs->randoms().isEmpty())
+        return tr("Add at least one random catalog.");
+    if (const QString problem = RunController::secondSampleProblem(
+            m_catalogs->data2().has_value(), int(m_catalogs->randoms().size()),
+            int(m_catalogs->randoms2().size()));
+        !problem.isEmpty())
+        return problem;
+    if (!m_binningPanel->isValid())
+        return tr("Run disabled: %1").arg(m_binningPanel->problem());
+    if (!m_errorsPanel->isValid())
+        return tr("Run disabled: %1").arg(m_errorsPanel->problem());
+    const ErrorSettings errors = m_errorsPanel->settings();
+    if (errors.method == ErrorSettings::Method::Regions &&
+        data->size() < std::size_t(errors.regions))
+        return tr("Run disabled: jackknife with %1 regions needs at least %1 data points; the "
+                  "data catalog has %2. Lower K.")
+            .arg(errors.regions)
+            .arg(data->size());
+    return {};
+}
+
+bool MainWindow::canRun() const {
+    return runBlockedReason().isEmpty();
+}
+
+RunInputs MainWindow::currentInputs() const {
+    RunInputs inputs;
+    inputs.data = dataCatalog();
+    inputs.randoms = randomCatalogs();
+    inputs.data2 = m_catalogs->data2Catalog();
+    inputs.randoms2 = m_catalogs->random2Catalogs();
+    RunSettings settings;
+    settings.bins = m_binningPanel->spec();
+    settings.estimator = m_backendPanel->estimator();
+    QJsonObject object = settings.toJson();
+    object.remove(QStringLiteral("backend"));
+    object.remove(QStringLiteral("errors"));
+    // Bins by their edges (two specs that give the same edges give the same result).
+    if (const std::optional<Binning>& binning = m_binningPanel->binning()) {
+        QJsonArray edges;
+        for (double edge : binning->edges())
+            edges.append(edge);
+        QJsonObject bins;
+        bins[QStringLiteral("edges")] = edges;
+        bins[QStringLiteral("unit")] = unitLabel(binning->unit());
+        bins[QStringLiteral("scale")] =
+            object.value(QStringLiteral("bins")).toObject().value(QStringLiteral("scale"));
+        object[QStringLiteral("bins")] = bins;
+    }
+    // Errors as the job sees them: K and the seed of a method not chosen change nothing.
+    const JackknifeSettings jackknife = m_errorsPanel->settings().jackknife();
+    QJsonObject errors;
+    errors[QStringLiteral("regions")] = jackknife.regions;
+    errors[QStringLiteral("column")] = QString::fromStdString(jackknife.regionColumn);
+    if (jackknife.regions > 0)
+        errors[QStringLiteral("seed")] = QString::number(jackknife.seed);
+    object[QStringLiteral("errors")] = errors;
+    inputs.settings = object;
+    return inputs;
+}
+
+void MainWindow::onStaleChanged(bool stale) {
+    // A result whose inputs changed stays on screen, marked rather than cleared (see
+    // RunController). What must not happen is reading it as the result of the inputs now shown,
+    // hence the mark on the plots (and so on an exported figure), the Results dock and the Run
+    // panel. The CSV export stays possible: its header lists the inputs it came from.
+    m_plotPanel->setStale(stale);
+    m_runPanel->setStale(stale);
+    m_resultsDock->setWindowTitle(stale ? tr("Results (previous inputs)") : tr("Results"));
+}
+
+void MainWindow::updateRunState() {
+    m_run->setCurrentInputs(currentInputs());
+    const QString reason = runBlockedReason();
+    const bool runnable = reason.isEmpty();
+    m_runPanel->setRunState(reason, isRunning(), isLoading());
+    m_runAction->setEnabled(runnable);
+    m_cancelAction->setEnabled(isRunning());
+    const ResultPtr result = m_run->result();
+    const bool haveResult = result != nullptr;
+    m_exportCsvAction->setEnabled(haveResult);
+    m_exportCovarianceAction->setEnabled(haveResult && result->hasJackknife());
+    m_exportPlotAction->setEnabled(haveResult);
+    m_exportCsvAction->setToolTip(isResultStale()
+                                      ? tr("Export the result shown, computed from "
+                                           "previous inputs (the CSV header lists them)")
+                                      : QString()); // empty: the action's text
+    m_removeRandomAction->setEnabled(
+        !isRunning() && !isLoading() &&
+        (!m_catalogs->randoms().isEmpty() || !m_catalogs->randoms2().isEmpty()));
+    m_removeSecondAction->setEnabled(!isRunning() && !isLoading() && m_catalogs->hasSecondSample());
+    for (QAction* action : {m_openDataAction, m_addRandomAction, m_openData2Action,
+                            m_addRandom2Action, m_loadSampleAction, m_openSessionAction})
+        action->setEnabled(!isRunning() && !isLoading());
+}
+
+bool MainWindow::startRun() {
+    if (!canRun()) {
+        if (!isRunning())
+            reportMessage(MessageSeverity::Warning, runBlockedReason());
+        return false;
+    }
+    // Data, randoms and the second sample where one is loaded (a cross-correlation).
+    CorrelationParams params = RunController::catalogParams(*m_catalogs);
+    params.bins = m_binningPanel->spec();
+    params.estimator = m_backendPanel->estimator();
+    params.backend = m_backendPanel->backendOptions();
+    const ErrorSettings errors = m_errorsPanel->settings();
+    params.jackknife = errors.jackknife();
+    // Region labels from a column are read with the catalogs: the controller reads them again,
+    // with the column, before the job starts (Cancel works meanwhile).
+    const bool readRegions = errors.method == ErrorSettings::Method::Column;
+    if (!m_run->start(std::move(params), currentInputs(),
+                      readRegions ? errors.regionColumn : QString())) {
+        reportMessage(MessageSeverity::Warning, tr("A run is already in progress."));
+        return false;
+    }
+    m_plotPanel->clear();
+    updateInputsEnabled();
+    updateRunState();
+    m_runPanel->showStarting(
+        readRegions ? tr("Reading region labels from column '%1'…").arg(errors.regionColumn)
+                    : tr("Starting…"));
+    QString errorText = tr("no error bars");
+    if (errors.method == ErrorSettings::Method::Regions)
+        errorText = tr("jackknife, %1 regions (seed %2)").arg(errors.regions).arg(errors.seed);
+    else if (readRegions)
+        errorText = tr("jackknife, regions from column '%1'").arg(errors.regionColumn);
+    QString samples;
+    if (const std::optional<LoadedCatalog>& data2 = m_catalogs->data2())
+        samples = m_catalogs->randoms2().isEmpty()
+                      ? tr("; cross-correlation with %1 (sharing the randoms)")
+                            .arg(data2->source.displayName())
+                      : tr("; cross-correlation with %1 (%2 random sets of its own)")
+                            .arg(data2->source.displayName())
+                            .arg(m_catalogs->randoms2().size());
+    reportMessage(MessageSeverity::Info,
+                  tr("Run started: %1; %2; random sets: %3; %4%5")
+                      .arg(QString::fromStdString(m_binningPanel->spec().describe()),
+                           QString::fromLatin1(estimatorName(m_backendPanel->estimator())))
+                      .arg(m_catalogs->randoms().size())
+                      .arg(errorText, samples));
+    Q_EMIT runStarted();
+    return true;
+}
+
+void MainWindow::cancelRun() {
+    if (!isRunning())
+        return;
+    m_run->cancel(); // while region labels are read, the run ends here (onRunCancelled)
+    if (!isRunning())
+        return;
+    m_runPanel->showCancelling();
+    m_cancelAction->setEnabled(false);
+}
+
+void MainWindow::showRunEnded() {
+    updateInputsEnabled();
+    updateRunState();
+}
+
+void MainWindow::onRunFinished(const ResultPtr& result) {
+    showRunEnded();
+    m_runPanel->showFinished(*result);
+    m_resultModel->setResult(result);
+    m_plotPanel->setResult(result, false);
+    // The region map applies to the data the run used, and only while that data is loaded.
+    const std::shared_ptr<const Catalog> data = dataCatalog();
+    const std::shared_ptr<const Catalog> jobData = m_run->jobData();
+    if (result->hasJackknife() && data && jobData && jobData->size() == data->size())
+        m_skyPlot->setRegions(result->jackknifeRegions.dataRegions, result->jackknifeRegions.count);
+    else
+        m_skyPlot->setRegions(nullptr, 0);
+    const QString culling = result->culled ? tr("culling on") : tr("culling off");
+    if (!result->backendNotice.empty())
+        reportMessage(MessageSeverity::Info, QString::fromStdString(result->backendNotice));
+    QString kind;
+    if (result->isCross())
+        kind += tr(", cross D1×D2");
+    if (result->isWeighted())
+        kind += tr(", weighted");
+    reportMessage(MessageSeverity::Info,
+                  tr("Finished in %1 s: %2 bins on %3 (%4), %5 precision, %6 (requested %7)%8")
+                      .arg(result->elapsedSeconds, 0, 'f', 2)
+                      .arg(result->binCount())
+                      .arg(QString::fromStdString(result->backendName),
+                           QString::fromStdString(result->deviceDescription),
+                           QString::fromLatin1(precisionName(result->precision)), culling,
+                           QString::fromLatin1(cullingModeName(result->cullingRequested)), kind));
+    // Counts taken from the previous run's (RR when only the data or the estimator changed);
+    // the notes below say which were counted afresh.
+    for (const std::string& reused : result->reusedCounts)
+        logLine(MessageSeverity::Info, tr("Reused: %1").arg(QString::fromStdString(reused)));
+    // What a reader of the result must not miss (negative weights, shared randoms): each in the
+    // log and, last, in the status bar.
+    for (const std::string& note : result->notes)
+        reportMessage(MessageSeverity::Info, tr("Note: %1").arg(QString::fromStdString(note)));
+    reportJackknife(*result);
+    updateRunState();
+    Q_EMIT runFinished(result);
+}
+
+void MainWindow::reportJackknife(const CorrelationResult& result) {
+    const JackknifeRegionsSummary& regions = result.jackknifeRegions;
+    if (!result.hasJackknife())
+        return;
+    logLine(MessageSeverity::Info,
+            tr("Jackknife: %1 regions (%2); σ(θ) in the w_err column, covariance in the "
+               "Covariance tab")
+                .arg(regions.count)
+                .arg(QString::fromStdString(regions.method)));
+    // A bin can have a finite w but no σ (a leave-one-out sample without pairs there): its
+    // point is drawn without a bar, which must not read as "exact".
+    const std::size_t withoutSigma = result.binsWithoutSigma();
+    if (withoutSigma > 0)
+        logLine(MessageSeverity::Info,
+                tr("Jackknife: %1 bins with a finite w have no σ (a leave-one-out sample has no "
+                   "pairs there); their points are drawn without error bars.")
+                    .arg(withoutSigma));
+    if (regions.warnings.empty())
+        return;
+    // Every warning gets its own log line; one message (and in interactive mode one box) says
+    // that there are some.
+    for (const std::string& warning : regions.warnings)
+        logLine(MessageSeverity::Warning, tr("Jackknife: %1").arg(QString::fromStdString(warning)));
+    const QString first = QString::fromStdString(regions.warnings.front());
+    reportMessage(MessageSeverity::Warning,
+                  regions.warnings.size() == 1
+                      ? tr("Jackknife regions: %1").arg(first)
+                      : tr("Jackknife regions: %1 warnings, listed in the log (first: %2)")
+                            .arg(regions.warnings.size())
+                            .arg(first));
+}
+
+void MainWindow::onRunFailed(const QString& message) {
+    showRunEnded();
+    m_runPanel->showFailed();
+    // The previous result stays on screen: a failed run does not erase finished work.
+    if (const ResultPtr result = m_run->result())
+        m_plotPanel->setResult(result, false);
+    else
+        m_plotPanel->clear();
+    reportMessage(MessageSeverity::Error, tr("The run failed: %1").arg(message));
+    Q_EMIT runFailed(message);
+}
+
+void MainWindow::onRunCancelled() {
+    showRunEnded();
+    m_runPanel->showCancelled();
+    if (const ResultPtr result = m_run->result())
+        m_plotPanel->setResult(result, false);
+    else
+        m_plotPanel->clear();
+    reportMessage(MessageSeverity::Info, tr("Run cancelled."));
+    Q_EMIT runCancelled();
+}
+
+} // namespace tpacf::ui
