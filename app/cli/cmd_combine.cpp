@@ -22,9 +22,11 @@ Adds count files of disjoint work: the parts of one batch counted by
 job array). The parts must have the same bins, the same catalogs (by content), the same
 jackknife regions and the same backend, and be distinct parts of the same N. Raw counts and
 region tallies add exactly. A file of all N parts is whole: 'tpacf run --reuse-counts' takes
-it and computes w without counting.
+it and computes w without counting. Count files are JSON or FITS (read as what they hold;
+written as FITS for a name ending .fits, .fit or .fts), mixed freely.
 
-  --output FILE      the combined count file (JSON; never one of the parts)
+  --output FILE      the combined count file (JSON, or FITS by its name; never one of the
+                     parts)
   --partial          write the sum even when parts are missing (it can be combined later
                      with the rest); without it, missing parts are an error that names them
   --quiet            no summary on stdout

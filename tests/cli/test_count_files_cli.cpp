@@ -1,6 +1,7 @@
 // Count files through the built tpacf: --save-counts then --reuse-counts gives the table of a
 // fresh run, --share K/N parts combined by 'tpacf combine' are the whole batch, and every misuse
 // is exit 2 with one line on stderr.
+#include "tpacf/count_store.h"
 #include "tpacf/mock.h"
 #include "cli_process.h"
 #include "tpacf_test_main.h"
@@ -10,6 +11,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sstream>
 
 #ifndef TPACF_EXE
 #error "TPACF_EXE must name the tpacf executable"
@@ -136,6 +139,89 @@ private slots:
                  tableOf(path(QStringLiteral("fresh.csv"))));
     }
 
+    // FITS count files wherever count files go: saved, reused, combined with JSON ones (both
+    // ways), and the result tables are those of the JSON files and of a fresh run.
+    void fitsCountFiles() {
+        if (!tpacf::fitsCountFilesSupported())
+            QSKIP("this build has no FITS support (cfitsio)");
+        QCOMPARE(ok(run("data.txt", "random.txt", "fits-fresh.csv") +
+                    tpacf::test::words({"--save-counts", "run.counts.fits"}))
+                     .exitCode,
+                 0);
+        QCOMPARE(tableOf(path(QStringLiteral("fits-fresh.csv"))),
+                 tableOf(path(QStringLiteral("fresh.csv"))));
+        QCOMPARE(ok(run("data2.txt", "random.txt", "fits-reused2.csv") +
+                    tpacf::test::words({"--reuse-counts", "run.counts.fits"}))
+                     .exitCode,
+                 0);
+        QCOMPARE(tableOf(path(QStringLiteral("fits-reused2.csv"))),
+                 tableOf(path(QStringLiteral("fresh2.csv"))));
+        for (const char* share : {"1/2", "2/2"}) {
+            const QString name = QStringLiteral("fpart%1.fits").arg(QLatin1Char(share[0]));
+            QCOMPARE(ok(tpacf::test::words({"run", "--data", "data.txt", "--random", "random.txt",
+                                            "--share", share, "--save-counts"}) +
+                        QStringList{name} + kBins)
+                         .exitCode,
+                     0);
+        }
+        // FITS parts into JSON, a FITS and a JSON part into FITS: the same store.
+        QCOMPARE(ok(tpacf::test::words({"combine", "fpart1.fits", "fpart2.fits", "--output",
+                                        "ftotal.json"}))
+                     .exitCode,
+                 0);
+        QCOMPARE(ok(tpacf::test::words({"combine", "fpart1.fits", "part2.json", "--output",
+                                        "mixed.fits"}))
+                     .exitCode,
+                 0);
+        std::ostringstream a, b, c;
+        tpacf::writeCountStoreJson(a, tpacf::readCountFile(path(QStringLiteral("ftotal.json")).toStdString()));
+        tpacf::writeCountStoreJson(b, tpacf::readCountFile(path(QStringLiteral("mixed.fits")).toStdString()));
+        tpacf::writeCountStoreJson(c, tpacf::readCountFile(path(QStringLiteral("total.json")).toStdString()));
+        QCOMPARE(b.str(), a.str());
+        QCOMPARE(c.str(), a.str());
+        QCOMPARE(ok(run("data.txt", "random.txt", "fits-combined.csv") +
+                    tpacf::test::words({"--reuse-counts", "mixed.fits"}))
+                     .exitCode,
+                 0);
+        QCOMPARE(tableOf(path(QStringLiteral("fits-combined.csv"))),
+                 tableOf(path(QStringLiteral("fresh.csv"))));
+    }
+
+    // astropy opens a count file as it is: the COUNTS table, labels and uint64 raw counts.
+    void astropyReadsFitsCounts() {
+        if (!tpacf::fitsCountFilesSupported())
+            QSKIP("this build has no FITS support (cfitsio)");
+        QString python;
+        for (const QString& candidate : {QStringLiteral("python3"), QStringLiteral("/usr/bin/python3")})
+            if (tpacf::test::runProcess(candidate, {QStringLiteral("-c"), QStringLiteral("import astropy")},
+                                        m_dir.path())
+                    .exitCode == 0) {
+                python = candidate;
+                break;
+            }
+        if (python.isEmpty())
+            QSKIP("no python3 with astropy (scripts/install-deps.sh installs python3-astropy)");
+        const char* script =
+            "from astropy.io import fits\n"
+            "h = fits.open('run.counts.fits')\n"
+            "c = h['COUNTS'].data\n"
+            "print(h[0].header['TPFORMAT'], c['RAW'].dtype)\n"
+            "for row in c: print(row['LABEL'], ' '.join(str(v) for v in row['RAW']))\n";
+        const Outcome outcome =
+            tpacf::test::runProcess(python, {QStringLiteral("-c"), QString::fromLatin1(script)},
+                                    m_dir.path());
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        const tpacf::CountStore store = tpacf::readCountFile(path(QStringLiteral("run.counts.fits")).toStdString());
+        QString expected = QStringLiteral("tpacf-counts uint64\n");
+        for (const tpacf::StoredCount& count : store.counts) {
+            expected += QString::fromStdString(count.label);
+            for (const std::uint64_t value : count.counts.raw)
+                expected += QLatin1Char(' ') + QString::number(value);
+            expected += QLatin1Char('\n');
+        }
+        QCOMPARE(outcome.out, expected);
+    }
+
     void misuseIsOneLine_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("expected");
@@ -179,9 +265,17 @@ private slots:
             << (run("data.txt", "random.txt", "x.csv") +
                 tpacf::test::words({"--reuse-counts", "run.counts.json", "--save-counts", "run.counts.json"}))
             << QStringLiteral("--save-counts is the same file as the input --reuse-counts");
-        QTest::newRow("FITS count file")
-            << (run("data.txt", "random.txt", "x.csv") + tpacf::test::words({"--save-counts", "c.fits"}))
-            << QStringLiteral("count files are JSON");
+        QTest::newRow("compressed FITS count file")
+            << (run("data.txt", "random.txt", "x.csv") + tpacf::test::words({"--save-counts", "c.fits.gz"}))
+            << QStringLiteral("compressed FITS count files are not supported");
+        QTest::newRow("combine onto compressed FITS")
+            << tpacf::test::words({"combine", "part1.json", "part2.json", "--output", "t.fits.gz"})
+            << QStringLiteral("compressed FITS count files are not supported");
+        QTest::newRow("JSON named .fits")
+            << (run("data.txt", "random.txt", "x.csv") + tpacf::test::words({"--reuse-counts", "json.fits"}))
+            << (tpacf::fitsCountFilesSupported()
+                    ? QStringLiteral("json.fits: not a FITS file (it does not begin with SIMPLE =)")
+                    : QStringLiteral("without cfitsio"));
         QTest::newRow("--share without --save-counts")
             << (tpacf::test::words({"run", "--data", "data.txt", "--random", "random.txt", "--share", "1/2"}) +
                 kBins)
@@ -209,6 +303,8 @@ private slots:
         QFETCH(QString, expected);
         // The share files come from sharesCombinedAreTheWhole.
         QVERIFY(QFile::exists(path(QStringLiteral("part1.json"))));
+        QVERIFY(QFile::copy(path(QStringLiteral("run.counts.json")), path(QStringLiteral("json.fits"))) ||
+                QFile::exists(path(QStringLiteral("json.fits"))));
         const Outcome outcome = runTpacf(m_dir.path(), arguments);
         QCOMPARE(outcome.exitCode, 2);
         QCOMPARE(outcome.err.count(QLatin1Char('\n')), 1);

@@ -125,17 +125,24 @@ CountStore combineCountStores(std::span<const CountStore> stores);
 
 // Count files (core/src/io/count_file.cpp).
 
+/// Whether this build writes and reads FITS count files (built with cfitsio).
+bool fitsCountFilesSupported() noexcept;
+/// Whether writeCountFile writes FITS to `path`: a name ending ".fits", ".fit" or ".fts"
+/// (any case); every other name is JSON.
+bool isFitsCountFileName(const std::string& path);
 /// Throws ConfigError unless `path` names a count file format this build writes and reads:
-/// JSON (any name not ending in ".fits", ".fit", ".fts" or ".fits.gz": FITS count files are
-/// not written by this build).
+/// JSON, or FITS where fitsCountFilesSupported(); compressed FITS (".fits.gz", ".fz") never.
 void requireCountFileFormat(const std::string& path);
 /// The store as JSON: a "format"/"version" header, bins, catalogs, counts (integers; weighted
 /// sums with 17 significant digits, so they read back bit for bit).
 void writeCountStoreJson(std::ostream& out, const CountStore& store);
-/// Writes `path` atomically (temporary file, rename). Throws InputError naming the path.
+/// Writes `path` atomically (temporary file, rename), as FITS where isFitsCountFileName(path)
+/// (the layout is described in core/src/io/count_file_fits.cpp), else as JSON. Throws
+/// InputError naming the path, ConfigError for a format requireCountFileFormat refuses.
 void writeCountFile(const std::string& path, const CountStore& store);
-/// Reads a count file; `source` is set to `path`. Throws InputError naming the file (and line)
-/// for a missing, malformed or foreign file, or a version this build does not read.
+/// Reads a count file, JSON or FITS by its content (FITS begins with SIMPLE); `source` is set to
+/// `path`. Throws InputError naming the file (and line) for a missing, malformed, truncated or
+/// foreign file, or a version this build does not read.
 CountStore readCountFile(const std::string& path);
 /// The same from text; `name` is used in messages and as the source.
 CountStore parseCountStoreJson(std::string_view text, const std::string& name);

@@ -1,7 +1,9 @@
-// Count files: a CountStore as JSON. Counts are written as integers and weighted sums with 17
-// significant digits, so that everything reads back bit for bit.
+// Count files: a CountStore as JSON, or as FITS for a name ending .fits, .fit or .fts
+// (count_file_fits.cpp). Counts are written as integers and weighted sums with 17 significant
+// digits, so that everything reads back bit for bit.
 #include "tpacf/count_store.h"
 
+#include "io/count_file_fits.h"
 #include "io/json_document.h"
 #include "tpacf/errors.h"
 #include "tpacf/json_text.h"
@@ -329,12 +331,23 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
 
 } // namespace
 
+bool isFitsCountFileName(const std::string& path) {
+    for (const std::string_view suffix : {".fits", ".fit", ".fts"})
+        if (endsWith(path, suffix))
+            return true;
+    return false;
+}
+
 void requireCountFileFormat(const std::string& path) {
-    for (const std::string_view suffix : {".fits", ".fit", ".fits.gz", ".fts"})
+    for (const std::string_view suffix : {".fits.gz", ".fit.gz", ".fts.gz", ".fz"})
         if (endsWith(path, suffix))
             throw ConfigError("count file " + path +
-                              ": FITS count files are not supported by this build; count files "
-                              "are JSON (name it .json)");
+                              ": compressed FITS count files are not supported; name it .fits "
+                              "(or .json)");
+    if (isFitsCountFileName(path) && !fitsCountFilesSupported())
+        throw ConfigError("count file " + path +
+                          ": this build has no FITS support (built without cfitsio); name it "
+                          ".json");
 }
 
 void writeCountStoreJson(std::ostream& out, const CountStore& store) {
@@ -412,6 +425,8 @@ void writeCountStoreJson(std::ostream& out, const CountStore& store) {
 
 void writeCountFile(const std::string& path, const CountStore& store) {
     requireCountFileFormat(path);
+    if (isFitsCountFileName(path))
+        return io::writeCountStoreFits(path, store);
     std::ostringstream text;
     writeCountStoreJson(text, store);
     writeFileAtomically(path, text.view());
@@ -431,11 +446,48 @@ CountStore readCountFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(path, 0, 0, "cannot open the count file");
+    // What the file holds decides, not its name: FITS begins with its SIMPLE card.
+    constexpr std::string_view kFitsStart = "SIMPLE  =";
+    char start[9] = {};
+    in.read(start, sizeof start);
+    const bool fits = std::string_view(start, std::size_t(in.gcount())) == kFitsStart;
+    if (fits || isFitsCountFileName(path)) {
+        if (!fits)
+            throw InputError(path, 0, 0,
+                             "not a FITS file (it does not begin with SIMPLE =), though its name "
+                             "says FITS");
+        if (!fitsCountFilesSupported())
+            throw InputError(path, 0, 0,
+                             "a FITS count file, and this build reads no FITS (built without "
+                             "cfitsio)");
+        return io::readCountStoreFits(path);
+    }
+    in.clear();
+    in.seekg(0);
     std::ostringstream content;
     content << in.rdbuf();
     if (in.bad())
         throw InputError(path, 0, 0, "cannot read the count file");
     return parseCountStoreJson(content.view(), path);
 }
+
+#ifndef TPACF_HAVE_CFITSIO
+bool fitsCountFilesSupported() noexcept {
+    return false;
+}
+
+namespace io {
+
+void writeCountStoreFits(const std::string& path, const CountStore&) {
+    throw ConfigError("count file " + path +
+                      ": this build writes no FITS (built without cfitsio); name it .json");
+}
+
+CountStore readCountStoreFits(const std::string& path) {
+    throw InputError(path, 0, 0, "this build reads no FITS count files (built without cfitsio)");
+}
+
+} // namespace io
+#endif
 
 } // namespace tpacf
