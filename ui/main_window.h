@@ -97,6 +97,9 @@ public:
     /// incomplete (see runBlockedReason()).
     bool startRun();
     void cancelRun();
+    /// Run > Forget Cached Pair Counts: drops the counts kept from the last run, so the next run
+    /// counts every pair afresh. Refused (false) while a run is in progress or nothing is cached.
+    bool forgetCachedCounts();
     bool isRunning() const { return m_run->isRunning(); }
     /// Whether Run is enabled, and why not.
     bool canRun() const;
@@ -284,6 +287,7 @@ private:
     QAction* m_quitAction = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
+    QAction* m_forgetCountsAction = nullptr;
     QAction* m_aboutAction = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;

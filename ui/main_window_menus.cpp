@@ -136,6 +136,16 @@ void MainWindow::createActions() {
     m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
     m_cancelAction->setToolTip(tr("Stop the run (Esc)"));
     connect(m_cancelAction, &QAction::triggered, this, &MainWindow::cancelRun);
+    m_forgetCountsAction = new QAction(tr("&Forget Cached Pair Counts"), this);
+    m_forgetCountsAction->setObjectName(QStringLiteral("forgetCountsAction"));
+    // Why one would: to time a run in full, or to count the pairs again after doubting them.
+    const QString forgetTip =
+        tr("Drop the pair counts kept from the last run: the next run counts every pair afresh "
+           "instead of reusing those whose catalogs and bins match");
+    m_forgetCountsAction->setStatusTip(forgetTip);
+    m_forgetCountsAction->setToolTip(forgetTip);
+    m_forgetCountsAction->setEnabled(false);
+    connect(m_forgetCountsAction, &QAction::triggered, this, &MainWindow::forgetCachedCounts);
 
     m_aboutAction = new QAction(tr("&About TPACF Studio"), this);
     m_aboutAction->setMenuRole(QAction::AboutRole);
@@ -169,6 +179,9 @@ void MainWindow::createMenus() {
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(m_runAction);
     run->addAction(m_cancelAction);
+    run->addSeparator();
+    run->addAction(m_forgetCountsAction);
+    run->setToolTipsVisible(true);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     auto* wTab = m_viewMenu->addAction(tr("Show &w(θ) Plot"), this, [this] {

@@ -126,6 +126,7 @@ void MainWindow::updateRunState() {
     m_runPanel->setRunState(reason, isRunning(), isLoading());
     m_runAction->setEnabled(runnable);
     m_cancelAction->setEnabled(isRunning());
+    m_forgetCountsAction->setEnabled(!isRunning() && m_run->countCache() != nullptr);
     const ResultPtr result = m_run->result();
     const bool haveResult = result != nullptr;
     m_exportCsvAction->setEnabled(haveResult);
@@ -204,6 +205,17 @@ void MainWindow::cancelRun() {
     m_cancelAction->setEnabled(false);
 }
 
+bool MainWindow::forgetCachedCounts() {
+    if (isRunning() || !m_run->countCache())
+        return false;
+    m_run->clearCountCache();
+    reportMessage(MessageSeverity::Info,
+                  tr("Forgot the pair counts of the previous run: the next run counts every pair "
+                     "afresh."));
+    updateRunState();
+    return true;
+}
+
 void MainWindow::showRunEnded() {
     updateInputsEnabled();
     updateRunState();
@@ -237,10 +249,16 @@ void MainWindow::onRunFinished(const ResultPtr& result) {
                            QString::fromStdString(result->deviceDescription),
                            QString::fromLatin1(precisionName(result->precision)), culling,
                            QString::fromLatin1(cullingModeName(result->cullingRequested)), kind));
-    // Counts taken from the previous run's (RR when only the data or the estimator changed);
-    // the notes below say which were counted afresh.
+    // Counts taken from the previous run's (RR when only the data changed, all of them when only
+    // the estimator did); the notes below say which were counted afresh. A cache that matched
+    // nothing is said as such, so that a slow run after a small change is not a mystery; with
+    // no cache at all (first run, forgotten, a re-run of the same inputs) nothing is said.
     for (const std::string& reused : result->reusedCounts)
-        logLine(MessageSeverity::Info, tr("Reused: %1").arg(QString::fromStdString(reused)));
+        logLine(MessageSeverity::Info, tr("Reused %1").arg(QString::fromStdString(reused)));
+    if (result->reusedCounts.empty() && m_run->resultWasOfferedCache())
+        logLine(MessageSeverity::Info,
+                tr("No pair counts of the previous run matched this run (other bins, jackknife "
+                   "regions or catalogs): every pair was counted afresh."));
     // What a reader of the result must not miss (negative weights, shared randoms): each in the
     // log and, last, in the status bar.
     for (const std::string& note : result->notes)

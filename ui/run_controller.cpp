@@ -111,6 +111,7 @@ bool RunController::start(CorrelationParams params, RunInputs inputs, const QStr
     if (isRunning())
         return false;
     prepare(params, inputs);
+    const bool offeredCache = m_countCache && params.reuse == m_countCache;
     if (!regionColumn.isEmpty()) {
         if (!m_catalogs)
             return false;
@@ -128,6 +129,7 @@ bool RunController::start(CorrelationParams params, RunInputs inputs, const QStr
         m_state = State::Running;
     }
     m_runInputs = std::move(inputs);
+    m_runOfferedCache = offeredCache;
     m_latestPartial.reset();
     m_partialDirty = false;
     m_refreshTimer.start();
@@ -233,6 +235,7 @@ void RunController::onFinished(const ResultPtr& result) {
     }
     m_result = result;
     m_resultInputs = m_runInputs;
+    m_resultOfferedCache = m_runOfferedCache;
     stop(Outcome::Finished);
     Q_EMIT finished(result);
     m_jobData.reset();

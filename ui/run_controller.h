@@ -93,11 +93,16 @@ public:
     /// The counts of the last completed run (null before the first, or once cleared): what the
     /// next run reuses where its catalogs, bins and regions match.
     std::shared_ptr<const CountStore> countCache() const { return m_countCache; }
-    /// Forgets the cached counts: the next run counts everything.
+    /// Forgets the cached counts: the next run counts everything. A run in progress keeps the
+    /// counts it was given, and its own become the cache when it completes.
     void clearCountCache() {
         m_countCache.reset();
         m_countCacheInputs = {};
     }
+    /// Whether the run of result() was offered the cached counts: with its reusedCounts empty,
+    /// none of them matched (other bins, regions or catalogs), which is not the same as there
+    /// having been none (the first run, a forgotten cache, an explicit re-run).
+    bool resultWasOfferedCache() const { return m_resultOfferedCache; }
     /// The provenance of a Studio run: "TPACF Studio <version> session " and, in compact JSON,
     /// the catalogs (by name), `inputs.settings`, the bins and estimator where the settings lack
     /// them, and the backend.
@@ -148,6 +153,8 @@ private:
     RunInputs m_currentInputs;
     std::shared_ptr<const CountStore> m_countCache; // the last completed run's counts
     RunInputs m_countCacheInputs;                   // what they were counted from
+    bool m_runOfferedCache = false;                 // the run in progress was given m_countCache
+    bool m_resultOfferedCache = false;              // m_result's run was
     bool m_stale = false;
     ResultPtr m_latestPartial;
     bool m_partialDirty = false;

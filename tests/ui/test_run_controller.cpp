@@ -150,6 +150,7 @@ private Q_SLOTS:
     void weightedNewDataReusesTheRandomCounts();
     void newRandomsReuseNoRandomCounts();
     void clearedCacheReusesNothing();
+    void otherBinsReuseNothing();
 };
 
 void TestRunController::finishedRunKeepsResultAndInputs() {
@@ -544,6 +545,7 @@ void TestRunController::newDataReusesTheRandomCounts() {
     const ResultPtr firstResult = runThrough(run, first, QStringLiteral("first"));
     QVERIFY(firstResult);
     QVERIFY(firstResult->reusedCounts.empty()); // nothing cached before the first run
+    QVERIFY(!run.resultWasOfferedCache());
     QVERIFY(firstResult->counts);
     QVERIFY(run.countCache());
     // The provenance of a Studio run.
@@ -557,6 +559,7 @@ void TestRunController::newDataReusesTheRandomCounts() {
     QCOMPARE(result->reusedCounts.size(), std::size_t(1));
     QCOMPARE(QString::fromStdString(result->reusedCounts.front()),
              QStringLiteral("RR_1 from the counts of the previous run"));
+    QVERIFY(run.resultWasOfferedCache());
     QVERIFY(mentions(result->notes, "counted afresh: DD, DR_1"));
     QVERIFY(!result->invocation.empty());
     const CorrelationResult fresh = freshRun(second);
@@ -584,6 +587,7 @@ void TestRunController::newEstimatorReusesEveryCount() {
     const auto rerun = finished.front().front().value<ResultPtr>();
     QVERIFY(rerun);
     QVERIFY(rerun->reusedCounts.empty());
+    QVERIFY(!run.resultWasOfferedCache()); // counted afresh on purpose, not for want of a match
     QVERIFY(sameW(rerun->w, result->w));
 }
 
@@ -629,8 +633,26 @@ void TestRunController::clearedCacheReusesNothing() {
         runThrough(run, paramsFor(uniform(500, 52), random, "cpu"), QStringLiteral("second"));
     QVERIFY(result);
     QVERIFY(result->reusedCounts.empty());
+    QVERIFY(!run.resultWasOfferedCache());
     QVERIFY(result->counts); // and its counts are cached again
     QVERIFY(run.countCache());
+}
+
+void TestRunController::otherBinsReuseNothing() {
+    // The cache is offered, matches nothing (the bins differ) and the run counts everything:
+    // what Studio reports as "no counts of the previous run matched".
+    RunController run(BackendRegistry{});
+    CorrelationParams params = paramsFor(uniform(500, 60), uniform(2000, 61), "cpu");
+    QVERIFY(runThrough(run, params, QStringLiteral("five per decade")));
+    params.bins = BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 4);
+    const ResultPtr result = runThrough(run, params, QStringLiteral("four per decade"));
+    QVERIFY(result);
+    QVERIFY(run.resultWasOfferedCache());
+    QVERIFY(result->reusedCounts.empty());
+    QVERIFY(!mentions(result->notes, "counted afresh")); // no partial reuse to explain
+    const CorrelationResult fresh = freshRun(params);
+    QVERIFY(sameW(result->w, fresh.w));
+    QVERIFY(result->rrSummed() == fresh.rrSummed());
 }
 
 #include "test_run_controller.moc"

@@ -30,6 +30,7 @@
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QAbstractItemView>
+#include <QAction>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -149,6 +150,8 @@ private Q_SLOTS:
     void fitsDialogChoosesHduAndRowFilter();
     void sessionKeepsHduAndRowFilter();
     void asciiLoadStatesItsColumns();
+    // Issue 14: the counts of the last run reused, said in the log, and forgotten on request.
+    void reusedCountsAreLoggedAndForgettable();
 
 private:
     /// A window with the small catalogs loaded, CPU backend, quick bins.
@@ -2064,6 +2067,99 @@ void TestStudio::asciiLoadStatesItsColumns() {
         reported = reported || message.at(1).toString() ==
                                    QStringLiteral("Data catalog named_columns.txt: ") + stated;
     QVERIFY(reported);
+}
+
+void TestStudio::reusedCountsAreLoggedAndForgettable() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    const auto* log = window->findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    auto* forget = window->findChild<QAction*>(QStringLiteral("forgetCountsAction"));
+    QVERIFY(log && forget);
+    QVERIFY(!forget->statusTip().isEmpty());
+    QVERIFY(!forget->isEnabled()); // nothing cached yet
+    QVERIFY(!window->forgetCachedCounts());
+    const QString noMatch = QStringLiteral("No pair counts of the previous run matched");
+    // The log lines a run adds (the log only grows here).
+    const auto runAndLog = [&](ResultPtr& result) {
+        const qsizetype before = log->toPlainText().size();
+        result = runToCompletion(*window);
+        return log->toPlainText().mid(before);
+    };
+    const auto reusedLines = [](const CorrelationResult& result) {
+        QStringList lines;
+        for (const std::string& reused : result.reusedCounts)
+            lines << QStringLiteral("Reused ") + QString::fromStdString(reused);
+        return lines;
+    };
+
+    ResultPtr first;
+    const QString firstLog = runAndLog(first);
+    QVERIFY(first);
+    QVERIFY(first->reusedCounts.empty());
+    QVERIFY2(!firstLog.contains(QStringLiteral("Reused")) && !firstLog.contains(noMatch),
+             qPrintable(firstLog));
+    QVERIFY(forget->isEnabled()); // its counts are cached now
+
+    // Only the data changes: RR of both random sets comes from the cache.
+    MockParams mock;
+    mock.count = 2500;
+    mock.seed = 8;
+    mock.footprint = Footprint::box(150, 170, 0, 20);
+    mock.outerRadiusDeg = 3;
+    const QString otherData =
+        writeCatalog(QStringLiteral("data_other.txt"), generateClusteredMock(mock, "other"));
+    QVERIFY(loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{otherData}); }));
+    ResultPtr newData;
+    const QString newDataLog = runAndLog(newData);
+    QVERIFY(newData);
+    QCOMPARE(reusedLines(*newData),
+             QStringList{QStringLiteral("Reused RR_1, RR_2 from the counts of the previous run")});
+    QVERIFY2(newDataLog.contains(reusedLines(*newData).front()), qPrintable(newDataLog));
+    QVERIFY2(!newDataLog.contains(noMatch), qPrintable(newDataLog));
+
+    // Only the estimator changes: every count comes from the cache, and the log says so.
+    window->backendPanel()->setEstimator(Estimator::Natural);
+    ResultPtr natural;
+    const QString naturalLog = runAndLog(natural);
+    QVERIFY(natural);
+    QCOMPARE(natural->estimator, Estimator::Natural);
+    QVERIFY(!natural->reusedCounts.empty());
+    for (const QString& line : reusedLines(*natural)) {
+        QVERIFY2(line.contains(QStringLiteral("RR_1")) && line.contains(QStringLiteral("RR_2")),
+                 qPrintable(line));
+        QVERIFY2(naturalLog.contains(line), qPrintable(naturalLog));
+    }
+
+    // Forgotten: the next run (another estimator) counts everything and says nothing of reuse.
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    forget->trigger();
+    QVERIFY(!forget->isEnabled());
+    QVERIFY(!window->runController()->countCache());
+    QCOMPARE(messages.count(), 1);
+    QVERIFY(messages.front().at(1).toString().contains(QStringLiteral("counts every pair")));
+    window->backendPanel()->setEstimator(Estimator::Hamilton);
+    const qsizetype beforeAfresh = log->toPlainText().size();
+    QSignalSpy finished(window.get(), &MainWindow::runFinished);
+    QVERIFY(window->startRun());
+    QVERIFY(!forget->isEnabled()); // nothing to forget while the run fills the cache
+    QVERIFY(!window->forgetCachedCounts());
+    QVERIFY(finished.wait(30000));
+    const ResultPtr afresh = window->currentResult();
+    QVERIFY(afresh);
+    QVERIFY(afresh->reusedCounts.empty());
+    const QString afreshLog = log->toPlainText().mid(beforeAfresh);
+    QVERIFY2(!afreshLog.contains(QStringLiteral("Reused")) && !afreshLog.contains(noMatch),
+             qPrintable(afreshLog));
+    QVERIFY(forget->isEnabled()); // cached again
+
+    // Other bins: the cache is offered but matches nothing, which the log says as such.
+    window->binningPanel()->setSpec(BinSpec::logPerDecade(1.0, 600.0, AngleUnit::Arcminute, 4));
+    ResultPtr otherBins;
+    const QString otherBinsLog = runAndLog(otherBins);
+    QVERIFY(otherBins);
+    QVERIFY(otherBins->reusedCounts.empty());
+    QVERIFY2(!otherBinsLog.contains(QStringLiteral("Reused")) && otherBinsLog.contains(noMatch),
+             qPrintable(otherBinsLog));
 }
 
 TPACF_TEST_MAIN(TestStudio)
