@@ -1,6 +1,7 @@
 // tpacf bench: pairs per second of each backend and precision on generated points (uniform or
 // clustered, full sky or a footprint), with spatial culling as asked.
 #include "cli/args.h"
+#include "cli/bench_read.h"
 #include "cli/context.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -32,6 +33,7 @@ std::string benchHelp() {
                    [--bins B] [--theta-min X --theta-max Y --unit U] [--sets S]
                    [--footprint F] [--clustered [clustering]] [--culling auto|on|off]
                    [--weighted] [--repeat R] [--seed S] [--json] [--cuda-... tuning]
+       tpacf bench --read FILE [--repeat R] [--threads N] [--json]
 
 Times pair counting on N generated points (default: uniform over the whole sky), for every
 available backend x precision: DD (auto count of N points, N(N-1)/2 pairs) and DR (cross count
@@ -40,6 +42,10 @@ real run with S random sets does. Each measurement is run once to warm up, then 
 report gives the median wall time, unique pairs/s (the pairs the count covers / median wall
 time, also where culling skips most of them), whether spatial culling was used, the device,
 and the device-timed seconds where the backend measures them (GPU events).
+
+With --read FILE it times reading a catalog instead: readCatalog on FILE once to warm up, then
+R times (default 3); the report gives the file size, points, parser threads, the best wall
+time and MB/s (10^6 bytes per second).
 
   --backend B        cpu, cuda or all (default all; unavailable ones are listed as skipped)
   --precision P      double, float or all (default all; the CPU backend is double only)
@@ -61,7 +67,7 @@ and the device-timed seconds where the backend measures them (GPU events).
                      to compare with the unweighted pairs/s on the same points
   --repeat R         timed runs per measurement (default 3)
   --seed S           seed of the generated points (default 1)
-  --threads N        CPU threads (default: all hardware threads)
+  --threads N        CPU threads, also of --read's parser (default: all hardware threads)
   --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU)
   --json             machine-readable report on stdout instead of the table
 
@@ -77,6 +83,7 @@ CUDA tuning (benchmarks of the kernel's variants; no count changes, only the spe
 
 Examples:
   tpacf bench --n 100000 --backend all --precision all --sets 2 --repeat 5
+  tpacf bench --read d.txt --repeat 5
   tpacf bench --backend cpu --n 100000 --clustered --footprint box:150,190,0,40 --bins 20 \
               --theta-min 0.01 --theta-max 10 --unit deg --culling on
 )";
@@ -336,9 +343,12 @@ int benchCommand(const Context& context) {
         .addSwitch("--cuda-brute-force")
         .addValue("--cuda-block")
         .addValue("--cuda-subtiles")
-        .addValue("--cuda-region-level");
+        .addValue("--cuda-region-level")
+        .addValue("--read");
     addClusteringOptions(options);
     const ParsedArgs args = parseArgs("bench", options, context.args);
+    if (args.has("--read"))
+        return benchReadCommand(args, context);
 
     // "all" is bench's own word; single values go through the same parsing as everywhere else.
     const std::string backendText = args.value("--backend").value_or("all");

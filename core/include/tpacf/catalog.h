@@ -40,9 +40,11 @@ public:
 
     /// Builds from RA/Dec in radians; computes unit vectors once, in double. RA is wrapped
     /// into [0, 2π). Throws InputError (naming `name` and the row) on a non-finite value or a
-    /// Dec outside [−π/2, π/2]. `weight` and `region` are empty or of the same size.
+    /// Dec outside [−π/2, π/2]. `weight` and `region` are empty or of the same size. Large
+    /// catalogs are built on `threads` threads (0: all); the result is the same for any number.
     static Catalog fromRadians(std::string name, std::vector<double> ra, std::vector<double> dec,
-                               std::vector<double> weight = {}, std::vector<std::int32_t> region = {});
+                               std::vector<double> weight = {}, std::vector<std::int32_t> region = {},
+                               int threads = 0);
     /// The same from degrees.
     static Catalog fromDegrees(std::string name, std::vector<double> raDeg, std::vector<double> decDeg,
                                std::vector<double> weight = {}, std::vector<std::int32_t> region = {});

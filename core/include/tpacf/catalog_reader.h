@@ -44,6 +44,10 @@ struct ReadOptions {
     /// the reader throws Cancelled, so a Ctrl-C does not wait for a 10^8-row file to be read.
     /// nullptr: the read cannot be cancelled.
     const std::atomic<bool>* cancelRequested = nullptr;
+    /// Threads that parse an ASCII file's rows and compute the catalog's unit vectors (0: every
+    /// hardware thread). The catalog and any error are the same for every value; only the speed
+    /// differs.
+    int threads = 0;
 };
 
 /// Reads a catalog file in the format formatFor (catalog_formats.h) picks: FITS binary tables

@@ -1,5 +1,7 @@
-// ASCII catalogs: whole file read at once, lines cut with memchr and numbers parsed with
-// std::from_chars, so that 10^7 rows take seconds rather than minutes.
+// ASCII catalogs: whole file read at once; the head (count line, header, first row, column
+// choice) read here, the data rows after it by the chunked parallel parser (ascii_rows.cpp).
+#include "catalog/ascii_rows.h"
+#include "catalog/ascii_text.h"
 #include "catalog/fits_reader.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/errors.h"
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,16 +26,34 @@ namespace tpacf {
 
 namespace {
 
+using detail::isNumber;
+using detail::joinNames;
+using detail::LineReader;
+using detail::looksSexagesimalWithLetters;
+using detail::NumberStatus;
+using detail::quoteField;
+using detail::splitFields;
+using detail::throwBadNumber;
+
+// A file's bytes, left uninitialised until read: zero-filling a few hundred MB first would
+// cost about as much as reading them.
+struct FileText {
+    std::unique_ptr<char[]> bytes;
+    std::size_t size = 0;
+    std::string_view view() const noexcept { return {bytes.get(), size}; }
+};
+
 // Reads the whole file, or its first `limit` bytes, in chunks of a few MB between which a
 // cancel request is honoured. Only regular files are read (openRegularFile), and only as many
 // bytes as the file had when opened: a file that shrinks or grows meanwhile is an error, never
 // a catalog cut at some row.
-std::string readFileBytes(const std::string& path, const ReadOptions& options,
-                          std::size_t limit = std::numeric_limits<std::size_t>::max()) {
+FileText readFileBytes(const std::string& path, const ReadOptions& options,
+                       std::size_t limit = std::numeric_limits<std::size_t>::max()) {
     const detail::OpenedFile file = detail::openRegularFile(path);
     const bool whole = file.size <= limit;
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, limit));
-    std::string data(want, '\0');
+    FileText text{std::make_unique_for_overwrite<char[]>(want), want};
+    char* const data = text.bytes.get();
     constexpr std::size_t kChunk = std::size_t(8) << 20;
     std::size_t done = 0;
     auto readSome = [&](char* into, std::size_t bytes) {
@@ -48,7 +69,7 @@ std::string readFileBytes(const std::string& path, const ReadOptions& options,
     };
     while (done < want) {
         detail::throwIfCancelled(options);
-        const std::size_t got = readSome(data.data() + done, std::min(kChunk, want - done));
+        const std::size_t got = readSome(data + done, std::min(kChunk, want - done));
         if (got == 0)
             throw InputError(path, 0, 0,
                              "the file shrank while it was being read (" + std::to_string(done) +
@@ -64,71 +85,8 @@ std::string readFileBytes(const std::string& path, const ReadOptions& options,
                                            "file first")
                              : "the file grew while it was being read (it had " +
                                    std::to_string(want) + " bytes); is it still being written?");
-    return data;
+    return text;
 }
-
-bool isBlank(char c) noexcept {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-// Yields non-blank lines with comments cut off and surrounding blanks (including the CR of
-// CRLF files) trimmed, together with their 1-based line numbers.
-class LineReader {
-public:
-    explicit LineReader(std::string_view text)
-        : m_text(text), m_hasCarriageReturn(std::memchr(text.data(), '\r', text.size())) {
-        // A UTF-8 byte order mark, as some Windows editors write, is not part of the first field.
-        if (m_text.substr(0, 3) == "\xEF\xBB\xBF")
-            m_pos = 3;
-    }
-
-    bool next(std::string_view& content, long& lineNumber) {
-        while (m_pos < m_text.size()) {
-            const char* begin = m_text.data() + m_pos;
-            const std::size_t rest = m_text.size() - m_pos;
-            const void* newline = std::memchr(begin, '\n', rest);
-            std::size_t length =
-                newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - begin)
-                        : rest;
-            if (m_hasCarriageReturn) {
-                // A CR not followed by LF ends a line too (classic Mac OS): as a blank it would
-                // join "10 20\r30 40" into one row with extra columns.
-                if (const void* cr = std::memchr(begin, '\r', length)) {
-                    const auto at = static_cast<std::size_t>(static_cast<const char*>(cr) - begin);
-                    if (at + 1 < length || !newline)
-                        length = at;
-                }
-            }
-            m_pos += length + 1;
-            ++m_line;
-            std::size_t end = length;
-            if (const void* hash = std::memchr(begin, '#', length))
-                end = static_cast<std::size_t>(static_cast<const char*>(hash) - begin);
-            std::size_t start = 0;
-            while (start < end && isBlank(begin[start]))
-                ++start;
-            while (end > start && isBlank(begin[end - 1]))
-                --end;
-            if (start == end)
-                continue;
-            content = std::string_view(begin + start, end - start);
-            lineNumber = m_line;
-            return true;
-        }
-        return false;
-    }
-
-    // Where the next line starts, to estimate how many rows remain.
-    std::string_view remaining() const noexcept {
-        return m_pos < m_text.size() ? m_text.substr(m_pos) : std::string_view();
-    }
-
-private:
-    std::string_view m_text;
-    bool m_hasCarriageReturn = false;
-    std::size_t m_pos = 0;
-    long m_line = 0;
-};
 
 // The 1-based line holding `offset`, counting line ends as LineReader does.
 long lineAt(std::string_view text, std::size_t offset) noexcept {
@@ -137,94 +95,6 @@ long lineAt(std::string_view text, std::size_t offset) noexcept {
         if (text[i] == '\n' || (text[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n')))
             ++line;
     return line;
-}
-
-// A line holding a comma is comma separated (so a header name may contain blanks, as in
-// "RA (deg), Dec (deg)"), its fields trimmed, two commas in a row leaving an empty field;
-// any other line is split on runs of blanks. Stops after `limit` fields.
-void splitFields(std::string_view line, std::vector<std::string_view>& fields,
-                 std::size_t limit = std::numeric_limits<std::size_t>::max()) {
-    fields.clear();
-    const char* p = line.data();
-    const char* const end = p + line.size();
-    if (std::memchr(p, ',', line.size())) {
-        while (fields.size() < limit) {
-            const char* comma =
-                static_cast<const char*>(std::memchr(p, ',', static_cast<std::size_t>(end - p)));
-            const char* fieldEnd = comma ? comma : end;
-            const char* first = p;
-            const char* last = fieldEnd;
-            while (first < last && isBlank(*first))
-                ++first;
-            while (last > first && isBlank(last[-1]))
-                --last;
-            fields.emplace_back(first, static_cast<std::size_t>(last - first));
-            if (!comma)
-                break;
-            p = comma + 1;
-        }
-        return;
-    }
-    while (p < end && fields.size() < limit) {
-        const char* q = p;
-        while (q < end && !isBlank(*q))
-            ++q;
-        fields.emplace_back(p, static_cast<std::size_t>(q - p));
-        while (q < end && isBlank(*q))
-            ++q;
-        p = q;
-    }
-}
-
-enum class NumberStatus { Ok, NotANumber, OutOfRange };
-
-NumberStatus parseNumber(std::string_view field, double& value) noexcept {
-    const char* begin = field.data();
-    const char* const end = begin + field.size();
-    // from_chars does not take the '+' many writers put on exponents' mantissas and Decs.
-    if (begin < end && *begin == '+' && begin + 1 < end && begin[1] != '-' && begin[1] != '+')
-        ++begin;
-    if (begin == end)
-        return NumberStatus::NotANumber;
-    const auto [stop, ec] = std::from_chars(begin, end, value);
-    if (stop != end || ec == std::errc::invalid_argument)
-        return NumberStatus::NotANumber;
-    if (ec == std::errc::result_out_of_range)
-        return NumberStatus::OutOfRange;
-    return NumberStatus::Ok;
-}
-
-bool isNumber(std::string_view field) noexcept {
-    double ignored = 0;
-    return parseNumber(field, ignored) != NumberStatus::NotANumber;
-}
-
-// Sexagesimal angles written with unit letters: 12h30m00s, +12d00m00.5s, 5h30m.
-bool looksSexagesimalWithLetters(std::string_view field) noexcept {
-    std::size_t i = field.starts_with('+') || field.starts_with('-') ? 1 : 0;
-    // Digits with at most one dot; false when there are none.
-    const auto amount = [&] {
-        const std::size_t start = i;
-        bool dot = false;
-        while (i < field.size() &&
-               (std::isdigit(static_cast<unsigned char>(field[i])) || (field[i] == '.' && !dot))) {
-            dot = dot || field[i] == '.';
-            ++i;
-        }
-        return i > start && std::isdigit(static_cast<unsigned char>(field[start]));
-    };
-    const auto unit = [&](std::string_view letters) {
-        if (i < field.size() && letters.find(field[i]) != std::string_view::npos) {
-            ++i;
-            return true;
-        }
-        return false;
-    };
-    if (!amount() || !unit("hHdD") || !amount() || !unit("mM'"))
-        return false;
-    if (i == field.size())
-        return true;
-    return amount() && (i == field.size() || (unit("sS\"") && i == field.size()));
 }
 
 // A field that begins as a number does: an optional sign, then a digit or a dot and a digit
@@ -348,35 +218,6 @@ TableHead readTableHead(LineReader& lines) {
     head.firstRow = content;
     head.firstRowLine = lineNumber;
     return head;
-}
-
-using detail::joinNames;
-using detail::quoteField;
-
-[[noreturn]] void throwBadNumber(const std::string& source, long line, std::size_t column,
-                                 const char* role, std::string_view field, NumberStatus status,
-                                 std::string_view note = {}) {
-    std::string problem = std::string(role) + " value ";
-    if (field.empty()) {
-        problem += "is an empty field";
-    } else if (status == NumberStatus::OutOfRange) {
-        problem += quoteField(field) + " is out of the range of a double";
-    } else {
-        problem += quoteField(field) + " is not a number";
-        // The usual ways a number gets written so that it is not read as one.
-        const std::string_view digits = field.substr(field.front() == '-' || field.front() == '+');
-        if (digits.starts_with("0x") || digits.starts_with("0X"))
-            problem += " (hexadecimal numbers are not read: write it in decimal)";
-        else if (field.find_first_of(" \t\v\f") != std::string_view::npos)
-            problem += " (blanks inside a comma-separated field: a decimal comma? write 12.5, "
-                       "not 12,5)";
-        else if (field.find(':') != std::string_view::npos || looksSexagesimalWithLetters(field))
-            problem += " (sexagesimal h:m:s or d:m:s is not read: convert to decimal)";
-        else if (field.find(';') != std::string_view::npos)
-            problem += " (semicolons do not separate fields: use blanks or commas)";
-    }
-    problem += note;
-    throw InputError(source, line, static_cast<int>(column + 1), problem);
 }
 
 // The data rows after the first one that the column choice looks at, so that it rests on a
@@ -628,7 +469,7 @@ struct AsciiColumns {
 };
 
 AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceName,
-                               const ReadOptions& options) {
+                               const ReadOptions& options, detail::ChunkPlan plan) {
     // UTF-16 (as Windows tools write "Unicode" text) interleaves NUL bytes with the digits.
     if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF"))
         throw InputError(sourceName, 1, 0,
@@ -660,107 +501,41 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
     checkDecimalCommaDoubling(head, fields, sourceName);
     const ColumnChoice columns =
         chooseColumns(head, fields, sampleRows(lines), sourceName, options);
-    const std::size_t needed = std::max({columns.ra, columns.dec, columns.weight.value_or(0),
-                                         columns.region.value_or(0)}) +
-                               1;
+    detail::RowLayout layout;
+    layout.ra = columns.ra;
+    layout.dec = columns.dec;
+    layout.weight = columns.weight;
+    layout.region = columns.region;
+    layout.skippedText = columns.skippedText;
+    layout.firstRowLine = head.firstRowLine;
+    detail::RowColumns rows =
+        detail::parseRows(head.firstRow, lines.remaining(), layout, sourceName, options, plan);
 
-    const detail::CoordinateConverter convert(options);
-    // One row per remaining newline is an upper bound that costs a single fast scan.
-    const std::string_view rest = lines.remaining();
-    const std::size_t rowEstimate =
-        1 + static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n'));
-    std::vector<double> ra, dec, weight;
-    ra.reserve(rowEstimate);
-    dec.reserve(rowEstimate);
-    std::vector<std::int32_t> region;
-    if (columns.weight)
-        weight.reserve(rowEstimate);
-    if (columns.region)
-        region.reserve(rowEstimate);
-
-    auto value = [&](std::size_t column, const char* role, long line) {
-        double parsed = 0;
-        const NumberStatus status = parseNumber(fields[column], parsed);
-        if (status != NumberStatus::Ok)
-            throwBadNumber(sourceName, line, column, role, fields[column], status);
-        if (!std::isfinite(parsed))
-            throw InputError(sourceName, line, static_cast<int>(column + 1),
-                             std::string(role) + " value " + quoteField(fields[column]) +
-                                 " is not finite");
-        return parsed;
-    };
-
-    std::string_view content = head.firstRow;
-    long line = head.firstRowLine;
-    std::size_t rowsSinceCheck = 0;
-    do {
-        if (++rowsSinceCheck == 1 << 16) {
-            rowsSinceCheck = 0;
-            detail::throwIfCancelled(options);
-        }
-        splitFields(content, fields, needed);
-        if (fields.size() < needed) {
-            // Name the first chosen column the line lacks.
-            std::size_t missing = needed - 1;
-            const char* role = nullptr;
-            const std::pair<std::optional<std::size_t>, const char*> chosen[] = {
-                {columns.ra, "RA"},
-                {columns.dec, "Dec"},
-                {columns.weight, "the weight"},
-                {columns.region, "the jackknife region"}};
-            for (const auto& [column, name] : chosen)
-                if (column && *column >= fields.size() && (!role || *column < missing)) {
-                    missing = *column;
-                    role = name;
-                }
-            throw InputError(sourceName, line, static_cast<int>(missing + 1),
-                             "too few columns: the line has " + std::to_string(fields.size()) +
-                                 ", but " + role + " is column " + std::to_string(missing + 1));
-        }
-        for (const std::size_t column : columns.skippedText)
-            if (isNumber(fields[column]))
-                throw InputError(sourceName, line, static_cast<int>(column + 1),
-                                 "column " + std::to_string(column + 1) +
-                                     " held text in the first row (line " +
-                                     std::to_string(head.firstRowLine) +
-                                     "), so RA and Dec were taken from the columns after it, but "
-                                     "here it holds a number; choose the RA and Dec columns by "
-                                     "name or number");
-        const double raValue = value(columns.ra, "RA", line);
-        const double decValue = value(columns.dec, "Dec", line);
-        const std::optional<double> decRadians = convert.decRadians(decValue);
-        if (!decRadians)
-            throw InputError(sourceName, line, static_cast<int>(columns.dec + 1),
-                             convert.decRangeProblem(fields[columns.dec], decValue));
-        ra.push_back(convert.raRadians(raValue));
-        dec.push_back(*decRadians);
-        if (columns.weight)
-            weight.push_back(value(*columns.weight, "weight", line));
-        if (columns.region)
-            region.push_back(detail::regionLabel(value(*columns.region, "region", line), sourceName,
-                                                 line, static_cast<int>(*columns.region + 1),
-                                                 fields[*columns.region]));
-    } while (lines.next(content, line));
-
-    if (head.declaredRows && *head.declaredRows != ra.size())
+    if (head.declaredRows && *head.declaredRows != rows.ra.size())
         throw InputError(sourceName, head.countLine, 1,
                          "the count line says " + std::to_string(*head.declaredRows) +
-                             " rows, but the file holds " + std::to_string(ra.size()) +
+                             " rows, but the file holds " + std::to_string(rows.ra.size()) +
                              " data rows");
 
-    CatalogOrigin origin = asciiOrigin(head, columns, options, ra.size());
-    return AsciiColumns{std::move(ra), std::move(dec), std::move(weight), std::move(region),
-                        std::move(origin)};
+    CatalogOrigin origin = asciiOrigin(head, columns, options, rows.ra.size());
+    return AsciiColumns{std::move(rows.ra), std::move(rows.dec), std::move(rows.weight),
+                        std::move(rows.region), std::move(origin)};
 }
 
 } // namespace
 
 Catalog parseAsciiCatalog(std::string_view text, const std::string& sourceName,
                           const ReadOptions& options) {
-    AsciiColumns columns = parseAsciiColumns(text, sourceName, options);
+    return detail::parseAsciiCatalog(text, sourceName, options,
+                                     detail::ChunkPlan{0, options.threads});
+}
+
+Catalog detail::parseAsciiCatalog(std::string_view text, const std::string& sourceName,
+                                  const ReadOptions& options, ChunkPlan plan) {
+    AsciiColumns columns = parseAsciiColumns(text, sourceName, options, plan);
     Catalog catalog =
         Catalog::fromRadians(sourceName, std::move(columns.ra), std::move(columns.dec),
-                             std::move(columns.weight), std::move(columns.region));
+                             std::move(columns.weight), std::move(columns.region), plan.threads);
     catalog.setOrigin(std::move(columns.origin));
     return catalog;
 }
@@ -769,11 +544,13 @@ Catalog readAsciiCatalog(const std::string& path, const ReadOptions& options) {
     AsciiColumns columns;
     {
         // The text (a few hundred MB at 10^7 rows) is freed before the unit vectors are built.
-        const std::string text = readFileBytes(path, options);
-        columns = parseAsciiColumns(text, path, options);
+        const FileText text = readFileBytes(path, options);
+        columns =
+            parseAsciiColumns(text.view(), path, options, detail::ChunkPlan{0, options.threads});
     }
-    Catalog catalog = Catalog::fromRadians(path, std::move(columns.ra), std::move(columns.dec),
-                                           std::move(columns.weight), std::move(columns.region));
+    Catalog catalog =
+        Catalog::fromRadians(path, std::move(columns.ra), std::move(columns.dec),
+                             std::move(columns.weight), std::move(columns.region), options.threads);
     catalog.setOrigin(std::move(columns.origin));
     return catalog;
 }
@@ -783,12 +560,13 @@ namespace detail {
 TablePreview previewAsciiFile(const std::string& path, std::size_t maxRows) {
     // A preview of a 10^7-row file must not read all of it: the first MiB holds the head.
     constexpr std::size_t kPreviewBytes = std::size_t(1) << 20;
-    std::string text = readFileBytes(path, ReadOptions{}, kPreviewBytes);
+    const FileText file = readFileBytes(path, ReadOptions{}, kPreviewBytes);
+    std::string_view text = file.view();
     if (text.size() == kPreviewBytes) {
         // Drop the line the cut went through.
         const std::size_t lastNewline = text.find_last_of("\r\n");
-        if (lastNewline != std::string::npos)
-            text.resize(lastNewline + 1);
+        if (lastNewline != std::string_view::npos)
+            text = text.substr(0, lastNewline + 1);
     }
 
     TablePreview preview;
