@@ -73,10 +73,14 @@ public:
         m_cellThreshold.resize(m_guess.size());
         for (std::size_t cell = 0; cell < m_guess.size(); ++cell)
             m_cellThreshold[cell] = m_thresholds[m_guess[cell] & ~kMultiEdgeCell];
+        packCells();
     }
 
     /// Slots per histogram: below, one per bin, above.
     std::size_t slotCount() const noexcept { return m_edgeCount + 1; }
+
+    /// Whether m_packed holds every cell (else the kernels read m_guess and m_cellThreshold).
+    bool packed() const noexcept { return !m_packed.empty(); }
 
     // Public for the kernels, which copy them into locals (histogram stores could otherwise
     // alias these members and force a reload on every pair).
@@ -87,6 +91,36 @@ public:
     std::uint64_t m_shift = 52;
     std::uint64_t m_baseCell = 0;
     std::int64_t m_lastCell = 0;
+    // A cell's guess and threshold in one 64-bit entry, so that a vector kernel gathers once
+    // per pair instead of twice: bits [0, shift] hold e, the threshold's offset above the
+    // cell's first value in IEEE bits (2^shift where the threshold lies beyond the cell), and
+    // the bits above (guess slot << 1 | multi-edge flag). For c2 ≥ 0, whose bits order like its
+    // value, c2 ≥ threshold ⇔ bits(c2) − bits(cell's first value) ≥ e as signed integers, for
+    // the clamped cells too (below cell 0: negative, never; above the last cell: ≥ 2^shift,
+    // and its threshold lies within it or is the +inf sentinel). Empty where the slots do not
+    // fit beside e.
+    std::vector<std::uint64_t> m_packed;
+
+private:
+    void packCells() {
+        const std::uint64_t offsetBits = m_shift + 1;
+        if (offsetBits + 2 + static_cast<std::uint64_t>(std::bit_width(m_edgeCount + 1)) > 63)
+            return;
+        m_packed.resize(m_guess.size());
+        for (std::size_t cell = 0; cell < m_guess.size(); ++cell) {
+            const std::uint64_t first = (m_baseCell + cell) << m_shift;
+            const std::uint64_t threshold = std::bit_cast<std::uint64_t>(m_cellThreshold[cell]);
+            // The threshold of a cell lies above its first value (the guess counts those ≤ it).
+            if (threshold <= first) {
+                m_packed.clear(); // not expected; the two tables then serve
+                return;
+            }
+            const std::uint64_t offset = std::min(threshold - first, std::uint64_t{1} << m_shift);
+            const std::uint64_t slot = m_guess[cell] & ~kMultiEdgeCell;
+            const std::uint64_t multi = (m_guess[cell] & kMultiEdgeCell) ? 1 : 0;
+            m_packed[cell] = ((slot << 1 | multi) << offsetBits) | offset;
+        }
+    }
 };
 
 } // namespace tpacf::cpu

@@ -1,8 +1,11 @@
 #include "counting/cpu_culled_batch.h"
 
 #include "tpacf/errors.h"
+#include "tpacf/work_runner.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 
 namespace tpacf::cpu {
 
@@ -91,13 +94,41 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
         if (known != distinct.end())
             return static_cast<std::size_t>(known - distinct.begin());
         distinct.push_back(catalog);
-        batch.catalogs.push_back(sky::sortCatalog(*catalog, regionCount, poll));
         return distinct.size() - 1;
     };
     for (const CountTask& task : tasks) {
         const std::size_t first = indexOf(task.first);
         const std::size_t second = task.second ? indexOf(task.second) : first;
         batch.cellTasks.push_back(sky::CellTask{first, second, task.isAuto(), task.weighted()});
+    }
+    // Several catalogs are sorted side by side, each on its share of the threads: the passes
+    // of one sort are memory-bound and short, so separate sorts scale better than one wide one.
+    // The calling thread polls; a sort on a worker stops between its passes once the workers
+    // are told to stop (a cancel, or another's error).
+    batch.catalogs.resize(distinct.size());
+    const std::size_t side = std::min(distinct.size(), std::max<std::size_t>(1, threads));
+    if (side <= 1) {
+        for (std::size_t c = 0; c < distinct.size(); ++c)
+            batch.catalogs[c] = sky::sortCatalog(*distinct[c], regionCount, poll, threads);
+    } else {
+        std::atomic<std::size_t> next{0};
+        RunnerWatch watch;
+        watch.tick = poll;
+        watch.interval = std::chrono::milliseconds(5);
+        runWorkers(
+            side,
+            [&](std::size_t, const std::atomic<bool>& stop) {
+                const sky::Poll onWorker = [&stop] {
+                    if (stop.load(std::memory_order_relaxed))
+                        throw Cancelled();
+                };
+                for (std::size_t c; !stop.load(std::memory_order_relaxed) &&
+                                    (c = next.fetch_add(1)) < distinct.size();)
+                    batch.catalogs[c] = sky::sortCatalog(*distinct[c], regionCount, onWorker,
+                                                         std::max<std::size_t>(1, threads / side));
+            },
+            watch);
+        poll();
     }
     // A catalog without weights counts with weight 1 in a weighted task: ones beside it, so
     // the weighted kernels and the cells' weight sums read weights on both sides.
@@ -155,18 +186,29 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
     // as whole cell pairs), so pairsDone reaches pairsTotal and tracks the work; the proportion
     // runs over the task's whole list, so the shares' credits add up to it. Whole in-range cell
     // pairs are done from the start (their counts are in the first partial counts).
-    double totalWork = 0;
-    for (std::size_t t = 0; t < tasks.size(); ++t)
+    // Tasks are cut on parallel workers; the work is summed per task, then over tasks in order,
+    // so the items do not depend on the thread count.
+    std::vector<double> taskWork(tasks.size(), 0.0);
+    sky::forEachItem(tasks.size(), threads, poll, [&](std::size_t t) {
         for (std::size_t r = shareRuns[t].first; r < shareRuns[t].second; ++r)
-            totalWork += runWork(t, batch.plan.tasks[t].runs[r]);
+            taskWork[t] += runWork(t, batch.plan.tasks[t].runs[r]);
+    });
+    double totalWork = 0;
+    for (double work : taskWork)
+        totalWork += work;
     const double itemWork = std::clamp(
         totalWork / (kItemsPerThread * static_cast<double>(std::max<std::size_t>(1, threads))),
         kMinItemWork, kMaxItemWork);
-    std::vector<std::uint64_t> itemsPerTask;
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
+    std::vector<std::uint64_t> itemsPerTask(tasks.size());
+    std::vector<std::uint64_t> taskPairsTotal(tasks.size(), 0);
+    batch.itemStart.resize(tasks.size());
+    batch.itemCredit.resize(tasks.size());
+    batch.initialDone.resize(tasks.size());
+    sky::forEachItem(tasks.size(), threads, poll, [&](std::size_t t) {
         const std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
         const auto [firstRun, endRun] = shareRuns[t];
-        std::vector<std::size_t>& starts = batch.itemStart.emplace_back(1, firstRun);
+        std::vector<std::size_t>& starts = batch.itemStart[t];
+        starts.assign(1, firstRun);
         std::vector<std::uint64_t> visited;
         double work = 0;
         std::uint64_t pairs = 0;
@@ -185,9 +227,9 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
         const std::uint64_t counted = batch.plan.tasks[t].countedPairs;
         // A task without runs is done from the start: its whole pairs and the pairs culled away.
         const std::uint64_t initial = runs.empty() ? total : whole;
-        batch.initialDone.push_back(batch.holdsWholePairs ? initial : 0);
-        batch.pairsTotal += batch.initialDone.back();
-        std::vector<std::uint64_t>& credit = batch.itemCredit.emplace_back();
+        batch.initialDone[t] = batch.holdsWholePairs ? initial : 0;
+        taskPairsTotal[t] = batch.initialDone[t];
+        std::vector<std::uint64_t>& credit = batch.itemCredit[t];
         if (!visited.empty()) {
             const std::uint64_t culledAway = total - whole - counted;
             // culledCredit(c): culled-away pairs credited once c visited pairs are done;
@@ -204,12 +246,14 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
                 done += batch.runPairs(t, runs[r]);
             for (std::uint64_t v : visited) {
                 credit.push_back(v + culledCredit(done + v) - culledCredit(done));
-                batch.pairsTotal += credit.back();
+                taskPairsTotal[t] += credit.back();
                 done += v;
             }
         }
-        itemsPerTask.push_back(visited.size());
-    }
+        itemsPerTask[t] = visited.size();
+    });
+    for (std::uint64_t pairs : taskPairsTotal)
+        batch.pairsTotal += pairs;
     batch.schedule = TileSchedule(std::move(itemsPerTask));
     poll();
     return batch;

@@ -151,7 +151,7 @@ void countTilePortableWeighted(const Points& a, std::size_t i0, std::size_t i1, 
 #ifdef TPACF_HAVE_AVX512_KERNEL
 // The same with AVX-512 (8 pairs a step, gathers for the table reads). Same operations in the
 // same order on each lane, each rounded as in the portable kernel, so the counts are identical.
-template <bool Weighted>
+template <bool Weighted, bool Packed>
 __attribute__((target("avx512f"))) void
 countTileAvx512Of(const Points& a, std::size_t i0, std::size_t i1, const Points& b, std::size_t j0,
                   std::size_t j1, bool diagonal, const SlotLookup& lookup,
@@ -165,37 +165,85 @@ countTileAvx512Of(const Points& a, std::size_t i0, std::size_t i1, const Points&
     const __m512i zero = _mm512_setzero_si512();
     const __m512i one = _mm512_set1_epi64(1);
     const double* __restrict cellThreshold = lookup.m_cellThreshold.data();
-    alignas(64) double c2[kChunk];
-    alignas(64) std::uint32_t slot[kChunk];
+    const long long* __restrict packedTable =
+        reinterpret_cast<const long long*>(lookup.m_packed.data());
+    const __m128i offsetBits = _mm_cvtsi64_si128(static_cast<long long>(lookup.m_shift + 1));
+    const __m512i offsetMask =
+        _mm512_set1_epi64(static_cast<long long>((std::uint64_t{2} << lookup.m_shift) - 1));
+    const __m512i multiFlag = _mm512_set1_epi64(static_cast<long long>(kMultiEdgeCell));
+    // Plain counts keep only the pairs inside the bins: the slots below and above them are
+    // dropped by every caller, so those pairs need no table lookup and no histogram increment
+    // (at small or large θ most pairs of a run lie outside). Weighted counts keep every pair:
+    // their summation order (cpu_tile_kernels.h) puts pair k of a chunk in copy k mod 4.
+    const __m512d firstEdge = _mm512_set1_pd(thresholds[0]);
+    const __m512d lastEdge = _mm512_set1_pd(thresholds[lookup.m_edgeCount - 1]);
+    // Compressed stores write whole vectors at the running end: 8 lanes of slack.
+    alignas(64) double c2[kChunk + 8];
+    alignas(64) std::uint32_t slot[kChunk + 8];
     for (std::size_t i = i0; i < i1; ++i) {
         const __m512d xi = _mm512_set1_pd(a.x[i]);
         const __m512d yi = _mm512_set1_pd(a.y[i]);
         const __m512d zi = _mm512_set1_pd(a.z[i]);
         for (std::size_t jc = diagonal ? i + 1 : j0; jc < j1; jc += kChunk) {
-            const std::size_t n = std::min(kChunk, j1 - jc);
+            std::size_t n = std::min(kChunk, j1 - jc);
+            std::size_t kept = 0; // plain counts: pairs inside the bins, compressed to the front
             for (std::size_t k = 0; k < n; k += 8) {
-                const __mmask8 lanes = n - k >= 8 ? __mmask8(0xff) : __mmask8((1u << (n - k)) - 1u);
+                __mmask8 lanes = n - k >= 8 ? __mmask8(0xff) : __mmask8((1u << (n - k)) - 1u);
                 const __m512d dx = _mm512_sub_pd(xi, _mm512_maskz_loadu_pd(lanes, b.x + jc + k));
                 const __m512d dy = _mm512_sub_pd(yi, _mm512_maskz_loadu_pd(lanes, b.y + jc + k));
                 const __m512d dz = _mm512_sub_pd(zi, _mm512_maskz_loadu_pd(lanes, b.z + jc + k));
                 const __m512d d2 =
                     _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)),
                                   _mm512_mul_pd(dz, dz));
-                __m512i cell =
-                    _mm512_sub_epi64(_mm512_srl_epi64(_mm512_castpd_si512(d2), shift), baseCell);
+                if constexpr (!Weighted) {
+                    lanes = _mm512_mask_cmp_pd_mask(lanes, d2, firstEdge, _CMP_GE_OQ);
+                    lanes = _mm512_mask_cmp_pd_mask(lanes, d2, lastEdge, _CMP_LT_OQ);
+                    if (lanes == 0)
+                        continue;
+                }
+                const __m512i bits = _mm512_castpd_si512(d2);
+                __m512i cell = _mm512_sub_epi64(_mm512_srl_epi64(bits, shift), baseCell);
                 cell = _mm512_min_epi64(_mm512_max_epi64(cell, zero), lastCell);
-                const __m512i guess = _mm512_cvtepu32_epi64(_mm512_mask_i64gather_epi32(
-                    _mm256_setzero_si256(), lanes, cell, guessTable, 4));
-                const __m512d threshold =
-                    _mm512_mask_i64gather_pd(_mm512_setzero_pd(), lanes, cell, cellThreshold, 8);
-                const __mmask8 above = _mm512_cmp_pd_mask(d2, threshold, _CMP_GE_OQ);
-                const __m512i result = _mm512_mask_add_epi64(guess, above, guess, one);
-                // Whole-vector stores stay inside the buffers (kChunk is a multiple of 8); lanes
-                // past n are never read.
-                _mm512_store_pd(c2 + k, d2);
-                _mm256_store_si256(reinterpret_cast<__m256i*>(slot + k),
-                                   _mm512_cvtepi64_epi32(result));
+                __m512i result;
+                if constexpr (Packed) {
+                    // One gather: the guess and the threshold's offset in the cell (SlotLookup).
+                    const __m512i entry =
+                        _mm512_mask_i64gather_epi64(zero, lanes, cell, packedTable, 8);
+                    const __m512i first = _mm512_sll_epi64(_mm512_add_epi64(cell, baseCell), shift);
+                    const __mmask8 above = _mm512_cmpge_epi64_mask(
+                        _mm512_sub_epi64(bits, first), _mm512_and_si512(entry, offsetMask));
+                    const __m512i tagged = _mm512_srl_epi64(entry, offsetBits);
+                    // (slot << 1 | flag) → slot | flag << 31, the unpacked guess.
+                    const __m512i guess =
+                        _mm512_or_si512(_mm512_srli_epi64(tagged, 1),
+                                        _mm512_and_si512(_mm512_slli_epi64(tagged, 31), multiFlag));
+                    result = _mm512_mask_add_epi64(guess, above, guess, one);
+                } else {
+                    const __m512i guess = _mm512_cvtepu32_epi64(_mm512_mask_i64gather_epi32(
+                        _mm256_setzero_si256(), lanes, cell, guessTable, 4));
+                    const __m512d threshold = _mm512_mask_i64gather_pd(_mm512_setzero_pd(), lanes,
+                                                                       cell, cellThreshold, 8);
+                    const __mmask8 above = _mm512_cmp_pd_mask(d2, threshold, _CMP_GE_OQ);
+                    result = _mm512_mask_add_epi64(guess, above, guess, one);
+                }
+                if constexpr (Weighted) {
+                    // Whole-vector stores stay inside the buffers (kChunk is a multiple of 8);
+                    // lanes past n are never read.
+                    _mm512_store_pd(c2 + k, d2);
+                    _mm256_store_si256(reinterpret_cast<__m256i*>(slot + k),
+                                       _mm512_cvtepi64_epi32(result));
+                } else {
+                    // Register compress, then a whole store (a compressing store to memory is
+                    // microcoded and slow on some processors); lanes past `kept` are never read.
+                    _mm512_storeu_pd(c2 + kept, _mm512_maskz_compress_pd(lanes, d2));
+                    _mm256_storeu_si256(
+                        reinterpret_cast<__m256i*>(slot + kept),
+                        _mm512_cvtepi64_epi32(_mm512_maskz_compress_epi64(lanes, result)));
+                    kept += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(lanes)));
+                }
             }
+            if constexpr (!Weighted)
+                n = kept;
             if constexpr (Weighted)
                 addSlotsWeighted(c2, slot, n, thresholds, slots, histogram, a.w[i], b.w + jc,
                                  weighted);
@@ -208,14 +256,20 @@ countTileAvx512Of(const Points& a, std::size_t i0, std::size_t i1, const Points&
 __attribute__((target("avx512f"))) void
 countTileAvx512(const Points& a, std::size_t i0, std::size_t i1, const Points& b, std::size_t j0,
                 std::size_t j1, bool diagonal, const SlotLookup& lookup, std::uint32_t* histogram) {
-    countTileAvx512Of<false>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, nullptr);
+    if (lookup.packed())
+        countTileAvx512Of<false, true>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, nullptr);
+    else
+        countTileAvx512Of<false, false>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, nullptr);
 }
 
 __attribute__((target("avx512f"))) void
 countTileAvx512Weighted(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
                         std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
                         std::uint32_t* histogram, double* weighted) {
-    countTileAvx512Of<true>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, weighted);
+    if (lookup.packed())
+        countTileAvx512Of<true, true>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, weighted);
+    else
+        countTileAvx512Of<true, false>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, weighted);
 }
 #endif
 

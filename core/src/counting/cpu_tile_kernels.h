@@ -55,7 +55,8 @@ struct Points {
 
 /// Counts pairs (i in [i0, i1) of a) x (j in [j0, j1) of b) into `histogram`
 /// (kHistogramCopies copies of lookup.slotCount() slots, one after the other). `diagonal`:
-/// a == b on the same range, so only j > i.
+/// a == b on the same range, so only j > i. The bins' slots are exact; the slots below and above
+/// the bins, which every caller drops, may be left short (the AVX-512 kernel skips those pairs).
 using TileKernel = void (*)(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
                             std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
                             std::uint32_t* histogram);

@@ -24,6 +24,8 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -145,38 +147,90 @@ public:
         m_pendingWhole = {};
     }
 
-    /// Takes over what another refiner of the same task found (its counters and its cell pairs,
-    /// which come after this one's in list order; its whole-cell counts go to the task's).
-    void absorb(DualRefiner& part) {
-        part.flushWhole();
-        m_out.wholePairs += part.m_out.wholePairs;
-        m_out.countedPairs += part.m_out.countedPairs;
-        m_pairs.insert(m_pairs.end(), part.m_pairs.begin(), part.m_pairs.end());
-        part.m_pairs = {};
-        m_checks += part.m_checks;
+    /// Takes over the counters of `parts` (further refiners of the task, in list order) and
+    /// turns their single cell pairs, with this one's, into the runs to count, sorted by a then
+    /// b (merged where b cells are consecutive, of one region and within kMaxRunPairs). The a
+    /// cells are cut into blocks finished on up to `threads` workers: a's b cells are gathered
+    /// in list order (this refiner's, then the parts' in order), as they come out of the descent
+    /// in increasing b (every split visits its parts in order, listCellPairs' runs come sorted),
+    /// and sorted where they are not; runs never span two a, so the runs are the same for any
+    /// number of blocks. Returns the rows (points of the a cells over all runs) for the cost
+    /// model. `poll` is called on the calling thread only.
+    std::uint64_t finish(std::span<std::optional<DualRefiner>> parts, std::size_t threads,
+                         const Poll& poll) {
+        std::vector<const std::vector<std::pair<std::uint32_t, std::uint32_t>>*> lists{&m_pairs};
+        for (std::optional<DualRefiner>& part : parts) {
+            part->flushWhole();
+            m_out.wholePairs += part->m_out.wholePairs;
+            m_out.countedPairs += part->m_out.countedPairs;
+            m_checks += part->m_checks;
+            lists.push_back(&part->m_pairs);
+        }
+        // Each list's range of a, so that a block reads only the lists that reach it.
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> reach(lists.size());
+        std::uint64_t pairCount = 0;
+        for (std::size_t l = 0; l < lists.size(); ++l) {
+            std::uint32_t lo = std::numeric_limits<std::uint32_t>::max(), hi = 0;
+            for (const auto& [a, b] : *lists[l]) {
+                lo = std::min(lo, a);
+                hi = std::max(hi, a);
+            }
+            reach[l] = {lo, hi};
+            pairCount += lists[l]->size();
+        }
+        const std::size_t cellCountA = m_cellsA.cellCount();
+        const std::size_t blocks =
+            std::clamp<std::size_t>(std::min<std::uint64_t>(pairCount / 16384, 8 * threads), 1,
+                                    std::max<std::size_t>(1, cellCountA));
+        const std::size_t blockCells = (cellCountA + blocks - 1) / std::max<std::size_t>(1, blocks);
+        std::vector<std::vector<CountRun>> blockRuns(blocks);
+        std::vector<std::uint64_t> blockRows(blocks, 0);
+        forEachItem(blocks, threads, poll, [&](std::size_t block) {
+            const auto lo = static_cast<std::uint32_t>(std::min(cellCountA, block * blockCells));
+            const auto hi = static_cast<std::uint32_t>(std::min(cellCountA, lo + blockCells));
+            blockRows[block] = finishBlock(lists, reach, lo, hi, blockRuns[block]);
+        });
+        m_pairs = {};
+        for (std::optional<DualRefiner>& part : parts)
+            part->m_pairs = {};
+        std::uint64_t rows = 0;
+        for (std::size_t block = 0; block < blocks; ++block) {
+            m_out.runs.insert(m_out.runs.end(), blockRuns[block].begin(), blockRuns[block].end());
+            rows += blockRows[block];
+        }
+        return rows;
     }
 
-    /// The single cell pairs left to count, as runs sorted by a then b (merged where b cells
-    /// are consecutive, of one region and within kMaxRunPairs). Returns the rows (points of
-    /// the a cells over all runs) for the cost model.
-    std::uint64_t finish() {
-        // Each a's cells come out of the descent in increasing b (every split visits its parts
-        // in order, and listCellPairs' runs come sorted), so a stable counting sort by a orders
-        // the list; a group found out of order is sorted rather than trusted.
-        const std::size_t cellCountA = m_cellsA.cellCount();
-        std::vector<std::size_t> start(cellCountA + 1, 0);
-        for (const auto& [a, b] : m_pairs)
-            ++start[a + 1];
-        for (std::size_t a = 0; a < cellCountA; ++a)
+private:
+    enum class Outcome { Done, Split };
+
+    // The runs of a cells [lo, hi): a stable counting sort by a of the lists' pairs in that
+    // range, each a's b cells sorted where they are not, then runs merged as finish() says.
+    std::uint64_t finishBlock(
+        const std::vector<const std::vector<std::pair<std::uint32_t, std::uint32_t>>*>& lists,
+        const std::vector<std::pair<std::uint32_t, std::uint32_t>>& reach, std::uint32_t lo,
+        std::uint32_t hi, std::vector<CountRun>& runs) const {
+        std::vector<std::size_t> start(hi - lo + 1, 0);
+        const auto reaches = [&](std::size_t l) {
+            return reach[l].first < hi && reach[l].second >= lo;
+        };
+        for (std::size_t l = 0; l < lists.size(); ++l)
+            if (reaches(l))
+                for (const auto& [a, b] : *lists[l])
+                    if (a >= lo && a < hi)
+                        ++start[a - lo + 1];
+        for (std::size_t a = 0; a < hi - lo; ++a)
             start[a + 1] += start[a];
-        std::vector<std::uint32_t> bOfA(m_pairs.size());
-        for (const auto& [a, b] : m_pairs)
-            bOfA[start[a]++] = b;
-        m_pairs = {};
+        std::vector<std::uint32_t> bOfA(start.back());
+        for (std::size_t l = 0; l < lists.size(); ++l)
+            if (reaches(l))
+                for (const auto& [a, b] : *lists[l])
+                    if (a >= lo && a < hi)
+                        bOfA[start[a - lo]++] = b;
         std::uint64_t rows = 0, runPairs = 0;
         std::size_t from = 0;
-        for (std::uint32_t a = 0; a < cellCountA; ++a) {
-            const std::size_t to = start[a];
+        for (std::uint32_t a = lo; a < hi; ++a) {
+            const std::size_t to = start[a - lo];
             const auto first = bOfA.begin() + static_cast<std::ptrdiff_t>(from);
             const auto last = bOfA.begin() + static_cast<std::ptrdiff_t>(to);
             if (!std::is_sorted(first, last))
@@ -186,13 +240,13 @@ public:
                 const std::uint32_t b = bOfA[k];
                 const std::uint64_t pairs =
                     m_task.isAuto && b == a ? trianglePairs(countA) : countA * m_cellsB.countOf(b);
-                CountRun* run = k == from ? nullptr : &m_out.runs.back();
+                CountRun* run = k == from ? nullptr : &runs.back();
                 if (run && run->bEnd == b && m_cellsB.segment[run->bBegin] == m_cellsB.segment[b] &&
                     runPairs + pairs <= kMaxRunPairs) {
                     run->bEnd = b + 1;
                     runPairs += pairs;
                 } else {
-                    m_out.runs.push_back(CountRun{a, b, b + 1});
+                    runs.push_back(CountRun{a, b, b + 1});
                     runPairs = pairs;
                     rows += countA;
                 }
@@ -201,9 +255,6 @@ public:
         }
         return rows;
     }
-
-private:
-    enum class Outcome { Done, Split };
 
     static std::uint64_t pointsOf(const CellPartition& cells, const CellNode& n) noexcept {
         return cells.start[n.cellEnd] - cells.start[n.cellBegin];
@@ -296,59 +347,39 @@ private:
     std::uint64_t m_checks = 0;
 };
 
-// Refines the coarse pairs of `listed` (every stride-th a) on `threads` workers of the runner
-// (on the calling thread where the list is short): chunks of the list in order, each with its
-// own refiner (makeRefiner(output)), absorbed into `into` in list order, so the result is the
-// same as one refiner's whatever the thread count. Only the calling thread polls; a poll that
-// throws stops and joins the workers first.
+// A piece of one task's coarse list that one refiner works through: runs [first, end).
+struct RefineChunk {
+    std::size_t task, first, end;
+};
+
+// Refines the chunks of every task on `threads` workers of the runner (on the calling thread
+// where the lists are short), each chunk with its own refiner (makeRefiner(chunk, output));
+// refineOne(chunk, run, b, refiner) refines one coarse pair. The caller absorbs each task's
+// chunks in list order, so the result is the same as one refiner's whatever the thread count.
+// Only the calling thread polls; a poll that throws stops and joins the workers first.
 template <class MakeRefiner, class RefineOne>
-void refineInParallel(const std::vector<CellPairRun>& listed, std::uint32_t stride,
-                      std::size_t threads, const Poll& poll, MakeRefiner&& makeRefiner,
-                      RefineOne&& refineOne, DualRefiner& into) {
-    std::uint64_t coarsePairs = 0;
-    for (const CellPairRun& run : listed)
-        if (run.a % stride == 0)
-            coarsePairs += run.bEnd - run.bBegin;
-    // A few chunks per thread, so clumps of a clustered catalog do not leave threads idle.
+void refineChunks(const std::vector<RefineChunk>& chunks, std::uint64_t coarsePairs,
+                  std::size_t threads, const Poll& poll, MakeRefiner&& makeRefiner,
+                  RefineOne&& refineOne, std::vector<std::optional<DualRefiner>>& parts,
+                  std::vector<TaskCellPlan>& outputs) {
     const std::size_t helpers = coarsePairs < kMinCoarsePairsPerThread ? 0 : threads - 1;
-    const std::uint64_t chunkPairs = std::max<std::uint64_t>(1, coarsePairs / (8 * (helpers + 1)));
-    std::vector<std::pair<std::size_t, std::size_t>> chunks; // runs [first, end)
-    {
-        std::uint64_t inChunk = 0;
-        std::size_t first = 0;
-        for (std::size_t r = 0; r < listed.size(); ++r) {
-            if (listed[r].a % stride == 0)
-                inChunk += listed[r].bEnd - listed[r].bBegin;
-            if (inChunk >= chunkPairs || r + 1 == listed.size()) {
-                chunks.emplace_back(first, r + 1);
-                first = r + 1;
-                inChunk = 0;
-            }
-        }
-    }
-    std::vector<TaskCellPlan> outputs(chunks.size());
-    std::vector<std::optional<DualRefiner>> parts(chunks.size());
     std::atomic<std::size_t> nextChunk{0};
 
     // caller: the calling thread refines alone and polls between box tests.
     const auto work = [&](bool caller, const std::atomic<bool>& stop) {
         std::uint64_t sincePoll = 0;
         for (std::size_t c; (c = nextChunk.fetch_add(1)) < chunks.size();) {
-            DualRefiner& part = parts[c].emplace(makeRefiner(outputs[c]));
-            for (std::size_t r = chunks[c].first; r < chunks[c].second; ++r) {
-                const CellPairRun& run = listed[r];
-                if (run.a % stride != 0)
+            DualRefiner& part = parts[c].emplace(makeRefiner(chunks[c], outputs[c]));
+            for (std::size_t r = chunks[c].first; r < chunks[c].end; ++r) {
+                if (stop.load(std::memory_order_relaxed))
+                    return;
+                const std::uint64_t before = part.checks();
+                if (!refineOne(chunks[c], r, part))
                     continue;
-                for (std::uint32_t b = run.bBegin; b < run.bEnd; ++b) {
-                    if (stop.load(std::memory_order_relaxed))
-                        return;
-                    const std::uint64_t before = part.checks();
-                    refineOne(run, b, part);
-                    sincePoll += part.checks() - before;
-                    if (caller && sincePoll >= kCheckPollStride) {
-                        sincePoll = 0;
-                        poll();
-                    }
+                sincePoll += part.checks() - before;
+                if (caller && sincePoll >= kCheckPollStride) {
+                    sincePoll = 0;
+                    poll();
                 }
             }
             part.flushWhole();
@@ -368,46 +399,58 @@ void refineInParallel(const std::vector<CellPairRun>& listed, std::uint32_t stri
             helpers + 1, [&](std::size_t, const std::atomic<bool>& stop) { work(false, stop); },
             watch);
     }
-    for (std::optional<DualRefiner>& part : parts)
-        into.absorb(*part);
 }
 
-} // namespace
-
-CellPlan planForPopulation(std::span<const SortedCatalog> catalogs, std::span<const CellTask> tasks,
-                           std::span<const double> chord2Edges, std::size_t regionCount,
-                           std::size_t population, const Poll& poll, std::size_t threads,
-                           std::uint32_t maxSampleStride) {
-    CellPlan plan;
-    plan.population = population;
+// Every catalog cut into cells for `population` (of the largest catalog; equal cell sizes on
+// the sky for catalogs of one footprint: the others' populations scale with their size), the
+// catalogs on parallel workers.
+std::vector<CellPartition> partitionAll(std::span<const SortedCatalog> catalogs,
+                                        std::size_t population, const Poll& poll,
+                                        std::size_t threads) {
     std::size_t largest = 0;
     for (const SortedCatalog& catalog : catalogs)
         largest = std::max(largest, catalog.size());
-    // Equal cell sizes on the sky for catalogs of one footprint: populations scale with N.
-    plan.cells.reserve(catalogs.size());
-    std::vector<std::vector<std::uint32_t>> coarse(catalogs.size()); // tree nodes
-    std::vector<std::vector<CellBounds>> coarseBounds(catalogs.size());
-    for (std::size_t c = 0; c < catalogs.size(); ++c) {
+    std::vector<CellPartition> cells(catalogs.size());
+    forEachItem(catalogs.size(), threads, poll, [&](std::size_t c) {
         const SortedCatalog& catalog = catalogs[c];
         const std::size_t scaled =
             largest == 0 ? population
                          : std::max(kMinPopulation, population * catalog.size() / largest);
-        const CellPartition& cells =
-            plan.cells.emplace_back(partitionCells(catalog, std::min(population, scaled)));
-        if (cells.root >= 0)
-            collectCoarse(cells, static_cast<std::uint32_t>(cells.root), coarse[c]);
+        cells[c] = partitionCells(catalog, std::min(population, scaled));
+    });
+    return cells;
+}
+
+// The plan of every task over given cells (partitionAll's for `population`). Tasks are listed,
+// refined and finished on parallel workers; each task's result is the same as on one thread.
+CellPlan planOverCells(std::vector<CellPartition> cells, std::span<const CellTask> tasks,
+                       std::span<const double> chord2Edges, std::size_t regionCount,
+                       std::size_t population, const Poll& poll, std::size_t threads,
+                       std::uint32_t maxSampleStride) {
+    threads = std::max<std::size_t>(1, threads);
+    CellPlan plan;
+    plan.population = population;
+    plan.cells = std::move(cells);
+    std::vector<std::vector<std::uint32_t>> coarse(plan.cells.size()); // tree nodes
+    std::vector<std::vector<CellBounds>> coarseBounds(plan.cells.size());
+    for (std::size_t c = 0; c < plan.cells.size(); ++c) {
+        const CellPartition& partition = plan.cells[c];
+        if (partition.root >= 0)
+            collectCoarse(partition, static_cast<std::uint32_t>(partition.root), coarse[c]);
         for (std::uint32_t node : coarse[c])
-            coarseBounds[c].push_back(cells.nodes[node].box);
-        poll();
+            coarseBounds[c].push_back(partition.nodes[node].box);
     }
 
     const std::size_t regions = std::max<std::size_t>(1, regionCount);
     const std::size_t bins = chord2Edges.size() - 1;
-    double cost = 0;
+    const auto secondOf = [&](const CellTask& task) {
+        return task.isAuto ? task.first : task.second;
+    };
     plan.tasks.resize(tasks.size());
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
+    std::vector<std::vector<CellPairRun>> listed(tasks.size());
+    std::vector<std::uint32_t> strides(tasks.size());
+    forEachItem(tasks.size(), threads, poll, [&](std::size_t t) {
         const CellTask& task = tasks[t];
-        const std::size_t second = task.isAuto ? task.first : task.second;
         TaskCellPlan& out = plan.tasks[t];
         out.wholeByFirst.assign(regions * bins, 0);
         out.wholeBySecond.assign(regions * bins, 0);
@@ -417,45 +460,113 @@ CellPlan planForPopulation(std::span<const SortedCatalog> catalogs, std::span<co
             out.wholeWeightedBySecondOnly.assign(regions * bins, 0.0);
             out.wholeWeightedWithin.assign(regions * bins, 0.0);
         }
-
         CellPairQuery query;
         query.chord2Min = chord2Edges.front();
         query.chord2Max = chord2Edges.back();
         // The bounds are exact for the double kernels (see boxMinChord2); the margin is spare.
         query.relativeMargin = 1e-12;
         query.autoPairs = task.isAuto;
-        const std::vector<CellPairRun> listed =
-            listCellPairs(coarseBounds[task.first], coarseBounds[second], query);
-        poll();
-        plan.listedCellPairs += cellPairCount(listed);
-
+        listed[t] = listCellPairs(coarseBounds[task.first], coarseBounds[secondOf(task)], query);
         // Sample only where at least ~128 coarse cells of the first catalog are left to price
         // (clustered catalogs put much of the work in a few clumps).
-        const auto stride = static_cast<std::uint32_t>(std::clamp<std::size_t>(
+        strides[t] = static_cast<std::uint32_t>(std::clamp<std::size_t>(
             coarse[task.first].size() / 128, 1, std::max<std::uint32_t>(1, maxSampleStride)));
-        WholeCounts whole(out, bins);
-        DualRefiner refiner(task, plan.cells[task.first], plan.cells[second], chord2Edges, out,
-                            whole);
-        refineInParallel(
-            listed, stride, threads, poll,
-            [&](TaskCellPlan& part) {
-                return DualRefiner(task, plan.cells[task.first], plan.cells[second], chord2Edges,
-                                   part, whole);
-            },
-            [&](const CellPairRun& run, std::uint32_t b, DualRefiner& part) {
-                part.refine(coarse[task.first][run.a], coarse[second][b]);
-            },
-            refiner);
-        const std::uint64_t rows = refiner.finish();
-        plan.checks += refiner.checks() * stride;
-        cost += (static_cast<double>(out.countedPairs) + kRowCost * static_cast<double>(rows) +
-                 kRunCost * static_cast<double>(out.runs.size()) +
-                 kCheckCost * static_cast<double>(refiner.checks())) *
-                stride;
-        poll();
+    });
+    for (const std::vector<CellPairRun>& list : listed)
+        plan.listedCellPairs += cellPairCount(list);
+
+    // Chunks of every task's list in order: a few per thread and task, so that clumps of a
+    // clustered catalog, and small tasks beside large ones, leave no thread idle.
+    std::vector<std::unique_ptr<WholeCounts>> whole;
+    std::vector<RefineChunk> chunks;
+    std::vector<std::size_t> firstChunk; // per task, + 1
+    std::uint64_t coarsePairs = 0;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        whole.push_back(std::make_unique<WholeCounts>(plan.tasks[t], bins));
+        firstChunk.push_back(chunks.size());
+        const std::vector<CellPairRun>& list = listed[t];
+        std::uint64_t taskPairs = 0;
+        for (const CellPairRun& run : list)
+            if (run.a % strides[t] == 0)
+                taskPairs += run.bEnd - run.bBegin;
+        coarsePairs += taskPairs;
+        const std::uint64_t chunkPairs = std::max<std::uint64_t>(1, taskPairs / (8 * threads));
+        std::uint64_t inChunk = 0;
+        std::size_t first = 0;
+        for (std::size_t r = 0; r < list.size(); ++r) {
+            if (list[r].a % strides[t] == 0)
+                inChunk += list[r].bEnd - list[r].bBegin;
+            if (inChunk >= chunkPairs || r + 1 == list.size()) {
+                chunks.push_back({t, first, r + 1});
+                first = r + 1;
+                inChunk = 0;
+            }
+        }
+    }
+    firstChunk.push_back(chunks.size());
+    std::vector<TaskCellPlan> outputs(chunks.size());
+    std::vector<std::optional<DualRefiner>> parts(chunks.size());
+    refineChunks(
+        chunks, coarsePairs, threads, poll,
+        [&](const RefineChunk& chunk, TaskCellPlan& part) {
+            const CellTask& task = tasks[chunk.task];
+            return DualRefiner(task, plan.cells[task.first], plan.cells[secondOf(task)],
+                               chord2Edges, part, *whole[chunk.task]);
+        },
+        [&](const RefineChunk& chunk, std::size_t r, DualRefiner& part) {
+            const CellPairRun& run = listed[chunk.task][r];
+            if (run.a % strides[chunk.task] != 0)
+                return false;
+            const CellTask& task = tasks[chunk.task];
+            for (std::uint32_t b = run.bBegin; b < run.bEnd; ++b)
+                part.refine(coarse[task.first][run.a], coarse[secondOf(task)][b]);
+            return true;
+        },
+        parts, outputs);
+    listed = {};
+
+    std::vector<double> costs(tasks.size());
+    std::vector<std::uint64_t> checks(tasks.size());
+    const auto finishTask = [&](std::size_t t, std::size_t innerThreads, const Poll& innerPoll) {
+        const CellTask& task = tasks[t];
+        TaskCellPlan& out = plan.tasks[t];
+        DualRefiner refiner(task, plan.cells[task.first], plan.cells[secondOf(task)], chord2Edges,
+                            out, *whole[t]);
+        const std::uint64_t rows = refiner.finish(
+            std::span(parts).subspan(firstChunk[t], firstChunk[t + 1] - firstChunk[t]),
+            innerThreads, innerPoll);
+        checks[t] = refiner.checks();
+        costs[t] = (static_cast<double>(out.countedPairs) + kRowCost * static_cast<double>(rows) +
+                    kRunCost * static_cast<double>(out.runs.size()) +
+                    kCheckCost * static_cast<double>(refiner.checks())) *
+                   strides[t];
+    };
+    // Many tasks: a task per worker; few: one after the other, each on every worker.
+    if (tasks.size() >= threads) {
+        const Poll onWorker = [] {}; // only the calling thread polls
+        forEachItem(tasks.size(), threads, poll,
+                    [&](std::size_t t) { finishTask(t, 1, onWorker); });
+    } else {
+        for (std::size_t t = 0; t < tasks.size(); ++t)
+            finishTask(t, threads, poll);
+    }
+    double cost = 0;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        plan.checks += checks[t] * strides[t];
+        cost += costs[t];
     }
     plan.cost = cost;
     return plan;
+}
+
+} // namespace
+
+CellPlan planForPopulation(std::span<const SortedCatalog> catalogs, std::span<const CellTask> tasks,
+                           std::span<const double> chord2Edges, std::size_t regionCount,
+                           std::size_t population, const Poll& poll, std::size_t threads,
+                           std::uint32_t maxSampleStride) {
+    return planOverCells(partitionAll(catalogs, population, poll, threads), tasks, chord2Edges,
+                         regionCount, population, poll, threads, maxSampleStride);
 }
 
 CellPlan planCellPairs(std::span<const SortedCatalog> catalogs, std::span<const CellTask> tasks,
@@ -463,18 +574,21 @@ CellPlan planCellPairs(std::span<const SortedCatalog> catalogs, std::span<const 
                        const Poll& poll, std::size_t threads) {
     // Candidates are priced on a sample of each task's coarse cells (every stride-th of its
     // first catalog, with all their pairs), which is unbiased for a spatially coherent order and
-    // costs a fraction of the full plan; only the chosen population is planned in full.
+    // costs a fraction of the full plan; only the chosen population is planned in full, over
+    // the cells its candidate made (partitionCells is deterministic).
     double bestCost = 0;
     std::size_t bestPopulation = 0;
+    std::vector<CellPartition> bestCells;
     for (std::size_t population : kPopulations) {
-        const CellPlan candidate = planForPopulation(catalogs, tasks, chord2Edges, regionCount,
-                                                     population, poll, threads, kSampleStride);
+        CellPlan candidate = planForPopulation(catalogs, tasks, chord2Edges, regionCount,
+                                               population, poll, threads, kSampleStride);
         // Past the minimum (with room for the sample's noise), finer cells only add box tests.
         if (bestPopulation != 0 && candidate.cost > 1.25 * bestCost)
             break;
         if (bestPopulation == 0 || candidate.cost < bestCost) {
             bestCost = candidate.cost;
             bestPopulation = population;
+            bestCells = std::move(candidate.cells);
         }
         // Halving the population multiplies the box tests by 2.5 or more (measured 2.5–5), and
         // pricing it costs a share of them: once they would cost a quarter of the best plan, a
@@ -482,8 +596,8 @@ CellPlan planCellPairs(std::span<const SortedCatalog> catalogs, std::span<const 
         if (2.5 * kCheckCost * static_cast<double>(candidate.checks) >= 0.25 * bestCost)
             break;
     }
-    return planForPopulation(catalogs, tasks, chord2Edges, regionCount, bestPopulation, poll,
-                             threads, 1);
+    return planOverCells(std::move(bestCells), tasks, chord2Edges, regionCount, bestPopulation,
+                         poll, threads, 1);
 }
 
 } // namespace tpacf::sky

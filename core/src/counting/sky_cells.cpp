@@ -14,9 +14,13 @@
 #include "counting/sky_cells.h"
 
 #include "tpacf/errors.h"
+#include "tpacf/work_runner.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <bit>
+#include <chrono>
 #include <limits>
 #include <utility>
 
@@ -28,10 +32,8 @@ namespace {
 // unit-vector coordinates (≈ 0.2″), far below any bin a user asks for.
 constexpr int kMortonBits = 21;
 constexpr int kMortonLevels = kMortonBits;
-// Radix sort digit: 6 passes of 11 bits cover the 63-bit key; 2048 counters stay in L1.
+// Digit of the parallel splitting passes: 2048 counters per chunk stay in L1.
 constexpr int kRadixBits = 11;
-constexpr std::size_t kRadixBuckets = std::size_t{1} << kRadixBits;
-constexpr int kRadixPasses = (3 * kMortonBits + kRadixBits - 1) / kRadixBits;
 // Elements between two polls of the preparation loops (well under a millisecond of work).
 constexpr std::size_t kPollStride = std::size_t{1} << 16;
 
@@ -195,82 +197,263 @@ private:
 
 } // namespace
 
-SortedCatalog sortCatalog(const Catalog& catalog, std::size_t regionCount, const Poll& poll) {
+void forEachItem(std::size_t count, std::size_t threads, const Poll& poll,
+                 const std::function<void(std::size_t item)>& body) {
+    const std::size_t workers = std::min(count, std::max<std::size_t>(1, threads));
+    if (workers <= 1) {
+        for (std::size_t item = 0; item < count; ++item) {
+            body(item);
+            poll();
+        }
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    RunnerWatch watch;
+    watch.tick = poll;
+    watch.interval = std::chrono::milliseconds(5);
+    runWorkers(
+        workers,
+        [&](std::size_t, const std::atomic<bool>& stop) {
+            for (std::size_t item; !stop.load(std::memory_order_relaxed) &&
+                                   (item = next.fetch_add(1, std::memory_order_relaxed)) < count;)
+                body(item);
+        },
+        watch);
+    poll();
+}
+
+namespace {
+
+// The sort's working set: keys and original indices, with scratch of the same size.
+struct SortBuffers {
+    Buffer<std::uint64_t> keys, keysTemp;
+    Buffer<std::uint32_t> order, orderTemp;
+};
+
+struct KeyRange {
+    std::size_t begin, end;
+};
+
+// Below this many points a range is sorted by one worker; above, split by a parallel pass.
+constexpr std::size_t kMinParallelSplit = std::size_t{1} << 16;
+// Digits of the serial MSD sort (cache-resident ranges) and the ranges it finishes by insertion.
+constexpr int kSerialDigitBits = 8;
+constexpr std::size_t kInsertionSortMax = 32;
+
+// Bits in which some key of the range differs from its first (0: all equal).
+std::uint64_t differingBits(const std::uint64_t* keys, std::size_t begin, std::size_t end) {
+    std::uint64_t diff = 0;
+    for (std::size_t i = begin + 1; i < end; ++i)
+        diff |= keys[i] ^ keys[begin];
+    return diff;
+}
+
+// The digit below the highest differing bit: [shift, shift + bits).
+std::pair<int, int> leadingDigit(std::uint64_t diff, int maxBits) {
+    const int top = 63 - std::countl_zero(diff);
+    const int shift = std::max(0, top + 1 - maxBits);
+    return {shift, top + 1 - shift};
+}
+
+// Stable MSD radix sort of keys (with their indices) in [begin, end), on one thread, through the
+// scratch of the same range. Equal keys keep their order, so the result is the stable sort.
+void sortRangeSerial(SortBuffers& buffers, std::size_t begin, std::size_t end) {
+    std::uint64_t* keys = buffers.keys.data();
+    std::uint32_t* order = buffers.order.data();
+    if (end - begin <= kInsertionSortMax) {
+        for (std::size_t i = begin + 1; i < end; ++i) {
+            const std::uint64_t key = keys[i];
+            const std::uint32_t index = order[i];
+            std::size_t j = i;
+            for (; j > begin && keys[j - 1] > key; --j) {
+                keys[j] = keys[j - 1];
+                order[j] = order[j - 1];
+            }
+            keys[j] = key;
+            order[j] = index;
+        }
+        return;
+    }
+    const std::uint64_t diff = differingBits(keys, begin, end);
+    if (diff == 0)
+        return;
+    const auto [shift, bits] = leadingDigit(diff, kSerialDigitBits);
+    const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+    std::array<std::size_t, (std::size_t{1} << kSerialDigitBits) + 1> start{};
+    for (std::size_t i = begin; i < end; ++i)
+        ++start[(keys[i] >> shift & mask) + 1];
+    start[0] = begin;
+    for (std::size_t d = 0; d <= mask; ++d)
+        start[d + 1] += start[d];
+    std::array<std::size_t, (std::size_t{1} << kSerialDigitBits)> next;
+    std::copy(start.begin(), start.begin() + static_cast<std::ptrdiff_t>(mask + 1), next.begin());
+    std::uint64_t* keysTemp = buffers.keysTemp.data();
+    std::uint32_t* orderTemp = buffers.orderTemp.data();
+    for (std::size_t i = begin; i < end; ++i) {
+        const std::size_t to = next[keys[i] >> shift & mask]++;
+        keysTemp[to] = keys[i];
+        orderTemp[to] = order[i];
+    }
+    std::copy(keysTemp + begin, keysTemp + end, keys + begin);
+    std::copy(orderTemp + begin, orderTemp + end, order + begin);
+    for (std::size_t d = 0; d <= mask; ++d)
+        if (start[d + 1] - start[d] > 1)
+            sortRangeSerial(buffers, start[d], start[d + 1]);
+}
+
+// One stable counting-sort pass over [begin, end) by bucketOf(i) < buckets, on `workers`
+// contiguous chunks: chunk c's elements of bucket b go after every chunk before c's, so the
+// pass is stable and its result does not depend on the number of chunks. Returns the buckets'
+// buckets + 1 offsets. The keys and indices end up in the main buffers.
+template <class BucketOf>
+std::vector<std::size_t> scatterPass(SortBuffers& buffers, std::size_t begin, std::size_t end,
+                                     std::size_t buckets, std::size_t workers, const Poll& poll,
+                                     BucketOf&& bucketOf) {
+    const std::size_t n = end - begin;
+    // Enough chunks for a poll between them on one worker, unless the counters would be large.
+    const std::size_t chunks =
+        buckets > 65536 ? 1
+                        : std::max<std::size_t>(
+                              1, std::min(std::max(workers, n / (4 * kPollStride)), n / 4096 + 1));
+    const std::size_t step = (n + chunks - 1) / chunks;
+    std::vector<std::size_t> counts(chunks * buckets, 0); // chunk-major
+    forEachItem(chunks, workers, poll, [&](std::size_t c) {
+        std::size_t* count = counts.data() + c * buckets;
+        for (std::size_t i = begin + c * step; i < std::min(end, begin + (c + 1) * step); ++i)
+            ++count[bucketOf(i)];
+    });
+    std::vector<std::size_t> bucketStart(buckets + 1);
+    std::size_t running = begin;
+    for (std::size_t b = 0; b < buckets; ++b) {
+        bucketStart[b] = running;
+        for (std::size_t c = 0; c < chunks; ++c)
+            running += std::exchange(counts[c * buckets + b], running);
+    }
+    bucketStart[buckets] = running;
+    forEachItem(chunks, workers, poll, [&](std::size_t c) {
+        std::size_t* next = counts.data() + c * buckets;
+        for (std::size_t i = begin + c * step; i < std::min(end, begin + (c + 1) * step); ++i) {
+            const std::size_t to = next[bucketOf(i)]++;
+            buffers.keysTemp[to] = buffers.keys[i];
+            buffers.orderTemp[to] = buffers.order[i];
+        }
+    });
+    forEachItem(chunks, workers, poll, [&](std::size_t c) {
+        const std::size_t from = begin + c * step, to = std::min(end, begin + (c + 1) * step);
+        std::copy(buffers.keysTemp.begin() + static_cast<std::ptrdiff_t>(from),
+                  buffers.keysTemp.begin() + static_cast<std::ptrdiff_t>(to),
+                  buffers.keys.begin() + static_cast<std::ptrdiff_t>(from));
+        std::copy(buffers.orderTemp.begin() + static_cast<std::ptrdiff_t>(from),
+                  buffers.orderTemp.begin() + static_cast<std::ptrdiff_t>(to),
+                  buffers.order.begin() + static_cast<std::ptrdiff_t>(from));
+    });
+    return bucketStart;
+}
+
+} // namespace
+
+SortedCatalog sortCatalog(const Catalog& catalog, std::size_t regionCount, const Poll& poll,
+                          std::size_t threads) {
     const std::size_t n = catalog.size();
     if (n > std::numeric_limits<std::uint32_t>::max())
         throw ConfigError("catalog '" + catalog.name() + "' is too large to sort into cells");
     const auto xs = catalog.x(), ys = catalog.y(), zs = catalog.z();
-
-    std::vector<std::uint64_t> keys(n), keysTemp(n);
-    std::vector<std::uint32_t> order(n), orderTemp(n);
-    std::array<std::vector<std::size_t>, kRadixPasses> histograms;
-    for (auto& histogram : histograms)
-        histogram.assign(kRadixBuckets, 0);
-    for (std::size_t from = 0; from < n; from += kPollStride) {
-        for (std::size_t i = from; i < std::min(n, from + kPollStride); ++i) {
-            keys[i] = mortonKey(xs[i], ys[i], zs[i]);
-            order[i] = static_cast<std::uint32_t>(i);
-            for (int pass = 0; pass < kRadixPasses; ++pass)
-                ++histograms[pass][keys[i] >> (pass * kRadixBits) & (kRadixBuckets - 1)];
-        }
-        poll();
-    }
-    // Stable LSD passes; a digit all keys share (the high bits of a small footprint) is skipped.
-    const auto scatter = [&](std::vector<std::size_t>& offsets, auto&& bucketOf) {
-        for (std::size_t from = 0; from < n; from += kPollStride) {
-            for (std::size_t i = from; i < std::min(n, from + kPollStride); ++i) {
-                const std::size_t to = offsets[bucketOf(i)]++;
-                keysTemp[to] = keys[i];
-                orderTemp[to] = order[i];
-            }
-            poll();
-        }
-        keys.swap(keysTemp);
-        order.swap(orderTemp);
+    threads = std::max<std::size_t>(1, threads);
+    // Pieces of the linear passes: a few per worker, each well under a poll interval.
+    const std::size_t pieces = (n + kPollStride - 1) / kPollStride;
+    const std::size_t pieceSize = pieces == 0 ? 0 : (n + pieces - 1) / pieces;
+    const auto forPieces = [&](auto&& body) {
+        forEachItem(pieces, threads, poll,
+                    [&](std::size_t p) { body(p * pieceSize, std::min(n, (p + 1) * pieceSize)); });
     };
-    for (int pass = 0; pass < kRadixPasses; ++pass) {
-        std::vector<std::size_t>& offsets = histograms[pass];
-        if (std::find(offsets.begin(), offsets.end(), n) != offsets.end())
-            continue;
-        std::size_t running = 0;
-        for (std::size_t& offset : offsets)
-            running += std::exchange(offset, running);
-        const int shift = pass * kRadixBits;
-        scatter(offsets, [&](std::size_t i) { return keys[i] >> shift & (kRadixBuckets - 1); });
-    }
+
+    SortBuffers buffers;
+    buffers.keys.resize(n);
+    buffers.keysTemp.resize(n);
+    buffers.order.resize(n);
+    buffers.orderTemp.resize(n);
+    forPieces([&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            buffers.keys[i] = mortonKey(xs[i], ys[i], zs[i]);
+            buffers.order[i] = static_cast<std::uint32_t>(i);
+        }
+    });
 
     SortedCatalog sorted;
+    std::vector<KeyRange> pending;
     if (regionCount > 0) {
-        // Region last and stable: region-major, Morton within each region.
+        // Region first, stable: region-major, the catalog's order within each region.
         const auto region = catalog.region();
-        std::vector<std::size_t> offsets(regionCount + 1, 0);
-        for (std::int32_t r : region)
-            ++offsets[static_cast<std::size_t>(r) + 1];
+        const std::uint32_t* order = buffers.order.data();
+        sorted.segmentStart =
+            scatterPass(buffers, 0, n, regionCount, regionCount > 65536 ? 1 : threads, poll,
+                        [&](std::size_t i) { return static_cast<std::size_t>(region[order[i]]); });
         for (std::size_t r = 0; r < regionCount; ++r)
-            offsets[r + 1] += offsets[r];
-        sorted.segmentStart = offsets;
-        scatter(offsets, [&](std::size_t i) { return static_cast<std::size_t>(region[order[i]]); });
+            if (sorted.segmentStart[r + 1] > sorted.segmentStart[r])
+                pending.push_back({sorted.segmentStart[r], sorted.segmentStart[r + 1]});
     } else {
         sorted.segmentStart = {0, n};
+        if (n > 0)
+            pending.push_back({0, n});
     }
+    // Large ranges are split by their leading key digit in parallel passes; the rest (the
+    // buckets) are sorted one per worker.
+    std::vector<KeyRange> ranges;
+    while (!pending.empty()) {
+        const KeyRange range = pending.back();
+        pending.pop_back();
+        if (range.end - range.begin < kMinParallelSplit) {
+            ranges.push_back(range);
+            continue;
+        }
+        const std::size_t span = range.end - range.begin;
+        const std::size_t parts = std::max(threads, span / (4 * kPollStride));
+        const std::size_t step = (span + parts - 1) / parts;
+        std::vector<std::uint64_t> pieceDiff(parts, 0);
+        forEachItem(parts, threads, poll, [&](std::size_t c) {
+            const std::size_t from = range.begin + std::min(span, c * step);
+            const std::size_t to = range.begin + std::min(span, (c + 1) * step);
+            std::uint64_t diff = 0;
+            for (std::size_t i = from; i < to; ++i)
+                diff |= buffers.keys[i] ^ buffers.keys[range.begin];
+            pieceDiff[c] = diff;
+        });
+        std::uint64_t diff = 0;
+        for (std::uint64_t d : pieceDiff)
+            diff |= d;
+        if (diff == 0)
+            continue; // one key: already in stable order
+        const auto [shift, bits] = leadingDigit(diff, kRadixBits);
+        const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+        const std::uint64_t* keys = buffers.keys.data();
+        const std::vector<std::size_t> bucketStart = scatterPass(
+            buffers, range.begin, range.end, std::size_t(mask + 1), threads, poll,
+            [&](std::size_t i) { return static_cast<std::size_t>(keys[i] >> shift & mask); });
+        for (std::size_t b = bucketStart.size() - 1; b-- > 0;)
+            if (bucketStart[b + 1] - bucketStart[b] > 1)
+                pending.push_back({bucketStart[b], bucketStart[b + 1]});
+    }
+    forEachItem(ranges.size(), threads, poll,
+                [&](std::size_t r) { sortRangeSerial(buffers, ranges[r].begin, ranges[r].end); });
 
-    sorted.keys = std::move(keys);
+    buffers.keysTemp = {};
     sorted.x.resize(n);
     sorted.y.resize(n);
     sorted.z.resize(n);
     const auto ws = catalog.weight();
     sorted.w.resize(ws.size());
-    for (std::size_t from = 0; from < n; from += kPollStride) {
-        for (std::size_t i = from; i < std::min(n, from + kPollStride); ++i) {
+    const std::uint32_t* order = buffers.order.data();
+    forPieces([&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
             sorted.x[i] = xs[order[i]];
             sorted.y[i] = ys[order[i]];
             sorted.z[i] = zs[order[i]];
         }
         if (!ws.empty())
-            for (std::size_t i = from; i < std::min(n, from + kPollStride); ++i)
+            for (std::size_t i = from; i < to; ++i)
                 sorted.w[i] = ws[order[i]];
-        poll();
-    }
+    });
+    sorted.keys = std::move(buffers.keys);
     return sorted;
 }
 

@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tpacf::sky {
@@ -18,23 +21,49 @@ namespace tpacf::sky {
 /// called the count: checks the cancel token (throws Cancelled) and reports progress.
 using Poll = std::function<void()>;
 
+/// An allocator that leaves new elements of trivial types uninitialised: buffers that workers
+/// fill right away are not zeroed first on one thread (their pages are first touched, and
+/// faulted in, by the workers that fill them).
+template <class T> struct DefaultInitAllocator : std::allocator<T> {
+    template <class U> struct rebind { using other = DefaultInitAllocator<U>; };
+    DefaultInitAllocator() noexcept = default;
+    template <class U> DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+    template <class U> void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args> void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+template <class T> using Buffer = std::vector<T, DefaultInitAllocator<T>>;
+
+/// Runs body(item) for every item in [0, count) on up to `threads` workers of the runner, items
+/// handed out in order from a shared counter, while the calling thread polls (progress, cancel)
+/// every few ms; the first error (a worker's or the poll's) is rethrown once all are joined.
+/// One worker or one item: inline on the calling thread, polling after each item.
+void forEachItem(std::size_t count, std::size_t threads, const Poll& poll,
+                 const std::function<void(std::size_t item)>& body);
+
 /// A catalog's unit vectors copied into Morton (Z-order) order of their position in R³, as
 /// structure of arrays. With regions, points are ordered by region first, Morton within each
 /// region, so that no cell ever holds two regions.
 struct SortedCatalog {
-    std::vector<double> x, y, z;
+    Buffer<double> x, y, z;
     /// Weight of each sorted point: the catalog's, or (set by the culled batch) ones for a
     /// catalog without weights in a weighted task; empty otherwise.
-    std::vector<double> w;
-    std::vector<std::uint64_t> keys;       ///< Morton key of each sorted point
+    Buffer<double> w;
+    Buffer<std::uint64_t> keys;            ///< Morton key of each sorted point
     std::vector<std::size_t> segmentStart; ///< regions + 1 offsets (one segment without regions)
     std::size_t size() const noexcept { return x.size(); }
 };
 
 /// Sorts a catalog (its regions too when `regionCount` > 0; they must lie in [0, regionCount)),
-/// with its weights where it has them.
-/// A stable LSD radix sort: deterministic, O(N) and interruptible between passes.
-SortedCatalog sortCatalog(const Catalog& catalog, std::size_t regionCount, const Poll& poll);
+/// with its weights where it has them, on up to `threads` workers.
+/// The order is the unique stable one by (region, Morton key), whatever the thread count: a
+/// parallel stable counting sort by region, then by the keys' leading digits, splits the points
+/// into ranges that are sorted independently (an MSD radix sort in cache); O(N).
+SortedCatalog sortCatalog(const Catalog& catalog, std::size_t regionCount, const Poll& poll,
+                          std::size_t threads = 1);
 
 /// A node of the octree over the cells: a cell (no children) or the octree node above several.
 /// Its cells are consecutive.

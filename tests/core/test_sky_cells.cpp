@@ -1,0 +1,197 @@
+// The CPU backend's parallel preparation (core/src/counting/sky_cells.h): the sort into Morton
+// order against an independent check (keys ascending within each region, ties in catalog order:
+// the unique stable order) and bit for bit the same for every thread count; the cell-pair plan
+// of several tasks the same, run for run and count for count, on one thread and on several.
+#include "tpacf/bins.h"
+#include "tpacf/catalog.h"
+#include "tpacf/mock.h"
+#include "tpacf_test_main.h"
+
+// White box: the partition and plan are internal to core (core/src).
+#include "counting/sky_cells.h"
+
+#include <QtTest/QtTest>
+
+#include <random>
+
+using tpacf::AngleUnit;
+using tpacf::Binning;
+using tpacf::BinSpec;
+using tpacf::Catalog;
+using tpacf::Footprint;
+namespace sky = tpacf::sky;
+
+namespace {
+
+// `name`'s points with weight i (so the sorted weights name each point's catalog index) and,
+// for regions > 0, a region per point that follows RA in stripes with some mixing.
+Catalog catalogNamed(const QString& name, std::size_t n, std::uint64_t seed, int regions) {
+    Catalog base;
+    if (name == QLatin1String("full-sky")) {
+        base = tpacf::generateUniformRandoms(n, Footprint::fullSky(), seed, "full-sky");
+    } else if (name == QLatin1String("clustered")) {
+        tpacf::MockParams params;
+        params.count = n;
+        params.seed = seed;
+        params.footprint = Footprint::box(10, 50, -20, 20);
+        base = tpacf::generateClusteredMock(params, "clustered");
+    } else {
+        // Clumps of exact duplicates in a tiny cap: long runs of equal keys.
+        std::mt19937_64 rng(seed);
+        std::uniform_real_distribution<double> unit(0.0, 1.0);
+        std::vector<double> ra, dec;
+        while (ra.size() < n) {
+            const double r = 0.2 + 1e-4 * unit(rng), d = 0.1 + 1e-4 * unit(rng);
+            for (std::size_t c = 1 + rng() % 300; c > 0 && ra.size() < n; --c) {
+                ra.push_back(r);
+                dec.push_back(d);
+            }
+        }
+        base = Catalog::fromRadians("duplicates", std::move(ra), std::move(dec));
+    }
+    std::vector<double> weight(base.size());
+    std::vector<std::int32_t> region;
+    for (std::size_t i = 0; i < base.size(); ++i)
+        weight[i] = double(i);
+    if (regions > 0)
+        for (std::size_t i = 0; i < base.size(); ++i)
+            region.push_back(std::int32_t(std::size_t(base.ra()[i] * 3.1 + double(i % 3)) %
+                                          std::size_t(regions)));
+    return Catalog::fromRadians(base.name(), {base.ra().begin(), base.ra().end()},
+                                {base.dec().begin(), base.dec().end()}, std::move(weight),
+                                std::move(region));
+}
+
+bool sameSorted(const sky::SortedCatalog& a, const sky::SortedCatalog& b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w && a.keys == b.keys &&
+           a.segmentStart == b.segmentStart;
+}
+
+const char* const kFootprints[] = {"full-sky", "clustered", "duplicates"};
+
+} // namespace
+
+class TestSkyCells : public QObject {
+    Q_OBJECT
+
+private slots:
+    void sortIsStableAndThreadIndependent_data();
+    void sortIsStableAndThreadIndependent();
+    void planIsThreadIndependent_data();
+    void planIsThreadIndependent();
+};
+
+void TestSkyCells::sortIsStableAndThreadIndependent_data() {
+    QTest::addColumn<QString>("footprint");
+    QTest::addColumn<int>("size");
+    QTest::addColumn<int>("regions");
+    // 300,000 points: above the size from which ranges are split by parallel passes.
+    for (const char* footprint : kFootprints)
+        for (int regions : {0, 7})
+            for (int size : {1, 1000, 300000})
+                QTest::addRow("%s n=%d regions=%d", footprint, size, regions)
+                    << QString::fromLatin1(footprint) << size << regions;
+}
+
+void TestSkyCells::sortIsStableAndThreadIndependent() {
+    QFETCH(QString, footprint);
+    QFETCH(int, size);
+    QFETCH(int, regions);
+    const Catalog catalog = catalogNamed(footprint, std::size_t(size), 5, regions);
+    const auto none = [] {};
+    const sky::SortedCatalog one = sky::sortCatalog(catalog, std::size_t(regions), none, 1);
+
+    // A permutation, region-major, keys ascending within a region, ties in catalog order; each
+    // point carries its own coordinates.
+    const std::size_t n = catalog.size();
+    QCOMPARE(one.size(), n);
+    QCOMPARE(one.segmentStart.front(), std::size_t(0));
+    QCOMPARE(one.segmentStart.back(), n);
+    std::vector<bool> seen(n, false);
+    for (std::size_t s = 0; s + 1 < one.segmentStart.size(); ++s)
+        for (std::size_t i = one.segmentStart[s]; i < one.segmentStart[s + 1]; ++i) {
+            const auto index = std::size_t(one.w[i]);
+            QVERIFY(index < n && !seen[index]);
+            seen[index] = true;
+            QCOMPARE(one.x[i], catalog.x()[index]);
+            QCOMPARE(one.y[i], catalog.y()[index]);
+            QCOMPARE(one.z[i], catalog.z()[index]);
+            if (regions > 0)
+                QCOMPARE(std::size_t(catalog.region()[index]), s);
+            if (i > one.segmentStart[s]) {
+                QVERIFY(one.keys[i - 1] <= one.keys[i]);
+                if (one.keys[i - 1] == one.keys[i])
+                    QVERIFY(one.w[i - 1] < one.w[i]);
+            }
+        }
+
+    for (std::size_t threads : {2, 3, 8}) {
+        int polls = 0;
+        const sky::SortedCatalog many = sky::sortCatalog(
+            catalog, std::size_t(regions), [&] { ++polls; }, threads);
+        QVERIFY2(sameSorted(one, many), qPrintable(QStringLiteral("%1 threads").arg(threads)));
+    }
+}
+
+void TestSkyCells::planIsThreadIndependent_data() {
+    QTest::addColumn<QString>("footprint");
+    QTest::addColumn<int>("regions");
+    QTest::addColumn<double>("thetaMaxDegrees");
+    for (const char* footprint : {"full-sky", "clustered"})
+        for (int regions : {0, 5})
+            for (double thetaMax : {0.05, 5.0})
+                QTest::addRow("%s regions=%d theta<%g", footprint, regions, thetaMax)
+                    << QString::fromLatin1(footprint) << regions << thetaMax;
+}
+
+// Auto, cross and weighted tasks of one batch, planned on one thread and on several (the
+// tasks listed, refined and finished on parallel workers): the same cells, runs and counts.
+void TestSkyCells::planIsThreadIndependent() {
+    QFETCH(QString, footprint);
+    QFETCH(int, regions);
+    QFETCH(double, thetaMaxDegrees);
+    const Binning binning(
+        BinSpec::logCount(thetaMaxDegrees / 100, thetaMaxDegrees, AngleUnit::Degree, 12));
+    const auto none = [] {};
+    std::vector<sky::SortedCatalog> sorted;
+    sorted.push_back(
+        sky::sortCatalog(catalogNamed(footprint, 20000, 1, regions), std::size_t(regions), none));
+    sorted.push_back(sky::sortCatalog(catalogNamed(QStringLiteral("full-sky"), 15000, 2, regions),
+                                      std::size_t(regions), none));
+    const std::vector<sky::CellTask> tasks = {
+        {0, 0, true, false}, {0, 1, false, false}, {1, 1, true, false}, {1, 0, false, false}};
+
+    for (std::size_t population : {8, 64, 512}) {
+        const sky::CellPlan one = sky::planForPopulation(sorted, tasks, binning.chord2Edges(),
+                                                         std::size_t(regions), population, none, 1);
+        for (std::size_t threads : {2, 5}) {
+            const sky::CellPlan many =
+                sky::planForPopulation(sorted, tasks, binning.chord2Edges(), std::size_t(regions),
+                                       population, none, threads);
+            const QString where =
+                QStringLiteral("population %1, %2 threads").arg(population).arg(threads);
+            QVERIFY2(one.cost == many.cost, qPrintable(where));
+            QVERIFY2(one.checks == many.checks, qPrintable(where));
+            QVERIFY2(one.listedCellPairs == many.listedCellPairs, qPrintable(where));
+            for (std::size_t c = 0; c < sorted.size(); ++c)
+                QVERIFY2(one.cells[c].start == many.cells[c].start, qPrintable(where));
+            for (std::size_t t = 0; t < tasks.size(); ++t) {
+                const sky::TaskCellPlan& a = one.tasks[t];
+                const sky::TaskCellPlan& b = many.tasks[t];
+                QVERIFY2(a.runs.size() == b.runs.size(), qPrintable(where));
+                for (std::size_t r = 0; r < a.runs.size(); ++r)
+                    QVERIFY2(a.runs[r].a == b.runs[r].a && a.runs[r].bBegin == b.runs[r].bBegin &&
+                                 a.runs[r].bEnd == b.runs[r].bEnd,
+                             qPrintable(where));
+                QVERIFY2(a.wholeByFirst == b.wholeByFirst && a.wholeBySecond == b.wholeBySecond &&
+                             a.wholeWithin == b.wholeWithin,
+                         qPrintable(where));
+                QVERIFY2(a.wholePairs == b.wholePairs && a.countedPairs == b.countedPairs,
+                         qPrintable(where));
+            }
+        }
+    }
+}
+
+TPACF_TEST_MAIN(TestSkyCells)
+#include "test_sky_cells.moc"
