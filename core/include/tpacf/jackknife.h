@@ -99,15 +99,25 @@ struct RegionCentre {
 };
 
 /// Centres of `regions` roughly equal-count regions: spherical k-means (k-means++ start, then
-/// Lloyd steps) on the unit vectors of a seeded subsample of `data`. Deterministic for a seed.
+/// at most 50 Lloyd steps) on the unit vectors of a seeded subsample of `data`: min(N,
+/// max(10 000, 40·K)) points drawn without replacement (Floyd's algorithm on SplitMix64 from
+/// `seed`), in catalog order. Deterministic for a seed and the same for any `threads` (the
+/// Lloyd steps' labels may be found on several threads; the means are summed on one).
 /// Throws ConfigError when the count is invalid or exceeds the data's distinct positions.
-std::vector<RegionCentre> kMeansRegionCentres(const Catalog& data, int regions, std::uint64_t seed);
+std::vector<RegionCentre> kMeansRegionCentres(const Catalog& data, int regions, std::uint64_t seed,
+                                              int threads = 0);
 
 /// Region of every point: the index of the nearest centre (largest dot product; the lowest
-/// index on ties). threads <= 0: all hardware threads.
+/// index on ties). threads <= 0: all hardware threads; the result does not depend on them.
 std::vector<std::int32_t> nearestCentreRegions(const Catalog& catalog,
                                                std::span<const RegionCentre> centres,
                                                int threads = 0);
+
+/// nearestCentreRegions of several catalogs at once (one vector per catalog, in order), on one
+/// set of workers that share all their points.
+std::vector<std::vector<std::int32_t>>
+nearestCentreRegionsOf(std::span<const Catalog* const> catalogs,
+                       std::span<const RegionCentre> centres, int threads = 0);
 
 /// Regions of a job's catalogs, 0..count−1, data and randoms on the same regions.
 struct RegionAssignment {
@@ -135,7 +145,16 @@ JackknifeRegionsSummary summariseRegions(const RegionAssignment& assignment);
 
 /// A copy of `catalog` with `regions` attached and its points stably ordered by region (the
 /// order that counting by region wants; no pair changes). Coordinates are bit-identical.
-Catalog regionOrderedCopy(const Catalog& catalog, const std::vector<std::int32_t>& regions);
+/// Throws ConfigError for a negative region or a region list of another size. threads <= 0:
+/// all hardware threads; the copy does not depend on them.
+Catalog regionOrderedCopy(const Catalog& catalog, const std::vector<std::int32_t>& regions,
+                          int threads = 0);
+
+/// regionOrderedCopy of several catalogs at once (regions[i] for catalogs[i]), their points
+/// shared by one set of workers.
+std::vector<Catalog> regionOrderedCopies(std::span<const Catalog* const> catalogs,
+                                         std::span<const std::vector<std::int32_t>* const> regions,
+                                         int threads = 0);
 
 /// A catalog's share of each jackknife region: its points and their weight sums (N and N
 /// per region without weights), summed in point order.
@@ -144,7 +163,9 @@ struct RegionShares {
     std::vector<WeightSums> weights;   // one per region
 
     /// From the regions the catalog carries (Catalog::region(), values in [0, regionCount)).
-    static RegionShares of(const Catalog& catalog, std::size_t regionCount);
+    /// threads <= 0: all hardware threads; the shares are the same for any (each region's
+    /// weights are still summed in point order).
+    static RegionShares of(const Catalog& catalog, std::size_t regionCount, int threads = 0);
 };
 
 /// Per-region counts of one job and what normalising each leave-one-out sample needs: the
