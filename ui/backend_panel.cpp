@@ -68,7 +68,7 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
     m_threads->setToolTip(tr("Threads of the CPU backend; 0 uses every hardware thread"));
 
     m_precision = new QComboBox(this);
-    m_precision->addItem(tr("Automatic (float on GPU, double on CPU)"), kAutoPrecision);
+    m_precision->addItem(tr("Automatic (double where FP64 is full rate)"), kAutoPrecision);
     m_precision->addItem(tr("Double (exact reference)"), int(Precision::Double));
     m_precision->addItem(tr("Float (hi+lo, GPU only)"), int(Precision::Float));
 

@@ -31,11 +31,15 @@ void listModule(std::ostream& out, const BackendModule& module) {
     for (const auto& device : devices) {
         char line[256];
         std::snprintf(line, sizeof line,
-                      "  [%d] %s, %.1f GiB, compute capability %d.%d, %d multiprocessors\n",
+                      "  [%d] %s, %.1f GiB, compute capability %d.%d, %d multiprocessors",
                       device.index, device.name.c_str(),
                       static_cast<double>(device.memoryBytes) / (1024.0 * 1024.0 * 1024.0),
                       device.computeMajor, device.computeMinor, device.multiprocessors);
         out << line;
+        if (device.fp32PerFp64 > 0)
+            out << ", FP64 at 1/" << device.fp32PerFp64 << " of FP32";
+        out << " (precision auto: "
+            << precisionName(autoPrecision({device}).precision) << ")\n";
     }
 }
 

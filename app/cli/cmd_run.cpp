@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/context.h"
 #include "cli/file_plan.h"
+#include "cli/input_loading.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/plot_output.h"
@@ -16,6 +17,7 @@
 #include "tpacf/result_io.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpacf::cli {
 
@@ -59,13 +62,16 @@ Inputs and outputs:
   --estimator E      )" +
                describeEstimators(CorrelationParams{}.estimator) + R"(
   --quiet            no progress bar and no summary on the terminal
+  --timings          where the time went (reading each catalog, starting the backend, the
+                     job's stages, writing), in seconds on stderr
   --plot FILE        the w(theta) figure as TPACF Studio draws it (jackknife error bars when
                      there are some; log axes for log bins): FILE.png (1800 x 1200 px at 300
                      dpi) or FILE.pdf (vector, 6 x 4 in). Drawn offscreen: no display needed.
                      Needs a build with the GUI (Qt))" +
                std::string(plotsAvailable() ? "" : "; this build has none (built without Qt)") + R"(
 
-Count files (JSON: every count with its bins and each catalog's content fingerprint):
+Count files (every count with its bins and each catalog's content fingerprint; JSON, or
+FITS binary tables for a name ending .fits):
   --save-counts FILE every count of the run (DD, DR_i, RD_i, RR_i; weighted sums and
                      region tallies where the run has them) for later runs and 'tpacf combine'
   --reuse-counts FILE
@@ -256,6 +262,8 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const std:
     out << "  backend   " << result.backendName << ", " << result.deviceDescription << ", "
         << precisionName(result.precision) << " precision, culling "
         << (result.culled ? "on" : "off") << ", " << formatSeconds(result.elapsedSeconds) << '\n';
+    if (result.precisionChoice.starts_with("auto: "))
+        out << "  precision " << result.precisionChoice << '\n';
     const bool errors = result.hasJackknife();
     if (errors)
         out << "  jackknife " << describeRegions(result.jackknifeRegions) << '\n';
@@ -287,7 +295,33 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const std:
 
 } // namespace
 
+// --timings: where the wall time of the command went, stage by stage, on stderr.
+void printTimings(std::ostream& err, const std::vector<CatalogRequest>& requests,
+                  const LoadedCatalogs& loaded, double countFileSeconds,
+                  const CorrelationResult& result,
+                  double writeSeconds, double totalSeconds) {
+    char line[256];
+    const auto print = [&](const char* indent, const std::string& what, double seconds,
+                           const char* note = "") {
+        std::snprintf(line, sizeof line, "%s%-28s %8.3f%s\n", indent, what.c_str(), seconds, note);
+        err << line;
+    };
+    err << "timings (seconds):\n";
+    if (countFileSeconds >= 0)
+        print("  ", "read --reuse-counts file", countFileSeconds);
+    print("  ", "read catalogs", loaded.readingSeconds, "  (files side by side)");
+    for (std::size_t i = 0; i < requests.size(); ++i)
+        print("    ", requests[i].path, loaded.readSeconds[i]);
+    print("  ", "backend check and start", loaded.backendSeconds, "  (beside the reading)");
+    print("  ", "job", result.elapsedSeconds);
+    for (const auto& [stage, seconds] : result.stageSeconds)
+        print("    ", stage, seconds);
+    print("  ", "write outputs", writeSeconds);
+    print("  ", "total", totalSeconds);
+}
+
 int runCommand(const Context& context) {
+    const auto commandStart = std::chrono::steady_clock::now();
     OptionSet options;
     options.addValue("--data")
         .addRepeated("--random")
@@ -305,7 +339,8 @@ int runCommand(const Context& context) {
         .addValue("--save-counts")
         .addValue("--reuse-counts")
         .addValue("--share")
-        .addSwitch("--quiet");
+        .addSwitch("--quiet")
+        .addSwitch("--timings");
     addReadOptions(options);
     addWeightOptions(options, {"data", "random"});
     addBinOptions(options);
@@ -384,7 +419,6 @@ int runCommand(const Context& context) {
 
     // Everything that can be checked cheaply is checked before the catalogs are read.
     static_cast<void>(Binning(params.bins)); // throws ConfigError naming the bad bin value
-    checkBackendUsable(params.backend, context.backends);
     if (params.jackknife.regions > 0) { // a column's K is known once read: the job checks that
         const JackknifeMemory memory = estimateJackknifeMemory(
             static_cast<std::size_t>(params.jackknife.regions), Binning(params.bins).count(),
@@ -422,19 +456,36 @@ int runCommand(const Context& context) {
     files.check();
 
     // A count file is read (and found foreign or broken) before any catalog.
+    const auto countFileStart = std::chrono::steady_clock::now();
     if (reusePath)
         params.reuse = std::make_shared<const CountStore>(readCountFile(*reusePath));
+    // Negative: no count file was read.
+    const double countFileSeconds =
+        reusePath ? std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                  countFileStart)
+                        .count()
+                  : -1.0;
     params.collectCounts = savePath.has_value();
     if (share)
         params.share = *share;
-    params.data = loadCatalog(dataPath, dataOptions);
+    // The catalogs in flag order (data, randoms, data2, randoms2) while the backend starts.
+    std::vector<CatalogRequest> requests{{dataPath, dataOptions}};
     for (const auto& path : randomPaths)
-        params.randoms.push_back(loadCatalog(path, randomOptions));
+        requests.push_back({path, randomOptions});
     if (data2Path)
-        params.data2 = loadCatalog(*data2Path, dataOptions);
+        requests.push_back({*data2Path, dataOptions});
     for (const auto& path : random2Paths)
-        params.randoms2.push_back(loadCatalog(path, randomOptions));
-    // Readers do not poll the flag: honour a Ctrl-C pressed while a big file was being read.
+        requests.push_back({path, randomOptions});
+    const LoadedCatalogs loaded = loadCatalogsWhileBackendStarts(
+        requests, params.backend, context.backends, context.cancelRequested);
+    std::size_t next = 0;
+    params.data = loaded.catalogs[next++];
+    for (std::size_t i = 0; i < randomPaths.size(); ++i)
+        params.randoms.push_back(loaded.catalogs[next++]);
+    if (data2Path)
+        params.data2 = loaded.catalogs[next++];
+    for (std::size_t i = 0; i < random2Paths.size(); ++i)
+        params.randoms2.push_back(loaded.catalogs[next++]);
     if (context.cancelRequested && context.cancelRequested->load())
         throw Cancelled();
 
@@ -475,6 +526,7 @@ int runCommand(const Context& context) {
 
     for (const auto& reused : result.reusedCounts)
         printNotice(context.err, "reused " + reused);
+    const auto writeStart = std::chrono::steady_clock::now();
     if (savePath) {
         if (!result.counts)
             throw std::logic_error("the job returned no counts to save");
@@ -496,6 +548,12 @@ int runCommand(const Context& context) {
         writeCovarianceCsvFile(covariancePath, result);
     if (plot)
         plot->write(result);
+    if (args.has("--timings")) {
+        const auto now = std::chrono::steady_clock::now();
+        printTimings(context.err, requests, loaded, countFileSeconds, result,
+                     std::chrono::duration<double>(now - writeStart).count(),
+                     std::chrono::duration<double>(now - commandStart).count());
+    }
     if (!quiet) {
         printSummary(context.out, result, outputPath, jsonPath, covariancePath,
                      plot ? plot->path() : std::string());

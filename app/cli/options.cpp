@@ -366,8 +366,10 @@ std::string backendOptionsHelp(const BackendRegistry& backends) {
     return "Backend:\n"
            "  --backend B        auto (default: the GPU where usable, else the CPU), cpu" +
            moduleNames + "\n" +
-           R"(  --precision P      float, double or auto (auto, the default: float on a GPU,
-                     double on the CPU; the CPU backend is always double)
+           R"(  --precision P      float, double or auto (auto, the default: double on the CPU
+                     and on GPUs with full-rate FP64 (H100, A100, V100), float
+                     (hi+lo) on GPUs with slow FP64 (GeForce, RTX); the result
+                     says which and why)
   --threads N        CPU threads (default: all hardware threads)
   --devices LIST     GPU indices to use, e.g. 0,1 (default: every visible GPU);
                      see 'tpacf devices'

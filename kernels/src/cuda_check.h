@@ -125,6 +125,14 @@ class Event {
     cudaEvent_t get() const noexcept { return m_event; }
     void record(cudaStream_t stream) { TPACF_CUDA_TRY(cudaEventRecord(m_event, stream)); }
     void synchronize() { TPACF_CUDA_TRY(cudaEventSynchronize(m_event)); }
+    /// Whether the work before the event is done; never waits.
+    bool done() {
+        const cudaError_t status = cudaEventQuery(m_event);
+        if (status == cudaErrorNotReady)
+            return false;
+        TPACF_CUDA_TRY(status);
+        return true;
+    }
     /// Milliseconds from `start` to this event (both completed).
     float millisecondsSince(const Event& start) const {
         float ms = 0;

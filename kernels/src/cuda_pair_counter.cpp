@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <string>
@@ -120,7 +121,6 @@ private:
     std::string m_description;
     CudaTuning m_tuning;
     std::optional<double> m_lastDeviceSeconds;
-    HostStaging m_staging; // grows, kept between calls
 };
 
 std::vector<RegionPairCounts> CudaPairCounter::countBatchByRegion(std::span<const CountTask> tasks,
@@ -238,11 +238,9 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
         !m_tuning.bruteForce && chooseCulling(culling(), thetaMaxDegrees, batch.pairsTotal);
     setLastBatchCulled(culled);
     if (batch.pairsTotal == 0) {
-        for (const Catalog* catalog : batch.catalogs) { // still report bad regions (any tile)
-            std::vector<std::int32_t> groups(catalog->size());
-            if (regionCount > 0)
-                buildRegionLayout(*catalog, regionCount, 1024, 0, groups.data());
-        }
+        if (regionCount > 0) // still report bad regions (any tile)
+            for (const Catalog* catalog : batch.catalogs)
+                buildRegionLayout(*catalog, regionCount, 1024, 0);
         m_lastDeviceSeconds = 0.0;
         return results;
     }
@@ -254,17 +252,29 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
     const auto tileSize = static_cast<std::uint32_t>(plans.front().any().tileSize);
     std::vector<RegionLayout> regionLayouts;
     std::vector<std::vector<std::uint32_t>> catTileCounts;
-    std::int32_t* groups = regionCount > 0 ? m_staging.groupsFor(batch.stagingSize / 3) : nullptr;
-    for (std::size_t c = 0; c < batch.catalogs.size(); ++c) {
-        const Catalog& catalog = *batch.catalogs[c];
-        if (regionCount > 0) {
-            regionLayouts.push_back(buildRegionLayout(catalog, regionCount, tileSize,
-                                                      m_tuning.regionCellLevel,
-                                                      groups + batch.stagingOffsets[c] / 3));
-            catTileCounts.push_back(regionLayouts.back().tileCount);
-        } else {
-            catTileCounts.push_back(plainTileCounts(catalog.size(), tileSize));
-        }
+    if (regionCount > 0) {
+        // One catalog per worker; a bad region is reported for the first catalog that has one,
+        // whichever worker found it.
+        const std::size_t count = batch.catalogs.size();
+        regionLayouts.resize(count);
+        std::vector<std::exception_ptr> errors(count);
+        parallelForRanges(count, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t c = begin; c < end; ++c)
+                try {
+                    regionLayouts[c] = buildRegionLayout(*batch.catalogs[c], regionCount,
+                                                         tileSize, m_tuning.regionCellLevel);
+                } catch (...) {
+                    errors[c] = std::current_exception();
+                }
+        });
+        for (const std::exception_ptr& error : errors)
+            if (error)
+                std::rethrow_exception(error);
+        for (const RegionLayout& layout : regionLayouts)
+            catTileCounts.push_back(layout.tileCount);
+    } else {
+        for (const Catalog* catalog : batch.catalogs)
+            catTileCounts.push_back(plainTileCounts(catalog->size(), tileSize));
     }
 
     BatchState state(tasks.size(),
@@ -290,16 +300,18 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
     }
 
     if (control.cancelled())
-        throw Cancelled(); // before the staging and any device work (the runner looks later)
-    // Stage every catalog's unit vectors once in pinned memory; all devices copy from it.
-    m_staging.stageCoordinates(batch);
-    if (anyWeighted)
-        m_staging.stageWeights(batch);
+        throw Cancelled(); // before any device work (the runner looks later)
+
+    // Live counts only for someone who listens: the copies cost little, but nothing is better.
+    std::optional<LiveCounts> live;
+    if (control.onProgress)
+        live.emplace(m_devices.size(), tasks.size(), binCount,
+                     anyWeighted ? taskWeighted : std::vector<std::uint8_t>{});
 
     DeviceJob job;
     job.tables = &tables;
     job.batch = &batch;
-    job.staging = &m_staging;
+    job.live = live ? &*live : nullptr;
     job.regionLayouts = &regionLayouts;
     job.regionCount = regionCount;
     job.taskCount = tasks.size();
@@ -341,6 +353,9 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
             progress.pairsDone += done;
             progress.pairsTotal += total;
         }
+        if (!final && live)
+            live->takeNew(progress.partialCounts, progress.partialWeighted,
+                          progress.partialPairsPerTask);
         control.onProgress(progress);
     };
 
@@ -354,7 +369,7 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
     runWorkers(
         m_devices.size(),
         [&](std::size_t d, const std::atomic<bool>& stop) {
-            runDevice(m_devices[d], plans[d], job, d == 0, state, stop, deviceResults[d]);
+            runDevice(m_devices[d], d, plans[d], job, state, stop, deviceResults[d]);
         },
         watch);
     if (control.cancelled() || !state.allTaken())

@@ -4,8 +4,10 @@
 #include "cuda_check.h"
 #include "cuda_pair_counter.h"
 #include "tpacf/errors.h"
+#include "tpacf/work_runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <string>
 
@@ -41,6 +43,12 @@ public:
             info.computeMajor = props.major;
             info.computeMinor = props.minor;
             info.multiprocessors = props.multiProcessorCount;
+            int ratio = 0;
+            if (cudaDeviceGetAttribute(&ratio, cudaDevAttrSingleToDoublePrecisionPerfRatio, i) ==
+                cudaSuccess)
+                info.fp32PerFp64 = ratio;
+            else
+                cudaGetLastError(); // unknown: auto precision then stays with float
             result.push_back(std::move(info));
         }
         return result;
@@ -64,6 +72,31 @@ public:
             return "no CUDA driver (or one too old for this build): " + detail;
         default:
             return "CUDA unavailable: " + detail;
+        }
+    }
+
+    void warmUp(const std::vector<int>& deviceIndices) const override {
+        std::vector<int> indices = deviceIndices;
+        if (indices.empty()) {
+            int count = 0;
+            if (cudaGetDeviceCount(&count) != cudaSuccess) {
+                cudaGetLastError();
+                return;
+            }
+            for (int i = 0; i < count; ++i)
+                indices.push_back(i);
+        }
+        if (indices.empty())
+            return;
+        // Each device's primary context, which the counter's threads then find made; in
+        // parallel, since each takes ~0.1-0.25 s. Errors are left for the counter to report.
+        try {
+            runWorkers(indices.size(), [&](std::size_t i, const std::atomic<bool>&) {
+                if (cudaSetDevice(indices[i]) == cudaSuccess)
+                    cudaFree(nullptr);
+                cudaGetLastError();
+            });
+        } catch (...) {
         }
     }
 

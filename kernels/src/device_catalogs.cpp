@@ -1,59 +1,14 @@
 // Host staging and per-device prepared catalogs (device_catalogs.h).
 #include "device_catalogs.h"
 
-#include "tpacf/work_runner.h"
 
 #include <algorithm>
-#include <cstring>
 #include <span>
 #include <utility>
 
 namespace tpacf::cuda::detail {
 
-std::int32_t* HostStaging::groupsFor(std::size_t points) {
-    if (m_groups.size() < points)
-        m_groups = PinnedBuffer<std::int32_t>(points);
-    return m_groups.get();
-}
-
-void HostStaging::stageCoordinates(const BatchCatalogs& batch) {
-    if (m_coordinates.size() < batch.stagingSize)
-        m_coordinates = PinnedBuffer<double>(batch.stagingSize);
-    constexpr std::size_t kStagingSlice = std::size_t{1} << 18; // doubles
-    std::vector<std::pair<const double*, double*>> slices;
-    std::vector<std::size_t> sliceSizes;
-    for (std::size_t c = 0; c < batch.catalogs.size(); ++c) {
-        const Catalog& catalog = *batch.catalogs[c];
-        const std::size_t n = catalog.size();
-        const std::span<const double> axes[3] = {catalog.x(), catalog.y(), catalog.z()};
-        for (std::size_t axis = 0; axis < 3; ++axis)
-            for (std::size_t begin = 0; begin < n; begin += kStagingSlice) {
-                slices.emplace_back(axes[axis].data() + begin, m_coordinates.get() +
-                                                                   batch.stagingOffsets[c] +
-                                                                   axis * n + begin);
-                sliceSizes.push_back(std::min(kStagingSlice, n - begin));
-            }
-    }
-    // Slices of equal size: contiguous ranges of them balance as well as a shared cursor.
-    parallelForRanges(slices.size(), [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i)
-            std::memcpy(slices[i].second, slices[i].first, sliceSizes[i] * sizeof(double));
-    });
-}
-
-void HostStaging::stageWeights(const BatchCatalogs& batch) {
-    const std::size_t points = batch.stagingSize / 3;
-    if (m_weights.size() < points)
-        m_weights = PinnedBuffer<double>(points);
-    for (std::size_t c = 0; c < batch.catalogs.size(); ++c) {
-        const Catalog& catalog = *batch.catalogs[c];
-        if (catalog.hasWeights())
-            std::memcpy(m_weights.get() + batch.stagingOffsets[c] / 3, catalog.weight().data(),
-                        catalog.size() * sizeof(double));
-    }
-}
-
-DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch, const HostStaging& staging,
+DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch,
                                const std::vector<RegionLayout>& regionLayouts,
                                std::uint32_t tileSize, bool isFloat, bool weighted,
                                cudaStream_t stream)
@@ -95,9 +50,11 @@ DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch, const HostStaging& st
         const std::uint32_t padded = tiles * tileSize;
         Prepared& dc = m_catalogs[c];
         dc.xyz = DeviceBuffer<double>(3 * static_cast<std::size_t>(n), s);
-        TPACF_CUDA_TRY(cudaMemcpyAsync(dc.xyz.get(),
-                                       staging.coordinates() + batch.stagingOffsets[c],
-                                       dc.xyz.bytes(), cudaMemcpyHostToDevice, s));
+        const std::span<const double> axes[3] = {catalogs[c]->x(), catalogs[c]->y(),
+                                                 catalogs[c]->z()};
+        for (std::size_t axis = 0; axis < 3; ++axis)
+            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.xyz.get() + axis * n, axes[axis].data(),
+                                           n * sizeof(double), cudaMemcpyHostToDevice, s));
         dc.sorted = DeviceBuffer<double>(4 * static_cast<std::size_t>(padded), s);
         if (isFloat) {
             dc.hi = DeviceBuffer<float>(4 * static_cast<std::size_t>(padded), s);
@@ -109,8 +66,7 @@ DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch, const HostStaging& st
         // a catalog without weights gets weight 1 per point on the device.
         if (weighted && catalogs[c]->hasWeights()) {
             dc.weights = DeviceBuffer<double>(n, s);
-            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.weights.get(),
-                                           staging.weights() + batch.stagingOffsets[c] / 3,
+            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.weights.get(), catalogs[c]->weight().data(),
                                            dc.weights.bytes(), cudaMemcpyHostToDevice, s));
         }
         if (weighted)
@@ -143,8 +99,7 @@ DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch, const HostStaging& st
                                                cudaMemcpyHostToDevice, s));
             };
             dc.regions = DeviceBuffer<std::int32_t>(n, s);
-            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.regions.get(),
-                                           staging.groups() + batch.stagingOffsets[c] / 3,
+            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.regions.get(), layout.groupOfPoint.data(),
                                            dc.regions.bytes(), cudaMemcpyHostToDevice, s));
             upload(dc.tileRegion, layout.tileRegion);
             upload(dc.tileSortedStart, layout.tileSortedStart);

@@ -193,8 +193,6 @@ BatchCatalogs indexBatch(std::span<const CountTask> tasks) {
         if (catalog->size() > std::numeric_limits<std::int32_t>::max() / 2)
             throw ConfigError("CUDA backend: catalog '" + catalog->name() +
                               "' has more than 2^30 points");
-        batch.stagingOffsets.push_back(batch.stagingSize);
-        batch.stagingSize += 3 * catalog->size();
     }
     return batch;
 }
@@ -208,7 +206,7 @@ std::vector<std::uint32_t> plainTileCounts(std::uint64_t size, std::uint32_t til
 }
 
 RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
-                               std::uint32_t tileSize, int cellLevel, std::int32_t* groupOfPoint) {
+                               std::uint32_t tileSize, int cellLevel) {
     const auto regions = catalog.region();
     if (regions.size() != catalog.size())
         throw ConfigError("CUDA backend: catalog '" + catalog.name() +
@@ -218,6 +216,7 @@ RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
         --cellLevel;
     const std::size_t cells = std::size_t{1} << (3 * cellLevel);
     std::vector<std::uint32_t> perGroup(cells * regionCount, 0);
+    std::vector<std::int32_t> groupOfPoint(regions.size());
     for (std::size_t i = 0; i < regions.size(); ++i) {
         const std::int32_t r = regions[i];
         if (r < 0 || static_cast<std::size_t>(r) >= regionCount)
@@ -247,6 +246,7 @@ RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
     }
     for (std::size_t i = 0; i < regions.size(); ++i)
         groupOfPoint[i] = rank[static_cast<std::size_t>(groupOfPoint[i])];
+    layout.groupOfPoint = std::move(groupOfPoint);
     return layout;
 }
 
@@ -383,6 +383,16 @@ int BatchState::nextVariant() {
     if (!m_schedule || m_taskVariants.empty() || m_nextUnit >= m_schedule->shareEnd)
         return 0;
     return m_taskVariants[m_schedule->units[m_nextUnit].task] != 0 ? 1 : 0;
+}
+
+void Schedule::addProgress(std::size_t begin, std::size_t end,
+                           std::vector<std::uint64_t>& perTask) const {
+    for (std::size_t t = 0; t < taskUnits.size(); ++t) {
+        const auto [taskBegin, taskEnd] = taskUnits[t];
+        const std::size_t lo = std::max(begin, taskBegin), hi = std::min(end, taskEnd);
+        if (lo < hi)
+            perTask[t] += progressPrefix[hi] - progressPrefix[lo];
+    }
 }
 
 void BatchState::completed(std::size_t begin, std::size_t end) {

@@ -39,13 +39,11 @@ inline constexpr int kSmallTileBlock = 64;
 // ---- The batch's catalogs ----------------------------------------------------------------------
 
 /// The distinct catalogs of a batch (each prepared once per device) and where each task's two
-/// are; x, y, z of catalog c are staged at stagingOffsets[c] (3 doubles per point).
+/// are.
 struct BatchCatalogs {
     std::vector<const Catalog*> catalogs;
     std::vector<std::uint32_t> taskCatA;
     std::vector<std::uint32_t> taskCatB; ///< == taskCatA for auto tasks
-    std::vector<std::size_t> stagingOffsets;
-    std::size_t stagingSize = 0; ///< doubles
     std::uint64_t pairsTotal = 0;
 };
 
@@ -65,13 +63,13 @@ struct RegionLayout {
     std::vector<std::uint32_t> tileRegion;      ///< region of each tile
     std::vector<std::uint32_t> tileSortedStart; ///< group-sorted index of each tile's first point
     std::vector<std::uint32_t> tileCount;       ///< real points of each tile
+    std::vector<std::int32_t> groupOfPoint;     ///< each point's group: the key the device sorts by
     std::uint32_t groupCount = 0;
 };
 
-/// Validates the regions (ConfigError naming the catalog and row) and lays the catalog out;
-/// groupOfPoint (size() entries) receives each point's group, the key the device sorts by.
+/// Validates the regions (ConfigError naming the catalog and row) and lays the catalog out.
 RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
-                               std::uint32_t tileSize, int cellLevel, std::int32_t* groupOfPoint);
+                               std::uint32_t tileSize, int cellLevel);
 
 // ---- The work list -----------------------------------------------------------------------------
 
@@ -88,6 +86,9 @@ struct Schedule {
     /// their work, so that progress reaches every task's pairTotal when its last unit is done.
     std::vector<std::uint64_t> progressPrefix;
     std::vector<std::pair<std::size_t, std::size_t>> taskUnits; ///< [begin, end) per task
+
+    /// Adds the progress pairs of units [begin, end) to their tasks' entries of `perTask`.
+    void addProgress(std::size_t begin, std::size_t end, std::vector<std::uint64_t>& perTask) const;
     /// The units this call counts: [shareBegin, shareEnd), part `part` of `parts` contiguous
     /// parts of about equal work; everything for the whole batch.
     std::size_t shareBegin = 0;

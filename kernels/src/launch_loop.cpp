@@ -6,6 +6,7 @@
 #include "cuda_check.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <limits>
 
@@ -37,8 +38,9 @@ struct DeviceBinTables {
 
 } // namespace
 
-void runDevice(int device, const DevicePlans& plans, const DeviceJob& job, bool leader,
+void runDevice(int device, std::size_t worker, const DevicePlans& plans, const DeviceJob& job,
                BatchState& state, const std::atomic<bool>& stop, DeviceResult& result) {
+    const bool leader = worker == 0;
     const HostBinTables& tables = *job.tables;
     const std::size_t regionCount = job.regionCount;
     const std::size_t taskCount = job.taskCount;
@@ -56,7 +58,7 @@ void runDevice(int device, const DevicePlans& plans, const DeviceJob& job, bool 
     const bool isFloat = first.real == RealKind::Float;
     const bool weightedBatch = !job.taskWeighted.empty();
     const auto tileSize = static_cast<std::uint32_t>(first.tileSize);
-    const DeviceCatalogs catalogs(*job.batch, *job.staging, *job.regionLayouts, tileSize, isFloat,
+    const DeviceCatalogs catalogs(*job.batch, *job.regionLayouts, tileSize, isFloat,
                                   weightedBatch, s);
     const DeviceBinTables bins(tables, isFloat, s);
     const std::size_t binCount = tables.thresholdsDouble.size() - 2;
@@ -145,6 +147,37 @@ void runDevice(int device, const DevicePlans& plans, const DeviceJob& job, bool 
     };
     std::deque<InFlight> inFlight;
     int slot = 0;
+
+    // Live counts: a copy of the per-bin totals (the first binCount counters of each task's
+    // rows) behind the queued launches, and the progress pairs of the units launched before it.
+    PinnedBuffer<unsigned long long> liveCounts(job.live ? taskCount * binCount : 0);
+    PinnedBuffer<double> liveWeighted(job.live && weightedBatch ? taskCount * binCount : 0);
+    Event liveCopied;
+    bool livePending = false;
+    std::vector<std::uint64_t> launchedPairs(taskCount, 0), livePairs;
+    auto lastLive = std::chrono::steady_clock::now();
+    const auto takeLiveSnapshot = [&] {
+        const std::size_t rowBytes = binCount * sizeof(unsigned long long);
+        const std::size_t pitch = countsPerTask * sizeof(unsigned long long);
+        TPACF_CUDA_TRY(cudaMemcpy2DAsync(liveCounts.get(), rowBytes, d_counts.get(), pitch,
+                                         rowBytes, taskCount, cudaMemcpyDeviceToHost, s));
+        if (weightedBatch)
+            TPACF_CUDA_TRY(cudaMemcpy2DAsync(liveWeighted.get(), binCount * sizeof(double),
+                                             d_weighted.get(), countsPerTask * sizeof(double),
+                                             binCount * sizeof(double), taskCount,
+                                             cudaMemcpyDeviceToHost, s));
+        liveCopied.record(s);
+        livePairs = launchedPairs;
+        livePending = true;
+    };
+    const auto publishLiveSnapshot = [&] {
+        if (livePending && liveCopied.done()) {
+            job.live->publish(worker, liveCounts.get(), weightedBatch ? liveWeighted.get() : nullptr,
+                              livePairs);
+            livePending = false;
+        }
+    };
+
     for (;;) {
         std::size_t begin = 0, end = 0;
         // The budget of the variant the next unit needs (the chunk stays within one variant).
@@ -174,6 +207,14 @@ void runDevice(int device, const DevicePlans& plans, const DeviceJob& job, bool 
             launchEnd[slot].record(s);
             inFlight.push_back({slot, variant, begin, end});
             slot = (slot + 1) % (kLaunchesInFlight + 1);
+            if (job.live) {
+                schedule.addProgress(begin, end, launchedPairs);
+                const auto now = std::chrono::steady_clock::now();
+                if (!livePending && now - lastLive >= kLiveCountsInterval) {
+                    takeLiveSnapshot();
+                    lastLive = now;
+                }
+            }
         }
         if (inFlight.empty())
             break;
@@ -190,6 +231,8 @@ void runDevice(int device, const DevicePlans& plans, const DeviceJob& job, bool 
             if (seconds > 0)
                 rate = std::clamp(pairs / seconds, rate / 8, rate * 8);
             state.completed(done.begin, done.end);
+            if (job.live)
+                publishLiveSnapshot();
         }
     }
 

@@ -5,6 +5,7 @@
 #include "bin_tables.h"
 #include "device_catalogs.h"
 #include "gpu_schedule.h"
+#include "live_counts.h"
 #include "pair_kernels.h"
 
 #include <atomic>
@@ -30,7 +31,6 @@ struct DevicePlans {
 struct DeviceJob {
     const HostBinTables* tables = nullptr;
     const BatchCatalogs* batch = nullptr;
-    const HostStaging* staging = nullptr;
     const std::vector<RegionLayout>* regionLayouts = nullptr; ///< empty: plain layout
     std::size_t regionCount = 0;
     std::size_t taskCount = 0;
@@ -41,6 +41,8 @@ struct DeviceJob {
     /// Culling: the leader (first device) downloads every catalog's tile boxes after the
     /// preparation and turns them into the schedule with this; the others wait for it.
     std::function<Schedule(const std::vector<std::vector<CellBounds>>&)> scheduleFromBoxes;
+    /// Where the devices leave snapshots of their counts for live progress; null: none.
+    LiveCounts* live = nullptr;
 };
 
 /// One device's counters (every task's, (1 + 2K) rows each for region batches) and busy time;
@@ -53,7 +55,8 @@ struct DeviceResult {
 
 /// Counts this device's chunks of the batch into `result`. Returns early (result empty) once
 /// `stop` is raised (an error elsewhere, or the caller cancelled); throws CudaError.
-void runDevice(int device, const DevicePlans& plans, const DeviceJob& job, bool leader,
+/// `worker`: the device's worker index (0 leads: it builds the culled list; its LiveCounts slot).
+void runDevice(int device, std::size_t worker, const DevicePlans& plans, const DeviceJob& job,
                BatchState& state, const std::atomic<bool>& stop, DeviceResult& result);
 
 } // namespace tpacf::cuda::detail

@@ -87,6 +87,21 @@ void TestTableFormats::ecsvAndFitsHoldTheSameTable() {
     const Outcome csv = run(QStringLiteral(TPACF_EXE),
                             common + words("--output w.csv"), m_dir.path());
     QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
+    {
+        // The job time is also a top-level key for `grep '^# elapsed'`: the same value as in
+        // meta, and (below) astropy still reads the table.
+        QFile file(m_dir.filePath(QStringLiteral("w.csv")));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QStringList topLevel, inMeta;
+        for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'))) {
+            if (line.startsWith(QStringLiteral("# elapsed: ")))
+                topLevel << line.mid(11);
+            if (line.startsWith(QStringLiteral("#   elapsed: ")))
+                inMeta << line.mid(13);
+        }
+        QCOMPARE(topLevel.size(), 1);
+        QCOMPARE(topLevel, inMeta);
+    }
     const Outcome fits = run(QStringLiteral(TPACF_EXE),
                              common + words("--output w.fits --format fits"), m_dir.path());
     QVERIFY2(fits.exitCode == 0, qPrintable(fits.err));

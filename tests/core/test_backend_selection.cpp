@@ -56,8 +56,11 @@ class FakeProvider final : public BackendModule {
     bool compiledIn() const override { return m_compiledIn; }
     std::vector<GpuDeviceInfo> devices() const override {
         std::vector<GpuDeviceInfo> list;
-        for (int i = 0; i < m_deviceCount; ++i)
+        for (int i = 0; i < m_deviceCount; ++i) {
             list.push_back({i, "Fake GPU", 80ull << 30, 9, 0, 132});
+            if (static_cast<std::size_t>(i) < fp32PerFp64.size())
+                list.back().fp32PerFp64 = fp32PerFp64[static_cast<std::size_t>(i)];
+        }
         return list;
     }
     std::string unavailableReason() const override { return m_deviceCount ? "" : m_reason; }
@@ -73,6 +76,7 @@ class FakeProvider final : public BackendModule {
     }
 
     mutable int createCalls = 0;
+    std::vector<int> fp32PerFp64; // per device; devices beyond it report 0 (unknown)
 
   private:
     bool m_compiledIn;
@@ -116,6 +120,8 @@ class TestBackendSelection : public QObject {
   private slots:
     void autoUsesGpuWhenPresent_data();
     void autoUsesGpuWhenPresent();
+    void autoPrecisionFollowsFp64Rate_data();
+    void autoPrecisionFollowsFp64Rate();
     void autoFallsBackToCpu_data();
     void autoFallsBackToCpu();
     void autoPropagatesConfigError();
@@ -160,6 +166,46 @@ void TestBackendSelection::autoUsesGpuWhenPresent() {
     const auto* fake = dynamic_cast<const FakeGpuCounter*>(selection.counter.get());
     QVERIFY(fake);
     QCOMPARE(fake->devices(), std::vector<int>{1});
+}
+
+void TestBackendSelection::autoPrecisionFollowsFp64Rate_data() {
+    QTest::addColumn<QList<int>>("ratios");  // FP32:FP64 of each device
+    QTest::addColumn<QList<int>>("chosen");  // --devices; empty: all
+    QTest::addColumn<int>("expected");
+    QTest::addColumn<QString>("reason");
+    const int dbl = int(Precision::Double), flt = int(Precision::Float);
+    QTest::newRow("H100-like, half rate") << QList<int>{2} << QList<int>{} << dbl
+                                          << "auto: double, since Fake GPU computes FP64 at 1/2";
+    QTest::newRow("at the limit") << QList<int>{3} << QList<int>{} << dbl << "at 1/3 of";
+    QTest::newRow("GeForce-like, 1/64") << QList<int>{64} << QList<int>{} << flt
+                                        << "auto: float (hi+lo), since Fake GPU computes FP64 at 1/64";
+    QTest::newRow("rate unknown") << QList<int>{0} << QList<int>{} << flt
+                                  << "does not report its FP64 rate";
+    QTest::newRow("one slow device of two") << QList<int>{2, 32} << QList<int>{} << flt << "1/32";
+    QTest::newRow("only the fast one chosen") << QList<int>{2, 32} << QList<int>{0} << dbl << "1/2";
+    QTest::newRow("only the slow one chosen") << QList<int>{2, 32} << QList<int>{1} << flt << "1/32";
+}
+
+void TestBackendSelection::autoPrecisionFollowsFp64Rate() {
+    QFETCH(QList<int>, ratios);
+    QFETCH(QList<int>, chosen);
+    QFETCH(int, expected);
+    QFETCH(QString, reason);
+    FakeProvider gpu(true, static_cast<int>(ratios.size()), "");
+    gpu.fp32PerFp64.assign(ratios.begin(), ratios.end());
+    for (const char* name : {"auto", "cuda"}) {
+        BackendOptions o = options(name);
+        o.gpuDevices.assign(chosen.begin(), chosen.end());
+        const BackendSelection selection = tpacf::selectBackend(o, registryWith({&gpu}));
+        QCOMPARE(int(selection.counter->precision()), expected);
+        QVERIFY2(contains(selection.precisionChoice, reason.toStdString().c_str()),
+                 selection.precisionChoice.c_str());
+        // Asked for explicitly, the precision is taken as given.
+        o.precision = Precision(1 - expected);
+        const BackendSelection asked = tpacf::selectBackend(o, registryWith({&gpu}));
+        QCOMPARE(int(asked.counter->precision()), 1 - expected);
+        QCOMPARE(asked.precisionChoice, std::string("requested"));
+    }
 }
 
 void TestBackendSelection::autoFallsBackToCpu_data() {

@@ -207,7 +207,8 @@ int cullingBench(const BackendModule& provider, bool quick) {
         const std::size_t n = 10 * million;
         const Catalog data = gputest::uniformCatalog(n, 43, "uniform");
         const std::vector<CountTask> dd{{&data, nullptr}};
-        // The first call also pays the pinned staging buffer's allocation: shown on its own.
+        // A new counter's first call (uploads from pageable memory, no staging kept): shown on
+        // its own.
         auto fresh = provider.create(Precision::Float, {});
         fresh->setCulling(CullingMode::On);
         const auto start = std::chrono::steady_clock::now();

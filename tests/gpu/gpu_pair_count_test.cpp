@@ -257,6 +257,44 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("mid-way cancel took %.3f s\n", seconds);
     expect(stats, threw && seconds < 2.0, "cancel from the progress callback stops within ~0.5 s");
+
+    // Live counts: a batch of ~0.6 s reports partial counts on the way, each a snapshot that only
+    // grows, never above the final counts, and never more counts than the pairs behind them.
+    std::vector<std::vector<PairCounts>> snapshots;
+    std::vector<std::vector<std::uint64_t>> snapshotPairs;
+    CountControl live;
+    live.onProgress = [&](const CountProgress& p) {
+        if (!p.partialCounts.empty()) {
+            snapshots.push_back(p.partialCounts);
+            snapshotPairs.push_back(p.partialPairsPerTask);
+        }
+    };
+    const auto final = brute->countBatch(bigTasks, binning, live);
+    bool shaped = true, growing = true, belowFinal = true, belowPairs = true, someCounts = false;
+    for (std::size_t s = 0; s < snapshots.size(); ++s) {
+        shaped = shaped && snapshots[s].size() == bigTasks.size() &&
+                 snapshotPairs[s].size() == bigTasks.size();
+        if (!shaped)
+            break;
+        for (std::size_t t = 0; t < bigTasks.size(); ++t) {
+            std::uint64_t sum = 0;
+            for (std::size_t k = 0; k < binning.count(); ++k) {
+                const std::uint64_t value = snapshots[s][t][k];
+                sum += value;
+                someCounts = someCounts || value > 0;
+                belowFinal = belowFinal && value <= final[t].raw[k];
+                if (s > 0)
+                    growing = growing && value >= snapshots[s - 1][t][k];
+            }
+            belowPairs = belowPairs && sum <= snapshotPairs[s][t] &&
+                         snapshotPairs[s][t] <= bigTasks[t].pairTotal();
+        }
+    }
+    std::printf("live counts: %zu snapshots during the batch\n", snapshots.size());
+    expect(stats, !snapshots.empty() && shaped && someCounts,
+           "a GPU batch of ~0.6 s reports partial counts while it runs");
+    expect(stats, growing && belowFinal && belowPairs,
+           "partial counts grow, stay within the final counts and the pairs behind them");
 }
 
 } // namespace

@@ -22,7 +22,9 @@ inline constexpr std::string_view kGpuAlias = "gpu";
 struct BackendOptions {
     /// "auto", "cpu" or a registered module's name (any case; "gpu": the first module).
     std::string name = std::string(kAutoBackend);
-    /// Unset: float on a GPU, double on the CPU (the CPU backend is always double).
+    /// Unset ("auto"): double on the CPU (always double) and on GPUs with full-rate FP64
+    /// (fp32PerFp64 <= kFullRateFp64Ratio), float (hi+lo) on GPUs with slow FP64; see
+    /// autoPrecision().
     std::optional<Precision> precision;
     int cpuThreads = 0;          // <= 0: all hardware threads
     std::vector<int> gpuDevices; // empty: every visible device of the module
@@ -36,7 +38,23 @@ struct GpuDeviceInfo {
     int computeMajor = 0;
     int computeMinor = 0;
     int multiprocessors = 0;
+    /// FP32 : FP64 throughput ratio the device reports (2 on an H100 or A100, 64 on a GeForce
+    /// RTX 40); 0 when unknown.
+    int fp32PerFp64 = 0;
 };
+
+/// Devices whose FP64 runs at least at a third of their FP32 rate count in double when the
+/// precision is left to the program: there double costs a few percent and gives counts
+/// identical to the CPU.
+inline constexpr int kFullRateFp64Ratio = 3;
+
+/// The precision "auto" means on `devices` (those a counter would use), and why, in a phrase
+/// for the result ("double: NVIDIA H100 80GB HBM3 computes FP64 at 1/2 of its FP32 rate").
+struct PrecisionChoice {
+    Precision precision = Precision::Float;
+    std::string reason;
+};
+PrecisionChoice autoPrecision(const std::vector<GpuDeviceInfo>& devices);
 
 /// A backend beside the built-in CPU, with devices of its own (a GPU module). Implementations
 /// never throw from the queries.
@@ -58,6 +76,10 @@ public:
     /// A counter over the given devices (empty: all). Throws BackendUnavailable or ConfigError.
     virtual std::unique_ptr<PairCounter> create(Precision precision,
                                                 const std::vector<int>& deviceIndices) const = 0;
+    /// Starts what a first count on `deviceIndices` (empty: all) waits for (the driver, each
+    /// device's context: ~0.25 s on a GPU host), so that a caller can overlap it with reading
+    /// the catalogs. Never throws: a failure shows when the counter is made. Default: nothing.
+    virtual void warmUp(const std::vector<int>& deviceIndices) const;
 };
 
 /// The backends a program offers: the built-in CPU and the modules added at start-up, in the
@@ -95,11 +117,18 @@ private:
 struct BackendSelection {
     std::unique_ptr<PairCounter> counter;
     std::string notice;
+    /// How the precision was chosen: "requested" when BackendOptions::precision was given,
+    /// else the auto rule's reason ("auto: double, ...").
+    std::string precisionChoice;
 };
 
 /// Auto: the first module with a usable device, else the CPU with a notice. A module by name: that
 /// module or BackendUnavailable. Cpu with Precision::Float, or a name `backends` does not know:
 /// ConfigError. The counter comes with setCulling(options.culling) applied.
 BackendSelection selectBackend(const BackendOptions& options, const BackendRegistry& backends);
+
+/// warmUp() of the module selectBackend would choose for `options` (none for the CPU); for
+/// "auto", of the first module that lists devices. Never throws.
+void warmUpBackend(const BackendOptions& options, const BackendRegistry& backends) noexcept;
 
 } // namespace tpacf

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tpacf {
@@ -78,6 +79,8 @@ struct CorrelationResult {
     std::string backendName;
     std::string deviceDescription;
     Precision precision = Precision::Double;
+    /// How the precision was chosen: "requested", or the auto rule's reason (BackendSelection).
+    std::string precisionChoice;
     std::string backendNotice; // e.g. the fallback to the CPU; "" when none
     /// Spatial culling: the mode asked for (BackendOptions::culling) and whether the counts
     /// visited only the cell pairs within reach of the bins (false: every pair computed), as the
@@ -86,6 +89,9 @@ struct CorrelationResult {
     CullingMode cullingRequested = CullingMode::Auto;
     bool culled = false;
     double elapsedSeconds = 0;
+    /// Where elapsedSeconds went, stage by stage in order ("backend", "jackknife regions",
+    /// "fingerprints", "count", "estimate"): what `tpacf run --timings` prints.
+    std::vector<std::pair<std::string, double>> stageSeconds;
     std::string invocation; // CorrelationParams::invocation
     InputSummary data;
     std::vector<InputSummary> randoms;

@@ -89,6 +89,9 @@ struct CountProgress {
     std::vector<std::uint64_t> pairsDonePerTask;
     /// Counts so far per task; may be empty when the backend has none to report this time.
     std::vector<PairCounts> partialCounts;
+    /// The pairs visited behind partialCounts, per task, where they lag pairsDonePerTask (a GPU
+    /// reports counts copied back a moment ago); empty: pairsDonePerTask.
+    std::vector<std::uint64_t> partialPairsPerTask;
     /// Weighted sums so far per task (empty vectors for unweighted tasks); may be empty where
     /// partialCounts is, or where the backend reports raw counts only.
     std::vector<WeightedCounts> partialWeighted;

@@ -42,13 +42,48 @@ std::unique_ptr<PairCounter> makeCpuCounter(const BackendOptions& options) {
     return withCulling(std::make_unique<CpuPairCounter>(options.cpuThreads), options);
 }
 
-std::unique_ptr<PairCounter> makeModuleCounter(const BackendOptions& options,
-                                               const BackendModule& module) {
-    return withCulling(
-        module.create(options.precision.value_or(Precision::Float), options.gpuDevices), options);
+// The devices a counter over `indices` uses (empty: every device the module lists).
+std::vector<GpuDeviceInfo> chosenDevices(const BackendModule& module,
+                                         const std::vector<int>& indices) {
+    std::vector<GpuDeviceInfo> devices = module.devices();
+    if (indices.empty())
+        return devices;
+    std::vector<GpuDeviceInfo> chosen;
+    for (const int index : indices)
+        for (const GpuDeviceInfo& device : devices)
+            if (device.index == index)
+                chosen.push_back(device);
+    return chosen;
+}
+
+BackendSelection moduleSelection(const BackendOptions& options, const BackendModule& module) {
+    BackendSelection selection;
+    Precision precision = Precision::Float;
+    if (options.precision) {
+        precision = *options.precision;
+        selection.precisionChoice = "requested";
+    } else {
+        const PrecisionChoice choice = autoPrecision(chosenDevices(module, options.gpuDevices));
+        precision = choice.precision;
+        selection.precisionChoice = "auto: " + choice.reason;
+    }
+    selection.counter = withCulling(module.create(precision, options.gpuDevices), options);
+    return selection;
+}
+
+BackendSelection cpuSelection(const BackendOptions& options, std::string notice = {}) {
+    return {makeCpuCounter(options), std::move(notice),
+            options.precision == Precision::Double ? "requested"
+                                                   : "the CPU backend counts in double"};
+}
+
+std::string ratioText(int fp32PerFp64) {
+    return fp32PerFp64 == 1 ? std::string("the same rate as") : "1/" + std::to_string(fp32PerFp64) + " of";
 }
 
 } // namespace
+
+void BackendModule::warmUp(const std::vector<int>&) const {}
 
 std::string BackendModule::displayName() const {
     std::string text = name();
@@ -128,7 +163,7 @@ BackendSelection selectBackend(const BackendOptions& options, const BackendRegis
     if (*name == kCpuBackend) {
         if (options.precision == Precision::Float)
             throw ConfigError("the CPU backend counts in double precision only");
-        return {makeCpuCounter(options), {}};
+        return cpuSelection(options);
     }
     if (*name != kAutoBackend) {
         const BackendModule& module = *backends.find(*name);
@@ -136,7 +171,7 @@ BackendSelection selectBackend(const BackendOptions& options, const BackendRegis
         if (!reason.empty())
             throw BackendUnavailable("the " + module.displayName() +
                                      " backend is not available: " + reason);
-        return {makeModuleCounter(options, module), {}};
+        return moduleSelection(options, module);
     }
 
     // Auto: the first module that can count, in registration order.
@@ -145,7 +180,7 @@ BackendSelection selectBackend(const BackendOptions& options, const BackendRegis
         std::string reason = moduleUnavailableReason(*module);
         if (reason.empty()) {
             try {
-                return {makeModuleCounter(options, *module), {}};
+                return moduleSelection(options, *module);
             } catch (const BackendUnavailable& e) {
                 // Devices were listed but cannot be used (out of memory, busy, driver mismatch):
                 // "auto" means the user accepts the next backend then. Bad settings
@@ -161,7 +196,43 @@ BackendSelection selectBackend(const BackendOptions& options, const BackendRegis
     notice += "; using the CPU backend";
     if (options.precision == Precision::Float)
         notice += " in double precision";
-    return {makeCpuCounter(options), std::move(notice)};
+    return cpuSelection(options, std::move(notice));
+}
+
+PrecisionChoice autoPrecision(const std::vector<GpuDeviceInfo>& devices) {
+    // One device with slow or unknown FP64 decides for all: the devices share one batch.
+    for (const GpuDeviceInfo& device : devices)
+        if (device.fp32PerFp64 <= 0 || device.fp32PerFp64 > kFullRateFp64Ratio)
+            return {Precision::Float,
+                    "float (hi+lo), since " + device.name +
+                        (device.fp32PerFp64 > 0
+                             ? " computes FP64 at " + ratioText(device.fp32PerFp64) +
+                                   " its FP32 rate"
+                             : " does not report its FP64 rate")};
+    if (devices.empty())
+        return {Precision::Float, "float (hi+lo): no device to judge FP64 by"};
+    const GpuDeviceInfo& first = devices.front();
+    return {Precision::Double, "double, since " + first.name + " computes FP64 at " +
+                                   ratioText(first.fp32PerFp64) + " its FP32 rate"};
+}
+
+void warmUpBackend(const BackendOptions& options, const BackendRegistry& backends) noexcept {
+    try {
+        const std::optional<std::string> name = backends.resolve(options.name);
+        if (!name || *name == kCpuBackend)
+            return;
+        if (*name != kAutoBackend) {
+            backends.find(*name)->warmUp(options.gpuDevices);
+            return;
+        }
+        for (const auto& module : backends.modules())
+            if (module->compiledIn() && !module->devices().empty()) {
+                module->warmUp(options.gpuDevices);
+                return;
+            }
+    } catch (...) {
+        // Warming up is an optimisation: the job's own selection reports every problem.
+    }
 }
 
 } // namespace tpacf

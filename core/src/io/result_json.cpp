@@ -131,6 +131,8 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << jsonQuoted(result.deviceDescription) << ",\n";
     field("precision");
     out << jsonQuoted(precisionName(result.precision)) << ",\n";
+    field("precision_choice");
+    out << jsonQuoted(result.precisionChoice) << ",\n";
     field("culling");
     out << "{\"used\": " << jsonQuoted(result.culled ? "on" : "off")
         << ", \"requested\": " << jsonQuoted(cullingModeName(result.cullingRequested)) << "},\n";

@@ -140,6 +140,8 @@ Metadata resultMetadata(const CorrelationResult& result) {
     lines.emplace_back("backend", oneLine(result.backendName));
     lines.emplace_back("device", oneLine(result.deviceDescription));
     lines.emplace_back("precision", std::string(precisionName(result.precision)));
+    if (!result.precisionChoice.empty())
+        lines.emplace_back("precision choice", oneLine(result.precisionChoice));
     lines.emplace_back("culling", describeCulling(result.cullingRequested, result.culled));
     lines.emplace_back("elapsed", formatDouble(result.elapsedSeconds) + " s");
     if (!result.backendNotice.empty())

@@ -77,7 +77,14 @@ std::string yamlKey(const std::string& key) {
 
 void writeEcsvHeader(std::ostream& out, const std::vector<EcsvColumn>& columns,
                      const Metadata& metadata, const std::vector<std::string>& conventions) {
-    out << "# %ECSV 1.0\n# ---\n# delimiter: ','\n# datatype:\n";
+    out << "# %ECSV 1.0\n# ---\n# delimiter: ','\n";
+    // Scripts read the job time with `grep '^# elapsed'` (the line of the plain CSV before): it is
+    // repeated as a top-level key, which ECSV readers (astropy, STILTS) ignore, beside its place
+    // in `meta`.
+    for (const auto& [key, value] : metadata)
+        if (key == "elapsed")
+            out << "# " << yamlKey(key) << ": " << yamlQuoted(value) << '\n';
+    out << "# datatype:\n";
     for (const EcsvColumn& column : columns) {
         out << "# - {name: " << yamlQuoted(column.name);
         if (!column.unit.empty())

@@ -326,6 +326,13 @@ CorrelationJob::CorrelationJob(CorrelationParams params, BackendRegistry backend
 CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                                       const std::atomic<bool>* cancelRequested) {
     const Clock::time_point start = Clock::now();
+    std::vector<std::pair<std::string, double>> stages;
+    Clock::time_point stageStart = start;
+    const auto endStage = [&](const char* name) {
+        const Clock::time_point now = Clock::now();
+        stages.emplace_back(name, std::chrono::duration<double>(now - stageStart).count());
+        stageStart = now;
+    };
     validate(m_params);
     const Binning binning(m_params.bins);
     const JackknifeSettings& jackknife = m_params.jackknife;
@@ -351,6 +358,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     if (jackknife.regions >= kMinJackknifeRegions && jackknife.regions <= kMaxJackknifeRegions)
         checkMemory(jackknife.regions);
     BackendSelection backend = selectBackend(m_params.backend, m_backends);
+    endStage("backend");
     if (jackknife.enabled() && !backend.counter->supportsRegions()) {
         // Error bars were asked for: "auto" accepts the CPU, an explicit backend does not.
         if (m_backends.resolve(m_params.backend.name) != kAutoBackend)
@@ -360,6 +368,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
         const std::string name = backend.counter->backendName();
         backend.counter = std::make_unique<CpuPairCounter>(m_params.backend.cpuThreads);
         backend.counter->setCulling(m_params.backend.culling);
+        backend.precisionChoice = "the CPU backend counts in double";
         if (!backend.notice.empty())
             backend.notice += "; ";
         backend.notice += "the " + name +
@@ -393,23 +402,27 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                                          m_params.backend.cpuThreads);
         if (regions.count != jackknife.regions)
             checkMemory(regions.count);
-        const auto ordered = [&](const std::shared_ptr<const Catalog>& catalog,
-                                 std::size_t index) {
-            return std::make_shared<const Catalog>(
-                regionOrderedCopy(*catalog, regions.randoms[index]));
-        };
-        counted.data =
-            std::make_shared<const Catalog>(regionOrderedCopy(*m_params.data, regions.data));
-        std::size_t index = 0;
-        for (auto& random : counted.randoms)
-            random = ordered(random, index++);
-        if (counted.data2)
-            counted.data2 = ordered(counted.data2, index++);
-        for (auto& random : counted.randoms2)
-            random = ordered(random, index++);
+        // Every catalog's copy on one set of workers (JobCatalogs::all() order: data, randoms,
+        // data2, randoms2, the order of `others`).
+        std::vector<const Catalog*> originalsInOrder{m_params.data.get()};
+        originalsInOrder.insert(originalsInOrder.end(), others.begin(), others.end());
         std::vector<const std::vector<std::int32_t>*> labels{&regions.data};
         for (const auto& perCatalog : regions.randoms)
             labels.push_back(&perCatalog);
+        std::vector<Catalog> copies =
+            regionOrderedCopies(originalsInOrder, labels, m_params.backend.cpuThreads);
+        std::size_t index = 0;
+        const auto next = [&] {
+            return std::make_shared<const Catalog>(std::move(copies[index++]));
+        };
+        counted.data = next();
+        for (auto& random : counted.randoms)
+            random = next();
+        if (counted.data2)
+            counted.data2 = next();
+        for (auto& random : counted.randoms2)
+            random = next();
+        endStage("jackknife regions");
         catalogKeys = countCatalogsOf(originals, labels, static_cast<std::size_t>(regions.count),
                                       m_params.backend.cpuThreads);
         // The summary speaks of the data and the first sample's randoms.
@@ -417,6 +430,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     } else {
         catalogKeys = countCatalogsOf(originals, {}, 0, m_params.backend.cpuThreads);
     }
+    endStage("fingerprints");
     const std::size_t regionCount = jackknife.enabled() ? static_cast<std::size_t>(regions.count) : 0;
     const ReusePlan plan = planReuse(m_params.reuse.get(), m_params.reusePolicy, originals,
                                      catalogKeys, binning, regionCount, originals.weighted());
@@ -430,6 +444,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     header.backendName = backend.counter->backendName();
     header.deviceDescription = backend.counter->deviceDescription();
     header.precision = backend.counter->precision();
+    header.precisionChoice = backend.precisionChoice;
     header.backendNotice = backend.notice;
     header.cullingRequested = m_params.backend.culling;
     header.data = InputSummary::of(*m_params.data);
@@ -513,8 +528,12 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
             job.pairsPerSecond = job.elapsedSeconds > 0
                                      ? static_cast<double>(progress.pairsDone) / job.elapsedSeconds
                                      : 0.0;
+            // The pairs behind the partial counts: their own where they lag the progress.
+            const std::vector<std::uint64_t>& partialPairs = progress.partialPairsPerTask.empty()
+                                                                 ? progress.pairsDonePerTask
+                                                                 : progress.partialPairsPerTask;
             if (progress.partialCounts.size() == batch.size() &&
-                progress.pairsDonePerTask.size() == batch.size() &&
+                partialPairs.size() == batch.size() &&
                 job.elapsedSeconds - lastPartial >= kPartialInterval) {
                 lastPartial = job.elapsedSeconds;
                 auto partial = std::make_shared<CorrelationResult>(header);
@@ -536,7 +555,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                     counts[t].raw = progress.partialCounts[j];
                     if (haveWeighted)
                         counts[t].weighted = progress.partialWeighted[j];
-                    pairsDone[t] = progress.pairsDonePerTask[j];
+                    pairsDone[t] = partialPairs[j];
                 }
                 partial->raw = job::rawCountsOf(std::move(counts), counted);
                 // A backend that reports raw counts alone while it runs: the live estimate is
@@ -596,6 +615,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
         result.elapsedSeconds = secondsSince(start);
         return result;
     }
+    endStage("count");
     if (m_params.collectCounts) {
         auto store = std::make_shared<CountStore>();
         store->setBins(binning);
@@ -636,6 +656,8 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
         result.wError = std::move(stats.sigma);
         result.covariance = std::move(stats.covariance);
     }
+    endStage("estimate");
+    result.stageSeconds = std::move(stages);
     result.elapsedSeconds = secondsSince(start);
     return result;
 }
