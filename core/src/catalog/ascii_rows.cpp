@@ -131,10 +131,12 @@ struct ColumnSlice {
 
 // Line ends as LineReader counts them: LF, CRLF, lone CR. `text` is never cut inside a CRLF.
 std::size_t countLineEnds(std::string_view text) noexcept {
+    if (text.empty()) // an empty view may have no data pointer, which memchr must not get
+        return 0;
     auto ends = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
     const char* const end = text.data() + text.size();
     for (const char* p = text.data();
-         (p = static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(end - p))));
+         (p = static_cast<const char*>(findByte(p, '\r', static_cast<std::size_t>(end - p))));
          ++p)
         if (p + 1 == end || p[1] != '\n')
             ++ends;
@@ -211,10 +213,10 @@ std::vector<std::size_t> chunkStarts(std::string_view text, std::size_t chunkByt
     for (std::size_t from = chunkBytes; from < text.size(); from = starts.back() + chunkBytes) {
         // The first line end at or after `from`: an LF, or a CR (with the LF after it, if any).
         const std::size_t rest = text.size() - from;
-        const void* lf = std::memchr(data + from, '\n', rest);
+        const void* lf = findByte(data + from, '\n', rest);
         const std::size_t lfAt =
             lf ? static_cast<std::size_t>(static_cast<const char*>(lf) - data) : text.size();
-        const void* cr = std::memchr(data + from, '\r', lfAt - from);
+        const void* cr = findByte(data + from, '\r', lfAt - from);
         std::size_t cut = lfAt + 1;
         if (cr) {
             const auto crAt = static_cast<std::size_t>(static_cast<const char*>(cr) - data);

@@ -13,6 +13,12 @@
 
 namespace tpacf::detail {
 
+/// std::memchr for views that may be empty: an empty std::string_view may hold a null pointer,
+/// which memchr must not be given even with a zero length.
+inline const void* findByte(const char* begin, char c, std::size_t length) noexcept {
+    return length == 0 ? nullptr : std::memchr(begin, c, length);
+}
+
 inline bool isBlank(char c) noexcept {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
@@ -27,7 +33,7 @@ public:
     /// `linesBefore`: lines that precede `text` in its file. A UTF-8 byte order mark is skipped
     /// only at the start of a file (`atFileStart`), where some Windows editors write one.
     explicit LineReader(std::string_view text, long linesBefore = 0, bool atFileStart = true)
-        : m_text(text), m_hasCarriageReturn(std::memchr(text.data(), '\r', text.size())),
+        : m_text(text), m_hasCarriageReturn(findByte(text.data(), '\r', text.size())),
           m_line(linesBefore) {
         if (atFileStart && m_text.substr(0, 3) == "\xEF\xBB\xBF")
             m_pos = 3;
@@ -56,7 +62,7 @@ public:
             std::size_t length = end - m_pos;
             m_pos = after;
             ++m_line;
-            if (const void* hash = std::memchr(begin, '#', length))
+            if (const void* hash = findByte(begin, '#', length))
                 length = static_cast<std::size_t>(static_cast<const char*>(hash) - begin);
             std::size_t start = 0;
             while (start < length && isBlank(begin[start]))
@@ -84,7 +90,7 @@ private:
 
     // The first `c` at or after m_pos; the text's size when there is none.
     std::size_t find(char c) const noexcept {
-        const void* at = std::memchr(m_text.data() + m_pos, c, m_text.size() - m_pos);
+        const void* at = findByte(m_text.data() + m_pos, c, m_text.size() - m_pos);
         return at ? static_cast<std::size_t>(static_cast<const char*>(at) - m_text.data())
                   : m_text.size();
     }
@@ -104,10 +110,10 @@ inline void splitFields(std::string_view line, std::vector<std::string_view>& fi
     fields.clear();
     const char* p = line.data();
     const char* const end = p + line.size();
-    if (std::memchr(p, ',', line.size())) {
+    if (findByte(p, ',', line.size())) {
         while (fields.size() < limit) {
             const char* comma =
-                static_cast<const char*>(std::memchr(p, ',', static_cast<std::size_t>(end - p)));
+                static_cast<const char*>(findByte(p, ',', static_cast<std::size_t>(end - p)));
             const char* fieldEnd = comma ? comma : end;
             const char* first = p;
             const char* last = fieldEnd;
