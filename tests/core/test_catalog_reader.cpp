@@ -365,6 +365,23 @@ void TestCatalogReader::catalogSizeMismatch() {
     QVERIFY(withBoth.hasWeights());
     QCOMPARE(withBoth.weight()[1], 2.0);
     QCOMPARE(withBoth.region()[0], 3);
+    // Columns of built points are taken as they are; only their lengths must agree.
+    const Catalog copied = Catalog::fromBuiltColumns(
+        "copy", {{withBoth.ra().begin(), withBoth.ra().end()},
+                 {withBoth.dec().begin(), withBoth.dec().end()},
+                 {withBoth.x().begin(), withBoth.x().end()},
+                 {withBoth.y().begin(), withBoth.y().end()},
+                 {withBoth.z().begin(), withBoth.z().end()},
+                 {withBoth.weight().begin(), withBoth.weight().end()},
+                 {withBoth.region().begin(), withBoth.region().end()}});
+    QCOMPARE(copied.size(), withBoth.size());
+    QCOMPARE(copied.z()[1], withBoth.z()[1]);
+    QCOMPARE(copied.region()[1], 4);
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                             Catalog::fromBuiltColumns("c", {{1, 2}, {1, 2}, {1, 0}, {0, 1}, {0}}));
+    QVERIFY_THROWS_EXCEPTION(tpacf::ConfigError,
+                             Catalog::fromBuiltColumns("c", {{1, 2}, {1, 2}, {1, 0}, {0, 1}, {0, 0},
+                                                             {}, {0, 1, 2}}));
     expectInputError(
         [] {
             (void)Catalog::fromDegrees("weighted", {1, 2}, {1, 2},

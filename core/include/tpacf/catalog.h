@@ -45,6 +45,14 @@ public:
     static Catalog fromRadians(std::string name, std::vector<double> ra, std::vector<double> dec,
                                std::vector<double> weight = {}, std::vector<std::int32_t> region = {},
                                int threads = 0);
+    /// Points taken as they are from catalogs already built (RA wrapped, Dec checked, unit
+    /// vectors computed), e.g. the same points in another order: only the sizes are checked, and
+    /// no sine is computed again. ConfigError when the columns differ in length.
+    struct Columns {
+        std::vector<double> ra, dec, x, y, z, weight;
+        std::vector<std::int32_t> region;
+    };
+    static Catalog fromBuiltColumns(std::string name, Columns columns);
     /// The same from degrees.
     static Catalog fromDegrees(std::string name, std::vector<double> raDeg, std::vector<double> decDeg,
                                std::vector<double> weight = {}, std::vector<std::int32_t> region = {});

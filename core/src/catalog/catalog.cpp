@@ -115,6 +115,24 @@ Catalog Catalog::fromRadians(std::string name, std::vector<double> ra, std::vect
     return catalog;
 }
 
+Catalog Catalog::fromBuiltColumns(std::string name, Columns columns) {
+    const std::size_t n = columns.ra.size();
+    checkSizes(name, n, columns.dec.size(), columns.weight.size(), columns.region.size());
+    if (columns.x.size() != n || columns.y.size() != n || columns.z.size() != n)
+        throw ConfigError("catalog " + name + ": unit vectors of another length than its " +
+                          std::to_string(n) + " points");
+    Catalog catalog;
+    catalog.m_name = std::move(name);
+    catalog.m_ra = std::move(columns.ra);
+    catalog.m_dec = std::move(columns.dec);
+    catalog.m_x = std::move(columns.x);
+    catalog.m_y = std::move(columns.y);
+    catalog.m_z = std::move(columns.z);
+    catalog.m_weight = std::move(columns.weight);
+    catalog.m_region = std::move(columns.region);
+    return catalog;
+}
+
 Catalog Catalog::fromDegrees(std::string name, std::vector<double> raDeg,
                              std::vector<double> decDeg, std::vector<double> weight,
                              std::vector<std::int32_t> region) {
