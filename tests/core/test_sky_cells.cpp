@@ -79,6 +79,8 @@ private slots:
     void sortIsStableAndThreadIndependent();
     void planIsThreadIndependent_data();
     void planIsThreadIndependent();
+    void chosenPlanIsThreadIndependent_data();
+    void chosenPlanIsThreadIndependent();
 };
 
 void TestSkyCells::sortIsStableAndThreadIndependent_data() {
@@ -142,6 +144,71 @@ void TestSkyCells::planIsThreadIndependent_data() {
             for (double thetaMax : {0.05, 5.0})
                 QTest::addRow("%s regions=%d theta<%g", footprint, regions, thetaMax)
                     << QString::fromLatin1(footprint) << regions << thetaMax;
+}
+
+namespace {
+
+// The same cells, runs and whole counts (what the counts are made of).
+QString planDifference(const sky::CellPlan& a, const sky::CellPlan& b) {
+    if (a.population != b.population)
+        return QStringLiteral("population %1 vs %2").arg(a.population).arg(b.population);
+    for (std::size_t c = 0; c < a.cells.size(); ++c)
+        if (a.cells[c].start != b.cells[c].start)
+            return QStringLiteral("cells of catalog %1").arg(c);
+    for (std::size_t t = 0; t < a.tasks.size(); ++t) {
+        const sky::TaskCellPlan& x = a.tasks[t];
+        const sky::TaskCellPlan& y = b.tasks[t];
+        bool same = x.runs.size() == y.runs.size() && x.wholeByFirst == y.wholeByFirst &&
+                    x.wholeBySecond == y.wholeBySecond && x.wholeWithin == y.wholeWithin &&
+                    x.wholePairs == y.wholePairs && x.countedPairs == y.countedPairs;
+        for (std::size_t r = 0; same && r < x.runs.size(); ++r)
+            same = x.runs[r].a == y.runs[r].a && x.runs[r].bBegin == y.runs[r].bBegin &&
+                   x.runs[r].bEnd == y.runs[r].bEnd;
+        if (!same)
+            return QStringLiteral("task %1").arg(t);
+    }
+    return {};
+}
+
+} // namespace
+
+void TestSkyCells::chosenPlanIsThreadIndependent_data() {
+    QTest::addColumn<QString>("footprint");
+    QTest::addColumn<double>("thetaMinDegrees");
+    QTest::addColumn<double>("thetaMaxDegrees");
+    // A near-empty binning (the smallest cells allowed win), a small and a large θ_max.
+    for (const char* footprint : {"full-sky", "clustered"})
+        for (auto [lo, hi] : {std::pair{1e-6, 2e-6}, std::pair{0.005, 0.5}, std::pair{0.1, 10.0}})
+            QTest::addRow("%s theta %g-%g", footprint, lo, hi)
+                << QString::fromLatin1(footprint) << lo << hi;
+}
+
+// The search over populations (planCellPairs) chooses alike on one thread and on several, and
+// its plan, made over the cells of the chosen candidate, is the full plan of that population.
+void TestSkyCells::chosenPlanIsThreadIndependent() {
+    QFETCH(QString, footprint);
+    QFETCH(double, thetaMinDegrees);
+    QFETCH(double, thetaMaxDegrees);
+    const Binning binning(
+        BinSpec::logCount(thetaMinDegrees, thetaMaxDegrees, AngleUnit::Degree, 6));
+    const auto none = [] {};
+    std::vector<sky::SortedCatalog> sorted;
+    sorted.push_back(sky::sortCatalog(catalogNamed(footprint, 40000, 1, 0), 0, none));
+    sorted.push_back(
+        sky::sortCatalog(catalogNamed(QStringLiteral("full-sky"), 30000, 2, 0), 0, none));
+    const std::vector<sky::CellTask> tasks = {
+        {0, 0, true, false}, {0, 1, false, false}, {1, 1, true, false}};
+    const sky::CellPlan one = sky::planCellPairs(sorted, tasks, binning.chord2Edges(), 0, none, 1);
+    const sky::CellPlan full =
+        sky::planForPopulation(sorted, tasks, binning.chord2Edges(), 0, one.population, none, 1);
+    QVERIFY2(planDifference(one, full).isEmpty(), qPrintable(planDifference(one, full)));
+    for (std::size_t threads : {2, 5}) {
+        const sky::CellPlan many =
+            sky::planCellPairs(sorted, tasks, binning.chord2Edges(), 0, none, threads);
+        QVERIFY2(planDifference(one, many).isEmpty(),
+                 qPrintable(
+                     QStringLiteral("%1 threads: %2").arg(threads).arg(planDifference(one, many))));
+    }
 }
 
 // Auto, cross and weighted tasks of one batch, planned on one thread and on several (the

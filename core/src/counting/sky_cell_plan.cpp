@@ -11,10 +11,11 @@
 // the clustering at once. Small cells visit fewer pairs outside θ_max and let more of them be
 // added whole, but cost more box tests to plan and shorter kernel rows. The plan itself measures
 // all of that, so planCellPairs prices a plan for a few populations, from large cells (cheap to
-// plan) down, each on a sample of the coarse cells, with a cost model calibrated on the kernels
-// (sky_cells.h), and keeps the cheapest; it stops at the first population that costs more than
-// the best so far by a margin, or once the box tests of the next, finer one would cost a good
-// share of the best plan.
+// plan) down in steps of 4×, each on a sample of the coarse cells, with a cost model calibrated
+// on the kernels (sky_cells.h), and keeps the cheapest; it stops at the first population that
+// costs more than the best so far by a margin, or once the box tests of a finer one would cost a
+// good share of the best plan, then tries the best's skipped neighbours. The runs to count are
+// built in sky_cell_runs.cpp.
 #include "counting/sky_cells.h"
 
 #include "tpacf/errors.h"
@@ -188,7 +189,8 @@ public:
         forEachItem(blocks, threads, poll, [&](std::size_t block) {
             const auto lo = static_cast<std::uint32_t>(std::min(cellCountA, block * blockCells));
             const auto hi = static_cast<std::uint32_t>(std::min(cellCountA, lo + blockCells));
-            blockRows[block] = finishBlock(lists, reach, lo, hi, blockRuns[block]);
+            blockRows[block] =
+                buildRuns(m_task, m_cellsA, m_cellsB, lists, reach, lo, hi, blockRuns[block]);
         });
         m_pairs = {};
         for (std::optional<DualRefiner>& part : parts)
@@ -203,58 +205,6 @@ public:
 
 private:
     enum class Outcome { Done, Split };
-
-    // The runs of a cells [lo, hi): a stable counting sort by a of the lists' pairs in that
-    // range, each a's b cells sorted where they are not, then runs merged as finish() says.
-    std::uint64_t finishBlock(
-        const std::vector<const std::vector<std::pair<std::uint32_t, std::uint32_t>>*>& lists,
-        const std::vector<std::pair<std::uint32_t, std::uint32_t>>& reach, std::uint32_t lo,
-        std::uint32_t hi, std::vector<CountRun>& runs) const {
-        std::vector<std::size_t> start(hi - lo + 1, 0);
-        const auto reaches = [&](std::size_t l) {
-            return reach[l].first < hi && reach[l].second >= lo;
-        };
-        for (std::size_t l = 0; l < lists.size(); ++l)
-            if (reaches(l))
-                for (const auto& [a, b] : *lists[l])
-                    if (a >= lo && a < hi)
-                        ++start[a - lo + 1];
-        for (std::size_t a = 0; a < hi - lo; ++a)
-            start[a + 1] += start[a];
-        std::vector<std::uint32_t> bOfA(start.back());
-        for (std::size_t l = 0; l < lists.size(); ++l)
-            if (reaches(l))
-                for (const auto& [a, b] : *lists[l])
-                    if (a >= lo && a < hi)
-                        bOfA[start[a - lo]++] = b;
-        std::uint64_t rows = 0, runPairs = 0;
-        std::size_t from = 0;
-        for (std::uint32_t a = lo; a < hi; ++a) {
-            const std::size_t to = start[a - lo];
-            const auto first = bOfA.begin() + static_cast<std::ptrdiff_t>(from);
-            const auto last = bOfA.begin() + static_cast<std::ptrdiff_t>(to);
-            if (!std::is_sorted(first, last))
-                std::sort(first, last);
-            const std::uint64_t countA = m_cellsA.countOf(a);
-            for (std::size_t k = from; k < to; ++k) {
-                const std::uint32_t b = bOfA[k];
-                const std::uint64_t pairs =
-                    m_task.isAuto && b == a ? trianglePairs(countA) : countA * m_cellsB.countOf(b);
-                CountRun* run = k == from ? nullptr : &runs.back();
-                if (run && run->bEnd == b && m_cellsB.segment[run->bBegin] == m_cellsB.segment[b] &&
-                    runPairs + pairs <= kMaxRunPairs) {
-                    run->bEnd = b + 1;
-                    runPairs += pairs;
-                } else {
-                    runs.push_back(CountRun{a, b, b + 1});
-                    runPairs = pairs;
-                    rows += countA;
-                }
-            }
-            from = to;
-        }
-        return rows;
-    }
 
     static std::uint64_t pointsOf(const CellPartition& cells, const CellNode& n) noexcept {
         return cells.start[n.cellEnd] - cells.start[n.cellBegin];
@@ -575,28 +525,58 @@ CellPlan planCellPairs(std::span<const SortedCatalog> catalogs, std::span<const 
     // Candidates are priced on a sample of each task's coarse cells (every stride-th of its
     // first catalog, with all their pairs), which is unbiased for a spatially coherent order and
     // costs a fraction of the full plan; only the chosen population is planned in full, over
-    // the cells its candidate made (partitionCells is deterministic).
-    double bestCost = 0;
-    std::size_t bestPopulation = 0;
+    // the cells its candidate made (partitionCells is deterministic). The search steps by 4×
+    // from large cells down (the cost varies slowly with the population, and every candidate
+    // partitions every catalog), then prices the skipped neighbours of the best, walking on
+    // while one is cheaper. Every decision reads only the modelled costs, which do not depend
+    // on the thread count, so neither does the choice.
+    constexpr std::size_t kCount = kPopulations.size();
+    std::array<double, kCount> costs;
+    costs.fill(-1);
+    std::size_t finest = kCount - 1; // finest index the box tests leave worth pricing
+    std::size_t best = kCount;
     std::vector<CellPartition> bestCells;
-    for (std::size_t population : kPopulations) {
+    const auto price = [&](std::size_t index) {
         CellPlan candidate = planForPopulation(catalogs, tasks, chord2Edges, regionCount,
-                                               population, poll, threads, kSampleStride);
-        // Past the minimum (with room for the sample's noise), finer cells only add box tests.
-        if (bestPopulation != 0 && candidate.cost > 1.25 * bestCost)
-            break;
-        if (bestPopulation == 0 || candidate.cost < bestCost) {
-            bestCost = candidate.cost;
-            bestPopulation = population;
+                                               kPopulations[index], poll, threads, kSampleStride);
+        costs[index] = candidate.cost;
+        if (best == kCount || candidate.cost < costs[best]) {
+            best = index;
             bestCells = std::move(candidate.cells);
         }
         // Halving the population multiplies the box tests by 2.5 or more (measured 2.5–5), and
         // pricing it costs a share of them: once they would cost a quarter of the best plan, a
-        // finer partition wins too little, if at all, to pay for looking.
-        if (2.5 * kCheckCost * static_cast<double>(candidate.checks) >= 0.25 * bestCost)
+        // finer partition wins too little, if at all, to pay for looking. Returns how many
+        // halvings stay worth it (0, 1 or 2).
+        const double checks = 2.5 * kCheckCost * static_cast<double>(candidate.checks);
+        const double budget = 0.25 * costs[best];
+        if (checks >= budget)
+            finest = std::min(finest, index);
+        return checks >= budget ? 0 : checks * 2.5 >= budget ? 1 : 2;
+    };
+    for (std::size_t index = 0; index <= finest;) {
+        const int halvings = price(index);
+        // Past the minimum (with room for the sample's noise), finer cells only add box tests.
+        if (costs[index] > 1.25 * costs[best] || halvings == 0)
             break;
+        index += static_cast<std::size_t>(halvings);
     }
-    return planOverCells(std::move(bestCells), tasks, chord2Edges, regionCount, bestPopulation,
+    // A neighbour between the best and a candidate that costs twice as much is left out: the
+    // cost falls that steeply only where the pairs dominate, and they fall on towards the best.
+    const auto steepBeyond = [&](std::size_t at, std::size_t beyond) {
+        return beyond < kCount && costs[beyond] >= 2 * costs[at];
+    };
+    for (bool moved = true; moved;) {
+        moved = false;
+        const std::size_t at = best;
+        for (std::size_t next : {at - 1, at + 1})
+            if (next < kCount && next <= finest && costs[next] < 0 &&
+                !steepBeyond(at, next < at ? at - 2 : at + 2)) {
+                price(next);
+                moved = moved || best != at;
+            }
+    }
+    return planOverCells(std::move(bestCells), tasks, chord2Edges, regionCount, kPopulations[best],
                          poll, threads, 1);
 }
 

@@ -36,6 +36,8 @@ constexpr int kMortonLevels = kMortonBits;
 constexpr int kRadixBits = 11;
 // Elements between two polls of the preparation loops (well under a millisecond of work).
 constexpr std::size_t kPollStride = std::size_t{1} << 16;
+// Node sizes up to which the partition finds its children's digits by one linear pass.
+constexpr std::size_t kLinearDigitScan = 256;
 
 // Spreads the low 21 bits of v to every third bit.
 std::uint64_t spreadBits(std::uint64_t v) noexcept {
@@ -67,15 +69,22 @@ public:
         : m_sorted(sorted), m_population(std::max<std::size_t>(1, population)), m_out(out) {}
 
     void build() {
-        std::vector<std::uint32_t> roots;
+        // About 1.5 cells per `population` points and half as many nodes again: reserved so that
+        // the arrays are not copied while they grow (the planner partitions several times).
+        const std::size_t cells = m_sorted.size() / m_population * 3 / 2 + 16;
+        m_out.start.reserve(cells + 1);
+        m_out.bounds.reserve(cells);
+        m_out.segment.reserve(cells);
+        m_out.nodes.reserve(cells * 3 / 2);
+        m_out.children.reserve(cells * 3 / 2);
         for (std::size_t s = 0; s + 1 < m_sorted.segmentStart.size(); ++s) {
             const std::size_t begin = m_sorted.segmentStart[s], end = m_sorted.segmentStart[s + 1];
             m_segment = static_cast<std::uint32_t>(s);
             if (end > begin)
-                roots.push_back(node(begin, end, 0));
+                m_stack.push_back(node(begin, end, 0));
         }
         m_out.start.push_back(m_sorted.size());
-        m_out.root = roots.empty() ? -1 : static_cast<std::int64_t>(parentOf(roots));
+        m_out.root = m_stack.empty() ? -1 : static_cast<std::int64_t>(parentOf(0));
     }
 
 private:
@@ -83,25 +92,37 @@ private:
     std::uint32_t node(std::size_t begin, std::size_t end, int level) {
         if (end - begin <= m_population)
             return cell(begin, end);
-        std::vector<std::uint32_t> children;
+        // This node's children go on the shared stack above `base` (no allocation per node);
+        // the nodes below push and pop their own above them.
+        const std::size_t base = m_stack.size();
         if (level == kMortonLevels) {
             // More points than a cell holds at one finest key (duplicates or ≈ 0.2″ apart):
             // equal chunks, all of a tiny box.
             for (std::size_t from = begin; from < end; from += m_population)
-                children.push_back(cell(from, std::min(end, from + m_population)));
-            return parentOf(children);
+                m_stack.push_back(cell(from, std::min(end, from + m_population)));
+            return parentOf(base);
         }
         const int shift = 3 * (kMortonLevels - 1 - level);
         const std::uint64_t* keys = m_sorted.keys.data();
         std::array<std::size_t, 9> childStart{};
         childStart[0] = begin;
         childStart[8] = end;
-        for (std::uint64_t digit = 1; digit < 8; ++digit)
-            childStart[digit] = static_cast<std::size_t>(
-                std::partition_point(
-                    keys + childStart[digit - 1], keys + end,
-                    [&](std::uint64_t key) { return (key >> shift & 7) < digit; }) -
-                keys);
+        if (end - begin <= kLinearDigitScan) {
+            // A few cache lines: one pass counting the digits beats seven binary searches,
+            // whose dependent loads miss.
+            std::array<std::size_t, 8> count{};
+            for (std::size_t i = begin; i < end; ++i)
+                ++count[keys[i] >> shift & 7];
+            for (std::size_t digit = 1; digit < 8; ++digit)
+                childStart[digit] = childStart[digit - 1] + count[digit - 1];
+        } else {
+            for (std::uint64_t digit = 1; digit < 8; ++digit)
+                childStart[digit] = static_cast<std::size_t>(
+                    std::partition_point(
+                        keys + childStart[digit - 1], keys + end,
+                        [&](std::uint64_t key) { return (key >> shift & 7) < digit; }) -
+                    keys);
+        }
         // Siblings too small to be cells of their own are grouped with their neighbours in
         // Morton order: the group's box stays within this node's.
         std::size_t groupBegin = begin, groupEnd = begin;
@@ -112,20 +133,21 @@ private:
                 continue;
             if (count > m_population) {
                 if (groupEnd > groupBegin)
-                    children.push_back(cell(groupBegin, groupEnd));
-                children.push_back(node(childBegin, childEnd, level + 1));
+                    m_stack.push_back(cell(groupBegin, groupEnd));
+                const std::uint32_t child = node(childBegin, childEnd, level + 1);
+                m_stack.push_back(child);
                 groupBegin = groupEnd = childEnd;
                 continue;
             }
             if (groupEnd - groupBegin + count > m_population) {
-                children.push_back(cell(groupBegin, groupEnd));
+                m_stack.push_back(cell(groupBegin, groupEnd));
                 groupBegin = childBegin;
             }
             groupEnd = childEnd;
         }
         if (groupEnd > groupBegin)
-            children.push_back(cell(groupBegin, groupEnd));
-        return parentOf(children);
+            m_stack.push_back(cell(groupBegin, groupEnd));
+        return parentOf(base);
     }
 
     std::uint32_t cell(std::size_t begin, std::size_t end) {
@@ -159,9 +181,14 @@ private:
         return static_cast<std::uint32_t>(m_out.nodes.size() - 1);
     }
 
-    std::uint32_t parentOf(const std::vector<std::uint32_t>& children) {
-        if (children.size() == 1)
-            return children.front();
+    // The parent of the children on the stack from `base` up, which it pops.
+    std::uint32_t parentOf(std::size_t base) {
+        const std::span<const std::uint32_t> children(m_stack.data() + base, m_stack.size() - base);
+        const std::uint32_t only = children.front();
+        if (children.size() == 1) {
+            m_stack.resize(base);
+            return only;
+        }
         CellNode parent;
         parent.box = m_out.nodes[children.front()].box;
         parent.segment = m_out.nodes[children.front()].segment;
@@ -185,6 +212,7 @@ private:
         parent.childBegin = static_cast<std::uint32_t>(m_out.children.size());
         m_out.children.insert(m_out.children.end(), children.begin(), children.end());
         parent.childEnd = static_cast<std::uint32_t>(m_out.children.size());
+        m_stack.resize(base);
         m_out.nodes.push_back(parent);
         return static_cast<std::uint32_t>(m_out.nodes.size() - 1);
     }
@@ -193,6 +221,7 @@ private:
     std::size_t m_population;
     CellPartition& m_out;
     std::uint32_t m_segment = 0;
+    std::vector<std::uint32_t> m_stack; // children of the nodes being built, innermost on top
 };
 
 } // namespace

@@ -152,6 +152,19 @@ struct TaskCellPlan {
     std::uint64_t countedPairs = 0; ///< pairs the runs visit
 };
 
+/// Single cell pairs (a, b) a refiner of the plan left to count, in the order it found them.
+using CellPairList = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+/// The runs of a cells [lo, hi) from the refiners' lists (`reach`: each list's lowest and
+/// highest a): a stable counting sort by a of the lists' pairs in that range, each a's b cells
+/// sorted where they are not, then consecutive b cells of one region merged into a run while it
+/// stays within kMaxRunPairs. Appends to `runs`; returns their rows (points of their a cells),
+/// for the cost model. Runs never span two a, so cutting [0, cells) into blocks changes nothing.
+std::uint64_t buildRuns(const CellTask& task, const CellPartition& cellsA,
+                        const CellPartition& cellsB, std::span<const CellPairList* const> lists,
+                        std::span<const std::pair<std::uint32_t, std::uint32_t>> reach,
+                        std::uint32_t lo, std::uint32_t hi, std::vector<CountRun>& runs);
+
 /// The partition chosen for the batch and the cell-pair plan of every task.
 struct CellPlan {
     std::size_t population = 0;       ///< cell population of the largest catalog
