@@ -137,7 +137,7 @@ void requireCountFileFormat(const std::string& path);
 /// sums with 17 significant digits, so they read back bit for bit).
 void writeCountStoreJson(std::ostream& out, const CountStore& store);
 /// Writes `path` atomically (temporary file, rename), as FITS where isFitsCountFileName(path)
-/// (the layout is described in core/src/io/count_file_fits.cpp), else as JSON. Throws
+/// (the layout is described in core/src/io/count_file_fits_format.h), else as JSON. Throws
 /// InputError naming the path, ConfigError for a format requireCountFileFormat refuses.
 void writeCountFile(const std::string& path, const CountStore& store);
 /// Reads a count file, JSON or FITS by its content (FITS begins with SIMPLE); `source` is set to

@@ -1,6 +1,8 @@
 // FITS binary tables through cfitsio. Compiled only where cfitsio was found.
 #include "catalog/fits_reader.h"
 
+#include "io/fits_handle.h"
+
 #include "tpacf/errors.h"
 #include "tpacf/units.h"
 
@@ -30,30 +32,7 @@ namespace {
 // Rows read from a column at a time: the cancel token is polled between chunks.
 constexpr long long kRowChunk = 1 << 16;
 
-// cfitsio's own account of the last failure: the oldest message on its error stack, which
-// names the problem ("NAXIS1 = 32 is not equal to the sum of column widths: 16"), else the
-// generic text of the status. Empties the stack, so that the next failure starts afresh.
-std::string fitsMessage(int status) {
-    char text[FLEN_ERRMSG] = {};
-    std::string detail;
-    if (fits_read_errmsg(text))
-        detail = shortText(text, FLEN_ERRMSG);
-    fits_clear_errmsg();
-    if (detail.empty()) {
-        char generic[FLEN_STATUS] = {};
-        fits_get_errstatus(status, generic);
-        detail = generic;
-    }
-    return detail + " (cfitsio status " + std::to_string(status) + ")";
-}
-
-struct FitsCloser {
-    void operator()(fitsfile* file) const noexcept {
-        int status = 0;
-        fits_close_file(file, &status);
-    }
-};
-using FitsPtr = std::unique_ptr<fitsfile, FitsCloser>;
+using io::FitsPtr;
 
 bool equalsIgnoringCase(std::string_view a, std::string_view b) noexcept {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -300,7 +279,7 @@ SelectionParts parseSelection(const std::string& path, const std::string& select
                                   &status))
         throw InputError(path, 0, 0,
                          "cannot parse the selection " + quoteField(selection) + ": " +
-                             fitsMessage(status));
+                             io::fitsStatusText(status));
     if (bin[0] != '\0' || pixels[0] != '\0')
         throw InputError(path, 0, 0,
                          "the selection " + quoteField(selection) +
@@ -372,7 +351,7 @@ void moveToNamedHdu(fitsfile* raw, const std::string& path, const std::string& s
         if (fits_movabs_hdu(raw, number + 1, &hduType, &status)) {
             // Past the end, or an HDU before it that cfitsio cannot read: say which.
             const std::string why =
-                status == END_OF_FILE ? std::string() : ": " + fitsMessage(status);
+                status == END_OF_FILE ? std::string() : ": " + io::fitsStatusText(status);
             throw InputError(path, 0, 0,
                              "there is no HDU " + std::to_string(number) + from + why + listing());
         }
@@ -439,13 +418,14 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
             int ignored = 0;
             fits_close_file(raw, &ignored);
         }
-        throw InputError(path, 0, 0, "cannot open as FITS: " + fitsMessage(fitsStatus));
+        throw InputError(path, 0, 0, "cannot open as FITS: " + io::fitsStatusText(fitsStatus));
     }
     table.file.reset(raw);
 
     int hduCount = 0;
     if (fits_get_num_hdus(raw, &hduCount, &fitsStatus))
-        throw InputError(path, 0, 0, "cannot read the FITS structure: " + fitsMessage(fitsStatus));
+        throw InputError(path, 0, 0,
+                         "cannot read the FITS structure: " + io::fitsStatusText(fitsStatus));
     const std::string hduSpec = !selection.hdu.empty() ? selection.hdu : options.hdu;
     if (!hduSpec.empty()) {
         // The path shows an HDU it names; one from the read options is said to be one.
@@ -467,7 +447,8 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
         int type = 0;
         if (fits_movabs_hdu(raw, hdu, &type, &fitsStatus))
             throw InputError(path, 0, 0,
-                             "cannot read " + hduLabel(hdu, {}) + ": " + fitsMessage(fitsStatus));
+                             "cannot read " + hduLabel(hdu, {}) + ": " +
+                                 io::fitsStatusText(fitsStatus));
         if (type == BINARY_TBL)
             table.hdu = hdu;
         else if (hdu <= 5) {
@@ -487,8 +468,8 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
         int type = 0, nextStatus = 0;
         std::string trailing;
         if (fits_movabs_hdu(raw, hduCount + 1, &type, &nextStatus) && nextStatus != END_OF_FILE)
-            trailing =
-                "; " + hduLabel(hduCount + 1, {}) + " cannot be read: " + fitsMessage(nextStatus);
+            trailing = "; " + hduLabel(hduCount + 1, {}) +
+                       " cannot be read: " + io::fitsStatusText(nextStatus);
         else if (fits_movabs_hdu(raw, hduCount, &type, &fitsStatus) == 0 &&
                  fits_get_hduaddrll(raw, &headStart, &dataStart, &dataEnd, &fitsStatus) == 0) {
             const auto end = static_cast<std::uint64_t>(dataEnd);
@@ -513,7 +494,8 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
     int columnCount = 0;
     if (fits_get_num_rowsll(raw, &table.rows, &fitsStatus) ||
         fits_get_num_cols(raw, &columnCount, &fitsStatus))
-        throw InputError(path, 0, 0, "cannot read the table size: " + fitsMessage(fitsStatus));
+        throw InputError(path, 0, 0,
+                         "cannot read the table size: " + io::fitsStatusText(fitsStatus));
 
     // A header's NAXIS2 (rows) is checked against the file before anything is allocated for
     // it: a lying header must not make us reserve terabytes, nor read rows that are not there.
@@ -522,7 +504,8 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
     if (fits_read_key_lnglng(raw, "NAXIS1", &rowBytes, nullptr, &fitsStatus) ||
         fits_read_key_lnglng(raw, "PCOUNT", &heapBytes, nullptr, &fitsStatus) ||
         fits_get_hduaddrll(raw, &headStart, &dataStart, &dataEnd, &fitsStatus))
-        throw InputError(path, 0, 0, "cannot read the table size: " + fitsMessage(fitsStatus));
+        throw InputError(path, 0, 0,
+                         "cannot read the table size: " + io::fitsStatusText(fitsStatus));
     table.hduLabel = hduLabel(table.hdu, extensionName(raw));
     table.rowsInFile = table.rows;
     const std::string tableName = "the binary table in " + table.hduLabel;
@@ -558,7 +541,8 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
         int type = 0;
         if (fits_movabs_hdu(raw, table.hdu, &type, &fitsStatus))
             throw InputError(path, 0, 0,
-                             "cannot read " + table.hduLabel + ": " + fitsMessage(fitsStatus));
+                             "cannot read " + table.hduLabel + ": " +
+                                 io::fitsStatusText(fitsStatus));
     }
 
     // Now the checked table through cfitsio's filters: the column list, then the row filter
@@ -586,7 +570,8 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
         if (fits_get_num_rowsll(raw, &table.rows, &fitsStatus) ||
             fits_get_num_cols(raw, &columnCount, &fitsStatus))
             throw InputError(path, 0, 0,
-                             "cannot read the filtered table's size: " + fitsMessage(fitsStatus));
+                             "cannot read the filtered table's size: " +
+                                 io::fitsStatusText(fitsStatus));
     }
 
     for (int col = 1; col <= columnCount; ++col) {
@@ -602,7 +587,7 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
         long long width = 0;
         if (fits_get_coltypell(raw, col, &column.typecode, &column.repeat, &width, &fitsStatus))
             throw InputError(path, 0, col,
-                             "cannot read the column's type: " + fitsMessage(fitsStatus));
+                             "cannot read the column's type: " + io::fitsStatusText(fitsStatus));
         table.columns.push_back(std::move(column));
     }
     return table;
@@ -682,7 +667,7 @@ std::vector<double> readColumn(const FitsTable& table, const std::string& path, 
                               isNull.data(), &anyNull, &status))
             throw InputError(path, 0, col,
                              "cannot read " + columnLabel(table, col) + " (" + role +
-                                 "): " + fitsMessage(status));
+                                 "): " + io::fitsStatusText(status));
         for (long long i = 0; i < count; ++i)
             if (isNull[static_cast<std::size_t>(i)] || !std::isfinite(chunk[i])) {
                 const long row = static_cast<long>(first + i + 1);

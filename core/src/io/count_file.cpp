@@ -1,5 +1,5 @@
 // Count files: a CountStore as JSON, or as FITS for a name ending .fits, .fit or .fts
-// (count_file_fits.cpp). Counts are written as integers and weighted sums with 17 significant
+// (count_file_fits_write.cpp, count_file_fits_read.cpp). Counts are written as integers and weighted sums with 17 significant
 // digits, so that everything reads back bit for bit.
 #include "tpacf/count_store.h"
 

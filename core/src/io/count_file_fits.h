@@ -1,6 +1,6 @@
 #pragma once
-// Count files as FITS (count_file_fits.cpp, built with cfitsio only; count_file.cpp holds the
-// refusals of a build without it). The layout is described in count_file_fits.cpp.
+// Count files as FITS (count_file_fits_write.cpp and _read.cpp, built with cfitsio only; count_file.cpp holds the
+// refusals of a build without it). The layout is described in count_file_fits_format.h.
 #include "tpacf/count_store.h"
 
 #include <string>

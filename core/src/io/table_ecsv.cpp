@@ -1,5 +1,7 @@
 #include "io/table.h"
 
+#include "io/result_text.h"
+
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -12,15 +14,7 @@ namespace tpacf::io {
 std::string TableColumn::text(std::size_t row) const {
     if (header.datatype == "uint64")
         return std::to_string(integers[row]);
-    const double value = doubles[row];
-    if (std::isnan(value))
-        return "nan";
-    if (std::isinf(value))
-        return value > 0 ? "inf" : "-inf";
-    // Shortest form that reads back to the same double; never a locale's digit grouping.
-    std::array<char, 32> buffer{};
-    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    return std::string(buffer.data(), result.ptr);
+    return formatDouble(doubles[row]);
 }
 
 void writeEcsvTable(std::ostream& out, const Table& table) {
@@ -66,10 +60,14 @@ namespace {
 // Keys are the writers' own words (letters, digits, spaces): plain YAML scalars, except that a
 // key YAML would read as something else is quoted.
 std::string yamlKey(const std::string& key) {
-    const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == ' ' || c == '_' || c == '.';
-    }) && key.front() != ' ' && key.back() != ' ';
+    const bool plain = !key.empty() &&
+                       std::all_of(key.begin(), key.end(),
+                                   [](char c) {
+                                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                              (c >= '0' && c <= '9') || c == ' ' || c == '_' ||
+                                              c == '.';
+                                   }) &&
+                       key.front() != ' ' && key.back() != ' ';
     return plain ? key : yamlQuoted(key);
 }
 

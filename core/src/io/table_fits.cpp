@@ -1,4 +1,5 @@
 // The FITS form of a table (built with cfitsio only; table_ecsv.cpp says so otherwise).
+#include "io/fits_handle.h"
 #include "io/table.h"
 
 #include "tpacf/errors.h"
@@ -15,21 +16,6 @@
 namespace tpacf::io {
 
 namespace {
-
-struct FitsCloser {
-    void operator()(fitsfile* file) const noexcept {
-        int status = 0;
-        fits_close_file(file, &status);
-    }
-};
-using FitsPtr = std::unique_ptr<fitsfile, FitsCloser>;
-
-std::string statusText(int status) {
-    char text[FLEN_STATUS] = {};
-    fits_get_errstatus(status, text);
-    fits_clear_errmsg();
-    return std::string(text) + " (cfitsio status " + std::to_string(status) + ")";
-}
 
 // A FITS keyword of at most 8 characters from a metadata key ("random 1" → RANDOM1,
 // "bin count" → BINCOUNT), numbered where two keys would collide (NOTE, NOTE2).
@@ -69,7 +55,7 @@ void writeFitsTable(const std::string& path, const Table& table, const std::stri
             if (status != 0)
                 throw InputError(path, 0, 0,
                                  std::string("cannot write the FITS table (") + what +
-                                     "): " + statusText(status));
+                                     "): " + fitsStatusText(status));
         };
         check("create");
         std::vector<std::string> names, forms, units;
@@ -109,8 +95,7 @@ void writeFitsTable(const std::string& path, const Table& table, const std::stri
         for (const auto& [key, value] : table.metadata) {
             std::string keyword = keywordFor(key, used);
             std::string text = value;
-            fits_write_key_longstr(file.get(), keyword.c_str(), text.c_str(), key.c_str(),
-                                   &status);
+            fits_write_key_longstr(file.get(), keyword.c_str(), text.c_str(), key.c_str(), &status);
         }
         for (const std::string& convention : table.conventions)
             fits_write_comment(file.get(), convention.c_str(), &status);
