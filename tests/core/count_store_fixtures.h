@@ -48,6 +48,17 @@ inline BinSpec bins() {
 
 enum class Mode { Plain, Weighted, Jackknife, WeightedJackknife, Cross, TwoRandomSets };
 
+/// The data rows of a suite run once per mode of run.
+inline void addModeRows() {
+    QTest::addColumn<int>("mode");
+    QTest::newRow("plain") << int(Mode::Plain);
+    QTest::newRow("weighted") << int(Mode::Weighted);
+    QTest::newRow("jackknife") << int(Mode::Jackknife);
+    QTest::newRow("weighted jackknife") << int(Mode::WeightedJackknife);
+    QTest::newRow("cross") << int(Mode::Cross);
+    QTest::newRow("two random sets") << int(Mode::TwoRandomSets);
+}
+
 inline CorrelationParams params(Mode mode, std::uint64_t dataSeed = 1) {
     const bool weighted = mode == Mode::Weighted || mode == Mode::WeightedJackknife;
     CorrelationParams p;

@@ -26,16 +26,6 @@ std::string jsonOf(const CountStore& store) {
     return text.str();
 }
 
-void addModeRows() {
-    QTest::addColumn<int>("mode");
-    QTest::newRow("plain") << int(Mode::Plain);
-    QTest::newRow("weighted") << int(Mode::Weighted);
-    QTest::newRow("jackknife") << int(Mode::Jackknife);
-    QTest::newRow("weighted jackknife") << int(Mode::WeightedJackknife);
-    QTest::newRow("cross") << int(Mode::Cross);
-    QTest::newRow("two random sets") << int(Mode::TwoRandomSets);
-}
-
 template <typename Call> QString inputErrorOf(Call call) {
     try {
         call();

@@ -32,16 +32,6 @@ template <typename Call> QString configErrorOf(Call call) {
     return QStringLiteral("<no ConfigError>");
 }
 
-void addModeRows() {
-    QTest::addColumn<int>("mode");
-    QTest::newRow("plain") << int(Mode::Plain);
-    QTest::newRow("weighted") << int(Mode::Weighted);
-    QTest::newRow("jackknife") << int(Mode::Jackknife);
-    QTest::newRow("weighted jackknife") << int(Mode::WeightedJackknife);
-    QTest::newRow("cross") << int(Mode::Cross);
-    QTest::newRow("two random sets") << int(Mode::TwoRandomSets);
-}
-
 } // namespace
 
 class TestCountStore : public QObject {
