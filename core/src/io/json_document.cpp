@@ -51,6 +51,18 @@ private:
         ++m_pos;
     }
 
+    // After an element of an object or array: true at a ',' (another element follows), false
+    // at `close` (the list ends); anything else is an error.
+    bool anotherElement(char close) {
+        skipSpace();
+        if (m_pos < m_text.size() && m_text[m_pos] == ',') {
+            ++m_pos;
+            return true;
+        }
+        expect(close);
+        return false;
+    }
+
     JsonValue parseValue(int depth) {
         if (depth > 32)
             fail("nested too deeply");
@@ -68,21 +80,15 @@ private:
                 ++m_pos;
                 return value;
             }
-            for (;;) {
+            do {
                 skipSpace();
                 if (m_pos >= m_text.size() || m_text[m_pos] != '"')
                     fail("expected a member name");
                 std::string key = parseString();
                 expect(':');
                 value.members.emplace_back(std::move(key), parseValue(depth + 1));
-                skipSpace();
-                if (m_pos < m_text.size() && m_text[m_pos] == ',') {
-                    ++m_pos;
-                    continue;
-                }
-                expect('}');
-                return value;
-            }
+            } while (anotherElement('}'));
+            return value;
         }
         if (c == '[') {
             value.kind = JsonValue::Kind::Array;
@@ -93,30 +99,18 @@ private:
                 return value;
             }
             if (m_pos < m_text.size() && startsNumber(m_text[m_pos])) {
-                for (;;) {
+                do {
                     skipSpace();
                     if (m_pos >= m_text.size() || !startsNumber(m_text[m_pos]))
                         fail("a list of numbers holds something else");
                     value.numbers.push_back(numberLiteral());
-                    skipSpace();
-                    if (m_pos < m_text.size() && m_text[m_pos] == ',') {
-                        ++m_pos;
-                        continue;
-                    }
-                    expect(']');
-                    return value;
-                }
-            }
-            for (;;) {
-                value.items.push_back(parseValue(depth + 1));
-                skipSpace();
-                if (m_pos < m_text.size() && m_text[m_pos] == ',') {
-                    ++m_pos;
-                    continue;
-                }
-                expect(']');
+                } while (anotherElement(']'));
                 return value;
             }
+            do
+                value.items.push_back(parseValue(depth + 1));
+            while (anotherElement(']'));
+            return value;
         }
         if (c == '"') {
             value.kind = JsonValue::Kind::String;
