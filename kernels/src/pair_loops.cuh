@@ -1,0 +1,275 @@
+#pragma once
+// Internal to pair_kernels.cu: what the pair kernel does per tile pair. Precision traits, the
+// constant-time bin lookup, the classification of tile pairs and sub-tiles by their boxes, and
+// the float (hi+lo) and double pair loops.
+#include "cuda_check.h"
+#include "device_point.h"
+#include "pair_kernels.h"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tpacf::cuda::detail {
+// Only pair_kernels.cu includes this file: its definitions stay local to that translation unit.
+namespace {
+enum TileClass : int { kSkip, kOneBin, kFast, kInRange, kPrecise };
+
+// ---- precision traits -------------------------------------------------------------------
+
+template <class Real> struct Traits;
+
+template <> struct Traits<float> {
+    using Point = float4;
+    static constexpr bool kHasLows = true;
+    __device__ static std::uint32_t key(float c2) { return __float_as_uint(c2); }
+};
+
+template <> struct Traits<double> {
+    using Point = DoublePoint;
+    static constexpr bool kHasLows = false;
+    __device__ static std::uint32_t key(double c2) {
+        return static_cast<std::uint32_t>(
+            static_cast<unsigned long long>(__double_as_longlong(c2)) >> 32);
+    }
+};
+
+// ---- bin lookup --------------------------------------------------------------------------
+
+struct LookupContext {
+    const std::uint16_t* s_lookup;
+    std::uint32_t shift;
+    int base;
+    int lastCell;
+};
+
+/// Slot of c² in constant time: the table over the float bits of c² (exponent and top
+/// mantissa bits) gives the slot of the cell's smallest value; the host sized the cells so that
+/// at most one threshold lies inside a cell (SingleStep) and one compare finishes the job.
+/// Otherwise (very dense bins) a short loop does.
+template <bool SingleStep, class Real>
+__device__ __forceinline__ int lookupSlot(Real c2, const Real* s_thr, const LookupContext& lookup) {
+    int cell = static_cast<int>(Traits<Real>::key(c2) >> lookup.shift) - lookup.base;
+    cell = min(max(cell, 0), lookup.lastCell);
+    int slot = lookup.s_lookup[cell];
+    if constexpr (SingleStep) {
+        slot += c2 >= s_thr[slot] ? 1 : 0;
+    } else {
+        while (c2 >= s_thr[slot]) // s_thr[binCount + 1] = +inf ends it
+            ++slot;
+    }
+    return slot;
+}
+
+// ---- tile classification -----------------------------------------------------------------
+
+/// What the bounding boxes of two tiles say about all their pairs (conservatively, with a
+/// relative margin far above the rounding of either precision, kTileBoxMargin). mixed: whether
+/// some pair may reach kFastMinChord2 (float: the pair loop must apply the hi-only rule per pair).
+__device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTables& bins,
+                                bool fastAllowed, int* oneBin, bool* mixed) {
+    double minD2 = 0, maxD2 = 0;
+#pragma unroll
+    for (int axis = 0; axis < 3; ++axis) {
+        const double gap = fmax(0.0, fmax(a.lo[axis] - b.hi[axis], b.lo[axis] - a.hi[axis]));
+        const double span = fmax(a.hi[axis] - b.lo[axis], b.hi[axis] - a.lo[axis]);
+        minD2 += gap * gap;
+        maxD2 += span * span;
+    }
+    const double lo = minD2 * (1.0 - kTileBoxMargin);
+    const double hi = maxD2 * (1.0 + kTileBoxMargin);
+    *mixed = hi >= kFastMinChord2;
+    const double* t = bins.d_thresholdsDouble;
+    const std::uint32_t n = bins.binCount;
+    const double first = __ldg(t), last = __ldg(t + n);
+    if (hi < first || lo >= last)
+        return kSkip;
+    if (lo >= first) {
+        // Largest k with t[k] <= lo; k < n since lo < t[n].
+        std::uint32_t k = 0, count = n;
+        while (count > 0) {
+            const std::uint32_t half = count / 2;
+            if (__ldg(t + k + half + 1) <= lo) {
+                k += half + 1;
+                count -= half + 1;
+            } else {
+                count = half;
+            }
+        }
+        if (hi < __ldg(t + k + 1)) {
+            *oneBin = static_cast<int>(k);
+            return kOneBin;
+        }
+    }
+    if (fastAllowed && lo >= kFastMinChord2)
+        return kFast;
+    if (lo >= first && hi < last)
+        return kInRange;
+    return kPrecise;
+}
+
+/// Sub-tile culling inside one tile pair: whether the points of two sub-boxes (a warp's i-points
+/// and kSubTileSize j-points) are all out of range, by the classification's rule and margin (so
+/// what it skips, no precision would have counted). Empty boxes (padding only) give +inf gaps:
+/// skipped, nothing lost.
+__device__ __forceinline__ bool subBoxesOutOfRange(const SubBox* a, const SubBox* b, double first,
+                                                   double last) {
+    // Read axis by axis through the pointers: few registers live (the kernel is at its cap).
+    double minD2 = 0, maxD2 = 0;
+#pragma unroll
+    for (int axis = 0; axis < 3; ++axis) {
+        const double aLo = a->lo[axis], aHi = a->hi[axis], bLo = b->lo[axis], bHi = b->hi[axis];
+        const double gap = fmax(0.0, fmax(aLo - bHi, bLo - aHi));
+        const double span = fmax(aHi - bLo, bHi - aLo);
+        minD2 += gap * gap;
+        maxD2 += span * span;
+    }
+    return !(minD2 * (1.0 - kTileBoxMargin) < last && maxD2 * (1.0 + kTileBoxMargin) >= first);
+}
+
+/// The i-weights argument of the unweighted kernels' pair loops: nothing.
+struct NoWeights {};
+
+// ---- pair loops ----------------------------------------------------------------------------
+//
+// Point 32 r + lane of warp w's 128 points (tile index 128 w + 32 r + lane) is held by that lane
+// in register r: each r of a warp is one sub-box of 32 consecutive Morton-sorted points, so the
+// sub-tile culling can drop (r, j sub-tile) pairs, and the i-loads are coalesced.
+
+/// Index, inside its tile, of the i-point this thread holds in register r.
+__device__ __forceinline__ int iPointIndex(int r) {
+    return static_cast<int>((threadIdx.x & ~31u) * kPointsPerThread + (threadIdx.x & 31u)) + r * 32;
+}
+
+/// Which i groups (registers r) visit the j sub-tile starting at jBegin: bit r of the result.
+/// visit: this warp's masks (bit k of visit[r]: j sub-tile k may hold pairs of group r), or null
+/// (no sub-tile culling: every group visits everything).
+__device__ __forceinline__ std::uint32_t groupsVisiting(const uint4* visit, int jBegin) {
+    if (visit == nullptr)
+        return (1u << kPointsPerThread) - 1;
+    static_assert(kPointsPerThread == 4, "one 32-bit mask per register group, read as a uint4");
+    const uint4 masks = *visit;
+    const int k = jBegin / kSubTileSize;
+    return ((masks.x >> k) & 1u) | (((masks.y >> k) & 1u) << 1) | (((masks.z >> k) & 1u) << 2) |
+           (((masks.w >> k) & 1u) << 3);
+}
+
+/// Float. The c² of a pair is a function of the pair alone, whichever path computes it, so that
+/// culled counts equal brute-force counts: c²_hi from the hi parts; if c²_hi >= kFastMinChord2
+/// (|d| >= 0.5) the pair is binned on c²_hi, else on d = (hi_i - hi_j) + (lo_i - lo_j). The
+/// arithmetic is spelled out (_rn intrinsics: no contraction the compiler could choose
+/// differently per instantiation). Fast: every pair is known to be past the cut (hi parts
+/// only). Select: some pair may be on either side (else all are below: no select). Margin:
+/// pairs whose c²_hi is outside the margins of the range are out of range whatever the lo parts
+/// say, and skip the rest.
+/// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j, the float product of
+/// the hi parts' w: iw[r] · h.w; iw is the i-weights, NoWeights in the unweighted kernels).
+template <bool Diagonal, bool Fast, bool Margin, bool Select, bool SingleStep, class Hist,
+          class Weights>
+__device__ void
+pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerThread],
+              const float (&iz)[kPointsPerThread], const float (&lx)[kPointsPerThread],
+              const float (&ly)[kPointsPerThread], const float (&lz)[kPointsPerThread],
+              const float4* s_hi, const float4* s_lo, const float* s_thr,
+              const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
+              const uint4* visit, const Hist& hist, const Weights& iw) {
+    for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
+        const std::uint32_t groups = groupsVisiting(visit, jBegin);
+        if (groups == 0)
+            continue;
+        // Every group visits (the common case): the loop without the per-group test.
+        const auto block = [&]<bool Check>() {
+            for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
+                const float4 h = s_hi[j];
+                [[maybe_unused]] float4 l{};
+                if constexpr (!Fast)
+                    l = s_lo[j];
+#pragma unroll
+                for (int r = 0; r < kPointsPerThread; ++r) {
+                    if (Check && ((groups >> r) & 1u) == 0)
+                        continue;
+                    if (Diagonal && j <= iPointIndex(r))
+                        continue;
+                    const float dx = __fsub_rn(ix[r], h.x);
+                    const float dy = __fsub_rn(iy[r], h.y);
+                    const float dz = __fsub_rn(iz[r], h.z);
+                    const float c2h = __fmaf_rn(dz, dz, __fmaf_rn(dy, dy, __fmul_rn(dx, dx)));
+                    if constexpr (Fast) {
+                        if constexpr (Hist::kWeighted)
+                            hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup),
+                                     __fmul_rn(iw[r], h.w));
+                        else
+                            hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup));
+                    } else {
+                        if constexpr (Margin) {
+                            if (!(c2h >= lowMargin && c2h < highMargin))
+                                continue;
+                        }
+                        const float ex = __fadd_rn(dx, __fsub_rn(lx[r], l.x));
+                        const float ey = __fadd_rn(dy, __fsub_rn(ly[r], l.y));
+                        const float ez = __fadd_rn(dz, __fsub_rn(lz[r], l.z));
+                        float c2 = __fmaf_rn(ez, ez, __fmaf_rn(ey, ey, __fmul_rn(ex, ex)));
+                        if constexpr (Select)
+                            c2 = c2h >= kFastMinChord2 ? c2h : c2;
+                        if constexpr (Hist::kWeighted)
+                            hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup),
+                                     __fmul_rn(iw[r], h.w));
+                        else
+                            hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+                    }
+                }
+            }
+        };
+        if (groups == (1u << kPointsPerThread) - 1)
+            block.template operator()<false>();
+        else
+            block.template operator()<true>();
+    }
+}
+
+/// Double: the reference's arithmetic exactly, ((dx*dx + dy*dy) + dz*dz), each operation
+/// rounded on its own (no FMA contraction). EarlyReject: skip the lookup for pairs out of range.
+/// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j = iw[r] · p.w, the
+/// reference's product).
+template <bool Diagonal, bool EarlyReject, bool SingleStep, class Hist, class Weights>
+__device__ void
+pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsPerThread],
+               const double (&iz)[kPointsPerThread], const DoublePoint* s_pts, const double* s_thr,
+               const LookupContext& lookup, int tileSize, double thrLow, double thrHigh,
+               const uint4* visit, const Hist& hist, const Weights& iw) {
+    for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
+        const std::uint32_t groups = groupsVisiting(visit, jBegin);
+        if (groups == 0)
+            continue;
+        const auto block = [&]<bool Check>() {
+            for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
+                const DoublePoint p = s_pts[j];
+#pragma unroll
+                for (int r = 0; r < kPointsPerThread; ++r) {
+                    if (Check && ((groups >> r) & 1u) == 0)
+                        continue;
+                    if (Diagonal && j <= iPointIndex(r))
+                        continue;
+                    const double dx = __dsub_rn(ix[r], p.x);
+                    const double dy = __dsub_rn(iy[r], p.y);
+                    const double dz = __dsub_rn(iz[r], p.z);
+                    const double c2 = __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)),
+                                                __dmul_rn(dz, dz));
+                    if (EarlyReject && !(c2 >= thrLow && c2 < thrHigh))
+                        continue;
+                    if constexpr (Hist::kWeighted)
+                        hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup),
+                                 __dmul_rn(iw[r], p.w));
+                    else
+                        hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+                }
+            }
+        };
+        if (groups == (1u << kPointsPerThread) - 1)
+            block.template operator()<false>();
+        else
+            block.template operator()<true>();
+    }
+}
+
+} // namespace
+} // namespace tpacf::cuda::detail
