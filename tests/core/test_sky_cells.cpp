@@ -91,7 +91,8 @@ void TestSkyCells::sortIsStableAndThreadIndependent_data() {
     for (const char* footprint : kFootprints)
         for (int regions : {0, 7})
             for (int size : {1, 1000, 300000})
-                QTest::addRow("%s n=%d regions=%d", footprint, size, regions)
+                QTest::newRow(QByteArray(footprint) + " n=" + QByteArray::number(size) +
+                              " regions=" + QByteArray::number(regions))
                     << QString::fromLatin1(footprint) << size << regions;
 }
 

@@ -106,30 +106,12 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
     // The calling thread polls; a sort on a worker stops between its passes once the workers
     // are told to stop (a cancel, or another's error).
     batch.catalogs.resize(distinct.size());
-    const std::size_t side = std::min(distinct.size(), std::max<std::size_t>(1, threads));
-    if (side <= 1) {
-        for (std::size_t c = 0; c < distinct.size(); ++c)
-            batch.catalogs[c] = sky::sortCatalog(*distinct[c], regionCount, poll, threads);
-    } else {
-        std::atomic<std::size_t> next{0};
-        RunnerWatch watch;
-        watch.tick = poll;
-        watch.interval = std::chrono::milliseconds(5);
-        runWorkers(
-            side,
-            [&](std::size_t, const std::atomic<bool>& stop) {
-                const sky::Poll onWorker = [&stop] {
-                    if (stop.load(std::memory_order_relaxed))
-                        throw Cancelled();
-                };
-                for (std::size_t c; !stop.load(std::memory_order_relaxed) &&
-                                    (c = next.fetch_add(1)) < distinct.size();)
-                    batch.catalogs[c] = sky::sortCatalog(*distinct[c], regionCount, onWorker,
-                                                         std::max<std::size_t>(1, threads / side));
-            },
-            watch);
-        poll();
-    }
+    const std::size_t side =
+        std::max<std::size_t>(1, std::min(distinct.size(), std::max<std::size_t>(1, threads)));
+    const std::size_t sortThreads = std::max<std::size_t>(1, threads / side);
+    sky::forEachItem(distinct.size(), side, poll, [&](std::size_t c, const sky::Poll& itemPoll) {
+        batch.catalogs[c] = sky::sortCatalog(*distinct[c], regionCount, itemPoll, sortThreads);
+    });
     // A catalog without weights counts with weight 1 in a weighted task: ones beside it, so
     // the weighted kernels and the cells' weight sums read weights on both sides.
     for (const sky::CellTask& task : batch.cellTasks)

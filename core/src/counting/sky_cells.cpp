@@ -227,11 +227,11 @@ private:
 } // namespace
 
 void forEachItem(std::size_t count, std::size_t threads, const Poll& poll,
-                 const std::function<void(std::size_t item)>& body) {
+                 const std::function<void(std::size_t item, const Poll& itemPoll)>& body) {
     const std::size_t workers = std::min(count, std::max<std::size_t>(1, threads));
     if (workers <= 1) {
         for (std::size_t item = 0; item < count; ++item) {
-            body(item);
+            body(item, poll);
             poll();
         }
         return;
@@ -243,12 +243,21 @@ void forEachItem(std::size_t count, std::size_t threads, const Poll& poll,
     runWorkers(
         workers,
         [&](std::size_t, const std::atomic<bool>& stop) {
+            const Poll onWorker = [&stop] {
+                if (stop.load(std::memory_order_relaxed))
+                    throw Cancelled();
+            };
             for (std::size_t item; !stop.load(std::memory_order_relaxed) &&
                                    (item = next.fetch_add(1, std::memory_order_relaxed)) < count;)
-                body(item);
+                body(item, onWorker);
         },
         watch);
     poll();
+}
+
+void forEachItem(std::size_t count, std::size_t threads, const Poll& poll,
+                 const std::function<void(std::size_t item)>& body) {
+    forEachItem(count, threads, poll, [&](std::size_t item, const Poll&) { body(item); });
 }
 
 namespace {

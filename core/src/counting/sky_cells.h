@@ -43,6 +43,10 @@ template <class T> using Buffer = std::vector<T, DefaultInitAllocator<T>>;
 /// One worker or one item: inline on the calling thread, polling after each item.
 void forEachItem(std::size_t count, std::size_t threads, const Poll& poll,
                  const std::function<void(std::size_t item)>& body);
+/// The same for items long enough to stop inside: body also gets a poll of its own (on a
+/// worker it throws Cancelled once the workers are told to stop; inline it is `poll`).
+void forEachItem(std::size_t count, std::size_t threads, const Poll& poll,
+                 const std::function<void(std::size_t item, const Poll& itemPoll)>& body);
 
 /// A catalog's unit vectors copied into Morton (Z-order) order of their position in R³, as
 /// structure of arrays. With regions, points are ordered by region first, Morton within each
