@@ -46,7 +46,8 @@ void JobWorker::execute(const CorrelationParams& params) {
         sinceLastUpdate.start();
         bool first = true;
         const auto onProgress = [&](const JobProgress& jobProgress) {
-            if (!first && jobProgress.fraction < 1.0 &&
+            // Live estimates always pass (the job makes at most four a second).
+            if (!first && jobProgress.fraction < 1.0 && !jobProgress.partial &&
                 sinceLastUpdate.elapsed() < kMinProgressIntervalMs)
                 return;
             first = false;
@@ -57,12 +58,10 @@ void JobWorker::execute(const CorrelationParams& params) {
             update.pairsTotal = jobProgress.pairsTotal;
             update.pairsPerSecond = jobProgress.pairsPerSecond;
             update.elapsedSeconds = jobProgress.elapsedSeconds;
-            if (jobProgress.fraction > 0.0 && jobProgress.fraction < 1.0)
-                update.etaSeconds = jobProgress.elapsedSeconds * (1.0 - jobProgress.fraction) /
-                                    jobProgress.fraction;
-            else if (jobProgress.fraction >= 1.0)
-                update.etaSeconds = 0;
+            update.etaSeconds = jobProgress.etaSeconds;
+            update.preparing = jobProgress.preparing;
             update.partial = jobProgress.partial;
+            update.partialCoverage = jobProgress.partialCoverage;
             Q_EMIT progress(update);
         };
         auto result =

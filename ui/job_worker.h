@@ -23,7 +23,9 @@ struct JobProgressUpdate {
     double pairsPerSecond = 0;
     double elapsedSeconds = 0;
     double etaSeconds = -1; // < 0: not known yet
+    bool preparing = false; // the backend prepares the catalogs; nothing counted yet
     ResultPtr partial;      // estimate from the counts so far; null when none yet
+    double partialCoverage = 0; // share of each count's pairs behind `partial` (the least)
 };
 
 class JobWorker : public QObject {

@@ -118,6 +118,12 @@ void RunPanel::showStarting(const QString& text) {
 
 void RunPanel::showProgress(const JobProgressUpdate& update) {
     m_progressBar->setValue(int(std::lround(qBound(0.0, update.fraction, 1.0) * kProgressSteps)));
+    if (update.preparing) {
+        m_rateLabel->setText(tr("Preparing the catalogs (sorting into sky cells, listing the "
+                                "cell pairs) · elapsed %1")
+                                 .arg(formatDuration(update.elapsedSeconds)));
+        return;
+    }
     QString text = formatRate(update.pairsPerSecond);
     text +=
         tr(" · ETA %1")

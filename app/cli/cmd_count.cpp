@@ -13,6 +13,7 @@
 #include "tpacf/pair_counter.h"
 #include "tpacf/result_io.h"
 
+#include <algorithm>
 #include <chrono>
 #include <numeric>
 #include <optional>
@@ -89,11 +90,13 @@ int countCommand(const Context& context) {
     CountControl control;
     control.cancelRequested = context.cancelRequested;
     control.onProgress = [&](const CountProgress& progress) {
+        // The backend's work measure where it has one (pairs culled away take no time).
         const double fraction =
-            progress.pairsTotal > 0
+            progress.workTotal > 0 ? std::min(1.0, progress.workDone / progress.workTotal)
+            : progress.pairsTotal > 0
                 ? static_cast<double>(progress.pairsDone) / static_cast<double>(progress.pairsTotal)
                 : 0.0;
-        bar.update(fraction, progress.pairsDone);
+        bar.update(fraction, progress.pairsDone, 0, progress.preparing);
     };
     const auto start = std::chrono::steady_clock::now();
     const CountTask task{first.get(), second.get()};

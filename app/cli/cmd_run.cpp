@@ -499,7 +499,8 @@ int runCommand(const Context& context) {
             printNotice(context.err, progress.partial->backendNotice);
             noticeShown = true;
         }
-        bar.update(progress.fraction, progress.pairsDone, progress.pairsPerSecond);
+        bar.update(progress.fraction, progress.pairsDone, progress.pairsPerSecond,
+                   progress.preparing);
     };
     const CorrelationResult result = job.run(onProgress, context.cancelRequested);
     bar.finish();

@@ -65,17 +65,19 @@ ProgressBar::~ProgressBar() {
     finish();
 }
 
-void ProgressBar::update(double fraction, std::uint64_t pairsDone, double pairsPerSecond) {
+void ProgressBar::update(double fraction, std::uint64_t pairsDone, double pairsPerSecond,
+                         bool preparing) {
     if (!m_enabled)
         return;
     const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - m_start).count();
+    m_eta.observe(elapsed, fraction, preparing);
     if (now - m_start < kFirstDrawAfter || (m_drawn && now - m_lastDraw < kRedrawEvery))
         return;
-    const double elapsed = std::chrono::duration<double>(now - m_start).count();
     if (pairsPerSecond <= 0 && elapsed > 0)
         pairsPerSecond = static_cast<double>(pairsDone) / elapsed;
-    const double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : -1.0;
-    const std::string line = render(m_label, fraction, pairsPerSecond, eta, kBarWidth);
+    const std::string line = render(preparing ? "preparing" : m_label, fraction, pairsPerSecond,
+                                    m_eta.remainingSeconds(), kBarWidth);
     // Pad over the previous, possibly longer, line instead of relying on terminal escapes.
     const std::size_t pad = m_lastLength > line.size() ? m_lastLength - line.size() : 0;
     m_out << '\r' << line << std::string(pad, ' ') << std::flush;

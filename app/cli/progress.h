@@ -1,6 +1,8 @@
 #pragma once
 // A one-line terminal progress bar (percent, pairs/s, ETA) for long counts. It draws only when
 // told the stream is a terminal, so logs and pipes never fill with carriage returns.
+#include "tpacf/eta_estimator.h"
+
 #include <chrono>
 #include <cstdint>
 #include <iosfwd>
@@ -17,8 +19,11 @@ class ProgressBar {
     ProgressBar& operator=(const ProgressBar&) = delete;
 
     /// Redraws at most ~8 times a second, and not during the first half second, so short runs
-    /// stay silent. `pairsPerSecond` <= 0: computed from the elapsed time.
-    void update(double fraction, std::uint64_t pairsDone, double pairsPerSecond = 0);
+    /// stay silent. `pairsPerSecond` <= 0: computed from the elapsed time. `preparing`: the
+    /// backend has not started counting (the bar says so; the ETA waits for the counting).
+    /// The ETA is the Studio's (EtaEstimator), from the rate since counting began.
+    void update(double fraction, std::uint64_t pairsDone, double pairsPerSecond = 0,
+                bool preparing = false);
     /// Erases the bar (idempotent).
     void finish();
 
@@ -31,6 +36,7 @@ class ProgressBar {
     bool m_enabled;
     std::string m_label;
     std::chrono::steady_clock::time_point m_start, m_lastDraw;
+    EtaEstimator m_eta;
     bool m_drawn = false;
     std::size_t m_lastLength = 0;
 };

@@ -721,8 +721,9 @@ void TestJackknife::jobKeepsFullSampleResult() {
     const CorrelationResult plain = CorrelationJob(params).run();
     params.jackknife.regions = 6;
     params.jackknife.seed = 9;
-    int partials = 0;
+    int reports = 0, partials = 0;
     const CorrelationResult jack = CorrelationJob(params).run([&](const JobProgress& p) {
+        ++reports;
         if (p.partial)
             ++partials;
     });
@@ -745,7 +746,10 @@ void TestJackknife::jobKeepsFullSampleResult() {
         randomSum += n;
     QCOMPARE(dataSum, std::uint64_t{1200});
     QCOMPARE(randomSum, std::uint64_t{1300 + 900});
-    QVERIFY(partials >= 1);
+    // Progress is reported; a count of a few thousand points is too few work units for an even
+    // sample, so no live estimate is drawn from it (test_live_estimate has the ones that are).
+    QVERIFY(reports >= 1);
+    QCOMPARE(partials, 0);
 }
 
 void TestJackknife::kMeansRegions() {

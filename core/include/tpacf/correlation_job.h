@@ -48,6 +48,10 @@ struct CorrelationParams {
     /// Count only this share of the batch (count files of disjoint work, added up by
     /// combineCountStores); w of a share alone means nothing. No reuse with a share.
     WorkShare share;
+    /// Seconds between live estimates in progress reports (JobProgress::partial); the backend
+    /// reports progress at least twice as often. Four a second keep a plot moving without
+    /// flooding the GUI's event queue or spending the calling thread on estimates nobody sees.
+    double liveEstimateInterval = 0.25;
 };
 
 enum class JobStatus { Completed, Cancelled };
@@ -135,13 +139,20 @@ struct CorrelationResult {
 };
 
 struct JobProgress {
-    double fraction = 0; // 0..1 of all pairs
+    double fraction = 0; // 0..1 of the counting work (the backend's work measure, else pairs)
     std::uint64_t pairsDone = 0;
     std::uint64_t pairsTotal = 0;
     double pairsPerSecond = 0;
     double elapsedSeconds = 0;
-    /// Estimate from the counts so far (normalised by pairs visited); null when none yet.
+    /// The backend is preparing (sorting catalogs, building pair lists); nothing counted yet.
+    bool preparing = false;
+    /// Seconds left (EtaEstimator); negative while not known.
+    double etaSeconds = -1;
+    /// Estimate from the counts so far; null when none yet, and always where the backend's
+    /// partial counts are not an even sample of its pairs (CountProgress::partialsEvenlySpread).
     std::shared_ptr<const CorrelationResult> partial;
+    /// The share of each count's pairs behind `partial` (the least of them), 0..1.
+    double partialCoverage = 0;
 };
 
 class CorrelationJob {

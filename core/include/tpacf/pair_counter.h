@@ -5,6 +5,7 @@
 #include "tpacf/culling.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -95,6 +96,22 @@ struct CountProgress {
     /// Weighted sums so far per task (empty vectors for unweighted tasks); may be empty where
     /// partialCounts is, or where the backend reports raw counts only.
     std::vector<WeightedCounts> partialWeighted;
+    /// True where every partial count is an even sample of its task's pairs: the work visited
+    /// in an order spread over the sky (not cell by cell), and pairs counted whole in advance
+    /// reported in proportion to the rest. Only then is a partial count divided by its pairs an
+    /// honest estimate of the final one in every bin (a live w(θ)); otherwise the counts are
+    /// reported for the record but no estimate is made from them.
+    bool partialsEvenlySpread = false;
+    /// The work done and to do, in a unit proportional to the expected time (pairs compared
+    /// plus per-run and per-row costs); workTotal 0: the backend reports pairs only, and
+    /// pairsDone / pairsTotal stands for the work. Pairs culled away are no work.
+    double workDone = 0;
+    double workTotal = 0;
+    /// The backend is still preparing (sorting catalogs into cells, building the pair lists):
+    /// nothing is counted yet. preparationDone of preparationTotal steps, where known.
+    bool preparing = false;
+    std::size_t preparationDone = 0;
+    std::size_t preparationTotal = 0;
 };
 
 /// A part of a batch's work: part `part` of `parts` of the backend's work list (the unit pairs
@@ -116,6 +133,9 @@ struct WorkShare {
 struct CountControl {
     std::function<void(const CountProgress&)> onProgress;
     const std::atomic<bool>* cancelRequested = nullptr;
+    /// How often the backend reports (where it can choose; the CPU backend: every interval,
+    /// counts every other report).
+    std::chrono::milliseconds progressEvery{50};
     /// Which part of the batch to count (every countBatch and countBatchByRegion honours it);
     /// progress totals are those of the share.
     WorkShare share;

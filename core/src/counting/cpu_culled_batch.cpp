@@ -15,8 +15,8 @@ namespace {
 // core, so cancellation and progress stay prompt while the per-item merge costs nothing; less
 // where the whole share is small, so that every thread gets several items.
 constexpr double kMaxItemWork = double(std::uint64_t{1} << 22);
-constexpr double kMinItemWork = double(std::uint64_t{1} << 16);
-constexpr double kItemsPerThread = 16;
+constexpr double kMinItemWork = double(std::uint64_t{1} << 12);
+constexpr double kItemsPerThread = 256;
 
 } // namespace
 
@@ -46,7 +46,16 @@ void PreparationPacer::operator()() {
     CountProgress progress;
     progress.pairsTotal = m_pairsTotal;
     progress.pairsDonePerTask.assign(m_taskCount, 0);
+    progress.preparing = true;
     m_control.onProgress(progress);
+}
+
+double CulledBatch::listedFraction(std::size_t task, std::uint64_t pairsDone) const noexcept {
+    const std::uint64_t initial = initialDone[task], total = taskPairsTotal[task];
+    if (pairsDone >= total || total <= initial)
+        return 1.0;
+    return static_cast<double>(pairsDone - std::min(pairsDone, initial)) /
+           static_cast<double>(total - initial);
 }
 
 std::uint64_t CulledBatch::runPairs(std::size_t task, const sky::CountRun& run) const {
@@ -182,7 +191,9 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
         totalWork / (kItemsPerThread * static_cast<double>(std::max<std::size_t>(1, threads))),
         kMinItemWork, kMaxItemWork);
     std::vector<std::uint64_t> itemsPerTask(tasks.size());
-    std::vector<std::uint64_t> taskPairsTotal(tasks.size(), 0);
+    std::vector<std::uint64_t>& taskPairsTotal = batch.taskPairsTotal;
+    taskPairsTotal.assign(tasks.size(), 0);
+    batch.itemWork.resize(tasks.size());
     batch.itemStart.resize(tasks.size());
     batch.itemCredit.resize(tasks.size());
     batch.initialDone.resize(tasks.size());
@@ -192,14 +203,20 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
         std::vector<std::size_t>& starts = batch.itemStart[t];
         starts.assign(1, firstRun);
         std::vector<std::uint64_t> visited;
+        std::vector<double>& itemWorks = batch.itemWork[t];
+        // Small tasks are cut finer: enough items that any prefix of the spread order is an
+        // even sample (kEvenSampleUnits, live estimates).
+        const double taskItemWork = std::max(
+            kMinItemWork, std::min(itemWork, taskWork[t] / (8.0 * double(kEvenSampleUnits))));
         double work = 0;
         std::uint64_t pairs = 0;
         for (std::size_t r = firstRun; r < endRun; ++r) {
             pairs += batch.runPairs(t, runs[r]);
             work += runWork(t, runs[r]);
-            if (work >= itemWork || r + 1 == endRun) {
+            if (work >= taskItemWork || r + 1 == endRun) {
                 starts.push_back(r + 1);
                 visited.push_back(pairs);
+                itemWorks.push_back(work);
                 work = 0;
                 pairs = 0;
             }
@@ -236,6 +253,8 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
     });
     for (std::uint64_t pairs : taskPairsTotal)
         batch.pairsTotal += pairs;
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        batch.workTotal += taskWork[t];
     batch.schedule = TileSchedule(std::move(itemsPerTask));
     poll();
     return batch;

@@ -54,6 +54,9 @@ struct CulledBatch {
     std::vector<std::vector<std::size_t>> itemStart;    // per task: items + 1 offsets into runs
     std::vector<std::vector<std::uint64_t>> itemCredit; // per task: pairs reported done per item
     std::vector<std::uint64_t> initialDone;             // per task: pairs done before any item
+    std::vector<std::vector<double>> itemWork;          // per task: each item's work (runWork)
+    std::vector<std::uint64_t> taskPairsTotal; // per task: initialDone + the items' credits
+    double workTotal = 0;                      // the items' work, all tasks
     bool holdsWholePairs = true;  // the share adds the plan's whole cell pairs (part 0)
     std::uint64_t pairsTotal = 0; // pairs the share reports done once it is complete
     TileSchedule schedule;        // the share's work items
@@ -63,6 +66,11 @@ struct CulledBatch {
         return Points(c.x.data(), c.y.data(), c.z.data(), c.size(),
                       c.w.empty() ? nullptr : c.w.data());
     }
+
+    /// The share of task `task`'s listed work (its items) credited once `pairsDone` of its pairs
+    /// are reported done; 1 once they all are. Live counts add the whole cell pairs in this
+    /// proportion, so that they stay an even sample of the task's pairs.
+    double listedFraction(std::size_t task, std::uint64_t pairsDone) const noexcept;
 
     /// Pairs of a run: a diagonal run (auto, starting at its own cell) counts j > i in that cell.
     std::uint64_t runPairs(std::size_t task, const sky::CountRun& run) const;

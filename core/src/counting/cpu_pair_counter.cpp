@@ -32,6 +32,7 @@ struct WorkerTally {
     std::vector<std::uint64_t> slotCounts; // task-major, slotCount per task
     std::vector<double> weightedSlots;     // the same for the weighted sums; empty: none weighted
     std::vector<std::uint64_t> pairsDone;  // per task
+    double workDone = 0;                   // culled: the items' work (CulledBatch::itemWork)
 };
 
 bool anyWeighted(std::span<const CountTask> tasks) {
@@ -64,11 +65,11 @@ std::size_t workersFor(int threads, std::uint64_t units) {
 
 // The brute-force work of a share: the batch's tiles in schedule order, cut by their pairs
 // (plus one: a tile costs a call even where it holds none); `pairs` gets the share's pairs.
-UnitRange shareOfTiles(const std::vector<TaskPlan>& plans, const TileSchedule& schedule,
-                       const WorkShare& share, std::uint64_t& pairs) {
+UnitRange shareOfTiles(const std::vector<TaskPlan>& plans, const std::vector<SpreadOrder>& order,
+                       const TileSchedule& schedule, const WorkShare& share, std::uint64_t& pairs) {
     const auto tilePairs = [&](std::uint64_t index) {
         const auto [task, unit] = schedule.locate(index);
-        return TaskPlan::pairsOf(plans[task].tile(unit));
+        return TaskPlan::pairsOf(plans[task].tile(order[task](unit)));
     };
     const UnitRange range = shareOfUnits(
         schedule.total(), [&](std::uint64_t index) { return tilePairs(index) + 1; }, share);
@@ -78,6 +79,53 @@ UnitRange shareOfTiles(const std::vector<TaskPlan>& plans, const TileSchedule& s
             pairs += tilePairs(index);
     }
     return range;
+}
+
+std::vector<SpreadOrder> tileOrders(const std::vector<TaskPlan>& plans) {
+    std::vector<SpreadOrder> order;
+    for (const TaskPlan& plan : plans)
+        order.emplace_back(plan.tileCount);
+    return order;
+}
+
+std::vector<SpreadOrder> itemOrders(const CulledBatch& batch) {
+    std::vector<SpreadOrder> order;
+    for (const std::vector<std::size_t>& starts : batch.itemStart)
+        order.emplace_back(starts.empty() ? 0 : starts.size() - 1);
+    return order;
+}
+
+// Live counts of a culled batch: the whole cell pairs (counted while planning, part 0) held in
+// proportion to each task's listed work done, and the pairs behind the counts likewise, so that
+// every live count stays an even sample of its task's pairs; a task done keeps them whole (the
+// final snapshot is the result).
+void holdWholeInProportion(const CulledBatch& batch, CountProgress& progress,
+                           const std::vector<std::vector<std::uint64_t>>& wholeCounts,
+                           const std::vector<std::vector<double>>& wholeWeighted) {
+    const std::size_t tasks = progress.pairsDonePerTask.size();
+    progress.partialPairsPerTask.assign(tasks, 0);
+    for (std::size_t t = 0; t < tasks; ++t) {
+        const std::uint64_t done = progress.pairsDonePerTask[t];
+        const double fraction = batch.listedFraction(t, done);
+        if (fraction >= 1.0) {
+            progress.partialPairsPerTask[t] = done;
+            continue;
+        }
+        progress.partialPairsPerTask[t] = static_cast<std::uint64_t>(
+            fraction * static_cast<double>(batch.taskPairsTotal[t]));
+        PairCounts& counts = progress.partialCounts[t];
+        const std::size_t bins = std::min(counts.size(), wholeCounts[t].size());
+        for (std::size_t bin = 0; bin < bins; ++bin) {
+            const std::uint64_t whole = wholeCounts[t][bin];
+            counts[bin] -= whole - static_cast<std::uint64_t>(fraction * static_cast<double>(whole));
+        }
+        if (t < progress.partialWeighted.size()) {
+            WeightedCounts& sums = progress.partialWeighted[t];
+            const std::size_t weightedBins = std::min(sums.size(), wholeWeighted[t].size());
+            for (std::size_t bin = 0; bin < weightedBins; ++bin)
+                sums[bin] -= (1.0 - fraction) * wholeWeighted[t][bin];
+        }
+    }
 }
 
 // The final counts of runSchedule, one TaskCounts per task (weighted sums where it has them).
@@ -140,6 +188,7 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
     CulledBatch batch;
     UnitRange units;
     UnitWeights unitWeights;
+    std::vector<SpreadOrder> order; // per task: the order its units are counted in
     if (culled) {
         // A share's total is known once it is planned; until then it reports none.
         PreparationPacer pacer(control, tasks.size(), share.whole() ? batchPairs : 0);
@@ -147,6 +196,7 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             prepareCulledBatch(tasks, binning, 0, std::size_t(m_threads), std::ref(pacer), share);
         pairsTotal = batch.pairsTotal;
         units = {0, batch.schedule.total()};
+        order = itemOrders(batch);
     } else {
         plans.reserve(tasks.size());
         for (const CountTask& task : tasks) {
@@ -157,7 +207,8 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             }
         }
         batch.schedule = TileSchedule::ofTiles(plans);
-        units = shareOfTiles(plans, batch.schedule, share, pairsTotal);
+        order = tileOrders(plans);
+        units = shareOfTiles(plans, order, batch.schedule, share, pairsTotal);
     }
     const TileSchedule& schedule = batch.schedule;
 
@@ -179,7 +230,8 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
 
     // Adds a worker's unit histogram to its tally and credits the unit's pairs; for a weighted
     // task the unit's weighted sums too (and zeroes them for the next unit).
-    const auto publish = [&](std::size_t worker, std::size_t task, std::uint64_t pairs) {
+    const auto publish = [&](std::size_t worker, std::size_t task, std::uint64_t pairs,
+                             double work) {
         const std::vector<std::uint32_t>& histogram = unitHistograms[worker];
         WorkerTally& tally = tallies[worker];
         const std::lock_guard lock(tally.mutex);
@@ -191,11 +243,18 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             addWeightedCopies(unitWeighted[worker].data(), slots,
                               tally.weightedSlots.data() + task * slots);
         tally.pairsDone[task] += pairs;
+        tally.workDone += work;
     };
 
+    const bool evenlySpread = evenSamples(order);
+    // Culled, the whole cell pairs' counts per task (part 0): live counts hold them in
+    // proportion to the work done (CulledBatch::listedFraction), the final counts whole.
+    std::vector<std::vector<std::uint64_t>> wholeCounts(tasks.size());
+    std::vector<std::vector<double>> wholeWeighted(tasks.size());
     const auto snapshot = [&](bool withCounts) {
         CountProgress progress;
         progress.pairsTotal = pairsTotal;
+        progress.partialsEvenlySpread = evenlySpread;
         progress.pairsDonePerTask.assign(tasks.size(), 0);
         std::vector<std::uint64_t> slotCounts(withCounts ? tasks.size() * slots : 0, 0);
         // Weighted sums: the workers' tallies added in worker order.
@@ -205,6 +264,7 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             const std::lock_guard lock(tally.mutex);
             for (std::size_t t = 0; t < tasks.size(); ++t)
                 progress.pairsDonePerTask[t] += tally.pairsDone[t];
+            progress.workDone += tally.workDone;
             for (std::size_t s = 0; s < slotCounts.size(); ++s)
                 slotCounts[s] += tally.slotCounts[s];
             for (std::size_t s = 0; s < weightedSlots.size(); ++s)
@@ -228,7 +288,11 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
                 progress.partialWeighted[t].assign(first,
                                                    first + static_cast<std::ptrdiff_t>(bins));
             }
+            if (culled)
+                holdWholeInProportion(batch, progress, wholeCounts, wholeWeighted);
         }
+        if (culled)
+            progress.workTotal = batch.workTotal;
         return progress;
     };
 
@@ -236,7 +300,7 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         const auto countTile = [&](std::size_t worker, std::size_t task, std::uint64_t index) {
             std::vector<std::uint32_t>& histogram = unitHistograms[worker];
             const TaskPlan& plan = plans[task];
-            const TaskPlan::Tile tile = plan.tile(index);
+            const TaskPlan::Tile tile = plan.tile(order[task](index));
             std::fill(histogram.begin(), histogram.end(), 0u);
             if (taskWeighted[task])
                 weightedKernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal,
@@ -244,7 +308,7 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             else
                 kernel(plan.a, tile.i0, tile.i1, plan.b, tile.j0, tile.j1, tile.diagonal, lookup,
                        histogram.data());
-            publish(worker, task, TaskPlan::pairsOf(tile));
+            publish(worker, task, TaskPlan::pairsOf(tile), 0.0);
         };
         return taskCountsOf(runSchedule(schedule, units, workers, control, countTile, snapshot));
     }
@@ -254,13 +318,20 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
             const sky::TaskCellPlan& plan = batch.plan.tasks[t];
             for (std::size_t bin = 0; bin < bins; ++bin)
                 tallies[0].slotCounts[t * slots + bin + 1] += plan.wholeByFirst[bin];
-            if (taskWeighted[t])
+            wholeCounts[t].assign(plan.wholeByFirst.begin(), plan.wholeByFirst.begin() +
+                                                                 static_cast<std::ptrdiff_t>(bins));
+            if (taskWeighted[t]) {
                 for (std::size_t bin = 0; bin < bins; ++bin)
                     tallies[0].weightedSlots[t * slots + bin + 1] += plan.wholeWeightedByFirst[bin];
+                wholeWeighted[t].assign(plan.wholeWeightedByFirst.begin(),
+                                        plan.wholeWeightedByFirst.begin() +
+                                            static_cast<std::ptrdiff_t>(bins));
+            }
         }
         tallies[0].pairsDone[t] = batch.initialDone[t];
     }
-    const auto countItem = [&](std::size_t worker, std::size_t task, std::uint64_t item) {
+    const auto countItem = [&](std::size_t worker, std::size_t task, std::uint64_t rank) {
+        const std::uint64_t item = order[task](rank);
         std::vector<std::uint32_t>& histogram = unitHistograms[worker];
         std::fill(histogram.begin(), histogram.end(), 0u);
         const sky::CellTask& cellTask = batch.cellTasks[task];
@@ -274,7 +345,7 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
         else
             for (std::size_t r = starts[item]; r < starts[item + 1]; ++r)
                 batch.countRun(kernel, task, runs[r], a, b, lookup, histogram.data());
-        publish(worker, task, batch.itemCredit[task][item]);
+        publish(worker, task, batch.itemCredit[task][item], batch.itemWork[task][item]);
     };
     return taskCountsOf(runSchedule(schedule, units, workers, control, countItem, snapshot));
 }
@@ -344,12 +415,14 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
     std::vector<TaskPlan> plans;
     CulledBatch batch;
     UnitRange units;
+    std::vector<SpreadOrder> order; // per task: the order its units are counted in
     if (culled) {
         PreparationPacer pacer(control, tasks.size(), share.whole() ? batchPairs : 0);
         batch = prepareCulledBatch(tasks, binning, regionCount, std::size_t(m_threads),
                                    std::ref(pacer), share);
         pairsTotal = batch.pairsTotal;
         units = {0, batch.schedule.total()};
+        order = itemOrders(batch);
     } else {
         plans.reserve(tasks.size());
         for (const CountTask& task : tasks) {
@@ -358,17 +431,31 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
             plans.emplace_back(sideA.back()->points, sideB.back()->points, task.isAuto());
         }
         batch.schedule = TileSchedule::ofTiles(plans);
-        units = shareOfTiles(plans, batch.schedule, share, pairsTotal);
+        order = tileOrders(plans);
+        units = shareOfTiles(plans, order, batch.schedule, share, pairsTotal);
     }
     const TileSchedule& schedule = batch.schedule;
 
     // Culled, part 0's tallies start from the plan's whole-cell counts, taken over (not
     // copied); every other tally from zero.
     std::vector<RegionTaskTally> tallies(tasks.size());
+    // The whole cell pairs' totals per task, for the live counts (holdWholeInProportion).
+    std::vector<std::vector<std::uint64_t>> wholeCounts(tasks.size());
+    std::vector<std::vector<double>> wholeWeighted(tasks.size());
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         RegionTaskTally& tally = tallies[t];
         if (culled && batch.holdsWholePairs) {
             sky::TaskCellPlan& plan = batch.plan.tasks[t];
+            wholeCounts[t].assign(bins, 0);
+            for (std::size_t r = 0; r < regionCount; ++r)
+                for (std::size_t bin = 0; bin < bins; ++bin)
+                    wholeCounts[t][bin] += plan.wholeByFirst[r * bins + bin];
+            if (taskWeighted[t]) {
+                wholeWeighted[t].assign(bins, 0.0);
+                for (std::size_t r = 0; r < regionCount; ++r)
+                    for (std::size_t bin = 0; bin < bins; ++bin)
+                        wholeWeighted[t][bin] += plan.wholeWeightedByFirst[r * bins + bin];
+            }
             tally.byFirst = std::move(plan.wholeByFirst);
             tally.bySecond = std::move(plan.wholeBySecond);
             tally.within = std::move(plan.wholeWithin);
@@ -394,10 +481,12 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
     for (std::size_t w = 0; w < workers; ++w)
         scratch.emplace_back(regionCount, slots, batchWeighted);
 
+    const bool evenlySpread = evenSamples(order);
     // Partial counts are the totals: every pair is in byFirst of exactly one region.
     const auto snapshot = [&](bool withCounts) {
         CountProgress progress;
         progress.pairsTotal = pairsTotal;
+        progress.partialsEvenlySpread = evenlySpread;
         progress.pairsDonePerTask.assign(tasks.size(), 0);
         if (withCounts) {
             progress.partialCounts.assign(tasks.size(), PairCounts(bins, 0));
@@ -407,6 +496,7 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
             RegionTaskTally& tally = tallies[t];
             const std::lock_guard lock(tally.mutex);
             progress.pairsDonePerTask[t] = tally.pairsDone;
+            progress.workDone += tally.workDone;
             if (!withCounts)
                 continue;
             for (std::size_t r = 0; r < regionCount; ++r)
@@ -422,6 +512,11 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
         }
         for (std::uint64_t done : progress.pairsDonePerTask)
             progress.pairsDone += done;
+        if (culled) {
+            progress.workTotal = batch.workTotal;
+            if (withCounts)
+                holdWholeInProportion(batch, progress, wholeCounts, wholeWeighted);
+        }
         return progress;
     };
 
@@ -430,7 +525,7 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
         const auto countTile = [&](std::size_t worker, std::size_t task, std::uint64_t index) {
             RegionScratch& s = scratch[worker];
             const TaskPlan& plan = plans[task];
-            const TaskPlan::Tile tile = plan.tile(index);
+            const TaskPlan::Tile tile = plan.tile(order[task](index));
             const RegionOrderedPoints& first = *sideA[task];
             const RegionOrderedPoints& second = *sideB[task];
             for (std::size_t i0 = tile.i0; i0 < tile.i1;) {
@@ -459,7 +554,8 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
         // Runs never mix regions on either side (cells hold one region, runs one region of b
         // cells), so a run is a rectangle of one region pair; consecutive runs of one pair share
         // the histogram.
-        const auto countItem = [&](std::size_t worker, std::size_t task, std::uint64_t item) {
+        const auto countItem = [&](std::size_t worker, std::size_t task, std::uint64_t rank) {
+            const std::uint64_t item = order[task](rank);
             RegionScratch& s = scratch[worker];
             const sky::CellTask& cellTask = batch.cellTasks[task];
             const sky::CellPartition& cellsA = batch.plan.cells[cellTask.first];
@@ -485,7 +581,7 @@ std::vector<RegionPairCounts> CpuPairCounter::countBatchByRegion(std::span<const
             }
             if (pending)
                 s.addRectangle(pendingFirst, pendingSecond, tallies[task]);
-            s.publish(tallies[task], batch.itemCredit[task][item]);
+            s.publish(tallies[task], batch.itemCredit[task][item], batch.itemWork[task][item]);
         };
         final = runSchedule(schedule, units, workers, control, countItem, snapshot);
     }

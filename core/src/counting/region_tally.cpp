@@ -94,10 +94,11 @@ void RegionScratch::addRectangle(std::size_t first, std::size_t second, RegionTa
     }
 }
 
-void RegionScratch::publish(RegionTaskTally& tally, std::uint64_t pairs) {
+void RegionScratch::publish(RegionTaskTally& tally, std::uint64_t pairs, double work) {
     const std::lock_guard lock(tally.mutex);
     flushRows(tally);
     tally.pairsDone += pairs;
+    tally.workDone += work;
 }
 
 std::size_t RegionScratch::rowOf(std::size_t region, std::vector<std::uint32_t>& rowPlusOne,

@@ -45,6 +45,7 @@ struct RegionTaskTally {
     std::vector<std::uint64_t> byFirst, bySecond, within;
     std::vector<double> weightedByFirst, weightedBySecondOnly, weightedWithin;
     std::uint64_t pairsDone = 0;
+    double workDone = 0; // culled: the items' work (CulledBatch::itemWork)
 };
 
 // One worker's region-keyed counts of the current work unit: a histogram for the rectangle of
@@ -71,8 +72,8 @@ struct RegionScratch {
     /// the task is weighted (its tally has weighted sums).
     void addRectangle(std::size_t first, std::size_t second, RegionTaskTally& tally);
 
-    /// Adds the unit's counts to the task's tally and credits `pairs` as done.
-    void publish(RegionTaskTally& tally, std::uint64_t pairs);
+    /// Adds the unit's counts to the task's tally and credits `pairs` (and `work`) as done.
+    void publish(RegionTaskTally& tally, std::uint64_t pairs, double work = 0);
 
 private:
     // The row of `region` on one side, zeroed in every array of that side when it is new.

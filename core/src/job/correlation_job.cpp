@@ -3,8 +3,10 @@
 #include "job/job_counts.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
+#include "tpacf/eta_estimator.h"
 #include "tpacf/work_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <utility>
@@ -14,10 +16,6 @@ namespace tpacf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Live estimates are for the eye: four a second keep a plot moving without flooding the GUI's
-// event queue or spending the calling thread on estimates nobody sees.
-constexpr double kPartialInterval = 0.25;
 
 double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
@@ -515,16 +513,32 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     CountControl control;
     control.cancelRequested = cancelRequested;
     control.share = m_params.share;
-    double lastPartial = -kPartialInterval;
+    const double partialInterval = std::max(0.0, m_params.liveEstimateInterval);
+    control.progressEvery =
+        std::min(control.progressEvery, std::chrono::milliseconds(static_cast<long long>(
+                                            std::max(1.0, 500.0 * partialInterval))));
+    double lastPartial = -partialInterval;
+    EtaEstimator eta;
     if (onProgress) {
         control.onProgress = [&](const CountProgress& progress) {
             JobProgress job;
             job.pairsDone = progress.pairsDone;
             job.pairsTotal = progress.pairsTotal;
-            job.fraction = progress.pairsTotal > 0 ? static_cast<double>(progress.pairsDone) /
-                                                         static_cast<double>(progress.pairsTotal)
-                                                   : 1.0;
+            job.preparing = progress.preparing;
+            // Work where the backend measures it (pairs culled away or counted whole while
+            // planning take no time), else pairs.
+            if (progress.preparing)
+                job.fraction = 0.0;
+            else if (progress.workTotal > 0)
+                job.fraction = std::clamp(progress.workDone / progress.workTotal, 0.0, 1.0);
+            else
+                job.fraction = progress.pairsTotal > 0
+                                   ? static_cast<double>(progress.pairsDone) /
+                                         static_cast<double>(progress.pairsTotal)
+                                   : 1.0;
             job.elapsedSeconds = secondsSince(start);
+            eta.observe(job.elapsedSeconds, job.fraction, job.preparing);
+            job.etaSeconds = eta.remainingSeconds();
             job.pairsPerSecond = job.elapsedSeconds > 0
                                      ? static_cast<double>(progress.pairsDone) / job.elapsedSeconds
                                      : 0.0;
@@ -532,9 +546,9 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
             const std::vector<std::uint64_t>& partialPairs = progress.partialPairsPerTask.empty()
                                                                  ? progress.pairsDonePerTask
                                                                  : progress.partialPairsPerTask;
-            if (progress.partialCounts.size() == batch.size() &&
+            if (progress.partialsEvenlySpread && progress.partialCounts.size() == batch.size() &&
                 partialPairs.size() == batch.size() &&
-                job.elapsedSeconds - lastPartial >= kPartialInterval) {
+                job.elapsedSeconds - lastPartial >= partialInterval) {
                 lastPartial = job.elapsedSeconds;
                 auto partial = std::make_shared<CorrelationResult>(header);
                 partial->culled = backend.counter->lastBatchCulled();
@@ -562,6 +576,12 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                 // then the unweighted one, until the final counts.
                 if (partial->raw.weighted && !haveWeighted)
                     partial->raw.weighted = false;
+                double coverage = 1.0;
+                for (std::size_t t = 0; t < tasks.size(); ++t)
+                    if (tasks[t].pairTotal() > 0)
+                        coverage = std::min(coverage, static_cast<double>(pairsDone[t]) /
+                                                          static_cast<double>(tasks[t].pairTotal()));
+                job.partialCoverage = coverage;
                 partial->normalised = normaliseByPairsVisited(partial->raw, pairsDone);
                 partial->w = estimate(m_params.estimator, partial->normalised);
                 partial->elapsedSeconds = job.elapsedSeconds;
