@@ -1,5 +1,8 @@
 #include "catalog_loader.h"
 
+#include <tpacf/errors.h>
+#include <tpacf/unit_guess.h>
+
 namespace tpacf::ui {
 
 CatalogLoader::CatalogLoader(QObject* parent) : QObject(parent) {
@@ -34,7 +37,7 @@ void CatalogLoader::execute(quint64 id, const QList<CatalogSource>& sources,
             catalogs.append(loadCatalog(sources[i], regionColumn));
         } catch (const std::exception& error) {
             if (!cancelled(id))
-                Q_EMIT failed(id, describeReadError(error));
+                Q_EMIT failed(id, explainUnitFailure(id, i, sources[i], error));
             return;
         } catch (...) {
             if (!cancelled(id))
@@ -45,6 +48,32 @@ void CatalogLoader::execute(quint64 id, const QList<CatalogSource>& sources,
     }
     if (!cancelled(id))
         Q_EMIT loaded(id, catalogs);
+}
+
+QString CatalogLoader::explainUnitFailure(quint64 id, int index, const CatalogSource& source,
+                                          const std::exception& error) {
+    QString message = describeReadError(error);
+    const auto* input = dynamic_cast<const InputError*>(&error);
+    const std::string_view problem = input ? std::string_view(input->problem()) : "";
+    // Only the Dec check: other failures say nothing about the unit.
+    if (!problem.starts_with("Dec ") || problem.find(" is outside [") == std::string_view::npos ||
+        source.unit == AngleUnit::Arcsecond)
+        return message;
+    CatalogSource widest = source;
+    widest.setUnits({AngleUnit::Arcsecond, false});
+    try {
+        const std::shared_ptr<const Catalog> catalog = loadCatalog(widest);
+        const UnitGuess guess =
+            guessCoordinateUnits(CoordinateRanges::of(*catalog, widest.units()));
+        if (!guess.differsFrom(source.units()))
+            return message;
+        const QString reason = QString::fromStdString(guess.reason);
+        Q_EMIT unitSuggested(id, index, int(guess.units.unit), guess.units.raInHours, reason);
+        return tr("%1. Its values fit %2 (%3); choose the unit in the Catalogs panel.")
+            .arg(message, describeUnits(guess.units), reason);
+    } catch (const std::exception&) {
+        return message; // beyond arcseconds too: no unit to suggest
+    }
 }
 
 } // namespace tpacf::ui

@@ -35,9 +35,17 @@ Q_SIGNALS:
     void loaded(quint64 id, const tpacf::ui::CatalogList& catalogs);
     /// `message` names file, line and column where the reader knows them.
     void failed(quint64 id, const QString& message);
+    /// Before failed(id): source `index` failed the Dec range check, and read in the widest unit
+    /// its values suggest `unit` (a tpacf::AngleUnit) and `raInHours`, because of `reason`.
+    void unitSuggested(quint64 id, int index, int unit, bool raInHours, const QString& reason);
 
 private:
     void execute(quint64 id, const QList<CatalogSource>& sources, const QString& regionColumn);
+    /// After `error` on `source` (index `index` of request `id`): where the error is the Dec
+    /// range check, reads the file again in arcseconds (which hold any Dec up to 324000) to see
+    /// every value, and says the unit they suggest (unitSuggested); the message to fail with.
+    QString explainUnitFailure(quint64 id, int index, const CatalogSource& source,
+                               const std::exception& error);
     bool cancelled(quint64 id) const noexcept { return id <= m_cancelledUpTo.load(); }
 
     std::atomic<quint64> m_nextId{1};

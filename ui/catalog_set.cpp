@@ -1,12 +1,160 @@
 #include "catalog_set.h"
 
+#include <tpacf/footprint.h>
 #include <tpacf/output_file.h>
 
+#include <QCoreApplication>
 #include <QFile>
 
 #include <limits>
+#include <mutex>
+#include <utility>
 
 namespace tpacf::ui {
+
+CatalogChange CatalogChange::reread(CatalogRole role, int index, const CatalogSource& source) {
+    CatalogChange change;
+    switch (role) {
+    case CatalogRole::Data:
+        change.data = source;
+        break;
+    case CatalogRole::Data2:
+        change.data2 = source;
+        break;
+    case CatalogRole::Random:
+        change.randoms = {source};
+        change.replaceRandom = index;
+        break;
+    case CatalogRole::Random2:
+        change.randoms2 = {source};
+        change.replaceRandom2 = index;
+        break;
+    }
+    return change;
+}
+
+QList<CatalogSource> CatalogChange::sources() const {
+    QList<CatalogSource> all;
+    if (data)
+        all.append(*data);
+    all += randoms;
+    if (data2)
+        all.append(*data2);
+    all += randoms2;
+    return all;
+}
+
+CatalogChange UnitFailure::retriedWith(const CatalogSource& replacement) const {
+    CatalogChange retried = change;
+    int at = fileIndex;
+    if (retried.data && at-- == 0) {
+        retried.data = replacement;
+        return retried;
+    }
+    if (at < retried.randoms.size()) {
+        retried.randoms[at] = replacement;
+        return retried;
+    }
+    at -= int(retried.randoms.size());
+    if (retried.data2 && at-- == 0) {
+        retried.data2 = replacement;
+        return retried;
+    }
+    if (at >= 0 && at < retried.randoms2.size())
+        retried.randoms2[at] = replacement;
+    return retried;
+}
+
+namespace {
+
+// One sample's comparison: `data` against its randoms.
+QString sampleFootprintWarning(const LoadedCatalog& data, const QList<LoadedCatalog>& randoms) {
+    std::vector<const Catalog*> randomCatalogs;
+    for (const LoadedCatalog& random : randoms)
+        if (random.catalog)
+            randomCatalogs.push_back(random.catalog.get());
+    if (!data.catalog || randomCatalogs.empty())
+        return {};
+    const FootprintComparison comparison = compareFootprints(
+        SkyOccupancy::of(*data.catalog), SkyOccupancy::of(randomCatalogs));
+    const std::string warning = footprintWarning(comparison);
+    if (warning.empty())
+        return {};
+    return QCoreApplication::translate("tpacf::ui::CatalogSet", "%1 and its randoms: %2.")
+        .arg(data.source.displayName(), QString::fromStdString(warning));
+}
+
+} // namespace
+
+QString footprintWarningFor(const std::optional<LoadedCatalog>& data,
+                            const QList<LoadedCatalog>& randoms,
+                            const std::optional<LoadedCatalog>& data2,
+                            const QList<LoadedCatalog>& randoms2) {
+    // The panel and the run both ask after every change: the last answer, keyed by the catalogs
+    // (held weakly, so a freed catalog's address reused by a new one cannot match).
+    struct Key {
+        std::vector<std::weak_ptr<const Catalog>> catalogs;
+        QStringList names;
+    };
+    static std::mutex mutex;
+    static Key lastKey;
+    static QString lastWarning;
+
+    Key key;
+    const auto add = [&key](const LoadedCatalog& loaded) {
+        key.catalogs.push_back(loaded.catalog);
+        key.names.append(loaded.source.displayName());
+    };
+    if (data)
+        add(*data);
+    key.names.append(QStringLiteral("|"));
+    for (const LoadedCatalog& random : randoms)
+        add(random);
+    key.names.append(QStringLiteral("|"));
+    if (data2)
+        add(*data2);
+    key.names.append(QStringLiteral("|"));
+    for (const LoadedCatalog& random : randoms2)
+        add(random);
+    const auto same = [](const Key& a, const Key& b) {
+        if (a.names != b.names || a.catalogs.size() != b.catalogs.size())
+            return false;
+        for (std::size_t i = 0; i < a.catalogs.size(); ++i) {
+            const auto first = a.catalogs[i].lock();
+            if (!first || first != b.catalogs[i].lock())
+                return false;
+        }
+        return true;
+    };
+    {
+        const std::lock_guard lock(mutex);
+        if (same(key, lastKey))
+            return lastWarning;
+    }
+
+    QStringList warnings;
+    if (data)
+        warnings.append(sampleFootprintWarning(*data, randoms));
+    if (data2)
+        warnings.append(sampleFootprintWarning(*data2, randoms2.isEmpty() ? randoms : randoms2));
+    warnings.removeAll(QString());
+    const QString warning = warnings.join(QLatin1Char('\n'));
+    const std::lock_guard lock(mutex);
+    lastKey = std::move(key);
+    lastWarning = warning;
+    return warning;
+}
+
+QString unitWarningFor(const LoadedCatalog& loaded) {
+    if (!loaded.catalog || loaded.catalog->empty())
+        return {};
+    const CoordinateUnits used = loaded.source.units();
+    const UnitGuess guess = guessCoordinateUnits(CoordinateRanges::of(*loaded.catalog, used));
+    if (!guess.differsFrom(used))
+        return {};
+    return QCoreApplication::translate("tpacf::ui::CatalogSet", "%1: read as %2, but %3")
+        .arg(loaded.source.displayName(), describeUnits(used), QString::fromStdString(guess.reason));
+}
 
 CatalogSet::CatalogSet(QObject* parent) : QObject(parent) {
     // Catalogs are read on a thread of their own, so a large file never freezes the window.
@@ -16,6 +164,8 @@ CatalogSet::CatalogSet(QObject* parent) : QObject(parent) {
     connect(m_loader, &CatalogLoader::reading, this, &CatalogSet::onReading, Qt::QueuedConnection);
     connect(m_loader, &CatalogLoader::loaded, this, &CatalogSet::onLoaded, Qt::QueuedConnection);
     connect(m_loader, &CatalogLoader::failed, this, &CatalogSet::onFailed, Qt::QueuedConnection);
+    connect(m_loader, &CatalogLoader::unitSuggested, this, &CatalogSet::onUnitSuggested,
+            Qt::QueuedConnection);
     m_loaderThread.setObjectName(QStringLiteral("tpacf-catalogs"));
     m_loaderThread.start();
 }
@@ -68,20 +218,49 @@ const CatalogSource* CatalogSet::loadedSourceAt(const QString& path) const {
     return nullptr;
 }
 
+const LoadedCatalog* CatalogSet::catalogAt(CatalogRole role, int index) const {
+    switch (role) {
+    case CatalogRole::Data:
+        return m_data ? &*m_data : nullptr;
+    case CatalogRole::Data2:
+        return m_data2 ? &*m_data2 : nullptr;
+    case CatalogRole::Random:
+        return index >= 0 && index < m_randoms.size() ? &m_randoms[index] : nullptr;
+    case CatalogRole::Random2:
+        return index >= 0 && index < m_randoms2.size() ? &m_randoms2[index] : nullptr;
+    }
+    return nullptr;
+}
+
+QString CatalogSet::footprintWarning() const {
+    return footprintWarningFor(m_data, m_randoms, m_data2, m_randoms2);
+}
+
+QStringList CatalogSet::unitWarnings() const {
+    QList<const LoadedCatalog*> all;
+    if (m_data)
+        all.append(&*m_data);
+    for (const LoadedCatalog& random : m_randoms)
+        all.append(&random);
+    if (m_data2)
+        all.append(&*m_data2);
+    for (const LoadedCatalog& random : m_randoms2)
+        all.append(&random);
+    QStringList warnings;
+    for (const LoadedCatalog* loaded : std::as_const(all))
+        if (const QString warning = unitWarningFor(*loaded); !warning.isEmpty())
+            warnings.append(warning);
+    return warnings;
+}
+
 quint64 CatalogSet::queueChange(CatalogChange change) {
-    QList<CatalogSource> sources;
-    if (change.data)
-        sources.append(*change.data);
-    sources += change.randoms;
-    if (change.data2)
-        sources.append(*change.data2);
-    sources += change.randoms2;
+    const QList<CatalogSource> sources = change.sources();
     PendingChange pending;
     for (const CatalogSource& source : std::as_const(sources))
         pending.names.append(source.displayName());
     pending.change = std::move(change);
     // Nothing changes until every file of the change is read: the set keeps what it has.
-    pending.id = m_loader->load(std::move(sources));
+    pending.id = m_loader->load(sources);
     const quint64 id = pending.id;
     m_pending.append(std::move(pending));
     Q_EMIT loadingChanged();
@@ -186,12 +365,24 @@ void CatalogSet::onLoaded(quint64 id, const CatalogList& catalogs) {
         m_data = std::move(data);
     if (change.replaceAll || data2)
         m_data2 = std::move(data2);
+    // A reread random keeps its place (and its set number); one whose place is gone is added.
+    const auto place = [](QList<LoadedCatalog>& list, QList<LoadedCatalog>& added, int at) {
+        if (at >= 0 && at < list.size() && !added.isEmpty())
+            list[at] = added.takeFirst();
+    };
     if (change.replaceAll) {
         m_randoms = randoms;
         m_randoms2 = randoms2;
     } else {
+        place(m_randoms, randoms, change.replaceRandom);
+        place(m_randoms2, randoms2, change.replaceRandom2);
         m_randoms += randoms;
         m_randoms2 += randoms2;
+    }
+    m_pendingUnitFailure.reset();
+    if (m_unitFailure) {
+        m_unitFailure.reset();
+        Q_EMIT unitFailureChanged();
     }
     Q_EMIT loadingChanged();
     Q_EMIT catalogsChanged();
@@ -204,8 +395,30 @@ void CatalogSet::onFailed(quint64 id, const QString& message) {
         return;
     }
     m_pending.removeFirst();
+    const bool hadFailure = m_unitFailure.has_value();
+    m_unitFailure = std::exchange(m_pendingUnitFailure, std::nullopt);
+    if (m_unitFailure && m_unitFailure->change.sources().size() <= m_unitFailure->fileIndex)
+        m_unitFailure.reset();
     Q_EMIT loadingChanged();
     Q_EMIT changeFailed(id, message);
+    if (hadFailure || m_unitFailure)
+        Q_EMIT unitFailureChanged();
+}
+
+void CatalogSet::onUnitSuggested(quint64 id, int index, int unit, bool raInHours,
+                                 const QString& reason) {
+    // Kept until the change's failed() arrives (next in the queue), which makes it current.
+    m_pendingUnitFailure.reset();
+    if (m_pending.isEmpty() || m_pending.front().id != id)
+        return; // a region-label read: not a change the user can retry
+    UnitFailure failure;
+    failure.change = m_pending.front().change;
+    failure.fileIndex = index;
+    failure.source = failure.change.sources().value(index);
+    failure.suggested = failure.source;
+    failure.suggested.setUnits({AngleUnit(unit), raInHours});
+    failure.reason = reason;
+    m_pendingUnitFailure = std::move(failure);
 }
 
 } // namespace tpacf::ui

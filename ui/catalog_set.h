@@ -4,6 +4,9 @@
 // from. Files are read on a thread the set owns (a CatalogLoader), one change after another in
 // the order they were queued; a change applies only once all its files are read, so the set
 // always holds a complete, consistent state, and a file that cannot be read leaves it as it was.
+// The set also says what would make a run's w(θ) wrong without any error: data outside their
+// randoms (or randoms over a very different area), and catalogs read in a unit their values do
+// not fit (tpacf::compareFootprints, tpacf::guessCoordinateUnits).
 #include "catalog_loader.h"
 #include "catalog_source.h"
 
@@ -22,6 +25,9 @@ struct LoadedCatalog {
     std::shared_ptr<const Catalog> catalog;
 };
 
+/// Where a catalog sits in the set.
+enum class CatalogRole { Data, Random, Data2, Random2 };
+
 /// A change of the set that waits for its files to be read.
 struct CatalogChange {
     /// Every catalog is replaced (a session, the sample): the data, all randoms and the second
@@ -31,7 +37,43 @@ struct CatalogChange {
     QList<CatalogSource> randoms;       // added (replacing all randoms with replaceAll)
     std::optional<CatalogSource> data2; // the second sample's data catalog, replaced
     QList<CatalogSource> randoms2;      // its randoms, added (replacing all with replaceAll)
+    /// ≥ 0: randoms[0] takes the place of the random catalog at this index (the same file read
+    /// again with other columns or unit) instead of being added; ignored with replaceAll.
+    int replaceRandom = -1;
+    int replaceRandom2 = -1; // the same for randoms2[0]
+
+    /// The change that reads the catalog at `role` / `index` again from `source` (its columns,
+    /// unit or HDU changed), keeping its place in the set.
+    static CatalogChange reread(CatalogRole role, int index, const CatalogSource& source);
+    /// The sources in the order they are read: data, randoms, data2, randoms2.
+    QList<CatalogSource> sources() const;
 };
+
+/// A change that failed on a file whose values fit another unit than the one it was read in
+/// ("Dec 960.6 deg is outside [-90, 90]" for a file in arcminutes).
+struct UnitFailure {
+    CatalogChange change;    ///< the change that failed
+    int fileIndex = 0;       ///< its file at fault, in change.sources() order
+    CatalogSource source;    ///< that file's source, as it was read
+    CatalogSource suggested; ///< the same in the units its values suggest
+    QString reason;          ///< "|Dec| up to 960.6 is beyond 90 but within 5400: arcmin?"
+
+    /// The failed change with its file read from `replacement` instead.
+    CatalogChange retriedWith(const CatalogSource& replacement) const;
+};
+
+/// Why these catalogs would give a wrong w(θ): per sample, the data compared with the randoms
+/// (the second sample's own, or the first's where it has none) on a coarse equal-area grid,
+/// from at most 200,000 points of each side; one line per sample at fault, empty when they
+/// agree (or a side is missing). The last answer is kept, so asking again for the same
+/// catalogs costs nothing (GUI thread only).
+QString footprintWarningFor(const std::optional<LoadedCatalog>& data,
+                            const QList<LoadedCatalog>& randoms,
+                            const std::optional<LoadedCatalog>& data2 = std::nullopt,
+                            const QList<LoadedCatalog>& randoms2 = {});
+/// "a.txt: read as deg, but all |Dec| ≤ π/2 and RA within [0, 2π]: radians?" where the
+/// catalog's values (converted back to its file's unit) suggest another unit; empty otherwise.
+QString unitWarningFor(const LoadedCatalog& loaded);
 
 class CatalogSet : public QObject {
     Q_OBJECT
@@ -52,6 +94,18 @@ public:
     bool hasSecondSample() const { return m_data2.has_value() || !m_randoms2.isEmpty(); }
     /// Whether a path names one of the loaded catalogs' files (not the bundled sample).
     const CatalogSource* loadedSourceAt(const QString& path) const;
+    /// The catalog at `role` / `index`; nullptr where there is none.
+    const LoadedCatalog* catalogAt(CatalogRole role, int index) const;
+
+    /// What to tell the user before a run: footprintWarningFor the loaded catalogs (data
+    /// outside their randoms, or randoms over a very different area), one line per sample;
+    /// empty when they agree. Cheap after the first call for the same catalogs.
+    QString footprintWarning() const;
+    /// unitWarningFor each loaded catalog that has one, in list order.
+    QStringList unitWarnings() const;
+    /// The last change that failed on a file whose values fit another unit, until a change
+    /// applies (or another fails); nullopt otherwise.
+    const std::optional<UnitFailure>& unitFailure() const { return m_unitFailure; }
 
     /// Queues reading `change`'s files; returns its id. changeApplied(id) or changeFailed(id)
     /// answers it, in the order the changes were queued.
@@ -90,6 +144,8 @@ Q_SIGNALS:
     void loadingChanged();
     void regionLabelsRead(quint64 id, const tpacf::ui::CatalogList& catalogs);
     void regionLabelsFailed(quint64 id, const QString& message);
+    /// unitFailure() changed (set by a failed change, cleared by one that applied).
+    void unitFailureChanged();
 
 private:
     struct PendingChange {
@@ -102,6 +158,7 @@ private:
     void onReading(quint64 id, int index);
     void onLoaded(quint64 id, const CatalogList& catalogs);
     void onFailed(quint64 id, const QString& message);
+    void onUnitSuggested(quint64 id, int index, int unit, bool raInHours, const QString& reason);
 
     QThread m_loaderThread;
     CatalogLoader* m_loader = nullptr;
@@ -110,6 +167,10 @@ private:
     QList<LoadedCatalog> m_randoms;
     std::optional<LoadedCatalog> m_data2;
     QList<LoadedCatalog> m_randoms2;
+    std::optional<UnitFailure> m_unitFailure;
+    std::optional<UnitFailure> m_pendingUnitFailure; // told by the loader, before its failed()
 };
 
 } // namespace tpacf::ui
+
+Q_DECLARE_METATYPE(tpacf::ui::CatalogChange)

@@ -1,6 +1,8 @@
 #include "catalog_source.h"
 
+#include <tpacf/catalog_formats.h>
 #include <tpacf/errors.h>
+#include <tpacf/text_check.h>
 
 #include <QCoreApplication>
 #include <QFile>
@@ -94,8 +96,26 @@ std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source,
             parseAsciiCatalog(std::string_view(bytes.constData(), std::size_t(bytes.size())),
                               source.displayName().toStdString(), options));
     }
-    return std::make_shared<const Catalog>(
-        readCatalog(QFile::encodeName(source.readPath()).toStdString(), options));
+    // Binary bytes would otherwise reach the ASCII reader, which names some "line" of them.
+    const std::string readPath = QFile::encodeName(source.readPath()).toStdString();
+    if (formatFor(readPath).key == "ascii")
+        if (const auto problem = binaryFileProblem(readPath))
+            throw InputError(source.path.toStdString(), 0, 0, *problem);
+    return std::make_shared<const Catalog>(readCatalog(readPath, options));
+}
+
+QString binaryFileMessage(const QString& path) {
+    if (path.isEmpty() || path.startsWith(QLatin1Char(':')))
+        return {};
+    const std::string file = QFile::encodeName(path).toStdString();
+    if (formatFor(file).key != "ascii")
+        return {};
+    const auto problem = binaryFileProblem(file);
+    return problem ? tr("%1: %2").arg(path, QString::fromStdString(*problem)) : QString();
+}
+
+QString describeUnits(CoordinateUnits units) {
+    return QString::fromStdString(units.describe());
 }
 
 QString describeReadError(const std::exception& error) {

@@ -2,6 +2,7 @@
 // Where a catalog comes from and how to read it: enough to read it again (sessions, recent files).
 #include <tpacf/catalog.h>
 #include <tpacf/catalog_reader.h>
+#include <tpacf/unit_guess.h>
 #include <tpacf/units.h>
 
 #include <QJsonObject>
@@ -33,6 +34,12 @@ struct CatalogSource {
     /// HDU before it, cfitsio never takes the filter for an HDU name).
     QString readPath() const;
     ReadOptions readOptions() const;
+    /// The unit and RA-in-hours choice together.
+    CoordinateUnits units() const { return {unit, raInHours}; }
+    void setUnits(CoordinateUnits units) {
+        unit = units.unit;
+        raInHours = units.raInHours;
+    }
 
     QJsonObject toJson() const;
     /// Missing keys keep their defaults.
@@ -42,13 +49,22 @@ struct CatalogSource {
 };
 
 /// Reads a source: files through tpacf::readCatalog, Qt resources (which the core cannot open)
-/// through tpacf::parseAsciiCatalog on their bytes. Throws tpacf::InputError.
+/// through tpacf::parseAsciiCatalog on their bytes. Throws tpacf::InputError, also for a file the
+/// ASCII reader would read that holds no text (tpacf::binaryFileProblem).
 /// `regionColumn` (header name or 1-based index): also read jackknife region labels from it.
 std::shared_ptr<const Catalog> loadCatalog(const CatalogSource& source,
                                            const QString& regionColumn = {});
 
 /// A user-facing message for a reader failure, naming file, line and column where known.
 QString describeReadError(const std::exception& error);
+
+/// Why the file at `path` cannot be a text catalog (binary, compressed, FITS under a text name),
+/// as the reader's error would say it ("x.bin: looks like a binary file, not text ..."); empty
+/// for text, for FITS files the format table reads as FITS, for resources and unreadable paths.
+QString binaryFileMessage(const QString& path);
+
+/// What the coordinate unit choices say, for menus and notes: "deg", "RA in hours, Dec in deg".
+QString describeUnits(CoordinateUnits units);
 
 /// Short unit label for axes and tables: "deg", "arcmin", "arcsec", "rad".
 QString unitLabel(AngleUnit unit);

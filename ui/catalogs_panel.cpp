@@ -1,14 +1,18 @@
 #include "catalogs_panel.h"
 
+#include "column_mapping_dialog.h"
+
 #include <tpacf/estimator.h>
 
 #include <QAction>
+#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
 #include <QPushButton>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -28,6 +32,30 @@ QString formatDegrees(double radians) {
 enum class RowKind { Group, Data, Random, Data2, Random2 };
 constexpr int kKindRole = Qt::UserRole + 1;
 constexpr int kIndexRole = Qt::UserRole + 2;
+
+std::optional<CatalogRole> roleOf(RowKind kind) {
+    switch (kind) {
+    case RowKind::Data:
+        return CatalogRole::Data;
+    case RowKind::Random:
+        return CatalogRole::Random;
+    case RowKind::Data2:
+        return CatalogRole::Data2;
+    case RowKind::Random2:
+        return CatalogRole::Random2;
+    case RowKind::Group:
+        break;
+    }
+    return std::nullopt;
+}
+
+// A line of the warning label: escaped text, then an optional link.
+QString warningLine(const QString& text, const QString& link = {}, const QString& linkText = {}) {
+    QString line = QStringLiteral("⚠ ") + text.toHtmlEscaped();
+    if (!link.isEmpty())
+        line += QStringLiteral(" <a href=\"%1\">%2</a>").arg(link, linkText.toHtmlEscaped());
+    return line;
+}
 
 } // namespace
 
@@ -101,16 +129,47 @@ CatalogsPanel::CatalogsPanel(QWidget* parent) : QWidget(parent) {
     m_secondButton->setPopupMode(QToolButton::InstantPopup);
     m_secondButton->setObjectName(QStringLiteral("secondSampleButton"));
     m_secondButton->setMenu(new QMenu(m_secondButton));
+    // Any listed file can be read again with other columns or another unit.
+    m_columnsButton = new QPushButton(tr("Columns…"), this);
+    m_columnsButton->setObjectName(QStringLiteral("columnsButton"));
+    m_columnsButton->setToolTip(tr("Read the selected catalog again with other columns or "
+                                   "another coordinate unit (deg, arcmin, arcsec, rad, RA in "
+                                   "hours)"));
+    connect(m_columnsButton, &QPushButton::clicked, this, [this] {
+        CatalogRole role;
+        int index = 0;
+        if (selectedCatalog(role, index))
+            editCatalog(role, index);
+    });
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, &CatalogsPanel::updateColumnsButton);
+    connect(m_tree, &QTreeWidget::itemDoubleClicked, this, [this](QTreeWidgetItem* item) {
+        const auto role = roleOf(RowKind(item->data(0, kKindRole).toInt()));
+        if (role && m_buttonsEnabled)
+            editCatalog(*role, item->data(0, kIndexRole).toInt());
+    });
+    m_warnings = new QLabel(this);
+    m_warnings->setObjectName(QStringLiteral("catalogWarnings"));
+    m_warnings->setWordWrap(true);
+    m_warnings->setTextFormat(Qt::RichText);
+    m_warnings->setTextInteractionFlags(Qt::LinksAccessibleByMouse |
+                                        Qt::LinksAccessibleByKeyboard);
+    m_warnings->setStyleSheet(
+        QStringLiteral("QLabel { color: #8a4b00; background: #fff4e0; border: 1px solid #f0c36d; "
+                       "border-radius: 3px; padding: 3px; }"));
+    m_warnings->hide();
+    connect(m_warnings, &QLabel::linkActivated, this, &CatalogsPanel::onWarningLink);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_openButton);
     buttons->addWidget(m_addButton);
     buttons->addWidget(m_removeButton);
+    buttons->addWidget(m_columnsButton);
     buttons->addWidget(m_secondButton);
     auto* hint = new QLabel(tr("Drop catalog files here to open them."), this);
     hint->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_tree, 1);
+    layout->addWidget(m_warnings);
     layout->addLayout(buttons);
     layout->addWidget(hint);
     setCatalogs(std::nullopt, {});
@@ -138,6 +197,121 @@ void CatalogsPanel::setButtonsEnabled(bool enabled) {
     for (QPushButton* button : {m_openButton, m_addButton, m_removeButton})
         button->setEnabled(enabled);
     m_secondButton->setEnabled(enabled);
+    m_buttonsEnabled = enabled;
+    updateColumnsButton();
+    // A retry link would queue a load behind the one running: it waits too.
+    m_warnings->setTextInteractionFlags(enabled ? Qt::LinksAccessibleByMouse |
+                                                      Qt::LinksAccessibleByKeyboard
+                                                : Qt::NoTextInteraction);
+}
+
+void CatalogsPanel::setCatalogSet(const CatalogSet* set) {
+    if (m_set)
+        disconnect(m_set, nullptr, this, nullptr);
+    m_set = set;
+    if (m_set)
+        connect(m_set, &CatalogSet::unitFailureChanged, this, &CatalogsPanel::updateWarnings);
+    updateWarnings();
+}
+
+bool CatalogsPanel::selectedCatalog(CatalogRole& role, int& index) const {
+    const QTreeWidgetItem* item = m_tree->currentItem();
+    const auto kind = item ? roleOf(RowKind(item->data(0, kKindRole).toInt())) : std::nullopt;
+    if (!kind)
+        return false;
+    role = *kind;
+    index = item->data(0, kIndexRole).toInt();
+    return true;
+}
+
+const CatalogsPanel::ListedCatalog* CatalogsPanel::listed(CatalogRole role, int index) const {
+    for (const ListedCatalog& entry : m_listed)
+        if (entry.role == role && entry.index == index)
+            return &entry;
+    return nullptr;
+}
+
+void CatalogsPanel::updateColumnsButton() {
+    CatalogRole role;
+    int index = 0;
+    const ListedCatalog* entry = selectedCatalog(role, index) ? listed(role, index) : nullptr;
+    const bool editable = entry && !entry->loaded.source.isResource();
+    m_columnsButton->setEnabled(m_buttonsEnabled && editable);
+    m_columnsButton->setToolTip(
+        entry && entry->loaded.source.isResource()
+            ? tr("The bundled sample is in degrees: there is nothing to map")
+            : tr("Read the selected catalog again with other columns or another coordinate unit "
+                 "(deg, arcmin, arcsec, rad, RA in hours)"));
+}
+
+std::optional<CatalogSource> CatalogsPanel::askForSource(const CatalogSource& source) {
+    TablePreview preview;
+    // A binary file is refused by the dialog itself, before any preview.
+    if (binaryFileMessage(source.path).isEmpty()) {
+        try {
+            preview = previewCatalogFile(QFile::encodeName(source.path).toStdString());
+        } catch (const std::exception& error) {
+            m_previewProblem = tr("Cannot preview %1: %2")
+                                   .arg(source.displayName(), describeReadError(error));
+            updateWarnings();
+            return std::nullopt;
+        }
+    }
+    m_previewProblem.clear();
+    updateWarnings();
+    ColumnMappingDialog dialog(source, preview, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return std::nullopt;
+    return dialog.source();
+}
+
+void CatalogsPanel::editCatalog(CatalogRole role, int index) {
+    const ListedCatalog* entry = listed(role, index);
+    if (!entry || entry->loaded.source.isResource())
+        return;
+    const CatalogSource before = entry->loaded.source;
+    const std::optional<CatalogSource> chosen = askForSource(before);
+    if (chosen && *chosen != before)
+        Q_EMIT changeRequested(CatalogChange::reread(role, index, *chosen));
+}
+
+void CatalogsPanel::onWarningLink(const QString& link) {
+    // "edit:<role>:<index>" rereads a listed catalog; "retry" the set's failed load.
+    const QStringList parts = link.split(QLatin1Char(':'));
+    if (parts.size() == 3 && parts[0] == QLatin1String("edit")) {
+        editCatalog(CatalogRole(parts[1].toInt()), parts[2].toInt());
+        return;
+    }
+    if (link == QLatin1String("retry") && m_set && m_set->unitFailure()) {
+        const UnitFailure failure = *m_set->unitFailure();
+        if (const std::optional<CatalogSource> chosen = askForSource(failure.suggested))
+            Q_EMIT changeRequested(failure.retriedWith(*chosen));
+    }
+}
+
+QString CatalogsPanel::warningText() const {
+    if (m_warnings->isHidden())
+        return {};
+    QTextDocument document;
+    document.setHtml(m_warnings->text());
+    return document.toPlainText();
+}
+
+void CatalogsPanel::updateWarnings() {
+    QStringList lines;
+    if (m_set && m_set->unitFailure()) {
+        const UnitFailure& failure = *m_set->unitFailure();
+        lines.append(warningLine(tr("%1 could not be read in %2; its values fit %3 (%4).")
+                                     .arg(failure.source.displayName(),
+                                          describeUnits(failure.source.units()),
+                                          describeUnits(failure.suggested.units()), failure.reason),
+                                 QStringLiteral("retry"), tr("Choose the unit…")));
+    }
+    if (!m_previewProblem.isEmpty())
+        lines.append(warningLine(m_previewProblem));
+    lines += m_catalogWarnings;
+    m_warnings->setText(lines.join(QStringLiteral("<br>")));
+    m_warnings->setVisible(!lines.isEmpty());
 }
 
 int CatalogsPanel::selectedRandomIndex() const {
@@ -157,6 +331,9 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
                                 const std::optional<LoadedCatalog>& data2,
                                 const QList<LoadedCatalog>& randoms2) {
     m_tree->clear();
+    m_listed.clear();
+    m_catalogWarnings.clear();
+    m_previewProblem.clear();
     // Two groups, "Data" and "Randoms", so the file names get the full first column.
     auto addGroup = [this](const QString& title) {
         auto* group = new QTreeWidgetItem(m_tree);
@@ -214,6 +391,19 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
         item->setData(0, Qt::UserRole, kind == RowKind::Random ? index : -1);
         item->setData(0, kKindRole, int(kind));
         item->setData(0, kIndexRole, index);
+        const CatalogRole role = *roleOf(kind);
+        m_listed.append({role, index, loaded});
+        // A catalog read in a unit its values do not fit: said under the list, with the way out.
+        if (const QString warning = unitWarningFor(loaded); !warning.isEmpty()) {
+            item->setForeground(NameColumn, QColor(0xb3, 0x59, 0x00));
+            for (int c = 0; c < ColumnCount; ++c)
+                item->setToolTip(c, origin + QLatin1Char('\n') + warning);
+            m_catalogWarnings.append(
+                loaded.source.isResource()
+                    ? warningLine(warning)
+                    : warningLine(warning, QStringLiteral("edit:%1:%2").arg(int(role)).arg(index),
+                                  tr("Change the unit…")));
+        }
     };
     QTreeWidgetItem* dataGroup = addGroup(tr("Data"));
     if (data)
@@ -234,6 +424,11 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
     }
     m_tree->setColumnHidden(WeightColumn, !anyWeighted);
     m_tree->expandAll();
+    const QString footprint = footprintWarningFor(data, randoms, data2, randoms2);
+    for (const QString& line : footprint.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        m_catalogWarnings.append(warningLine(line));
+    updateWarnings();
+    updateColumnsButton();
 }
 
 } // namespace tpacf::ui

@@ -3,13 +3,18 @@
 // where one is loaded, with N (and Σw for a weighted catalog) and RA/Dec extent (the tooltip says
 // which columns, unit, HDU and rows were read), and the buttons
 // that open, add and remove them (they trigger the window's actions, so menu, toolbar, shortcut
-// and button share one enabled state and one code path).
+// and button share one enabled state and one code path). Under the list, a warning line says what
+// would make w(θ) wrong without an error: data outside their randoms (or randoms over a very
+// different area), a catalog read in a unit its values do not fit, a file that failed in a unit
+// its values do not fit; "Columns…" (or a double click) reads a catalog again through the
+// column-mapping dialog, with other columns or another unit.
 #include "catalog_set.h"
 
 #include <QList>
 #include <QWidget>
 
 class QAction;
+class QLabel;
 class QPushButton;
 class QToolButton;
 class QTreeWidget;
@@ -39,12 +44,26 @@ public:
     int selectedRandom2Index() const;
     /// The buttons wait while catalogs are read (the list stays readable).
     void setButtonsEnabled(bool enabled);
+    /// The set whose failed loads the warning line offers to retry in another unit
+    /// (CatalogSet::unitFailure); without it the line shows the loaded catalogs' warnings only.
+    void setCatalogSet(const CatalogSet* set);
+
+    /// Reads the catalog at `role` / `index` again through the column-mapping dialog (modal);
+    /// emits changeRequested when the user chose other columns, unit or HDU. Nothing for the
+    /// bundled sample (a resource) or a catalog that is not listed.
+    void editCatalog(CatalogRole role, int index);
+    /// The selected catalog's place; false when no catalog row is selected.
+    bool selectedCatalog(CatalogRole& role, int& index) const;
+    /// The warning line's text without markup (lines joined by '\n'); empty when hidden.
+    QString warningText() const;
 
     QTreeWidget* tree() const { return m_tree; }
     QPushButton* openDataButton() const { return m_openButton; }
     QPushButton* addRandomButton() const { return m_addButton; }
     QPushButton* removeRandomButton() const { return m_removeButton; }
     QToolButton* secondSampleButton() const { return m_secondButton; }
+    QPushButton* columnsButton() const { return m_columnsButton; }
+    QLabel* warningLabel() const { return m_warnings; }
 
     /// N as the list shows it: exact up to 999,999, then three significant digits ("1.23 M").
     static QString formatCount(std::size_t count);
@@ -54,7 +73,31 @@ public:
     /// deg, 5000 rows" (tpacf::CatalogOrigin::describe); "N points" for one built in memory.
     static QString describeOrigin(const Catalog& catalog);
 
+Q_SIGNALS:
+    /// The user asked for `change` (a catalog read again with other columns or unit, or a failed
+    /// load retried in another unit); the window queues it as it queues picked files.
+    void changeRequested(const tpacf::ui::CatalogChange& change);
+
 private:
+    struct ListedCatalog {
+        CatalogRole role;
+        int index;
+        LoadedCatalog loaded;
+    };
+    const ListedCatalog* listed(CatalogRole role, int index) const;
+    /// Runs the dialog on `source`; nullopt when cancelled or the file cannot be previewed.
+    std::optional<CatalogSource> askForSource(const CatalogSource& source);
+    void updateWarnings();
+    void updateColumnsButton();
+    void onWarningLink(const QString& link);
+
+    const CatalogSet* m_set = nullptr;
+    QList<ListedCatalog> m_listed;
+    QStringList m_catalogWarnings; // HTML, one per line: units, footprints
+    QString m_previewProblem;      // the last dialog that could not open, until the next change
+    bool m_buttonsEnabled = true;
+    QPushButton* m_columnsButton = nullptr;
+    QLabel* m_warnings = nullptr;
     QTreeWidget* m_tree = nullptr;
     QPushButton* m_openButton = nullptr;
     QPushButton* m_addButton = nullptr;

@@ -6,14 +6,17 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QStandardItemModel>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <charconv>
 #include <optional>
 
 namespace tpacf::ui {
@@ -82,10 +85,61 @@ std::optional<HduLine> parseHduLine(const std::string& line) {
     return hdu;
 }
 
+// A field as a preview cell or a column title shows it: at most kMaxFieldChars characters, so
+// that a line of 8000 bytes cannot push OK off the screen.
+QString shownField(const QString& text) {
+    const int limit = ColumnMappingDialog::kMaxFieldChars;
+    return text.size() <= limit ? text : text.left(limit - 1) + QChar(0x2026);
+}
+
+// A preview field as a number, as the readers take it ("+1.5e3" included); nullopt otherwise.
+std::optional<double> fieldValue(const std::string& field) {
+    std::string_view text(field);
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+        text.remove_prefix(1);
+    if (text.starts_with('+'))
+        text.remove_prefix(1);
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end == text.data())
+        return std::nullopt;
+    return value;
+}
+
+int defaultRaColumn(const TablePreview& preview) {
+    return guessColumn(preview, raNames(), 1);
+}
+
+int defaultDecColumn(const TablePreview& preview) {
+    return guessColumn(preview, decNames(), qMin(2, int(preview.columnCount)));
+}
+
 } // namespace
 
+UnitGuess ColumnMappingDialog::guessUnits(const TablePreview& preview, int raColumn,
+                                          int decColumn) {
+    std::vector<double> ra, dec;
+    if (raColumn < 1 || decColumn < 1)
+        return {};
+    for (const std::vector<std::string>& row : preview.rows) {
+        if (row.size() < std::size_t(qMax(raColumn, decColumn)))
+            continue;
+        const std::optional<double> raValue = fieldValue(row[std::size_t(raColumn - 1)]);
+        const std::optional<double> decValue = fieldValue(row[std::size_t(decColumn - 1)]);
+        if (raValue && decValue) {
+            ra.push_back(*raValue);
+            dec.push_back(*decValue);
+        }
+    }
+    return guessCoordinateUnits(CoordinateRanges::of(ra, dec));
+}
+
 bool ColumnMappingDialog::needsMapping(const TablePreview& preview) {
-    return preview.hasHeader || preview.columnCount > 2;
+    if (preview.hasHeader || preview.columnCount > 2)
+        return true;
+    // A headerless two-column file would be read in degrees: ask where the values say otherwise.
+    return guessUnits(preview, defaultRaColumn(preview), defaultDecColumn(preview))
+        .differsFrom(CoordinateUnits{});
 }
 
 ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const TablePreview& preview,
@@ -96,6 +150,9 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
 
     // FITS: the HDU (where there is a choice) and the row filter decide which rows are read.
     m_hdu = new QComboBox(this);
+    // HDU lines and column titles can be long: the combos take the width they are given.
+    m_hdu->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_hdu->setMinimumContentsLength(24);
     int tables = 0;
     int chosen = -1;
     for (const std::string& line : preview.hdus) {
@@ -143,6 +200,8 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+    m_table->setTextElideMode(Qt::ElideRight);
 
     m_ra = new QComboBox(this);
     m_dec = new QComboBox(this);
@@ -152,12 +211,27 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     m_weight->setToolTip(tr("Per-object weights: each pair counts w_i·w_j. Negative weights are "
                             "allowed (the result says how many); NaN, inf or text is an error."));
 
+    for (QComboBox* combo : {m_ra, m_dec, m_weight}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(16);
+    }
+
     m_unit = new QComboBox(this);
-    for (AngleUnit unit : {AngleUnit::Degree, AngleUnit::Arcminute, AngleUnit::Radian})
+    for (AngleUnit unit :
+         {AngleUnit::Degree, AngleUnit::Arcminute, AngleUnit::Arcsecond, AngleUnit::Radian})
         m_unit->addItem(unitLabel(unit), int(unit));
     m_unit->setCurrentIndex(qMax(0, m_unit->findData(int(source.unit))));
+    m_unit->setToolTip(tr("The unit of the RA and Dec columns as the file writes them"));
+    m_unit->setObjectName(QStringLiteral("unitCombo"));
     m_raInHours = new QCheckBox(tr("RA in hours (Dec in the unit above)"), this);
     m_raInHours->setChecked(source.raInHours);
+    m_raInHours->setObjectName(QStringLiteral("raInHoursCheck"));
+    m_unitNote = new QLabel(this);
+    m_unitNote->setWordWrap(true);
+    m_unitNote->setObjectName(QStringLiteral("unitNote"));
+    m_unitNote->hide();
+    // Units a session or an earlier choice gave are kept; the default follows the values.
+    m_unitsChosen = source.units() != CoordinateUnits{};
 
     // The HDU row only where there is a choice; the filter for every FITS table.
     auto* selection = new QFormLayout;
@@ -176,6 +250,7 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     form->addRow(tr("Weight column:"), m_weight);
     form->addRow(tr("Coordinate unit:"), m_unit);
     form->addRow(QString(), m_raInHours);
+    form->addRow(QString(), m_unitNote);
 
     // Two forms, one above the preview and one below it, with their fields in one column.
     QList<QLabel*> labels;
@@ -196,16 +271,39 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(selection);
+    // The choices sit in boxes, so that a refused file can hide them all.
+    m_selectionBox = new QWidget(this);
+    m_selectionBox->setLayout(selection);
+    selection->setContentsMargins(0, 0, 0, 0);
+    m_choicesBox = new QWidget(this);
+    m_choicesBox->setLayout(form);
+    form->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_selectionBox);
     layout->addWidget(m_note);
     layout->addWidget(m_table, 1);
-    layout->addLayout(form);
+    layout->addWidget(m_choicesBox);
     layout->addWidget(m_buttons);
-    resize(640, m_fits ? 540 : 480);
+    resize(640, m_fits ? 560 : 500);
+
+    // Binary bytes are refused before they fill a preview (item 6 of issue 16).
+    if (const QString problem = binaryFileMessage(source.path); !problem.isEmpty()) {
+        refuse(problem);
+        return;
+    }
 
     connect(m_ra, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
     connect(m_dec, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
     connect(m_weight, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
+    connect(m_ra, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateUnitNote);
+    connect(m_dec, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateUnitNote);
+    // A unit set from outside (the user, a test) is a choice: the suggestion no longer moves it.
+    // The dialog's own suggestion is set with the signals blocked.
+    const auto unitsChosen = [this] {
+        m_unitsChosen = true;
+        updateUnitNote();
+    };
+    connect(m_unit, &QComboBox::currentIndexChanged, this, unitsChosen);
+    connect(m_raInHours, &QCheckBox::toggled, this, unitsChosen);
 
     // The source's own columns first; guesses from the names where it has none.
     const int raChoice = source.raColumn > 0 ? source.raColumn : guessColumn(preview, raNames(), 1);
@@ -229,6 +327,82 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     }
     connect(m_hdu, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::previewChosenHdu);
     updateHighlight();
+    updateUnitNote();
+    fitToScreen();
+}
+
+void ColumnMappingDialog::refuse(const QString& message) {
+    m_refusal = message;
+    setWindowTitle(tr("Not a text catalog: %1").arg(QFileInfo(m_source.path).fileName()));
+    // A long path has no spaces to wrap at: let it break after its slashes.
+    QString wrappable = message;
+    wrappable.replace(QLatin1Char('/'), QStringLiteral("/\u200B"));
+    m_note->setText(wrappable);
+    m_note->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
+    // Nothing of the file is shown: its bytes are no fields, and there is nothing to choose.
+    m_table->hide();
+    m_selectionBox->hide();
+    m_choicesBox->hide();
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(false);
+    m_buttons->button(QDialogButtonBox::Cancel)->setText(tr("Close"));
+    const int width = 560;
+    const int height = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width)
+                                                     : layout()->totalSizeHint().height();
+    resize(width, qMax(120, height));
+    fitToScreen();
+}
+
+void ColumnMappingDialog::fitToScreen() {
+    const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen)
+        return;
+    const QSize available = screen->availableGeometry().size();
+    // Room for the window frame, which the geometry above does not include.
+    const QSize limit(qMax(320, available.width() - 16), qMax(240, available.height() - 48));
+    setMaximumSize(limit);
+    resize(size().boundedTo(limit));
+}
+
+CoordinateUnits ColumnMappingDialog::chosenUnits() const {
+    return {AngleUnit(m_unit->currentData().toInt()), m_raInHours->isChecked()};
+}
+
+void ColumnMappingDialog::updateUnitNote() {
+    const UnitGuess guess =
+        guessUnits(m_preview, m_ra->currentData().toInt(), m_dec->currentData().toInt());
+    if (!m_unitsChosen) {
+        // The values decide until the user does: degrees where they suggest nothing firmer.
+        const CoordinateUnits suggested = guess.confidence >= UnitConfidence::Suggested
+                                              ? guess.units
+                                              : CoordinateUnits{};
+        const QSignalBlocker blockUnit(m_unit), blockHours(m_raInHours);
+        m_unit->setCurrentIndex(qMax(0, m_unit->findData(int(suggested.unit))));
+        m_raInHours->setChecked(suggested.raInHours);
+    }
+    const CoordinateUnits chosen = chosenUnits();
+    const QString reason = QString::fromStdString(guess.reason);
+    QString text;
+    QString colour;
+    if (guess.confidence == UnitConfidence::None && !reason.isEmpty()) {
+        text = tr("The values fit no unit: %1.").arg(reason);
+        colour = QStringLiteral("#c0392b");
+    } else if (guess.confidence == UnitConfidence::Possible && guess.units != chosen) {
+        text = tr("The values would also fit: %1").arg(reason);
+        colour = QStringLiteral("#6b6b6b");
+    } else if (guess.confidence >= UnitConfidence::Suggested && guess.units == chosen) {
+        text = tr("Unit suggested by the values: %1").arg(reason);
+        colour = QStringLiteral("#1e7b34");
+    } else if (guess.confidence >= UnitConfidence::Suggested) {
+        text = guess.confidence == UnitConfidence::Required
+                   ? tr("The values cannot be %1: %2").arg(describeUnits(chosen), reason)
+                   : tr("Read as %1? The values suggest otherwise: %2")
+                         .arg(describeUnits(chosen), reason);
+        colour = QStringLiteral("#b35900");
+    }
+    m_unitNote->setText(text);
+    m_unitNote->setStyleSheet(colour.isEmpty() ? QString()
+                                               : QStringLiteral("QLabel { color: %1; }").arg(colour));
+    m_unitNote->setVisible(!text.isEmpty());
 }
 
 void ColumnMappingDialog::setPreview(const TablePreview& preview) {
@@ -241,21 +415,32 @@ void ColumnMappingDialog::setPreview(const TablePreview& preview) {
     const QString decName = chosenName(m_dec);
     const QString weightName = chosenName(m_weight);
 
+    m_preview = preview;
     const int columns = int(preview.columnCount);
     QStringList headers;
     for (int c = 0; c < columns; ++c) {
         const QString name = columnName(preview, c + 1);
         headers.append(name.isEmpty() ? tr("column %1").arg(c + 1)
-                                      : tr("%1: %2").arg(c + 1).arg(name));
+                                      : tr("%1: %2").arg(c + 1).arg(shownField(name)));
     }
     m_table->clear();
     m_table->setRowCount(int(preview.rows.size()));
     m_table->setColumnCount(columns);
     m_table->setHorizontalHeaderLabels(headers);
+    for (int c = 0; c < columns; ++c) {
+        const QString name = columnName(preview, c + 1);
+        if (name.size() > kMaxFieldChars)
+            if (QTableWidgetItem* header = m_table->horizontalHeaderItem(c))
+                header->setToolTip(name);
+    }
     for (std::size_t r = 0; r < preview.rows.size(); ++r)
-        for (std::size_t c = 0; c < preview.rows[r].size() && int(c) < columns; ++c)
-            m_table->setItem(int(r), int(c),
-                             new QTableWidgetItem(QString::fromStdString(preview.rows[r][c])));
+        for (std::size_t c = 0; c < preview.rows[r].size() && int(c) < columns; ++c) {
+            const QString field = QString::fromStdString(preview.rows[r][c]);
+            auto* item = new QTableWidgetItem(shownField(field));
+            if (field.size() > kMaxFieldChars)
+                item->setToolTip(field);
+            m_table->setItem(int(r), int(c), item);
+        }
 
     const QSignalBlocker blockRa(m_ra), blockDec(m_dec), blockWeight(m_weight);
     m_ra->clear();
@@ -287,6 +472,7 @@ void ColumnMappingDialog::setPreview(const TablePreview& preview) {
     m_note->setStyleSheet(QString());
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(columns > 0);
     updateHighlight();
+    updateUnitNote();
 }
 
 void ColumnMappingDialog::previewChosenHdu() {
@@ -301,6 +487,7 @@ void ColumnMappingDialog::previewChosenHdu() {
     } catch (const std::exception& error) {
         // Say why, and keep OK off: the columns shown are not this HDU's.
         m_shownHdu = hdu;
+        m_preview = TablePreview{};
         m_table->clear();
         m_table->setRowCount(0);
         m_table->setColumnCount(0);
@@ -329,8 +516,7 @@ CatalogSource ColumnMappingDialog::source() const {
     source.raColumn = m_ra->currentData().toInt();
     source.decColumn = m_dec->currentData().toInt();
     source.weightColumn = m_weight->currentData().toInt();
-    source.unit = AngleUnit(m_unit->currentData().toInt());
-    source.raInHours = m_raInHours->isChecked();
+    source.setUnits(chosenUnits());
     if (m_fits) {
         // The HDU is always stated: the column numbers above count its columns.
         source.hdu = m_shownHdu;

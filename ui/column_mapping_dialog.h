@@ -1,8 +1,10 @@
 #pragma once
-// Column mapping for catalog files with a header or more than two columns: a preview of the
-// first rows (tpacf::previewCatalogFile), RA/Dec column choice, an optional weight column,
-// coordinate unit, RA in hours; for FITS files the table's HDU (where there is more than one)
-// and an optional cfitsio row filter.
+// Column mapping for catalog files: a preview of the first rows (tpacf::previewCatalogFile),
+// RA/Dec column choice, an optional weight column, the coordinate unit (deg, arcmin, arcsec, rad;
+// RA in hours) with the unit the previewed values suggest (tpacf::guessCoordinateUnits); for FITS
+// files the table's HDU (where there is more than one) and an optional cfitsio row filter. A file
+// that holds no text is refused before any preview, and the dialog never grows wider than the
+// screen (long fields are elided; the table scrolls).
 #include "catalog_source.h"
 
 #include <QDialog>
@@ -30,6 +32,15 @@ public:
     QComboBox* raCombo() const { return m_ra; }
     QComboBox* decCombo() const { return m_dec; }
     QComboBox* weightCombo() const { return m_weight; }
+    /// deg, arcmin, arcsec, rad (data: the AngleUnit); with raInHoursCheck(), the units.
+    QComboBox* unitCombo() const { return m_unit; }
+    QCheckBox* raInHoursCheck() const { return m_raInHours; }
+    /// Under the unit: what the previewed values suggest and whether the choice agrees; hidden
+    /// where the values fit degrees and degrees are chosen.
+    QLabel* unitNoteLabel() const { return m_unitNote; }
+    /// Non-empty when the file was refused (it holds no text): the message, which names the file.
+    /// The preview and the choices are then hidden and OK is off.
+    QString refusal() const { return m_refusal; }
     /// FITS with more than one table HDU: every extension ("2: RANDOMS (300 rows, 7 columns)";
     /// images and ASCII tables listed but not selectable), data the extension number. Hidden
     /// otherwise.
@@ -39,8 +50,16 @@ public:
     /// The line above the preview (it also says why an HDU could not be previewed).
     QLabel* noteLabel() const { return m_note; }
 
-    /// True when a file needs the dialog: a header naming columns, or more than two columns.
+    /// True when a file needs the dialog: a header naming columns, more than two columns, or
+    /// values in the default columns that suggest another unit than degrees (a headerless file
+    /// in arcmin or radians). Any file can be mapped; only these must be.
     static bool needsMapping(const TablePreview& preview);
+    /// What the preview's values in these columns (1-based) suggest; fields that are no number
+    /// are left out.
+    static UnitGuess guessUnits(const TablePreview& preview, int raColumn, int decColumn);
+    /// Longest field shown in a preview cell or column title; longer ones are elided (their
+    /// tooltip has them whole), so a file of long lines keeps the dialog on the screen.
+    static constexpr int kMaxFieldChars = 28;
 
 private:
     /// Fills the table and the column combos from `preview`, keeping chosen columns by name
@@ -49,9 +68,19 @@ private:
     /// Previews the HDU chosen in the combo (on the GUI thread: headers and 20 rows only).
     void previewChosenHdu();
     void updateHighlight();
+    /// The note under the unit; while the user has not picked a unit, picks the suggested one.
+    void updateUnitNote();
+    CoordinateUnits chosenUnits() const;
+    void refuse(const QString& message);
+    /// Keeps the dialog within the available screen geometry.
+    void fitToScreen();
 
     CatalogSource m_source;
+    TablePreview m_preview; // the one shown
     bool m_fits = false;
+    // The units were given (a session, a recent file, a reread) or picked here: not overridden.
+    bool m_unitsChosen = false;
+    QString m_refusal;
     QString m_shownHdu; // the extension number the preview shows; "" for ASCII
     QLabel* m_note = nullptr;
     QTableWidget* m_table = nullptr;
@@ -62,6 +91,9 @@ private:
     QComboBox* m_weight = nullptr; // "(none)" (data 0), then every column
     QComboBox* m_unit = nullptr;
     QCheckBox* m_raInHours = nullptr;
+    QLabel* m_unitNote = nullptr;
+    QWidget* m_selectionBox = nullptr; // HDU and row filter
+    QWidget* m_choicesBox = nullptr;   // columns and unit
     QDialogButtonBox* m_buttons = nullptr;
 };
 

@@ -126,6 +126,14 @@ void MainWindow::createDocks() {
     m_catalogsPanel->setActions(m_openDataAction, m_addRandomAction, m_removeRandomAction);
     m_catalogsPanel->setSecondSampleActions(m_openData2Action, m_addRandom2Action,
                                             m_removeSecondAction);
+    // The panel's own remedies (another unit or columns for a listed catalog) reread it in place.
+    m_catalogsPanel->setCatalogSet(m_catalogs);
+    connect(m_catalogsPanel, &CatalogsPanel::changeRequested, this,
+            [this](const CatalogChange& change) {
+                LoadIntent intent;
+                intent.doneMessage = tr("Catalog reread with the new reading settings");
+                queueCatalogChange(change, std::move(intent));
+            });
 
     m_skyPlot = new SkyPlot(this);
     m_binningPanel = new BinningPanel(this);

@@ -86,7 +86,11 @@ SkyPlot::SkyPlot(QWidget* parent) : QWidget(parent) {
         QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x1f, 0x4e, 0x9c, 200), 2.5));
     m_dataGraph->setName(tr("data"));
 
+    // Randoms shown from the start: data off their randoms' footprint must be seen at a glance.
     m_showRandoms = new QCheckBox(tr("Show randoms"), this);
+    m_showRandoms->setChecked(true);
+    m_showRandoms->setToolTip(tr("The random catalogs in grey behind the data: both should cover "
+                                 "the same footprint"));
     m_showRegions = new QCheckBox(tr("Colour by jackknife region"), this);
     m_showRegions->setToolTip(tr("After a jackknife run: each data point in the colour of the "
                                  "region it was assigned to"));

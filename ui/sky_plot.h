@@ -1,6 +1,7 @@
 #pragma once
-// The Sky preview: RA/Dec scatter of the data and, optionally, the randoms; after a jackknife
-// run, the data coloured by the region the core put each point in.
+// The Sky preview: RA/Dec scatter of the data over the randoms (shown by default, so data off
+// their randoms' footprint stand out); after a jackknife run, the data coloured by the region the
+// core put each point in.
 #include <tpacf/catalog.h>
 
 #include <QWidget>
@@ -34,6 +35,8 @@ class SkyPlot : public QWidget {
     bool hasRegions() const { return m_regions != nullptr; }
     /// The "Colour by region" toggle (enabled while regions are known).
     QCheckBox* regionsCheck() const { return m_showRegions; }
+    /// The "Show randoms" toggle (on by default).
+    QCheckBox* randomsCheck() const { return m_showRandoms; }
     /// Regions drawn in their own colour (0 when the map is off).
     int plottedRegions() const;
 
