@@ -24,23 +24,28 @@ constexpr int kAutoPrecision = -1;
 BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
     : QWidget(parent), m_backends(std::move(backends)) {
     m_estimator = new QComboBox(this);
-    for (const EstimatorInfo& info : estimators()) {
+    m_estimator->setObjectName(QStringLiteral("estimatorCombo"));
+    for (const EstimatorInfo& info : estimators())
         m_estimator->addItem(QString::fromLatin1(info.name), int(info.id));
-        m_estimator->setItemData(m_estimator->count() - 1, QString::fromLatin1(info.formula),
-                                 Qt::ToolTipRole);
-    }
+    // Item and combo tooltips (with the formulas of the current mode) are set by updateFormula().
     m_formula = new QLabel(this);
     m_formula->setWordWrap(true);
     m_formula->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     m_backend = new QComboBox(this);
-    const auto addEntry = [this](const QString& text, const QString& name, int device) {
+    m_backend->setObjectName(QStringLiteral("backendCombo"));
+    const auto addEntry = [this](const QString& text, const QString& name, int device,
+                                 const QString& tip) {
         m_backend->addItem(text);
         m_backend->setItemData(m_backend->count() - 1, name, kNameRole);
         m_backend->setItemData(m_backend->count() - 1, device, kDeviceRole);
+        m_backend->setItemData(m_backend->count() - 1, tip, Qt::ToolTipRole);
     };
-    addEntry(tr("Auto (GPU when available)"), QString(kAutoName), kNoDevice);
-    addEntry(tr("CPU (double precision)"), QString(kCpuName), kNoDevice);
+    addEntry(tr("Auto (GPU when available)"), QString(kAutoName), kNoDevice,
+             tr("Every usable GPU where there is one, else the CPU (the log then says so)"));
+    addEntry(tr("CPU (double precision)"), QString(kCpuName), kNoDevice,
+             tr("Every CPU core (or the CPU threads below), in double precision: the exact "
+                "reference the GPU backends are checked against"));
     // With several modules each device says whose it is; with one the plain "GPU k" is clear.
     const bool nameModules = m_backends.modules().size() > 1;
     QStringList unavailable;
@@ -57,22 +62,51 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
                                .arg(gib, 0, 'f', 1); // as `tpacf devices` shows it
             if (nameModules)
                 text = QString::fromStdString(module->displayName()) + QLatin1Char(' ') + text;
-            addEntry(text, name, device.index);
+            addEntry(text, name, device.index,
+                     tr("This GPU alone: compute %1.%2, %3 multiprocessors. Automatic precision "
+                        "here: %4")
+                         .arg(device.computeMajor)
+                         .arg(device.computeMinor)
+                         .arg(device.multiprocessors)
+                         .arg(QString::fromStdString(autoPrecision({device}).reason)));
             m_haveGpu = true;
         }
     }
 
+    m_backend->setToolTip(
+        tr("<p>What counts the pairs. Every backend counts the same pairs into the same bins; "
+           "they differ in speed.</p>"
+           "<p><b>Auto</b>: every usable GPU, else the CPU (the log says so).<br>"
+           "<b>CPU</b>: all cores, in double precision: the exact reference.<br>"
+           "<b>GPU k</b>: that CUDA device alone.</p>"));
+
     m_threads = new QSpinBox(this);
+    m_threads->setObjectName(QStringLiteral("threadsSpin"));
     m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("All (%1)").arg(QThread::idealThreadCount()));
     m_threads->setToolTip(tr("Threads of the CPU backend; 0 uses every hardware thread"));
 
     m_precision = new QComboBox(this);
+    m_precision->setObjectName(QStringLiteral("precisionCombo"));
     m_precision->addItem(tr("Automatic (double where FP64 is full rate)"), kAutoPrecision);
     m_precision->addItem(tr("Double (exact reference)"), int(Precision::Double));
     m_precision->addItem(tr("Float (hi+lo, GPU only)"), int(Precision::Float));
+    m_precision->setItemData(
+        m_precision->findData(int(Precision::Double)),
+        tr("Counts identical to the CPU's, bin for bin; on a GPU with slow FP64 (GeForce, most "
+           "RTX cards) many times slower than float"),
+        Qt::ToolTipRole);
+    m_precision->setItemData(
+        m_precision->findData(int(Precision::Float)),
+        tr("Each coordinate as two floats (hi + lo): squared chord lengths to about 2e-7 at every "
+           "separation; counts differ from double only by pairs within that rounding of a bin "
+           "edge (at most 1e-5 × count + 2 per bin). GPU only: the CPU always counts in double"),
+        Qt::ToolTipRole);
+    // Automatic's item and the combo's tooltip say what it means with the backend chosen:
+    // updateEnabledState().
 
     m_culling = new QComboBox(this);
+    m_culling->setObjectName(QStringLiteral("cullingCombo"));
     m_culling->addItem(tr("Auto (by θ max and N)"), int(CullingMode::Auto));
     m_culling->addItem(tr("On (nearby sky cells only)"), int(CullingMode::On));
     m_culling->addItem(tr("Off (every pair)"), int(CullingMode::Off));
@@ -134,13 +168,45 @@ QString BackendPanel::formulaText() const {
     return m_formula->text();
 }
 
+namespace {
+
+// What each estimator is good for, in a sentence (the formulas are the core's table's).
+QString estimatorUse(Estimator estimator) {
+    switch (estimator) {
+    case Estimator::LandySzalay:
+        return BackendPanel::tr("The standard: smallest variance, least sensitive to the edges of "
+                                "the footprint.");
+    case Estimator::Natural:
+        return BackendPanel::tr("Also called Peebles–Hauser. Ignores DR; biased near the edges "
+                                "of the footprint.");
+    case Estimator::DavisPeebles:
+        return BackendPanel::tr("Ignores RR; sensitive to the data's own density fluctuations.");
+    case Estimator::Hamilton:
+        return BackendPanel::tr("A ratio of DD, DR and RR; like Landy–Szalay it corrects for "
+                                "the edges to first order.");
+    }
+    return {};
+}
+
+} // namespace
+
 void BackendPanel::updateFormula() {
     // The formulas come from the core's estimator table, in the form the next run uses.
-    for (int i = 0; i < m_estimator->count(); ++i)
-        m_estimator->setItemData(i,
-                                 QString::fromLatin1(estimatorFormula(
-                                     Estimator(m_estimator->itemData(i).toInt()), m_cross)),
+    QString overview;
+    for (int i = 0; i < m_estimator->count(); ++i) {
+        const auto id = Estimator(m_estimator->itemData(i).toInt());
+        const QString formula = QString::fromLatin1(estimatorFormula(id, m_cross));
+        const QString use = estimatorUse(id);
+        m_estimator->setItemData(i, use.isEmpty() ? formula : formula + QStringLiteral("\n") + use,
                                  Qt::ToolTipRole);
+        overview += QStringLiteral("<b>%1</b>: %2<br>")
+                        .arg(m_estimator->itemText(i).toHtmlEscaped(), formula.toHtmlEscaped());
+    }
+    m_estimator->setToolTip(
+        tr("<p>How the normalised pair counts become w(θ)%1:</p><p>%2</p>"
+           "<p>Every run counts DD, DR and RR, so after a run another estimator needs no new "
+           "count.</p>")
+            .arg(m_cross ? tr(" for two samples") : QString(), overview));
     m_formula->setText(QString::fromLatin1(estimatorFormula(estimator(), m_cross)));
 }
 
@@ -202,6 +268,39 @@ void BackendPanel::updateEnabledState() {
     if (!floatPossible && m_precision->currentData().toInt() == int(Precision::Float))
         m_precision->setCurrentIndex(m_precision->findData(kAutoPrecision));
     m_threads->setEnabled(name == kAutoName || name == kCpuName);
+
+    const QString automatic = automaticPrecisionHere();
+    m_precision->setItemData(m_precision->findData(kAutoPrecision),
+                             tr("With the backend chosen: %1").arg(automatic), Qt::ToolTipRole);
+    m_precision->setToolTip(
+        tr("<p>The arithmetic of the pair separations.</p>"
+           "<p><b>Automatic</b>: double on the CPU and on GPUs whose FP64 runs at a third of "
+           "their FP32 rate or better (H100, A100, V100); elsewhere the hi+lo float mode. With "
+           "the backend chosen: %1.</p>"
+           "<p><b>Double</b>: counts identical to the CPU reference.</p>"
+           "<p><b>Float (hi+lo)</b>: each coordinate as two floats; counts differ from double "
+           "only by pairs within rounding (about 2e-7) of a bin edge. GPU only.</p>")
+            .arg(automatic.toHtmlEscaped()));
+}
+
+QString BackendPanel::automaticPrecisionHere() const {
+    const QString name = m_backend->currentData(kNameRole).toString();
+    if (name == kCpuName)
+        return tr("double (the CPU always counts in double)");
+    // The devices the run would use: the one chosen, or under Auto every device of the first
+    // module that has any (as the job's selection does).
+    const int device = m_backend->currentData(kDeviceRole).toInt();
+    for (const auto& module : m_backends.modules()) {
+        std::vector<GpuDeviceInfo> devices = module->devices();
+        if (devices.empty() ||
+            (name != kAutoName && QString::fromStdString(module->name()) != name))
+            continue;
+        if (device != kNoDevice)
+            std::erase_if(devices, [device](const GpuDeviceInfo& d) { return d.index != device; });
+        if (!devices.empty())
+            return QString::fromStdString(autoPrecision(devices).reason);
+    }
+    return tr("double (no usable GPU: runs use the CPU)");
 }
 
 } // namespace tpacf::ui

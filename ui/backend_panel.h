@@ -43,6 +43,8 @@ Q_SIGNALS:
 private:
     void updateEnabledState();
     void updateFormula();
+    /// What precision "Automatic" means with the backend entry chosen, and why.
+    QString automaticPrecisionHere() const;
     /// The backend combo's entry for a backend name and device index (-1: none), or -1.
     int findEntry(const QString& name, int device) const;
 

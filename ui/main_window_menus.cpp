@@ -1,9 +1,12 @@
 // MainWindow, part two: its actions, menus and toolbar, the file dialogs behind them, File >
-// Open Recent, drag and drop, and the About box. (main_window.cpp builds and wires the window.)
+// Open Recent, drag and drop, Run > Copy as Command Line, Help > User Guide (F1) and the About
+// box. (main_window.cpp builds and wires the window.)
 #include "main_window.h"
 
 #include "catalogs_panel.h"
+#include "command_line_export.h"
 #include "covariance_view.h"
+#include "help_window.h"
 #include "plot_panel.h"
 
 #include <tpacf/catalog_formats.h>
@@ -11,6 +14,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -181,6 +185,25 @@ void MainWindow::createMenus() {
     run->addAction(m_cancelAction);
     run->addSeparator();
     run->addAction(m_forgetCountsAction);
+    // The same run for scripts and clusters: what Run would compute now, as a `tpacf run` command.
+    QAction* copyCommand = run->addAction(tr("Copy as Command &Line"), this, [this] {
+        const RunCommandLine command = runCommandLine(session());
+        QApplication::clipboard()->setText(command.clipboardText());
+        for (const QString& note : command.notes)
+            logLine(MessageSeverity::Warning, tr("Command line: %1").arg(note));
+        reportMessage(MessageSeverity::Info,
+                      command.exact()
+                          ? tr("Copied to the clipboard: %1").arg(command.text())
+                          : tr("Copied to the clipboard (%n note(s) in the log and after the "
+                               "command): %1",
+                               nullptr, int(command.notes.size()))
+                                .arg(command.text()));
+    });
+    copyCommand->setObjectName(QStringLiteral("copyCommandLineAction"));
+    const QString copyTip = tr("Copy the tpacf run command that computes what Run would compute "
+                               "now: the catalogs, bins, estimator, error bars and backend");
+    copyCommand->setToolTip(copyTip);
+    copyCommand->setStatusTip(copyTip);
     run->setToolTipsVisible(true);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
@@ -199,10 +222,24 @@ void MainWindow::createMenus() {
     auto* reset = m_viewMenu->addAction(tr("&Reset Plot View"), m_plotPanel, &PlotPanel::resetView);
     reset->setShortcut(QKeySequence(tr("Ctrl+0")));
     m_viewMenu->addSeparator();
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
-        m_viewMenu->addAction(dock->toggleViewAction());
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        // The dock sets its toggle's text to its title whenever that changes, and a menu reads
+        // "&" as a mnemonic ("Errors & Backend" showed as "Errors _Backend"): double it each time.
+        QAction* toggle = dock->toggleViewAction();
+        const auto showTitleLiterally = [dock, toggle] {
+            QString text = dock->windowTitle();
+            text.replace(QLatin1Char('&'), QStringLiteral("&&"));
+            if (toggle->text() != text)
+                toggle->setText(text);
+        };
+        showTitleLiterally();
+        connect(toggle, &QAction::changed, this, showTitleLiterally);
+        m_viewMenu->addAction(toggle);
+    }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(new UserGuideAction(this));
+    help->addSeparator();
     help->addAction(m_aboutAction);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 

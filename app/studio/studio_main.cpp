@@ -8,14 +8,83 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QTimer>
 
 #include <memory>
+#include <string_view>
 
 #include <cstdio>
 #include <cstdlib>
 
 namespace {
+
+// The command line, declared once for the two ways through main(): --help and --version answered
+// without a display, and the window's run.
+struct StudioOptions {
+    QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                  QStringLiteral("Run, save a screenshot to PATH, quit."),
+                                  QStringLiteral("PATH")};
+    QCommandLineOption screenshotTab{QStringLiteral("screenshot-tab"),
+                                     QStringLiteral("Plot tab to show: w, counts or covariance."),
+                                     QStringLiteral("TAB"), QStringLiteral("w")};
+    QCommandLineOption screenshotJackknife{
+        QStringLiteral("screenshot-jackknife"),
+        QStringLiteral("Run with jackknife error bars over K regions."), QStringLiteral("K")};
+};
+
+void describeApplication() {
+    QCoreApplication::setOrganizationName(QStringLiteral("TPACF"));
+    QCoreApplication::setApplicationName(QStringLiteral("TPACF Studio"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(tpacf::version()));
+}
+
+void describeCommandLine(QCommandLineParser& parser, StudioOptions& options) {
+    parser.setApplicationDescription(
+        QStringLiteral("Two-point angular correlation function w(θ) on GPU and CPU."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("session"),
+                                 QStringLiteral("A session (.json) or data catalog to open."));
+    // Hidden helpers for documentation screenshots: run, grab the window, quit.
+    for (QCommandLineOption* option :
+         {&options.screenshot, &options.screenshotTab, &options.screenshotJackknife}) {
+        option->setFlags(QCommandLineOption::HiddenFromHelp);
+        parser.addOption(*option);
+    }
+}
+
+// What the words ask of the program before any window. Words after "--" are file names.
+enum class TextRequest { None, HelpOrVersion, HelpAll };
+TextRequest textRequest(int argc, char** argv) {
+    TextRequest request = TextRequest::None;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view word = argv[i];
+        if (word == "--")
+            break;
+        if (word == "--help-all")
+            return TextRequest::HelpAll;
+        // Short options may come compacted ("-hv"), as QCommandLineParser reads them.
+        if (word == "--help" || word == "--version" ||
+            (word.size() > 1 && word[0] == '-' && word[1] != '-' &&
+             word.find_first_not_of("hv?", 1) == std::string_view::npos))
+            request = TextRequest::HelpOrVersion;
+    }
+    return request;
+}
+
+// Prints what QCommandLineParser prints for --help or --version (it exits) without a
+// QApplication, which would need a display.
+int answerTextRequest(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    describeApplication();
+    QCommandLineParser parser;
+    StudioOptions options;
+    describeCommandLine(parser, options);
+    parser.process(app); // exits: 0 after the help or the version, 1 on a bad word before it
+    return 0;
+}
+
 // On X11/Wayland systems without a display Qt aborts with a plugin error; say what to do instead.
 bool displayMissing() {
 #if defined(Q_OS_UNIX) && !defined(Q_OS_MACOS)
@@ -31,6 +100,12 @@ bool displayMissing() {
 } // namespace
 
 int main(int argc, char** argv) {
+    // --help and --version need no display: answered without a QApplication. --help-all lists
+    // the GUI's Qt options, which only a QApplication knows: it takes that path where it can.
+    if (const TextRequest request = textRequest(argc, argv);
+        request == TextRequest::HelpOrVersion ||
+        (request == TextRequest::HelpAll && displayMissing()))
+        return answerTextRequest(argc, argv);
     if (displayMissing()) {
         std::fputs("tpacf-studio: no display (DISPLAY and WAYLAND_DISPLAY are unset).\n"
                    "Use the command-line tool instead, e.g.\n"
@@ -40,35 +115,16 @@ int main(int argc, char** argv) {
         return 2;
     }
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("TPACF"));
-    QApplication::setApplicationName(QStringLiteral("TPACF Studio"));
-    QApplication::setApplicationVersion(QString::fromLatin1(tpacf::version()));
+    describeApplication();
     QApplication::setDesktopFileName(QStringLiteral("tpacf-studio"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Two-point angular correlation function w(θ) on GPU and CPU."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("session"),
-                                 QStringLiteral("A session (.json) or data catalog to open."));
-    // Hidden helpers for documentation screenshots: run, grab the window, quit.
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Run, save a screenshot to PATH, quit."),
-                                  QStringLiteral("PATH"));
-    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
-    QCommandLineOption screenshotTab(QStringLiteral("screenshot-tab"),
-                                     QStringLiteral("Plot tab to show: w, counts or covariance."),
-                                     QStringLiteral("TAB"), QStringLiteral("w"));
-    screenshotTab.setFlags(QCommandLineOption::HiddenFromHelp);
-    QCommandLineOption screenshotJackknife(
-        QStringLiteral("screenshot-jackknife"),
-        QStringLiteral("Run with jackknife error bars over K regions."), QStringLiteral("K"));
-    screenshotJackknife.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOption(screenshot);
-    parser.addOption(screenshotTab);
-    parser.addOption(screenshotJackknife);
+    StudioOptions studioOptions;
+    describeCommandLine(parser, studioOptions);
     parser.process(app);
+    const QCommandLineOption& screenshot = studioOptions.screenshot;
+    const QCommandLineOption& screenshotTab = studioOptions.screenshotTab;
+    const QCommandLineOption& screenshotJackknife = studioOptions.screenshotJackknife;
 
     // The one place the studio names its backend modules: a new backend is one more add().
     tpacf::BackendRegistry backends;
