@@ -23,14 +23,19 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QGroupBox>
+#include <QGuiApplication>
 #include <QJsonArray>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScreen>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 // Resources of a static library must be registered explicitly (outside any namespace).
 static void initStudioResources() {
@@ -48,11 +53,26 @@ const QString kSampleData = QStringLiteral(":/samples/sample_data.txt");
 const QStringList kSampleRandoms = {QStringLiteral(":/samples/sample_random_1.txt"),
                                     QStringLiteral(":/samples/sample_random_2.txt")};
 
+enum class DockContent { Fixed, Scrolled };
+
+// Settings panels sit in a scroll area: their natural heights add up to more than a 720-pixel
+// screen holds, and a dock's minimum size would otherwise become the window's (a window larger
+// than the screen, or docks drawn over each other when it is forced smaller).
 QDockWidget* makeDock(const QString& title, const QString& objectName, QWidget* content,
-                      QWidget* parent) {
+                      QWidget* parent, DockContent kind = DockContent::Fixed) {
     auto* dock = new QDockWidget(title, parent);
     dock->setObjectName(objectName); // needed by saveState()/restoreState()
-    dock->setWidget(content);
+    if (kind == DockContent::Scrolled) {
+        auto* scroll = new QScrollArea(dock);
+        scroll->setObjectName(objectName + QStringLiteral("Scroll"));
+        scroll->setWidget(content);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+        dock->setWidget(scroll);
+    } else {
+        dock->setWidget(content);
+    }
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
                       QDockWidget::DockWidgetClosable);
     return dock;
@@ -100,7 +120,7 @@ MainWindow::MainWindow(BackendRegistry backends, Options options, QWidget* paren
     createDocks();
     createMenus();
     statusBar()->showMessage(tr("Ready"));
-    resize(1500, 940);
+    fitToScreen(QSize(1500, 940));
 
     if (m_options.useSettings)
         restoreSettings();
@@ -119,6 +139,26 @@ MainWindow::~MainWindow() {
 
 // ----------------------------------------------------------------------------------------------
 // Construction
+
+QSize MainWindow::availableScreenSize() const {
+    const QScreen* shown = screen() ? screen() : QGuiApplication::primaryScreen();
+    return shown ? shown->availableGeometry().size() : QSize(1280, 720);
+}
+
+void MainWindow::fitToScreen(QSize preferred) {
+    // Inside the screen's available area, less a margin for the window frame and title bar.
+    const QSize available = availableScreenSize();
+    const QSize size(std::min(preferred.width(), available.width() - 16),
+                     std::min(preferred.height(), available.height() - 48));
+    resize(size.expandedTo(QSize(640, 480)));
+    if (const QScreen* shown = screen()) {
+        const QRect area = shown->availableGeometry();
+        const QRect frame = frameGeometry();
+        if (!area.contains(frame))
+            move(area.topLeft() + QPoint(std::max(0, (area.width() - frame.width()) / 2),
+                                         std::max(0, (area.height() - frame.height()) / 2)));
+    }
+}
 
 void MainWindow::createDocks() {
     // Catalogs: data and randoms with N and RA/Dec extent.
@@ -163,6 +203,10 @@ void MainWindow::createDocks() {
     connect(m_run, &RunController::jobStarted, m_runPanel,
             [this] { m_runPanel->showStarting(tr("Starting…")); });
     connect(m_run, &RunController::progress, m_runPanel, &RunPanel::showProgress);
+    connect(m_run, &RunController::progress, m_plotPanel, [this](const JobProgressUpdate& update) {
+        if (update.partial)
+            m_plotPanel->setLiveCoverage(update.partialCoverage);
+    });
     // The refresh timer hands on the latest partial result: live plots without a redraw per
     // progress report.
     connect(m_run, &RunController::partialResult, m_plotPanel,
@@ -177,13 +221,16 @@ void MainWindow::createDocks() {
     m_log->setMaximumBlockCount(5000);
 
     auto* catalogDock =
-        makeDock(tr("Catalogs"), QStringLiteral("catalogsDock"), m_catalogsPanel, this);
+        makeDock(tr("Catalogs"), QStringLiteral("catalogsDock"), m_catalogsPanel, this,
+                 DockContent::Scrolled);
     auto* skyDock = makeDock(tr("Sky Preview"), QStringLiteral("skyDock"), m_skyPlot, this);
     auto* binningDock =
-        makeDock(tr("Binning"), QStringLiteral("binningDock"), m_binningPanel, this);
-    auto* backendDock = makeDock(tr("Estimator, Errors & Backend"), QStringLiteral("backendDock"),
-                                 estimatorWidget, this);
-    auto* runDock = makeDock(tr("Run"), QStringLiteral("runDock"), m_runPanel, this);
+        makeDock(tr("Binning"), QStringLiteral("binningDock"), m_binningPanel, this,
+                 DockContent::Scrolled);
+    auto* backendDock = makeDock(tr("Estimator, Errors, Backend"), QStringLiteral("backendDock"),
+                                 estimatorWidget, this, DockContent::Scrolled);
+    auto* runDock =
+        makeDock(tr("Run"), QStringLiteral("runDock"), m_runPanel, this, DockContent::Scrolled);
     auto* resultsDock = makeDock(tr("Results"), QStringLiteral("resultsDock"), m_resultView, this);
     m_resultsDock = resultsDock;
     auto* logDock = makeDock(tr("Log"), QStringLiteral("logDock"), m_log, this);
@@ -201,12 +248,24 @@ void MainWindow::createDocks() {
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     tabifyDockWidget(resultsDock, logDock);
     resultsDock->raise();
-    resizeDocks({catalogDock, binningDock}, {380, 360}, Qt::Horizontal);
-    resizeDocks({catalogDock, skyDock}, {200, 440}, Qt::Vertical);
-    resizeDocks({binningDock, backendDock, runDock}, {210, 370, 150}, Qt::Vertical);
-    resizeDocks({resultsDock}, {230}, Qt::Vertical);
+    // On short screens (a 1280 x 720 or 1366 x 768 laptop) binning and estimator share a
+    // column as tabs, so that each shows whole instead of three squeezed panels.
+    if (availableScreenSize().height() < 900) {
+        tabifyDockWidget(binningDock, backendDock);
+        binningDock->raise();
+        resizeDocks({catalogDock, binningDock}, {300, 400}, Qt::Horizontal);
+        resizeDocks({catalogDock, skyDock}, {170, 300}, Qt::Vertical);
+        resizeDocks({binningDock, runDock}, {330, 140}, Qt::Vertical);
+        resizeDocks({resultsDock}, {170}, Qt::Vertical);
+    } else {
+        resizeDocks({catalogDock, binningDock}, {360, 440}, Qt::Horizontal);
+        resizeDocks({catalogDock, skyDock}, {200, 440}, Qt::Vertical);
+        resizeDocks({binningDock, backendDock, runDock}, {250, 350, 130}, Qt::Vertical);
+        resizeDocks({resultsDock}, {230}, Qt::Vertical);
+    }
 
     m_inputPanels = {m_catalogsPanel, m_binningPanel, m_backendPanel, m_errorsPanel};
+
 
     // While catalogs are read: what is being read, and a busy bar, at the right of the status
     // bar (where transient messages do not overwrite them).

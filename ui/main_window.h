@@ -55,6 +55,9 @@ public:
         /// Show warnings and errors in modal message boxes (and ask through dialogs, e.g. the
         /// column mapping). Tests turn this off so nothing ever blocks on a dialog.
         bool interactive = true;
+        /// Answers the window's yes/no questions (run although the data lie outside the
+        /// randoms; quit during a run). Empty: a message box when interactive, else yes.
+        std::function<bool(const QString& question)> confirm;
     };
 
     /// Runs choose their backend from `backends` (by default the CPU alone).
@@ -167,6 +170,12 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    /// The screen's available size (a 1280 x 720 guess without a screen).
+    QSize availableScreenSize() const;
+    /// Resizes to `preferred` or less, so that the whole window shows on the screen.
+    void fitToScreen(QSize preferred);
+    /// A yes/no question (Options::confirm); `yes` labels the button that goes on.
+    bool confirm(const QString& question, const QString& yes);
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -217,6 +226,7 @@ private:
     void onRunCancelled();
     /// After a run ends: inputs, actions and the plots back to the last result.
     void showRunEnded();
+    void updateResultsTitle();
     void onStaleChanged(bool stale);
 
     void openDataDialog();

@@ -17,6 +17,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 
 namespace tpacf::ui {
@@ -176,6 +178,8 @@ void MainWindow::restoreSettings() {
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    // A geometry saved on a larger screen still opens inside this one.
+    fitToScreen(size());
     m_recentFiles->restore(settings);
     m_lastDirectory = settings.value(QStringLiteral("lastDirectory"), QDir::homePath()).toString();
     m_exportSettings.widthPx = settings.value(QStringLiteral("export/width"), 1800).toInt();
@@ -205,10 +209,31 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    // Quitting throws the running count away: ask first (the run goes on if the answer is no).
+    if (isRunning() &&
+        !confirm(tr("A run is in progress. Cancel it and quit? Its pair counts so far are lost."),
+                 tr("Cancel the Run and Quit"))) {
+        event->ignore();
+        return;
+    }
     if (m_options.useSettings)
         saveSettings();
     m_run->worker()->requestCancel();
     event->accept();
+}
+
+bool MainWindow::confirm(const QString& question, const QString& yes) {
+    if (m_options.confirm)
+        return m_options.confirm(question);
+    if (!m_options.interactive)
+        return true;
+    QMessageBox box(QMessageBox::Question, tr("TPACF Studio"), question, QMessageBox::NoButton,
+                    this);
+    QPushButton* goOn = box.addButton(yes, QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == goOn;
 }
 
 } // namespace tpacf::ui

@@ -142,6 +142,8 @@ void MainWindow::createActions() {
     connect(m_cancelAction, &QAction::triggered, this, &MainWindow::cancelRun);
     m_forgetCountsAction = new QAction(tr("&Forget Cached Pair Counts"), this);
     m_forgetCountsAction->setObjectName(QStringLiteral("forgetCountsAction"));
+    m_exportCsvAction->setObjectName(QStringLiteral("exportCsvAction"));
+    m_exportPlotAction->setObjectName(QStringLiteral("exportPlotAction"));
     // Why one would: to time a run in full, or to count the pairs again after doubting them.
     const QString forgetTip =
         tr("Drop the pair counts kept from the last run: the next run counts every pair afresh "

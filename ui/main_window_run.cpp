@@ -116,7 +116,18 @@ void MainWindow::onStaleChanged(bool stale) {
     // panel. The CSV export stays possible: its header lists the inputs it came from.
     m_plotPanel->setStale(stale);
     m_runPanel->setStale(stale);
-    m_resultsDock->setWindowTitle(stale ? tr("Results (previous inputs)") : tr("Results"));
+    updateResultsTitle();
+}
+
+void MainWindow::updateResultsTitle() {
+    // The table fills when a run ends; meanwhile it says whose numbers it holds.
+    QString title = tr("Results");
+    if (isRunning())
+        title = m_run->result() ? tr("Results (previous run; this run's appear when it ends)")
+                                : tr("Results (running; the table fills when the run ends)");
+    else if (isResultStale())
+        title = tr("Results (previous inputs)");
+    m_resultsDock->setWindowTitle(title);
 }
 
 void MainWindow::updateRunState() {
@@ -128,7 +139,10 @@ void MainWindow::updateRunState() {
     m_cancelAction->setEnabled(isRunning());
     m_forgetCountsAction->setEnabled(!isRunning() && m_run->countCache() != nullptr);
     const ResultPtr result = m_run->result();
-    const bool haveResult = result != nullptr;
+    // No export while a run is in progress: the file would hold the previous run's numbers
+    // under the name the user means for this one.
+    const bool haveResult = result != nullptr && !isRunning();
+    updateResultsTitle();
     m_exportCsvAction->setEnabled(haveResult);
     m_exportCovarianceAction->setEnabled(haveResult && result->hasJackknife());
     m_exportPlotAction->setEnabled(haveResult);
@@ -151,6 +165,16 @@ bool MainWindow::startRun() {
             reportMessage(MessageSeverity::Warning, runBlockedReason());
         return false;
     }
+    // Data outside the randoms give a w of nonsense (10^4 where they do not overlap at all).
+    const QString footprint = m_catalogs->footprintWarning();
+    if (!footprint.isEmpty()) {
+        reportMessage(MessageSeverity::Info, tr("Footprints: %1").arg(footprint));
+        if (!confirm(tr("%1\n\nw(θ) from catalogs whose footprints differ is not meaningful. "
+                        "Run anyway?")
+                         .arg(footprint),
+                     tr("Run Anyway")))
+            return false;
+    }
     // Data, randoms and the second sample where one is loaded (a cross-correlation).
     CorrelationParams params = RunController::catalogParams(*m_catalogs);
     params.bins = m_binningPanel->spec();
@@ -167,6 +191,7 @@ bool MainWindow::startRun() {
         return false;
     }
     m_plotPanel->clear();
+    m_plotPanel->setRunning(true);
     updateInputsEnabled();
     updateRunState();
     m_runPanel->showStarting(
@@ -217,6 +242,7 @@ bool MainWindow::forgetCachedCounts() {
 }
 
 void MainWindow::showRunEnded() {
+    m_plotPanel->setRunning(false);
     updateInputsEnabled();
     updateRunState();
 }

@@ -270,6 +270,26 @@ void PlotPanel::setResult(const ResultPtr& result, bool partial) {
     rebuild();
 }
 
+void PlotPanel::setRunning(bool running) {
+    if (running == m_running)
+        return;
+    m_running = running;
+    m_liveCoverage = 0;
+    rebuild();
+}
+
+void PlotPanel::setLiveCoverage(double fraction) {
+    m_liveCoverage = fraction;
+}
+
+// What a title says while a run is in progress.
+QString PlotPanel::runningNote() const {
+    if (m_partial)
+        return tr(" (running: live estimate from %1 % of the pairs)")
+            .arg(100.0 * m_liveCoverage, 0, 'f', m_liveCoverage < 0.1 ? 1 : 0);
+    return m_result ? tr(" (previous result: a run is in progress)") : QString();
+}
+
 void PlotPanel::setStale(bool stale) {
     if (stale == m_stale)
         return;
@@ -414,7 +434,9 @@ void PlotPanel::rebuildCorrelation() {
     m_wPlot->yAxis->setLabel(logAxis ? tr("|w(θ)|") : tr("w(θ)"));
     m_wPlot->legend->setVisible(m_result != nullptr);
 
-    QString title = tr("w(θ): press Run (Ctrl+R) to compute it");
+    QString title = m_running ? tr("w(θ): running; a live estimate appears once enough pairs "
+                                   "are counted (the CPU backend makes them)")
+                              : tr("w(θ): press Run (Ctrl+R) to compute it");
     if (m_result) {
         // English plurals by hand: the app ships no translations that would resolve %n forms.
         const QString randomSets = m_result->randoms.size() == 1
@@ -434,8 +456,8 @@ void PlotPanel::rebuildCorrelation() {
                              QLocale().toString(qulonglong(m_result->data.size)), randomSets);
         if (m_result->isWeighted())
             title += tr(", weighted");
-        if (m_partial)
-            title += tr(" (running: partial counts)");
+        if (m_running || m_partial)
+            title += runningNote();
         else if (m_stale)
             title += tr(" (previous inputs: press Run)");
     }
@@ -509,8 +531,8 @@ void PlotPanel::rebuildCounts() {
                                                     : tr("Normalised pair counts");
     if (weighted)
         title += tr(" (weighted)");
-    if (m_partial)
-        title += tr(" (running: partial counts)");
+    if (m_running || m_partial)
+        title += m_result || m_partial ? runningNote() : tr(" (running)");
     else if (m_stale && m_result)
         title += tr(" (previous inputs: press Run)");
     m_countsTitle->setText(title);

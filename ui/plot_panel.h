@@ -43,6 +43,10 @@ public:
     /// and " (previous inputs: press Run)" in the plot titles, so an exported figure says it too.
     /// Kept across setResult(); the owner decides.
     void setStale(bool stale);
+    /// A run is in progress: the titles say so, and what is shown (a live estimate and the share
+    /// of the pairs behind it, or the previous result until the first one).
+    void setRunning(bool running);
+    void setLiveCoverage(double fraction);
     bool isStale() const { return m_stale; }
 
     QCustomPlot* plot(Plot which) const;
@@ -82,6 +86,7 @@ Q_SIGNALS:
 
 private:
     QCustomPlot* createPlot();
+    QString runningNote() const;
     void rebuild();
     void rebuildCorrelation();
     void rebuildCounts();
@@ -106,6 +111,8 @@ private:
     ResultPtr m_result;
     bool m_partial = false;
     bool m_stale = false;
+    bool m_running = false;
+    double m_liveCoverage = 0; // share of the pairs behind a live estimate
     bool m_logY[3] = {true, true, false};
     bool m_userMovedView[3] = {false, false, false};
     std::vector<double> m_sigma;

@@ -3,6 +3,7 @@
 // first 10 % of the counting, the time left it gives is within ±30 % of the true time left
 // (the bound) wherever that is more than a second; before that, and while preparing, it
 // says it does not know.
+#include "tpacf_test_main.h"
 #include "tpacf/eta_estimator.h"
 
 #include <QtTest>
@@ -95,5 +96,5 @@ void TestEtaEstimator::unknownWhilePreparingAndAtTheStart() {
     QCOMPARE(eta.remainingSeconds(), 0.0);
 }
 
-QTEST_GUILESS_MAIN(TestEtaEstimator)
+TPACF_TEST_MAIN(TestEtaEstimator)
 #include "test_eta_estimator.moc"

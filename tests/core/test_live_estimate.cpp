@@ -9,6 +9,7 @@
 // tiles of a brute-force count taken in list order, were off by 3 to 10 times that. Counted brute force the sample is a handful of tiles per
 // count, too few for an even sample: then no live estimate is made at all. And the progress
 // fraction never goes back and ends whole.
+#include "tpacf_test_main.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/correlation_job.h"
 
@@ -143,5 +144,5 @@ void TestLiveEstimate::liveWithinFinalErrors() {
     }
 }
 
-QTEST_GUILESS_MAIN(TestLiveEstimate)
+TPACF_TEST_MAIN(TestLiveEstimate)
 #include "test_live_estimate.moc"

@@ -170,14 +170,13 @@ void TestHelpWindow::viewMenuShowsDockTitlesLiterally() {
     QVERIFY(view);
     const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
     QVERIFY(docks.size() >= 5);
-    bool sawAmpersand = false;
     for (QDockWidget* dock : docks) {
-        sawAmpersand = sawAmpersand || dock->windowTitle().contains(QLatin1Char('&'));
         QVERIFY(view->actions().contains(dock->toggleViewAction()));
         QCOMPARE(shownText(dock->toggleViewAction()->text()), dock->windowTitle());
     }
-    QVERIFY(sawAmpersand); // "Estimator, Errors & Backend": the case the fix is for
-    // A title that changes later (the Results dock's "previous inputs") stays literal too.
+    // A title with an "&" (once "Estimator, Errors & Backend"; the dock tabs still take it as a
+    // mnemonic, so the titles avoid it) and one that changes later (the Results dock's
+    // "previous inputs") show literally.
     docks.front()->setWindowTitle(QStringLiteral("Plots & Tables && more"));
     QCOMPARE(shownText(docks.front()->toggleViewAction()->text()),
              QStringLiteral("Plots & Tables && more"));

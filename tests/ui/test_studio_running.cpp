@@ -1,0 +1,238 @@
+// The Studio while a run is in progress and on small screens: every view says a run is in
+// progress and what it shows, nothing exports the previous result under this run's name,
+// quitting asks first, footprints that differ are asked about before counting, and the window
+// fits a 1280 x 720 screen with nothing drawn over anything else.
+#include "tpacf_test_main.h"
+#include "backend_panel.h"
+#include "binning_panel.h"
+#include "main_window.h"
+#include "plot_panel.h"
+
+#include <tpacf/catalog_reader.h>
+#include <tpacf/mock.h>
+
+#include <QAction>
+#include <QDockWidget>
+#include <QScreen>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace tpacf;
+using namespace tpacf::ui;
+
+namespace {
+
+bool waitForLoads(MainWindow& window) {
+    return QTest::qWaitFor([&window] { return !window.isLoading(); }, 60000);
+}
+
+template <typename Start> bool loadAndWait(MainWindow& window, Start&& start) {
+    QSignalSpy finished(&window, &MainWindow::loadFinished);
+    if (!start() || !waitForLoads(window) || finished.isEmpty())
+        return false;
+    return finished.last().front().toBool();
+}
+
+} // namespace
+
+class TestStudioRunning : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void viewsSayARunIsInProgress();
+    void quittingDuringARunAsks();
+    void differentFootprintsAreAskedAbout();
+    void fitsALaptopScreen();
+
+private:
+    /// A window with data and randoms loaded (data over the randoms unless `apart`), the CPU
+    /// backend, and every question answered with `answer` (the questions are kept).
+    std::unique_ptr<MainWindow> makeWindow(bool apart = false);
+    QString writeCatalog(const QString& name, const Catalog& catalog);
+
+    QTemporaryDir m_dir;
+    QString m_dataPath, m_randomPath, m_farRandomPath;
+    bool m_answer = true;
+    QStringList m_questions;
+};
+
+void TestStudioRunning::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    MockParams mock;
+    mock.count = 20000;
+    mock.seed = 3;
+    mock.footprint = Footprint::box(150, 190, 0, 30);
+    m_dataPath = writeCatalog(QStringLiteral("data.txt"), generateClusteredMock(mock, "data"));
+    m_randomPath = writeCatalog(QStringLiteral("random.txt"),
+                                generateUniformRandoms(40000, mock.footprint, 5, "random"));
+    m_farRandomPath =
+        writeCatalog(QStringLiteral("far_random.txt"),
+                     generateUniformRandoms(40000, Footprint::box(300, 340, -60, -30), 6, "far"));
+}
+
+QString TestStudioRunning::writeCatalog(const QString& name, const Catalog& catalog) {
+    const QString path = m_dir.filePath(name);
+    writeCatalogAscii(path.toStdString(), catalog);
+    return path;
+}
+
+std::unique_ptr<MainWindow> TestStudioRunning::makeWindow(bool apart) {
+    MainWindow::Options options;
+    options.loadSample = false;
+    options.useSettings = false;
+    options.interactive = false;
+    options.confirm = [this](const QString& question) {
+        m_questions.append(question);
+        return m_answer;
+    };
+    auto window = std::make_unique<MainWindow>(BackendRegistry{}, options);
+    MainWindow& w = *window;
+    const QString randoms = apart ? m_farRandomPath : m_randomPath;
+    if (!loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{m_dataPath}); }) ||
+        !loadAndWait(w, [&] { return w.addRandomCatalog(CatalogSource{randoms}); }))
+        return nullptr;
+    // Wide bins: a run of a second or so on two cores, long enough to look at it running.
+    w.binningPanel()->setSpec(BinSpec::logCount(0.5, 1200.0, AngleUnit::Arcminute, 20));
+    BackendOptions cpu;
+    cpu.name = "cpu";
+    cpu.cpuThreads = 1;
+    w.backendPanel()->setBackendOptions(cpu);
+    return window;
+}
+
+void TestStudioRunning::viewsSayARunIsInProgress() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    auto* exportCsv = window->findChild<QAction*>(QStringLiteral("exportCsvAction"));
+    auto* exportPlot = window->findChild<QAction*>(QStringLiteral("exportPlotAction"));
+    auto* resultsDock = window->findChild<QDockWidget*>(QStringLiteral("resultsDock"));
+    QVERIFY(exportCsv && exportPlot && resultsDock);
+    PlotPanel* plots = window->plotPanel();
+
+    // A first run leaves a result; the second one must not pass it off as its own.
+    QSignalSpy finished(window.get(), &MainWindow::runFinished);
+    QVERIFY(window->startRun());
+    QVERIFY(finished.wait(60000));
+    QVERIFY(exportCsv->isEnabled() && exportPlot->isEnabled());
+    QCOMPARE(resultsDock->windowTitle(), QStringLiteral("Results"));
+    QVERIFY(!plots->plotTitle(PlotPanel::Plot::Correlation).contains(QStringLiteral("running")));
+
+    QVERIFY(window->startRun());
+    QVERIFY(window->isRunning());
+    QVERIFY(!exportCsv->isEnabled());
+    QVERIFY(!exportPlot->isEnabled());
+    QVERIFY2(resultsDock->windowTitle().contains(QStringLiteral("previous run")),
+             qPrintable(resultsDock->windowTitle()));
+    for (PlotPanel::Plot plot : {PlotPanel::Plot::Correlation, PlotPanel::Plot::PairCounts}) {
+        const QString title = plots->plotTitle(plot);
+        QVERIFY2(title.contains(QStringLiteral("running")), qPrintable(title));
+        QVERIFY2(!title.contains(QStringLiteral("press Run")), qPrintable(title));
+    }
+    // A live estimate, when one comes, says how much of the pairs it stands on.
+    bool sawLive = false;
+    while (window->isRunning() && finished.count() < 2) {
+        QTest::qWait(20);
+        const QString title = plots->plotTitle(PlotPanel::Plot::Correlation);
+        if (title.contains(QStringLiteral("live estimate from"))) {
+            sawLive = true;
+            QVERIFY2(title.contains(QStringLiteral("% of the pairs")), qPrintable(title));
+        }
+    }
+    QVERIFY(finished.count() == 2 || finished.wait(60000));
+    qInfo("a live estimate was %s during the run", sawLive ? "shown" : "not shown (too short)");
+    QVERIFY(exportCsv->isEnabled() && exportPlot->isEnabled());
+    QCOMPARE(resultsDock->windowTitle(), QStringLiteral("Results"));
+    QVERIFY(!plots->plotTitle(PlotPanel::Plot::Correlation).contains(QStringLiteral("running")));
+}
+
+void TestStudioRunning::quittingDuringARunAsks() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    window->show();
+    m_questions.clear();
+
+    // Nothing runs: no question.
+    m_answer = false;
+    QVERIFY(window->close());
+    QVERIFY(m_questions.isEmpty());
+
+    window->show();
+    QSignalSpy cancelled(window.get(), &MainWindow::runCancelled);
+    QVERIFY(window->startRun());
+    QVERIFY(!window->close()); // "no": the window stays and the run goes on
+    QCOMPARE(m_questions.size(), 1);
+    QVERIFY2(m_questions.front().contains(QStringLiteral("run is in progress")),
+             qPrintable(m_questions.front()));
+    QVERIFY(window->isVisible());
+    QVERIFY(window->isRunning() || window->currentResult());
+
+    if (window->isRunning()) {
+        m_answer = true;
+        QVERIFY(window->close()); // "yes": cancelled, and the window closes
+        QCOMPARE(m_questions.size(), 2);
+        QVERIFY(QTest::qWaitFor([&] { return !window->isRunning(); }, 10000));
+    }
+    m_answer = true;
+}
+
+void TestStudioRunning::differentFootprintsAreAskedAbout() {
+    auto window = makeWindow(true);
+    QVERIFY(window);
+    m_questions.clear();
+    m_answer = false;
+    QVERIFY(!window->startRun()); // "no": nothing counted
+    QVERIFY(!window->isRunning());
+    QCOMPARE(m_questions.size(), 1);
+    QVERIFY2(m_questions.front().contains(QStringLiteral("Run anyway")),
+             qPrintable(m_questions.front()));
+
+    m_answer = true;
+    QSignalSpy finished(window.get(), &MainWindow::runFinished);
+    QVERIFY(window->startRun()); // "yes": the user's call
+    QCOMPARE(m_questions.size(), 2);
+    QVERIFY(finished.wait(60000));
+
+    // Data over their randoms: no question at all.
+    auto matching = makeWindow(false);
+    QVERIFY(matching);
+    m_questions.clear();
+    QSignalSpy done(matching.get(), &MainWindow::runFinished);
+    QVERIFY(matching->startRun());
+    QVERIFY(m_questions.isEmpty());
+    QVERIFY(done.wait(60000));
+}
+
+void TestStudioRunning::fitsALaptopScreen() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    // Whatever the screen, the window asks for no more than a 1280 x 720 one holds (less its
+    // panel and the title bar), and it opens inside the screen it is on.
+    const QSize minimum = window->minimumSizeHint().expandedTo(window->minimumSize());
+    QVERIFY2(minimum.width() <= 1264 && minimum.height() <= 672,
+             qPrintable(QStringLiteral("minimum %1 x %2").arg(minimum.width()).arg(minimum.height())));
+    const QRect available = window->screen()->availableGeometry();
+    QVERIFY(window->width() <= available.width() && window->height() <= available.height());
+
+    // At 1264 x 672 the visible docks do not overlap one another.
+    window->resize(1264, 672);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    QCoreApplication::processEvents();
+    QList<QDockWidget*> shown;
+    for (QDockWidget* dock : window->findChildren<QDockWidget*>())
+        if (dock->isVisible() && !dock->visibleRegion().isEmpty())
+            shown.append(dock);
+    QVERIFY(shown.size() >= 4);
+    for (int i = 0; i < shown.size(); ++i)
+        for (int j = i + 1; j < shown.size(); ++j)
+            QVERIFY2(!shown[i]->geometry().intersects(shown[j]->geometry()),
+                     qPrintable(shown[i]->objectName() + QStringLiteral(" overlaps ") +
+                                shown[j]->objectName()));
+}
+
+TPACF_TEST_MAIN(TestStudioRunning)
+#include "test_studio_running.moc"
