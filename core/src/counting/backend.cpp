@@ -18,7 +18,7 @@ std::string lowerCase(std::string_view text) {
     return lower;
 }
 
-std::string quoted(std::string_view text) {
+std::string inQuotes(std::string_view text) {
     return "\"" + std::string(text) + "\"";
 }
 
@@ -97,11 +97,11 @@ BackendRegistry& BackendRegistry::add(std::shared_ptr<const BackendModule> modul
         throw ConfigError("a backend module to register is missing");
     const std::string name = module->name();
     if (name.empty() || lowerCase(name) != name)
-        throw ConfigError("the backend name " + quoted(name) + " is not a lower-case word");
+        throw ConfigError("the backend name " + inQuotes(name) + " is not a lower-case word");
     if (name == kAutoBackend || name == kCpuBackend || name == kGpuAlias)
-        throw ConfigError("the backend name " + quoted(name) + " is reserved");
+        throw ConfigError("the backend name " + inQuotes(name) + " is reserved");
     if (find(name))
-        throw ConfigError("a backend named " + quoted(name) + " is already registered");
+        throw ConfigError("a backend named " + inQuotes(name) + " is already registered");
     m_modules.push_back(std::move(module));
     return *this;
 }
@@ -114,7 +114,7 @@ BackendRegistry& BackendRegistry::replace(std::shared_ptr<const BackendModule> m
             registered = std::move(module);
             return *this;
         }
-    throw ConfigError("no backend named " + quoted(module->name()) + " to replace (" + namesText() +
+    throw ConfigError("no backend named " + inQuotes(module->name()) + " to replace (" + namesText() +
                       ")");
 }
 
@@ -158,7 +158,7 @@ std::optional<std::string> BackendRegistry::resolve(std::string_view text) const
 BackendSelection selectBackend(const BackendOptions& options, const BackendRegistry& backends) {
     const std::optional<std::string> name = backends.resolve(options.name);
     if (!name)
-        throw ConfigError(quoted(options.name) + " is not a backend (" + backends.namesText() +
+        throw ConfigError(inQuotes(options.name) + " is not a backend (" + backends.namesText() +
                           ")");
     if (*name == kCpuBackend) {
         if (options.precision == Precision::Float)
