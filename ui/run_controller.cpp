@@ -258,10 +258,44 @@ void RunController::setCurrentInputs(const RunInputs& inputs) {
     updateStale();
 }
 
+bool RunController::sameCatalog(const std::shared_ptr<const Catalog>& a,
+                                const std::shared_ptr<const Catalog>& b) const {
+    if (a == b)
+        return true;
+    if (!a || !b || a->size() != b->size())
+        return false;
+    // The same file read again (a session reopened, a catalog reloaded) is a new object with the
+    // same content: compare fingerprints, each computed once per catalog.
+    const auto fingerprintOf = [this](const std::shared_ptr<const Catalog>& catalog) {
+        for (const auto& [known, fingerprint] : m_fingerprints)
+            if (known.lock() == catalog)
+                return fingerprint;
+        std::erase_if(m_fingerprints, [](const auto& entry) { return entry.first.expired(); });
+        m_fingerprints.emplace_back(catalog, contentFingerprint(*catalog));
+        return m_fingerprints.back().second;
+    };
+    return fingerprintOf(a) == fingerprintOf(b);
+}
+
+bool RunController::sameInputs(const RunInputs& a, const RunInputs& b) const {
+    const auto sameList = [this](const std::vector<std::shared_ptr<const Catalog>>& x,
+                                 const std::vector<std::shared_ptr<const Catalog>>& y) {
+        if (x.size() != y.size())
+            return false;
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (!sameCatalog(x[i], y[i]))
+                return false;
+        return true;
+    };
+    return a.settings == b.settings && sameCatalog(a.data, b.data) &&
+           sameCatalog(a.data2, b.data2) && sameList(a.randoms, b.randoms) &&
+           sameList(a.randoms2, b.randoms2);
+}
+
 void RunController::updateStale() {
     // A result whose inputs changed stays, marked rather than cleared: it may be an hour of GPU
     // time and the user often compares it with the next run. Changing the inputs back unmarks it.
-    const bool stale = m_result && !isRunning() && m_currentInputs != m_resultInputs;
+    const bool stale = m_result && !isRunning() && !sameInputs(m_currentInputs, m_resultInputs);
     if (stale == m_stale)
         return;
     m_stale = stale;

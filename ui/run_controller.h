@@ -11,6 +11,7 @@
 
 #include <tpacf/backend.h>
 #include <tpacf/correlation_job.h>
+#include <tpacf/count_store.h>
 
 #include <QJsonObject>
 #include <QObject>
@@ -151,6 +152,12 @@ private:
     RunInputs m_resultInputs; // what m_result was computed from
     RunInputs m_runInputs;    // what the run in progress computes from
     RunInputs m_currentInputs;
+    /// Content fingerprints of the catalogs compared so far (a catalog read again is the same
+    /// input): kept while the catalog lives.
+    mutable std::vector<std::pair<std::weak_ptr<const Catalog>, Fingerprint>> m_fingerprints;
+    bool sameCatalog(const std::shared_ptr<const Catalog>& a,
+                     const std::shared_ptr<const Catalog>& b) const;
+    bool sameInputs(const RunInputs& a, const RunInputs& b) const;
     std::shared_ptr<const CountStore> m_countCache; // the last completed run's counts
     RunInputs m_countCacheInputs;                   // what they were counted from
     bool m_runOfferedCache = false;                 // the run in progress was given m_countCache

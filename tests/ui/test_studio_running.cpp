@@ -46,6 +46,7 @@ private slots:
     void quittingDuringARunAsks();
     void differentFootprintsAreAskedAbout();
     void fitsALaptopScreen();
+    void catalogsReadAgainAreNotPreviousInputs();
 
 private:
     /// A window with data and randoms loaded (data over the randoms unless `apart`), the CPU
@@ -232,6 +233,24 @@ void TestStudioRunning::fitsALaptopScreen() {
             QVERIFY2(!shown[i]->geometry().intersects(shown[j]->geometry()),
                      qPrintable(shown[i]->objectName() + QStringLiteral(" overlaps ") +
                                 shown[j]->objectName()));
+}
+
+void TestStudioRunning::catalogsReadAgainAreNotPreviousInputs() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    QSignalSpy finished(window.get(), &MainWindow::runFinished);
+    QVERIFY(window->startRun());
+    QVERIFY(finished.wait(60000));
+    QVERIFY(!window->isResultStale());
+    // The same file read again (a session reopened): new objects, the same content.
+    MainWindow& w = *window;
+    QVERIFY(loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{m_dataPath}); }));
+    QVERIFY(!window->isResultStale());
+    // Other content is another input.
+    QVERIFY(loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{m_randomPath}); }));
+    QVERIFY(window->isResultStale());
+    QVERIFY(loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{m_dataPath}); }));
+    QVERIFY(!window->isResultStale());
 }
 
 TPACF_TEST_MAIN(TestStudioRunning)
