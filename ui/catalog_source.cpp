@@ -123,7 +123,11 @@ QString describeReadError(const std::exception& error) {
     if (!input || input->file().empty() || input->problem().empty())
         return QString::fromStdString(error.what());
     const QString file = QString::fromStdString(input->file());
-    const QString problem = QString::fromStdString(input->problem());
+    QString problem = QString::fromStdString(input->problem());
+    // The window's own message already says it could not read the catalog.
+    const QString lead = QStringLiteral("cannot read the catalog: ");
+    if (problem.startsWith(lead))
+        problem = problem.mid(lead.size());
     if (input->line() > 0 && input->column() > 0)
         return tr("%1, line %2, column %3: %4")
             .arg(file)

@@ -19,8 +19,10 @@
 #include <QAction>
 #include <QApplication>
 #include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QGroupBox>
 #include <QGuiApplication>
@@ -440,6 +442,7 @@ bool MainWindow::queueCatalogChange(CatalogChange change, LoadIntent intent) {
     intent.randomCount = int(change.randoms.size());
     intent.hasData2 = change.data2.has_value();
     intent.random2Count = int(change.randoms2.size());
+    intent.change = change;
     // Nothing changes until every file of the change is read: the window keeps showing (and can
     // run on) what it has; only the catalog controls and Run wait.
     const quint64 id = m_catalogs->queueChange(std::move(change));
@@ -506,12 +509,70 @@ void MainWindow::onChangeApplied(quint64 id) {
 }
 
 void MainWindow::onChangeFailed(quint64 id, const QString& message) {
-    m_loadIntents.remove(id);
+    LoadIntent intent = m_loadIntents.take(id);
     // The state is as it was before the load; say why, through the one message path.
     updateInputsEnabled();
     updateRunState();
+    // A file that is gone (a session or recent file whose folder moved): ask where it is now and
+    // read the same change from there, the session's settings with it.
+    if (intent.change)
+        for (const CatalogSource& source : intent.change->sources()) {
+            if (source.isResource() || source.path.isEmpty() || QFileInfo::exists(source.path))
+                continue;
+            const QString moved = locateMissingFile(source.path);
+            if (moved.isEmpty()) {
+                reportMessage(MessageSeverity::Error,
+                              tr("Cannot read the catalog: %1 does not exist (moved or renamed? "
+                                 "Open it where it is now with File ▸ Open Data Catalog…).")
+                                  .arg(source.path));
+                Q_EMIT loadFinished(false);
+                return;
+            }
+            reportMessage(MessageSeverity::Info,
+                          tr("%1 does not exist; reading %2 instead.").arg(source.path, moved));
+            CatalogChange retry = *intent.change;
+            // Files of the same folder that are gone too, and sit beside the one located, moved
+            // with it (a session's catalogs usually share a folder).
+            const QDir oldFolder = QFileInfo(source.path).dir();
+            const QDir newFolder = QFileInfo(moved).dir();
+            const auto relocate = [&](CatalogSource& candidate) {
+                if (candidate.path == source.path) {
+                    candidate.path = moved;
+                    return;
+                }
+                const QFileInfo info(candidate.path);
+                const QString beside = newFolder.filePath(info.fileName());
+                if (!candidate.isResource() && !info.exists() && info.dir() == oldFolder &&
+                    QFileInfo::exists(beside))
+                    candidate.path = beside;
+            };
+            if (retry.data)
+                relocate(*retry.data);
+            if (retry.data2)
+                relocate(*retry.data2);
+            for (CatalogSource& random : retry.randoms)
+                relocate(random);
+            for (CatalogSource& random : retry.randoms2)
+                relocate(random);
+            Q_EMIT loadFinished(false);
+            queueCatalogChange(std::move(retry), std::move(intent));
+            return;
+        }
     reportMessage(MessageSeverity::Error, tr("Cannot read the catalog. %1").arg(message));
     Q_EMIT loadFinished(false);
+}
+
+QString MainWindow::locateMissingFile(const QString& path) {
+    if (m_options.locate)
+        return m_options.locate(path);
+    if (!m_options.interactive)
+        return {};
+    // Start in the nearest folder that still exists.
+    QDir folder = QFileInfo(path).dir();
+    while (!folder.exists() && folder.cdUp()) {
+    }
+    return QFileDialog::getOpenFileName(
+        this, tr("Where is %1 now?").arg(QFileInfo(path).fileName()), folder.absolutePath());
 }
 
 void MainWindow::updateLoadingIndicator() {

@@ -58,6 +58,10 @@ public:
         /// Answers the window's yes/no questions (run although the data lie outside the
         /// randoms; quit during a run). Empty: a message box when interactive, else yes.
         std::function<bool(const QString& question)> confirm;
+        /// Asks where a catalog that no longer exists at `missingPath` is now (a session or a
+        /// recent file whose folder moved); an empty answer gives up. Empty: a file dialog when
+        /// interactive, else no answer.
+        std::function<QString(const QString& missingPath)> locate;
     };
 
     /// Runs choose their backend from `backends` (by default the CPU alone).
@@ -176,6 +180,8 @@ protected:
     void fitToScreen(QSize preferred);
     /// A yes/no question (Options::confirm); `yes` labels the button that goes on.
     bool confirm(const QString& question, const QString& yes);
+    /// Where the missing catalog file `path` is now (Options::locate); empty: not found.
+    QString locateMissingFile(const QString& path);
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -183,6 +189,7 @@ private:
     /// What a queued catalog change does in the window once its files are read.
     struct LoadIntent {
         std::optional<RunSettings> settings; // a session's settings, applied with it
+        std::optional<CatalogChange> change; // what was asked for (to retry it elsewhere)
         bool hasData = false;                // the change replaces the data catalog
         int randomCount = 0;                 // random catalogs it brings
         bool hasData2 = false;               // the change replaces the second data catalog

@@ -12,7 +12,9 @@
 #include <tpacf/mock.h>
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QScreen>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -47,6 +49,7 @@ private slots:
     void differentFootprintsAreAskedAbout();
     void fitsALaptopScreen();
     void catalogsReadAgainAreNotPreviousInputs();
+    void aMovedSessionIsLocated();
 
 private:
     /// A window with data and randoms loaded (data over the randoms unless `apart`), the CPU
@@ -251,6 +254,67 @@ void TestStudioRunning::catalogsReadAgainAreNotPreviousInputs() {
     QVERIFY(window->isResultStale());
     QVERIFY(loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{m_dataPath}); }));
     QVERIFY(!window->isResultStale());
+}
+
+void TestStudioRunning::aMovedSessionIsLocated() {
+    // A session saved with its catalogs in one folder, the folder then renamed.
+    QTemporaryDir root;
+    QVERIFY(root.isValid());
+    const QString before = root.filePath(QStringLiteral("survey"));
+    const QString after = root.filePath(QStringLiteral("survey-2026"));
+    QVERIFY(QDir().mkpath(before));
+    for (const QString& name : {QStringLiteral("data.txt"), QStringLiteral("random.txt")})
+        QVERIFY(QFile::copy(m_dir.filePath(name), before + QLatin1Char('/') + name));
+    {
+        auto window = makeWindow();
+        QVERIFY(window);
+        MainWindow& w = *window;
+        QVERIFY(loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{before + QStringLiteral("/data.txt")}); }));
+        w.removeRandomCatalog(0);
+        QVERIFY(loadAndWait(
+            w, [&] { return w.addRandomCatalog(CatalogSource{before + QStringLiteral("/random.txt")}); }));
+        QVERIFY(w.saveSession(root.filePath(QStringLiteral("survey.json"))));
+    }
+    QVERIFY(QDir().rename(before, after));
+
+    MainWindow::Options options;
+    options.loadSample = false;
+    options.useSettings = false;
+    options.interactive = false;
+    QStringList asked;
+    QString answer;
+    options.locate = [&](const QString& missing) {
+        asked.append(missing);
+        return answer;
+    };
+    // No answer: the load fails, and the message says which file is gone, once.
+    {
+        MainWindow window(BackendRegistry{}, options);
+        QStringList messages;
+        connect(&window, &MainWindow::messageReported, this,
+                [&](MessageSeverity, const QString& text) { messages.append(text); });
+        QVERIFY(!loadAndWait(window, [&] {
+            return window.loadSession(root.filePath(QStringLiteral("survey.json")));
+        }));
+        QCOMPARE(asked, QStringList{before + QStringLiteral("/data.txt")});
+        const QString all = messages.join(QLatin1Char('\n'));
+        QVERIFY2(all.contains(before + QStringLiteral("/data.txt does not exist")), qPrintable(all));
+        QCOMPARE(all.count(QStringLiteral("cannot read the catalog"), Qt::CaseInsensitive), 1);
+        QVERIFY(!window.dataCatalog());
+    }
+    // Located: the data file and, beside it, the random one; the session's catalogs load.
+    asked.clear();
+    answer = after + QStringLiteral("/data.txt");
+    MainWindow window(BackendRegistry{}, options);
+    QSignalSpy finished(&window, &MainWindow::loadFinished);
+    QVERIFY(window.loadSession(root.filePath(QStringLiteral("survey.json"))));
+    QVERIFY(QTest::qWaitFor([&] { return !finished.isEmpty() && finished.last().front().toBool(); },
+                            60000));
+    QCOMPARE(asked.size(), 1);
+    QVERIFY(window.dataCatalog());
+    QCOMPARE(window.randomCatalogs().size(), std::size_t{1});
+    QCOMPARE(window.session().data->path, after + QStringLiteral("/data.txt"));
+    QCOMPARE(window.session().randoms.front().path, after + QStringLiteral("/random.txt"));
 }
 
 TPACF_TEST_MAIN(TestStudioRunning)
