@@ -253,9 +253,15 @@ void TestRunController::resultIsStaleWhenInputsChange() {
     QVERIFY(!run.isResultStale());
     QCOMPARE(stale.count(), 2);
     QCOMPARE(stale.last().front().toBool(), false);
-    // A different catalog (even with the same content) is a different input.
+    // The same content read again (another object: a session reopened) is the same input.
+    RunInputs sameContent = inputs;
+    sameContent.data = std::make_shared<const Catalog>(*inputs.data);
+    run.setCurrentInputs(sameContent);
+    QVERIFY(!run.isResultStale());
+    QCOMPARE(stale.count(), 2);
+    // Other content of the same size is another input.
     RunInputs otherData = inputs;
-    otherData.data = std::make_shared<const Catalog>(*inputs.data);
+    otherData.data = uniform(300, 70);
     run.setCurrentInputs(otherData);
     QVERIFY(run.isResultStale());
     // The same value again: no new signal.
@@ -481,9 +487,14 @@ void TestRunController::crossRunPassesTheSecondSample() {
         pairs += count;
     QVERIFY(pairs > 0 && pairs <= 300ull * 200ull);
     QVERIFY(!run.isResultStale());
-    // The second sample is part of the inputs: another data2 makes the result stale.
+    // The second sample is part of the inputs: another data2 makes the result stale (the same
+    // content again does not).
+    RunInputs sameData2 = inputs;
+    sameData2.data2 = std::make_shared<const Catalog>(*inputs.data2);
+    run.setCurrentInputs(sameData2);
+    QVERIFY(!run.isResultStale());
     RunInputs otherData2 = inputs;
-    otherData2.data2 = std::make_shared<const Catalog>(*inputs.data2);
+    otherData2.data2 = uniform(200, 71);
     run.setCurrentInputs(otherData2);
     QVERIFY(run.isResultStale());
 }

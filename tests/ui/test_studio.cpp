@@ -1357,8 +1357,8 @@ void TestStudio::staleResultIsMarked() {
     window->backendPanel()->threadsSpin()->setValue(1);
     QCOMPARE(isMarked(), 0);
 
-    // Catalogs: a random added, then removed; the data replaced (even by the same file: it
-    // may have changed on disk).
+    // Catalogs: a random added, then removed; the data read again from the same file (the
+    // same content: not marked), then replaced by other content (marked).
     QVERIFY(loadAndWait(*window,
                         [&] { return window->addRandomCatalog(CatalogSource{m_randomPath1}); }));
     QCOMPARE(isMarked(), 1);
@@ -1366,6 +1366,9 @@ void TestStudio::staleResultIsMarked() {
     QCOMPARE(isMarked(), 0);
     QVERIFY(
         loadAndWait(*window, [&] { return window->setDataCatalog(CatalogSource{m_dataPath}); }));
+    QCOMPARE(isMarked(), 0);
+    QVERIFY(loadAndWait(*window,
+                        [&] { return window->setDataCatalog(CatalogSource{m_randomPath2}); }));
     QCOMPARE(isMarked(), 1);
     QVERIFY(window->exportCovarianceCsv(m_dir.filePath(QStringLiteral("none.csv"))) == false);
 
