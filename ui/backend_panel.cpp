@@ -129,7 +129,20 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
         m_gpuNote->hide();
     }
 
+    // The longest entries ("Automatic (double where FP64 is full rate)", a GPU's full name) are
+    // wider than the dock column: the combos elide them there instead of widening the panel
+    // past the column, where a horizontal scroll bar would hide the fields' right ends.
+    for (QComboBox* combo : {m_estimator, m_backend, m_precision, m_culling}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(12);
+    }
+    // The threads field as wide as the others (a spin box would otherwise take its narrow
+    // hint and look squashed beside the combos).
+    m_threads->setSizePolicy(QSizePolicy::Expanding, m_threads->sizePolicy().verticalPolicy());
+
     auto* form = new QFormLayout;
+    // Fields take the column's width whatever the style's default (some styles keep hints).
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow(tr("Estimator:"), m_estimator);
     form->addRow(QString(), m_formula);
     form->addRow(tr("Backend:"), m_backend);

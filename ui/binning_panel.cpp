@@ -27,8 +27,40 @@
 
 namespace tpacf::ui {
 
+namespace {
+// QDoubleSpinBox rounds every value to its decimals: 30 keep 17 significant digits down to
+// 1e-13, so a value converted to radians (1 arcsec is 4.8e-6 rad) is held exactly. The text
+// shown stays short (textFromValue).
+constexpr int kSpinDecimals = 30;
+
+// Arcseconds per unit among the sexagesimal units (0 for radians).
+int arcsecondsPer(AngleUnit unit) {
+    switch (unit) {
+    case AngleUnit::Degree:
+        return 3600;
+    case AngleUnit::Arcminute:
+        return 60;
+    case AngleUnit::Arcsecond:
+        return 1;
+    case AngleUnit::Radian:
+        return 0;
+    }
+    return 0;
+}
+} // namespace
+
+double convertAngle(double value, AngleUnit from, AngleUnit to) {
+    if (from == to)
+        return value;
+    const int fromSeconds = arcsecondsPer(from), toSeconds = arcsecondsPer(to);
+    if (fromSeconds > 0 && toSeconds > 0)
+        return fromSeconds > toSeconds ? value * double(fromSeconds / toSeconds)
+                                       : value / double(toSeconds / fromSeconds);
+    return fromRadians(toRadians(value, from), to); // one of them is rad: one factor applies
+}
+
 CompactDoubleSpinBox::CompactDoubleSpinBox(QWidget* parent) : QDoubleSpinBox(parent) {
-    setDecimals(8);
+    setDecimals(kSpinDecimals);
     setRange(0.0, 1e7);
     setKeyboardTracking(false);
     setAccelerated(true);
@@ -134,6 +166,10 @@ BinningPanel::BinningPanel(QWidget* parent) : QWidget(parent) {
         m_preset->addItem(label, key);
     }
     m_preset->setToolTip(tr("Fill the fields from a named preset"));
+    // The longest preset label is wider than the dock column: elide it there rather than widen
+    // the panel past the column (a horizontal scroll bar).
+    m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_preset->setMinimumContentsLength(12);
 
     m_scale = new QComboBox(this);
     m_scale->addItem(tr("Logarithmic"), int(BinScale::Logarithmic));
@@ -245,7 +281,7 @@ BinningPanel::BinningPanel(QWidget* parent) : QWidget(parent) {
         configureSizeSpin(sizeMode());
         onFieldEdited();
     });
-    connect(m_unit, &QComboBox::currentIndexChanged, this, &BinningPanel::onFieldEdited);
+    connect(m_unit, &QComboBox::currentIndexChanged, this, &BinningPanel::onUnitChanged);
     connect(m_edgesText, &QLineEdit::textChanged, this, &BinningPanel::onFieldEdited);
     connect(m_loadEdges, &QPushButton::clicked, this, &BinningPanel::onLoadEdgesClicked);
     for (QDoubleSpinBox* spin :
@@ -279,7 +315,7 @@ void BinningPanel::configureSizeSpin(SizeMode mode) {
         m_sizeValue->setSingleStep(1);
         m_sizeValue->setValue(std::round(m_sizeValue->value()));
     } else {
-        m_sizeValue->setDecimals(8);
+        m_sizeValue->setDecimals(kSpinDecimals);
         m_sizeValue->setSingleStep(mode == SizeMode::PerDecade ? 1.0 : 0.25);
     }
 }
@@ -370,6 +406,47 @@ void BinningPanel::applyPreset(const QString& name) {
 void BinningPanel::onFieldEdited() {
     if (m_updating)
         return;
+    captureUnitAnchor();
+    validate();
+    syncPresetCombo();
+    Q_EMIT changed();
+}
+
+void BinningPanel::captureUnitAnchor() {
+    m_anchor.unit = AngleUnit(m_unit->currentData().toInt());
+    m_anchor.min = m_min->value();
+    m_anchor.max = m_max->value();
+    m_anchor.size = m_sizeValue->value();
+    m_anchor.edgesText = m_edgesText->text();
+}
+
+void BinningPanel::onUnitChanged() {
+    if (m_updating)
+        return;
+    // The same angles in the new unit (0–90 deg becomes 0–5400 arcmin), converted from the
+    // anchor rather than from the fields, which may already hold converted values.
+    const auto unit = AngleUnit(m_unit->currentData().toInt());
+    const auto convert = [&](double value) { return convertAngle(value, m_anchor.unit, unit); };
+    {
+        const QSignalBlocker b1(m_min), b2(m_max), b3(m_sizeValue), b4(m_edgesText);
+        m_min->setValue(convert(m_anchor.min));
+        m_max->setValue(convert(m_anchor.max));
+        // Per decade and count have no unit.
+        m_sizeValue->setValue(sizeMode() == SizeMode::Width ? convert(m_anchor.size)
+                                                            : m_anchor.size);
+        if (unit == m_anchor.unit) {
+            m_edgesText->setText(m_anchor.edgesText);
+        } else {
+            // Edges that do not read as numbers stay as typed: the message says what to fix.
+            QString problem;
+            std::vector<double> edges = parseEdgeList(m_anchor.edgesText, &problem);
+            if (problem.isEmpty() && !edges.empty()) {
+                for (double& edge : edges)
+                    edge = convert(edge);
+                m_edgesText->setText(edgeListText(edges));
+            }
+        }
+    }
     validate();
     syncPresetCombo();
     Q_EMIT changed();

@@ -18,6 +18,11 @@ class QPushButton;
 
 namespace tpacf::ui {
 
+/// `value` in `from` expressed in `to`. Among deg, arcmin and arcsec the factor is an integer
+/// (one correctly rounded multiply or divide); to or from rad it is the core's own factor, so a
+/// converted bin edge gives the same radians as the original.
+double convertAngle(double value, AngleUnit from, AngleUnit to);
+
 /// A spin box that shows values compactly (0.01, 10000, 1e-05) instead of a fixed decimal count.
 class CompactDoubleSpinBox : public QDoubleSpinBox {
     Q_OBJECT
@@ -52,6 +57,8 @@ public:
     QDoubleSpinBox* minSpin() const { return m_min; }
     QDoubleSpinBox* maxSpin() const { return m_max; }
     QDoubleSpinBox* sizeSpin() const { return m_sizeValue; }
+    /// Changing the unit converts the range, a bin width and custom edges into it.
+    QComboBox* unitCombo() const { return m_unit; }
     QComboBox* sizeModeCombo() const { return m_sizeMode; }
     /// Custom edges, comma or whitespace separated, in the unit of the unit selector.
     QLineEdit* edgesEdit() const { return m_edgesText; }
@@ -67,6 +74,8 @@ private:
     void fillSizeModes(BinScale scale, SizeMode mode);
     void configureSizeSpin(SizeMode mode);
     void onFieldEdited();
+    void onUnitChanged();
+    void captureUnitAnchor();
     void validate();
     void syncPresetCombo();
     void showScaleRows(BinScale scale);
@@ -92,6 +101,16 @@ private:
     // Why the custom edges text does not read as numbers; empty when it does.
     QString m_edgesTextProblem;
     bool m_updating = false;
+
+    // The fields as last set or typed, in the unit they were given in. A unit change converts
+    // from here, so switching units back and forth never drifts, and switching back to this
+    // unit restores the exact values and text.
+    struct UnitAnchor {
+        AngleUnit unit = AngleUnit::Arcminute;
+        double min = 0, max = 0, size = 0;
+        QString edgesText;
+    };
+    UnitAnchor m_anchor;
 };
 
 } // namespace tpacf::ui

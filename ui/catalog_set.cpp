@@ -236,6 +236,33 @@ QString CatalogSet::footprintWarning() const {
     return footprintWarningFor(m_data, m_randoms, m_data2, m_randoms2);
 }
 
+QStringList CatalogSet::dataColumnNames() const {
+    if (!m_data || m_data->source.isResource())
+        return {};
+    const CatalogSource& source = m_data->source;
+    // The HDU the catalog was read from: its columns, not the first table's.
+    const QString path = source.hdu.isEmpty()
+                             ? source.path
+                             : source.path + QLatin1Char('[') + source.hdu + QLatin1Char(']');
+    TablePreview preview;
+    try {
+        preview = previewCatalogFile(QFile::encodeName(path).toStdString(), 1);
+    } catch (const std::exception&) {
+        return {}; // moved or changed since it was read: nothing to offer, typing still works
+    }
+    const CatalogOrigin& origin = m_data->catalog ? m_data->catalog->origin() : CatalogOrigin{};
+    QStringList names;
+    for (const std::string& name : preview.columnNames) {
+        if (name == origin.raColumn || name == origin.decColumn ||
+            (!origin.weightColumn.empty() && name == origin.weightColumn))
+            continue; // coordinates and weights are no region labels
+        const QString text = QString::fromStdString(name).trimmed();
+        if (!text.isEmpty() && !names.contains(text))
+            names.append(text);
+    }
+    return names;
+}
+
 QStringList CatalogSet::unitWarnings() const {
     QList<const LoadedCatalog*> all;
     if (m_data)

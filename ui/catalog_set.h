@@ -101,6 +101,11 @@ public:
     /// outside their randoms, or randoms over a very different area), one line per sample;
     /// empty when they agree. Cheap after the first call for the same catalogs.
     QString footprintWarning() const;
+    /// The columns of the data catalog's file (header names, or a FITS table's columns) other
+    /// than those read as RA, Dec and weight: the candidates for a jackknife region column.
+    /// Empty without data, for the bundled sample, a file without a header or one that can no
+    /// longer be read. Reads the file's first lines: call it when the catalogs change.
+    QStringList dataColumnNames() const;
     /// unitWarningFor each loaded catalog that has one, in list order.
     QStringList unitWarnings() const;
     /// The last change that failed on a file whose values fit another unit, until a change

@@ -3,6 +3,7 @@
 #include <tpacf/jackknife.h>
 
 #include <QComboBox>
+#include <QCompleter>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -21,6 +22,8 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     m_method->addItem(tr("None"), int(ErrorSettings::Method::None));
     m_method->addItem(tr("Jackknife, K regions on the sky"), int(ErrorSettings::Method::Regions));
     m_method->addItem(tr("Jackknife, regions from a column"), int(ErrorSettings::Method::Column));
+    m_method->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_method->setMinimumContentsLength(12); // elided in a narrow dock rather than widening it
     m_method->setToolTip(tr("Jackknife: w(θ) is recomputed with each sky region left out; the "
                             "spread gives σ(θ) and the covariance matrix."));
 
@@ -29,10 +32,21 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     m_regions->setValue(ErrorSettings::kDefaultRegions);
     m_regions->setToolTip(tr("Number of jackknife regions K (equal-count regions grown on the "
                              "sphere by k-means on the data)"));
-    m_column = new QLineEdit(this);
-    m_column->setPlaceholderText(tr("column name, e.g. patch"));
+    // Editable: the list holds the data file's columns, but a name it lacks (a column of the
+    // random files only, a 1-based number) can be typed.
+    m_column = new QComboBox(this);
+    m_column->setObjectName(QStringLiteral("regionColumn"));
+    m_column->setEditable(true);
+    m_column->setInsertPolicy(QComboBox::NoInsert);
+    m_column->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_column->setMinimumContentsLength(12);
+    m_column->lineEdit()->setPlaceholderText(tr("column name, e.g. patch"));
+    // Inline completion would type the rest of a listed name over what is being typed.
+    m_column->completer()->setCompletionMode(QCompleter::PopupCompletion);
+    m_column->completer()->setCaseSensitivity(Qt::CaseInsensitive);
     m_column->setToolTip(tr("A catalog column holding integer region labels, in the data and "
-                            "every random catalog"));
+                            "every random catalog: pick one of the data file's columns or type "
+                            "a name or a 1-based column number"));
     m_seed = new QSpinBox(this);
     m_seed->setRange(0, std::numeric_limits<int>::max());
     m_seed->setValue(1);
@@ -68,7 +82,7 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
 
     connect(m_method, &QComboBox::currentIndexChanged, this, &ErrorsPanel::onEdited);
     connect(m_regions, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
-    connect(m_column, &QLineEdit::textChanged, this, &ErrorsPanel::onEdited);
+    connect(m_column, &QComboBox::editTextChanged, this, &ErrorsPanel::onEdited);
     connect(m_seed, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
     updateState();
 }
@@ -77,7 +91,7 @@ ErrorSettings ErrorsPanel::settings() const {
     ErrorSettings settings;
     settings.method = ErrorSettings::Method(m_method->currentData().toInt());
     settings.regions = m_regions->value();
-    settings.regionColumn = m_column->text().trimmed();
+    settings.regionColumn = m_column->currentText().trimmed();
     settings.seed = quint64(m_seed->value());
     return settings;
 }
@@ -89,11 +103,35 @@ void ErrorsPanel::setSettings(const ErrorSettings& settings) {
         m_method->setCurrentIndex(qMax(0, m_method->findData(int(settings.method))));
         // Out-of-range K (a hand-edited session) is clamped by the spin box to 2..500.
         m_regions->setValue(settings.regions);
-        m_column->setText(settings.regionColumn);
+        m_column->setEditText(settings.regionColumn);
         m_seed->setValue(int(qMin<quint64>(settings.seed, quint64(m_seed->maximum()))));
     }
     m_updating = false;
     onEdited();
+}
+
+QLineEdit* ErrorsPanel::columnEdit() const {
+    return m_column->lineEdit();
+}
+
+void ErrorsPanel::setRegionColumnChoices(const QStringList& columns) {
+    if (columns == regionColumnChoices())
+        return;
+    const QString typed = m_column->currentText();
+    {
+        // Refilling the list must not replace what the user typed or chose.
+        const QSignalBlocker blocker(m_column);
+        m_column->clear();
+        m_column->addItems(columns);
+        m_column->setEditText(typed);
+    }
+}
+
+QStringList ErrorsPanel::regionColumnChoices() const {
+    QStringList columns;
+    for (int i = 0; i < m_column->count(); ++i)
+        columns.append(m_column->itemText(i));
+    return columns;
 }
 
 void ErrorsPanel::onEdited() {

@@ -4,6 +4,7 @@
 // statistics are the core's.
 #include "session.h"
 
+#include <QStringList>
 #include <QWidget>
 
 class QComboBox;
@@ -15,7 +16,7 @@ namespace tpacf::ui {
 
 class ErrorsPanel : public QWidget {
     Q_OBJECT
-  public:
+public:
     explicit ErrorsPanel(QWidget* parent = nullptr);
 
     ErrorSettings settings() const;
@@ -28,19 +29,27 @@ class ErrorsPanel : public QWidget {
 
     QComboBox* methodCombo() const { return m_method; }
     QSpinBox* regionsSpin() const { return m_regions; }
-    QLineEdit* columnEdit() const { return m_column; }
+    /// Offers `columns` (e.g. the data catalog file's column names) in the region column's
+    /// list; the text typed or chosen stays, and any other name can still be typed.
+    void setRegionColumnChoices(const QStringList& columns);
+    QStringList regionColumnChoices() const;
+
+    /// The region column: an editable list of the catalog's columns.
+    QComboBox* columnCombo() const { return m_column; }
+    /// Its text field.
+    QLineEdit* columnEdit() const;
     QSpinBox* seedSpin() const { return m_seed; }
 
-  Q_SIGNALS:
+Q_SIGNALS:
     void changed();
 
-  private:
+private:
     void onEdited();
     void updateState();
 
     QComboBox* m_method = nullptr;
     QSpinBox* m_regions = nullptr;
-    QLineEdit* m_column = nullptr;
+    QComboBox* m_column = nullptr;
     QSpinBox* m_seed = nullptr;
     QWidget* m_regionsRow = nullptr;
     QLabel* m_regionsLabel = nullptr;

@@ -231,8 +231,8 @@ void MainWindow::createDocks() {
                  DockContent::Scrolled);
     auto* backendDock = makeDock(tr("Estimator, Errors, Backend"), QStringLiteral("backendDock"),
                                  estimatorWidget, this, DockContent::Scrolled);
-    auto* runDock =
-        makeDock(tr("Run"), QStringLiteral("runDock"), m_runPanel, this, DockContent::Scrolled);
+    // The Run panel sizes itself to its (wrapped) messages: no scroll area, nothing clipped.
+    auto* runDock = makeDock(tr("Run"), QStringLiteral("runDock"), m_runPanel, this);
     auto* resultsDock = makeDock(tr("Results"), QStringLiteral("resultsDock"), m_resultView, this);
     m_resultsDock = resultsDock;
     auto* logDock = makeDock(tr("Log"), QStringLiteral("logDock"), m_log, this);
@@ -257,13 +257,16 @@ void MainWindow::createDocks() {
         binningDock->raise();
         resizeDocks({catalogDock, binningDock}, {300, 400}, Qt::Horizontal);
         resizeDocks({catalogDock, skyDock}, {170, 300}, Qt::Vertical);
-        resizeDocks({binningDock, runDock}, {330, 140}, Qt::Vertical);
+        resizeDocks({binningDock, runDock}, {420, 100}, Qt::Vertical);
         resizeDocks({resultsDock}, {170}, Qt::Vertical);
     } else {
         resizeDocks({catalogDock, binningDock}, {360, 440}, Qt::Horizontal);
         resizeDocks({catalogDock, skyDock}, {200, 440}, Qt::Vertical);
         resizeDocks({binningDock, backendDock, runDock}, {250, 350, 130}, Qt::Vertical);
-        resizeDocks({resultsDock}, {230}, Qt::Vertical);
+        // Ten result rows (plus the dock's title bar).
+        resizeDocks({resultsDock},
+                    {m_resultView->heightForRows(ResultTableView::kPreferredRows) + 24},
+                    Qt::Vertical);
     }
 
     m_inputPanels = {m_catalogsPanel, m_binningPanel, m_backendPanel, m_errorsPanel};
@@ -609,6 +612,8 @@ void MainWindow::updateCatalogViews() {
     m_catalogsPanel->setCatalogs(m_catalogs->data(), m_catalogs->randoms(), m_catalogs->data2(),
                                  m_catalogs->randoms2());
     m_backendPanel->setCrossMode(m_catalogs->data2().has_value());
+    // The data file's other columns, for jackknife regions from a column.
+    m_errorsPanel->setRegionColumnChoices(m_catalogs->dataColumnNames());
     m_skyPlot->setCatalogs(dataCatalog(), randomCatalogs());
     updateTitle();
     updateRunState();

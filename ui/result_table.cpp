@@ -5,6 +5,7 @@
 #include <QClipboard>
 #include <QHeaderView>
 #include <QKeyEvent>
+#include <QScrollBar>
 
 #include <cmath>
 #include <map>
@@ -177,6 +178,9 @@ ResultTableView::ResultTableView(QWidget* parent) : QTableView(parent) {
     setSelectionBehavior(QAbstractItemView::SelectItems);
     setSelectionMode(QAbstractItemView::ExtendedSelection);
     setAlternatingRowColors(true);
+    // Tab moves on to the next control, as everywhere else in the window; cells have the
+    // arrow keys (and nothing here is edited, so Tab has no cell to go to).
+    setTabKeyNavigation(false);
     horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     horizontalHeader()->setStretchLastSection(true);
     verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
@@ -195,7 +199,37 @@ void ResultTableView::setModel(QAbstractItemModel* model) {
     QTableView::setModel(model);
     // Fit the columns to the numbers each time a new result arrives.
     if (model)
-        connect(model, &QAbstractItemModel::modelReset, this, &QTableView::resizeColumnsToContents);
+        connect(model, &QAbstractItemModel::modelReset, this, &ResultTableView::fitColumns);
+    fitColumns();
+}
+
+void ResultTableView::fitColumns() {
+    if (!model())
+        return;
+    // Each column as wide as its numbers and its header, with one common floor (the width of
+    // a full "-0.000123457"), so the counts and ratios read as columns of one table rather than
+    // a mix of narrow and wide ones.
+    resizeColumnsToContents();
+    const int floor = fontMetrics().horizontalAdvance(QStringLiteral("-0.000123457")) + 12;
+    for (int column = 0; column < model()->columnCount(); ++column)
+        if (columnWidth(column) < floor)
+            setColumnWidth(column, floor);
+}
+
+int ResultTableView::heightForRows(int rows) const {
+    const QHeaderView* header = horizontalHeader();
+    const int headerHeight = header->isHidden() ? 0 : header->sizeHint().height();
+    const int scrollBar = horizontalScrollBar()->sizeHint().height(); // many columns scroll
+    return 2 * frameWidth() + headerHeight + rows * verticalHeader()->defaultSectionSize() +
+           scrollBar;
+}
+
+QSize ResultTableView::sizeHint() const {
+    return {QTableView::sizeHint().width(), heightForRows(kPreferredRows)};
+}
+
+QSize ResultTableView::minimumSizeHint() const {
+    return {QTableView::minimumSizeHint().width(), heightForRows(kMinimumRows)};
 }
 
 QString ResultTableView::selectionAsText() const {

@@ -51,7 +51,8 @@ private:
 };
 
 /// A table view whose Ctrl+C copies the selected cells as tab-separated text (with the header
-/// row when whole rows are selected), ready to paste into a spreadsheet.
+/// row when whole rows are selected), ready to paste into a spreadsheet. Tab and Shift+Tab leave
+/// the table (the arrow keys move between cells).
 class ResultTableView : public QTableView {
     Q_OBJECT
 public:
@@ -61,8 +62,20 @@ public:
     QString selectionAsText() const;
     void copySelection() const;
 
+    /// The height that shows the header and `rows` rows without scrolling.
+    int heightForRows(int rows) const;
+    /// Room for 10 rows (kPreferredRows) where the window has it; 3 rows at the least.
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    static constexpr int kPreferredRows = 10;
+    static constexpr int kMinimumRows = 3;
+
 protected:
     void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    /// Columns as wide as their numbers and headers, the last one taking the rest.
+    void fitColumns();
 };
 
 } // namespace tpacf::ui

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QStyle>
 #include <QVBoxLayout>
 
@@ -66,7 +67,10 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_progressBar->setValue(0);
     m_progressBar->setFormat(QStringLiteral("%p%"));
     m_rateLabel = new QLabel(this);
+    m_rateLabel->setObjectName(QStringLiteral("runStatus"));
+    m_rateLabel->setWordWrap(true); // "Preparing the catalogs (…)" is longer than the dock
     m_rateLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_rateLabel->hide(); // until there is something to say
     m_reasonLabel = new QLabel(this);
     m_reasonLabel->setWordWrap(true);
     m_reasonLabel->setObjectName(QStringLiteral("runBlockedReason"));
@@ -88,9 +92,43 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_reasonLabel);
     layout->addWidget(m_staleLabel);
     layout->addStretch();
-    // Room for a two-line reason under the rate line, so the dock splitter never clips it.
-    setMinimumHeight(m_runButton->minimumHeight() + m_progressBar->sizeHint().height() +
-                     3 * fontMetrics().lineSpacing() + 4 * layout->spacing() + 12);
+    // Every message wraps; the panel's minimum height follows what they need at its width
+    // (fitToContents), so the dock, or the scroll area around it, never clips a line.
+    fitToContents();
+}
+
+int RunPanel::contentHeightForWidth(int width) const {
+    const QLayout* panelLayout = layout();
+    return panelLayout->hasHeightForWidth() ? panelLayout->totalHeightForWidth(width)
+                                            : panelLayout->totalSizeHint().height();
+}
+
+void RunPanel::fitToContents() {
+    // A QWidget's minimum ignores height-for-width, so a wrapped label would be squeezed to
+    // one line under a fixed minimum: set it from the layout at the current width.
+    const int needed = contentHeightForWidth(width() > 0 ? width() : sizeHint().width());
+    if (needed > 0 && needed != minimumHeight())
+        setMinimumHeight(needed);
+}
+
+bool RunPanel::event(QEvent* event) {
+    const bool handled = QWidget::event(event);
+    // A label's new text, or a label shown or hidden, asks for a new layout: the height the
+    // panel needs may have changed.
+    if (event->type() == QEvent::LayoutRequest)
+        fitToContents();
+    return handled;
+}
+
+void RunPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (event->oldSize().width() != event->size().width())
+        fitToContents();
+}
+
+void RunPanel::setStatusText(const QString& text) {
+    m_rateLabel->setText(text);
+    m_rateLabel->setVisible(!text.isEmpty()); // an empty line would push the reason down
 }
 
 void RunPanel::setRunState(const QString& blockedReason, bool running, bool loading) {
@@ -105,23 +143,25 @@ void RunPanel::setRunState(const QString& blockedReason, bool running, bool load
     if (m_reasonLabel->styleSheet() != reasonStyle) // a new style sheet re-polishes the label
         m_reasonLabel->setStyleSheet(reasonStyle);
     m_reasonLabel->setVisible(!running && !blockedReason.isEmpty());
+    fitToContents();
 }
 
 void RunPanel::setStale(bool stale) {
     m_staleLabel->setVisible(stale);
+    fitToContents();
 }
 
 void RunPanel::showStarting(const QString& text) {
     m_progressBar->setValue(0);
-    m_rateLabel->setText(text);
+    setStatusText(text);
 }
 
 void RunPanel::showProgress(const JobProgressUpdate& update) {
     m_progressBar->setValue(int(std::lround(qBound(0.0, update.fraction, 1.0) * kProgressSteps)));
     if (update.preparing) {
-        m_rateLabel->setText(tr("Preparing the catalogs (sorting into sky cells, listing the "
-                                "cell pairs) · elapsed %1")
-                                 .arg(formatDuration(update.elapsedSeconds)));
+        setStatusText(tr("Preparing the catalogs (sorting into sky cells, listing the "
+                         "cell pairs) · elapsed %1")
+                          .arg(formatDuration(update.elapsedSeconds)));
         return;
     }
     QString text = formatRate(update.pairsPerSecond);
@@ -129,30 +169,30 @@ void RunPanel::showProgress(const JobProgressUpdate& update) {
         tr(" · ETA %1")
             .arg(update.etaSeconds >= 0 ? formatDuration(update.etaSeconds) : QStringLiteral("–"));
     text += tr(" · elapsed %1").arg(formatDuration(update.elapsedSeconds));
-    m_rateLabel->setText(text);
+    setStatusText(text);
 }
 
 void RunPanel::showCancelling() {
-    m_rateLabel->setText(tr("Cancelling…"));
+    setStatusText(tr("Cancelling…"));
     m_cancelButton->setEnabled(false);
 }
 
 void RunPanel::showFinished(const CorrelationResult& result) {
     m_progressBar->setValue(kProgressSteps);
     const QString culling = result.culled ? tr("culling on") : tr("culling off");
-    m_rateLabel->setText(tr("Done in %1 s on %2 · %3")
-                             .arg(result.elapsedSeconds, 0, 'f', 2)
-                             .arg(QString::fromStdString(result.deviceDescription), culling));
+    setStatusText(tr("Done in %1 s on %2 · %3")
+                      .arg(result.elapsedSeconds, 0, 'f', 2)
+                      .arg(QString::fromStdString(result.deviceDescription), culling));
 }
 
 void RunPanel::showFailed() {
     m_progressBar->setValue(0);
-    m_rateLabel->setText(tr("Failed"));
+    setStatusText(tr("Failed"));
 }
 
 void RunPanel::showCancelled() {
     m_progressBar->setValue(0);
-    m_rateLabel->setText(tr("Cancelled"));
+    setStatusText(tr("Cancelled"));
 }
 
 } // namespace tpacf::ui

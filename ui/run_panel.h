@@ -43,11 +43,22 @@ public:
     /// "m:ss", or "h:mm:ss" from an hour on; "–" when unknown.
     static QString formatDuration(double seconds);
 
+    /// The height the panel needs at `width` with the messages it shows now (wrapped); its
+    /// minimum height follows it, so that no message is clipped.
+    int contentHeightForWidth(int width) const;
+
 Q_SIGNALS:
     void runRequested();
     void cancelRequested();
 
+protected:
+    bool event(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void fitToContents();
+    void setStatusText(const QString& text);
+
     QPushButton* m_runButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
     QProgressBar* m_progressBar = nullptr;

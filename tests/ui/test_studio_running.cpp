@@ -218,8 +218,12 @@ void TestStudioRunning::fitsALaptopScreen() {
     const QSize minimum = window->minimumSizeHint().expandedTo(window->minimumSize());
     QVERIFY2(minimum.width() <= 1264 && minimum.height() <= 672,
              qPrintable(QStringLiteral("minimum %1 x %2").arg(minimum.width()).arg(minimum.height())));
+    // On a screen that holds that minimum, the window opens inside it.
     const QRect available = window->screen()->availableGeometry();
-    QVERIFY(window->width() <= available.width() && window->height() <= available.height());
+    qInfo("screen %d x %d, window %d x %d, minimum %d x %d", available.width(), available.height(),
+          window->width(), window->height(), minimum.width(), minimum.height());
+    if (available.width() >= minimum.width() + 16 && available.height() >= minimum.height() + 48)
+        QVERIFY(window->width() <= available.width() && window->height() <= available.height());
 
     // At 1264 x 672 the visible docks do not overlap one another.
     window->resize(1264, 672);
