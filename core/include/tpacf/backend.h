@@ -2,6 +2,7 @@
 // Choosing a backend. The CPU is built in; every other backend is a BackendModule that the
 // program registers at start-up (kernels/ offers one), so core names none of them and a new
 // backend is one registry entry. selectBackend() picks from the registry by name.
+#include "tpacf/lab.h"
 #include "tpacf/pair_counter.h"
 
 #include <cstdint>
@@ -80,6 +81,9 @@ public:
     /// device's context: ~0.25 s on a GPU host), so that a caller can overlap it with reading
     /// the catalogs. Never throws: a failure shows when the counter is made. Default: nothing.
     virtual void warmUp(const std::vector<int>& deviceIndices) const;
+    /// The module's rungs of the Kernel Lab (lab.h): teaching kernels, never used by a job.
+    /// Default: none.
+    virtual lab::LabVariantList labVariants() const;
 };
 
 /// The backends a program offers: the built-in CPU and the modules added at start-up, in the

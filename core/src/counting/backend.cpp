@@ -85,6 +85,10 @@ std::string ratioText(int fp32PerFp64) {
 
 void BackendModule::warmUp(const std::vector<int>&) const {}
 
+lab::LabVariantList BackendModule::labVariants() const {
+    return {};
+}
+
 std::string BackendModule::displayName() const {
     std::string text = name();
     std::transform(text.begin(), text.end(), text.begin(),
