@@ -419,10 +419,19 @@ void TestHelpCli::commandComputesTheWindowsResult() {
     const ResultTable actual = readResultCsv(outputs.result.toStdString());
     QCOMPARE(actual.columns, expected.columns);
     QCOMPARE(actual.rows.size(), expected.rows.size());
+    // Bit for bit, but for the weighted sums (and what is computed from them): the CPU adds
+    // its threads' partial sums in whatever order they finish, so two runs of the same job may
+    // differ in the last bits there (documented; the raw counts never do).
+    const bool weightedRun = std::find(actual.columns.begin(), actual.columns.end(),
+                                       std::string("DD_w")) != actual.columns.end();
+    const auto close = [&](double a, double b) {
+        return weightedRun && std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b));
+    };
     for (std::size_t r = 0; r < actual.rows.size(); ++r)
         for (std::size_t c = 0; c < actual.rows[r].size(); ++c)
             QVERIFY2(sameBits(actual.rows[r][c], expected.rows[r][c]) ||
-                         (std::isnan(actual.rows[r][c]) && std::isnan(expected.rows[r][c])),
+                         (std::isnan(actual.rows[r][c]) && std::isnan(expected.rows[r][c])) ||
+                         close(actual.rows[r][c], expected.rows[r][c]),
                      qPrintable(QStringLiteral("row %1, %2: %3 vs %4")
                                     .arg(r)
                                     .arg(QString::fromStdString(actual.columns[c]))
