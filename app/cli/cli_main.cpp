@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/context.h"
 #include "cli/interrupt.h"
+#include "cli/lab_output.h"
 #include "tpacf/backend.h"
 #include "tpacf/cuda/cuda_backend.h"
 #include "tpacf/errors.h"
@@ -43,6 +44,8 @@ constexpr Subcommand kSubcommands[] = {
      [](const BackendRegistry&) { return mockHelp(); }},
     {"bench", "time pair counting per backend and precision", benchCommand,
      [](const BackendRegistry&) { return benchHelp(); }},
+    {"lab", "the Kernel Lab: teaching variants of the pair count, timed and checked", labCommand,
+     [](const BackendRegistry&) { return labHelp(); }},
 };
 
 // The one place the command line names its backend modules: a new backend is one more add().
