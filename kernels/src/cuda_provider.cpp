@@ -3,6 +3,7 @@
 
 #include "cuda_check.h"
 #include "cuda_pair_counter.h"
+#include "../lab/lab_variants.h"
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
 
@@ -150,6 +151,17 @@ public:
         const std::string description = names + " (" + std::to_string(chosen.size()) +
                                         (chosen.size() == 1 ? " GPU)" : " GPUs)");
         return detail::makeCudaPairCounter(precision, std::move(chosen), description, m_tuning);
+    }
+
+    /// The Kernel Lab's CUDA rungs on the first device; the product rung in the precision
+    /// "auto" picks there (float where no device answers: its count then reports why).
+    tpacf::lab::LabVariantList labVariants() const override {
+        const std::vector<GpuDeviceInfo> available = devices();
+        const int device = available.empty() ? 0 : available.front().index;
+        const Precision precision = available.empty()
+                                        ? Precision::Float
+                                        : autoPrecision({available.front()}).precision;
+        return cuda::lab::makeCudaLabVariants(device, precision, m_tuning);
     }
 
 private:
