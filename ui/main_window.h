@@ -36,6 +36,7 @@ class BackendPanel;
 class BinningPanel;
 class CatalogsPanel;
 class ErrorsPanel;
+class KernelLabWindow;
 class PlotPanel;
 class ResultTableModel;
 class ResultTableView;
@@ -156,6 +157,12 @@ public:
     const QList<RecentFile>& recentFiles() const { return m_recentFiles->entries(); }
     /// Reopens an entry of recentFiles() in its role (false when refused or unreadable).
     bool openRecentFile(int index);
+
+    /// Tools > Kernel Lab…: opens (or raises) the lab window with this window's data catalog, its
+    /// first random catalog and its bins; they follow the window's catalogs while it is open.
+    KernelLabWindow* openKernelLab();
+    /// The lab window once opened; null before.
+    KernelLabWindow* kernelLabWindow() const { return m_kernelLab; }
 
     /// The one path every notice, warning and error takes: log, status bar, the
     /// messageReported signal and, in interactive mode, a message box for warnings and errors.
@@ -308,6 +315,8 @@ private:
     QAction* m_aboutAction = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
+    KernelLabWindow* m_kernelLab = nullptr; // a child: it lives as long as this window
+    void updateKernelLabInputs();
 };
 
 } // namespace tpacf::ui

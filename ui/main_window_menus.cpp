@@ -7,6 +7,8 @@
 #include "command_line_export.h"
 #include "covariance_view.h"
 #include "help_window.h"
+#include "kernel_lab_window.h"
+#include "binning_panel.h"
 #include "plot_panel.h"
 
 #include <tpacf/catalog_formats.h>
@@ -239,6 +241,17 @@ void MainWindow::createMenus() {
         m_viewMenu->addAction(toggle);
     }
 
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    QAction* kernelLab = tools->addAction(tr("&Kernel Lab…"), this, &MainWindow::openKernelLab);
+    kernelLab->setObjectName(QStringLiteral("kernelLabAction"));
+    kernelLab->setShortcut(QKeySequence(tr("Ctrl+Shift+K")));
+    const QString kernelLabTip =
+        tr("The pair-counting kernel step by step, for teaching: run each rung of the ladder "
+           "(naive to the product's path) on the loaded catalog, compare speed and exactness, "
+           "read each rung's code");
+    kernelLab->setToolTip(kernelLabTip);
+    kernelLab->setStatusTip(kernelLabTip);
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(new UserGuideAction(this));
     help->addSeparator();
@@ -402,6 +415,38 @@ void MainWindow::showAbout() {
            "<p>Qt %2 (built with %3)<br>%4</p>")
             .arg(QString::fromLatin1(tpacf::version()), QString::fromLatin1(qVersion()),
                  QStringLiteral(QT_VERSION_STR), gpuText));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Tools > Kernel Lab
+
+KernelLabWindow* MainWindow::openKernelLab() {
+    if (!m_kernelLab) {
+        // A child window: it closes with this one, and its worker thread is joined then.
+        m_kernelLab = new KernelLabWindow(m_backends, this);
+        connect(this, &MainWindow::catalogsChanged, m_kernelLab,
+                [this] { updateKernelLabInputs(); });
+        connect(m_binningPanel, &BinningPanel::changed, m_kernelLab,
+                [this] { updateKernelLabInputs(); });
+        updateKernelLabInputs();
+    }
+    m_kernelLab->show();
+    m_kernelLab->raise();
+    m_kernelLab->activateWindow();
+    return m_kernelLab;
+}
+
+void MainWindow::updateKernelLabInputs() {
+    if (!m_kernelLab)
+        return;
+    KernelLabInputs inputs;
+    inputs.data = dataCatalog();
+    const auto randoms = randomCatalogs();
+    if (!randoms.empty())
+        inputs.random = randoms.front();
+    if (const auto& binning = m_binningPanel->binning())
+        inputs.bins = binning->spec();
+    m_kernelLab->setInputs(inputs);
 }
 
 // ----------------------------------------------------------------------------------------------
