@@ -12,6 +12,8 @@
 #include <tpacf/lab.h>
 
 #include <QMainWindow>
+
+#include <map>
 #include <QThread>
 
 #include <memory>
@@ -53,6 +55,8 @@ public:
         QString sourceRoot;
         /// Report failures and export errors in message boxes (tests turn this off).
         bool interactive = true;
+        /// Backends without a usable device, and why: their rungs are listed unticked.
+        std::map<QString, QString> unavailable;
     };
 
     /// Where the catalog to count comes from.

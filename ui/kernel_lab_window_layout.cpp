@@ -252,14 +252,21 @@ void KernelLabWindow::fillVariantTree() {
     std::map<QString, QTreeWidgetItem*> groups;
     for (const VariantInfo& info : m_variants) {
         QTreeWidgetItem*& group = groups[info.backend];
+        const auto missing = m_options.unavailable.find(info.backend);
+        const bool available = missing == m_options.unavailable.end();
         if (!group) {
-            group = new QTreeWidgetItem(m_variantTree, {info.backend.toUpper()});
+            group = new QTreeWidgetItem(
+                m_variantTree, {available ? info.backend.toUpper()
+                                          : tr("%1 (no device here)").arg(info.backend.toUpper())});
             group->setFlags(group->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsAutoTristate);
             group->setForeground(0, labBackendColor(info.backend).darker(120));
+            if (!available)
+                group->setToolTip(0, missing->second);
         }
         auto* item = new QTreeWidgetItem(group, {QStringLiteral("%1 · %2").arg(info.rung).arg(info.key)});
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(0, Qt::Checked);
+        // Rungs of a backend without a device here could only fail: listed, not ticked.
+        item->setCheckState(0, available ? Qt::Checked : Qt::Unchecked);
         item->setData(0, kKeyRole, info.key);
         item->setToolTip(0, info.name + (info.exact ? QString() : tr(" (not exact: on purpose)")));
     }
