@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf run: w(theta) of a data catalog against random catalogs, through CorrelationJob.
 #include "cli/args.h"
 #include "cli/context.h"
@@ -13,6 +14,8 @@
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
 #include "tpacf/jackknife.h"
+#include "tpacf/power_law_fit.h"
+#include "tpacf/units.h"
 #include "tpacf/output_file.h"
 #include "tpacf/result_io.h"
 
@@ -96,6 +99,13 @@ Error bars (jackknife: w is recomputed with each sky region left out):
   --jackknife-seed S seed of the k-means regions (default 1); the same seed on the same data
                      gives the same regions
   --covariance FILE  the bins x bins covariance matrix of w as CSV (needs jackknife)
+
+Fit (printed on stderr after the result is written):
+  --fit MIN:MAX      w = A theta^(1-gamma) over the bins whose centre lies in MIN..MAX (bin
+                     unit), by generalised least squares with the jackknife covariance
+                     (Hartlap-corrected inverse), sigma only without it, unweighted without
+                     errors
+  --fit-output FILE  the fit's parameters and errors as CSV
 
 Catalog formats:
 )") + describeCatalogFormats() +
@@ -320,6 +330,36 @@ void printTimings(std::ostream& err, const std::vector<CatalogRequest>& requests
     print("  ", "total", totalSeconds);
 }
 
+// --fit THETA_MIN:THETA_MAX, checked before anything is read.
+static std::optional<PowerLawFitOptions> fitOptionsFrom(const ParsedArgs& args) {
+    const auto text = args.value("--fit");
+    if (!text)
+        return std::nullopt;
+    const auto colon = text->find(':');
+    if (colon == std::string::npos)
+        args.fail("--fit: " + quote(*text) + " is not a range THETA_MIN:THETA_MAX (bin unit)");
+    PowerLawFitOptions options;
+    try {
+        options.thetaMin = parseNumber("--fit", std::string_view(*text).substr(0, colon));
+        options.thetaMax = parseNumber("--fit", std::string_view(*text).substr(colon + 1));
+    } catch (const Error& error) {
+        args.fail(error.what());
+    }
+    if (!(options.thetaMin > 0) || !(options.thetaMax > options.thetaMin))
+        args.fail("--fit: " + quote(*text) + " needs 0 < THETA_MIN < THETA_MAX (bin unit)");
+    return options;
+}
+
+static void printFit(std::ostream& err, const PowerLawFit& fit, const CorrelationResult& result) {
+    err << "power-law fit w = A theta^(1-gamma) (theta in " << angleUnitName(result.bins.unit)
+        << ", " << fit.bins.size() << " bins, " << fitWeightingName(fit.weighting)
+        << "): A = " << fit.amplitude << " +/- " << fit.amplitudeError
+        << ", gamma = " << fit.gamma << " +/- " << fit.gammaError
+        << ", chi2/dof = " << fit.chi2 << "/" << fit.dof << '\n';
+    for (const auto& note : fit.notes)
+        printNotice(err, "fit: " + note);
+}
+
 int runCommand(const Context& context) {
     const auto commandStart = std::chrono::steady_clock::now();
     OptionSet options;
@@ -339,6 +379,8 @@ int runCommand(const Context& context) {
         .addValue("--save-counts")
         .addValue("--reuse-counts")
         .addValue("--share")
+        .addValue("--fit")
+        .addValue("--fit-output")
         .addSwitch("--quiet")
         .addSwitch("--timings");
     addReadOptions(options);
@@ -397,6 +439,12 @@ int runCommand(const Context& context) {
     if (fitsFormat && !fitsOutputSupported())
         args.fail("--format fits: this build writes no FITS tables (built without cfitsio)");
     const JackknifeRequest jackknife = jackknifeFrom(args);
+    const std::optional<PowerLawFitOptions> fitOptions = fitOptionsFrom(args);
+    const std::string fitOutputPath = args.value("--fit-output").value_or("");
+    if (!fitOutputPath.empty() && !fitOptions)
+        args.fail("--fit-output writes the power-law fit: add --fit THETA_MIN:THETA_MAX");
+    if (fitOptions && share)
+        args.fail("--share counts part of the work, whose w means nothing: no --fit with it");
 
     CorrelationParams params;
     if (const auto text = args.value("--estimator")) {
@@ -453,6 +501,8 @@ int runCommand(const Context& context) {
         files.output("--covariance", covariancePath);
     if (plot)
         files.output("--plot", plot->path());
+    if (!fitOutputPath.empty())
+        files.output("--fit-output", fitOutputPath);
     files.check();
 
     // A count file is read (and found foreign or broken) before any catalog.
@@ -549,6 +599,15 @@ int runCommand(const Context& context) {
         writeCovarianceCsvFile(covariancePath, result);
     if (plot)
         plot->write(result);
+    // After the result is written: a fit that fails (too few bins in range) loses no count.
+    if (fitOptions) {
+        const PowerLawFit fit = fitPowerLaw(result, *fitOptions);
+        printFit(context.err, fit, result);
+        if (!fitOutputPath.empty())
+            writeFileAtomically(fitOutputPath, [&](std::ostream& out) {
+                out << powerLawFitCsv(fit, *fitOptions, angleUnitName(result.bins.unit));
+            });
+    }
     if (args.has("--timings")) {
         const auto now = std::chrono::steady_clock::now();
         printTimings(context.err, requests, loaded, countFileSeconds, result,
