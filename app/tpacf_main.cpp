@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf: the headless command-line tool.
 #include "cli/cli_main.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # One INTERFACE target carries the language standard, warnings and defines every target links.
 add_library(tpacf_settings INTERFACE)
 target_compile_features(tpacf_settings INTERFACE cxx_std_20)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # CPack: Debian package and tarball of the CLI (and the GUI where built).
 set(CPACK_PACKAGE_NAME "tpacf-studio")
 set(CPACK_PACKAGE_VENDOR "TPACF Studio")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Where the standard job's wall time goes (BENCHMARKS.md, "End-to-end speed"): in the folder of
 # ../shared/bench/standard-job.sh (d.txt, r0..r9.txt; run that script first), `tpacf run
 # --timings` of the job in each precision, with --jackknife 32 and with near-empty bins on each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Times a whole `tpacf run` (reading, k-means regions, reordering, DD + DR + RR, estimator,
 # writing) with and without --jackknife K on a clustered full-sky mock and as many randoms,
 # default bins (log5), on the CUDA backend in float and double; 3 runs each, in turns.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # RR reuse end to end (BENCHMARKS.md, "After issues 13 and 14"): in the standard job's folder
 # (d.txt and r0..r9.txt, as ../shared/bench/standard-job.sh writes them), a run that saves its
 # counts, a fresh run on new data d2.txt, and the same run reusing every RR_i; wall and job time

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # One-shot check on a GPU machine, from the repository root: configure (headless preset, CUDA on,
 # tests on), build, `tpacf devices`, the GPU suite, the benchmarks, a SASS/ptxas report.
 # Every step's output goes to $OUT/<step>.log (default ./out/device-check); a summary ends it.

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what building and testing TPACF Studio needs on Debian 12 (run as root).
 # Installs nothing that is already there; safe to run again.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config
           qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev
-          xvfb xauth python3-astropy)
+          xvfb xauth python3-astropy
+          appstream desktop-file-utils shared-mime-info)
 
 missing=()
 for p in "${packages[@]}"; do

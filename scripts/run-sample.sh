@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs dependencies and builds TPACF Studio and the tpacf CLI. With a display, opens
 # TPACF Studio with the bundled sample loaded (press Run); without one, computes w(theta) of the
 # sample with the CLI and says where the CSV went.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs dependencies, builds everything with the test suites, and runs them all; then builds
 # the core and CLI suites again under AddressSanitizer and UBSan (CPU only) and runs those too.
 # TPACF_SKIP_ASAN=1 skips the sanitizer pass (it roughly doubles the time). The asan test preset

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Estimator and backend choice: Auto, the CPU with a thread count, or one device of a registered
 // backend module (listed by name and memory), the precision and spatial culling.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Binning panel: scale, unit, range and bin size or a preset, or custom edges typed in or
 // loaded from a file. Validation is the core's: the panel builds a tpacf::Binning and shows the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reads catalogs off the GUI thread. The owner moves a CatalogLoader to a QThread; each load()
 // is read there, in order, and answered by one queued signal, so a file of millions of rows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The catalogs a run uses: one data catalog and any number of random ones, and optionally a second
 // sample (a second data catalog and its own randoms) for a cross-correlation, with where each came

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Where a catalog comes from and how to read it: enough to read it again (sessions, recent files).
 #include <tpacf/catalog.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Catalogs dock: the data and random catalogs, and the second sample of a cross-correlation
 // where one is loaded, with N (and Σw for a weighted catalog) and RA/Dec extent (the tooltip says

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Column mapping for catalog files: a preview of the first rows (tpacf::previewCatalogFile),
 // RA/Dec column choice, an optional weight column, the coordinate unit (deg, arcmin, arcsec, rad;

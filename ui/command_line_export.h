@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Run > Copy as Command Line: the `tpacf run` command that computes what the window would compute
 // with its current catalogs and settings (the Session the window saves is exactly that input).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "covariance_view.h"
 
 #include "catalog_source.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The jackknife covariance of w(θ) as a colour map over (θ_i, θ_j), with a colour scale, shown as
 // the covariance itself or as the correlation matrix C_ij / (σ_i σ_j). The matrix and σ come

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Errors controls: none, or jackknife error bars over K regions (k-means on the sky, seeded)
 // or over the regions a catalog column names. The panel only collects the choice; regions and

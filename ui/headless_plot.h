@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The app's w(θ) figure without the app: draws a result with the Plots panel's own code and
 // writes it as PNG or PDF. For `tpacf run --plot`; needs a QApplication (offscreen will do).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The user guide's pages (HTML bundled under :/help/) and which section of it describes the
 // panel a widget belongs to: what F1 opens.

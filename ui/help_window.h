@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Help > User Guide: the bundled HTML guide in a QTextBrowser beside its table of contents, and
 // the action that opens it (F1 opens the section of the panel that has the focus).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs one tpacf::CorrelationJob at a time on the thread it lives on (the owner moves it to a
 // QThread) and reports back through queued signals carrying value types.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Kernel Lab's two precision demonstrations (tpacf/lab_demos.h) as a page of the lab window:
 // binning on the float dot product against chord² at 0.01′–1′ (the bins a float port loses),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // How the Kernel Lab shows a LabReport: the table's columns and cell texts, the CSV of the table,
 // the bar chart of pairs/s (one bar per variant, coloured by backend) and the per-bin error plot.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "kernel_lab_window.h"
 
 #include "kernel_lab_demos.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Kernel Lab (Tools > Kernel Lab…): runs the ladder of teaching pair-counting kernels
 // (tpacf/lab.h) on the main window's catalogs or a generated uniform sky, and shows how fast each

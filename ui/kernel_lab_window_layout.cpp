@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // KernelLabWindow, part two: its widgets, actions and the list of variants.
 // (kernel_lab_window.cpp holds the settings, the run and what the window shows of it.)
 #include "kernel_lab_window.h"

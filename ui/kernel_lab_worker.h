@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs the Kernel Lab (tpacf::lab::runLab) on the thread it lives on (the lab window moves it to
 // its own QThread), so that a slow rung never freezes the window; queued signals carry values.

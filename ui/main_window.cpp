@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow, part one: builds the window and wires the catalog set, the run controller and the
 // panels together; catalogs and runs as the window presents them. Actions, menus and dialogs are in
 // main_window_menus.cpp; sessions, exports and settings in main_window_files.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // TPACF Studio's main window: catalogs, sky preview, bins, estimator and backend, run control,
 // plots, results table and log. It configures CorrelationJobs and shows their results; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow, part three: sessions, exports and the settings kept between starts.
 // (main_window.cpp builds and wires the window.)
 #include "main_window.h"

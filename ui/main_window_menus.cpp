@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow, part two: its actions, menus and toolbar, the file dialogs behind them, File >
 // Open Recent, drag and drop, Run > Copy as Command Line, Help > User Guide (F1) and the About
 // box. (main_window.cpp builds and wires the window.)
@@ -412,7 +413,12 @@ void MainWindow::showAbout() {
         tr("<h3>TPACF Studio %1</h3>"
            "<p>The two-point angular correlation function w(θ) of astronomical catalogs, "
            "on GPU and CPU.</p>"
-           "<p>Qt %2 (built with %3)<br>%4</p>")
+           "<p>Qt %2 (built with %3)<br>%4</p>"
+           "<p>Free software under the GNU General Public License, version 3 or (at your "
+           "option) any later version (GPL-3.0-or-later), without any warranty: see "
+           "<a href=\"https://www.gnu.org/licenses/gpl-3.0.html\">the licence</a>. It plots "
+           "with QCustomPlot by Emanuel Eichhammer, itself under the GPL-3.0-or-later; Qt is "
+           "used under the LGPL-3.0.</p>")
             .arg(QString::fromLatin1(tpacf::version()), QString::fromLatin1(qVersion()),
                  QStringLiteral(QT_VERSION_STR), gpuText));
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow: the run — whether it can start (and why not), starting and cancelling it, and what
 // the window shows and logs when it ends. Construction and docks are in main_window.cpp, menus
 // in main_window_menus.cpp, catalog files in main_window_files.cpp.

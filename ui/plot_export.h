@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Plot export at publication size: PNG (pixel size and DPI chosen by the user) and vector PDF.
 #include <QDialog>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The File > Open Recent list: files with the role they were opened in (a recent random catalog
 // reopens as a random one, with its column mapping), most recent first, kept in QSettings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Results table: the same columns as the CLI's CSV (RD in cross mode, the weighted sums DD_w…
 // of a weighted result, w_err after w when the run had jackknife errors), copyable with Ctrl+C.

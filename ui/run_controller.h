@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Runs CorrelationJobs for the window: owns the JobWorker and its thread, knows whether a run is
 // in progress, keeps the last result with the inputs it was computed from (so a result whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "run_panel.h"
 
 #include <tpacf/correlation_job.h>

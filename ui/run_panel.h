@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Run dock: Run and Cancel, progress with pairs/s, ETA and elapsed time, the outcome of the
 // last run, why Run is disabled, and a line saying when the result shown is from previous inputs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A session: the inputs and settings of a run, saved as JSON and reopened by File > Open Session.
 #include "catalog_source.h"

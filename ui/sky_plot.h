@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Sky preview: RA/Dec scatter of the data over the randoms (shown by default, so data off
 // their randoms' footprint stand out); after a jackknife run, the data coloured by the region the

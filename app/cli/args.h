@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Command-line argument parsing for the subcommands: a declared set of --flags, values
 // checked as they are read, and a UsageError (exit 2) naming the flag and quoting the value.

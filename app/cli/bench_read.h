@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // tpacf bench --read: how fast catalogs are read, apart from the pair counting.
 #include "cli/args.h"

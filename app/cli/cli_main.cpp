@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The tpacf command line: picks the subcommand, and turns every error into an exit code and
 // one line on stderr. The subcommands live in cmd_*.cpp.
 #include "cli/cli_main.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The tpacf command line: subcommand dispatch, usage, exit codes.
 #include <iosfwd>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf bench: pairs per second of each backend and precision on generated points (uniform or
 // clustered, full sky or a footprint), with spatial culling as asked.
 #include "cli/args.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf bench --read FILE: the reading side of the end-to-end time, measured on its own so
 // that a change to the readers has a reproducible figure (best of R reads, page cache warm).
 #include "cli/bench_read.h"

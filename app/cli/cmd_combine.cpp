@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf combine: adds count files of disjoint work (the shares of one batch, from
 // tpacf run --share K/N --save-counts) into one count file.
 #include "cli/args.h"

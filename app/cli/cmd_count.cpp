@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf count: one auto or cross pair count through the chosen PairCounter.
 #include "cli/args.h"
 #include "cli/context.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf devices: what can count pairs here, and where a GPU is missing, why.
 #include "cli/args.h"
 #include "cli/context.h"

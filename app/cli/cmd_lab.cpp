@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf lab: the Kernel Lab on the command line. The ladder of pair-counting variants timed and
 // checked bin by bin against the double reference, their explanations and code excerpts, and
 // the two precision demonstrations (lab.h, lab_demos.h). The demonstrations' output lives in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf lab --demo: the two precision demonstrations (lab_demos.h) as a table or JSON.
 #include "cli/context.h"
 #include "cli/lab_output.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf mock: a Soneira-Peebles clustered catalog and/or uniform randoms over a footprint.
 #include "cli/args.h"
 #include "cli/context.h"

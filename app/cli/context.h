@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What every subcommand gets: its words, the streams, whether stderr is a terminal (for the
 // progress bar), the cancel flag Ctrl-C sets, and the backends the program offers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The files one command reads and writes, checked together before any catalog is read or any
 // pair counted: every output can be written, and no output is an input or another output.

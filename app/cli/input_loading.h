@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Reading a command's catalogs while its backend starts: the GPU driver and contexts take
 // ~0.25 s, reading 11 catalogs of 10^6 points about as long, and neither needs the other.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Ctrl-C handling: SIGINT (and SIGTERM) set the cancel flag the running job polls, so a long
 // count stops cleanly at its next check instead of the process dying mid-write.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf lab's report: the table for people, JSON for scripts (lab_output.h).
 #include "cli/lab_output.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // tpacf lab's pieces beside its command (cmd_lab.cpp): what the lab counts, the report as a
 // table or JSON (lab_output.cpp) and the two precision demonstrations (cmd_lab_demo.cpp).

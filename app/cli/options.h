@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Flag groups several subcommands share: how catalogs are read, how bins are chosen, which
 // backend runs. Each group declares its flags and turns them into the core's option structs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Small output helpers the subcommands share: the one-line notices on stderr and the formatting
 // of seconds and JSON values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/plot_output.h"
 
 #include "cli/args.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // tpacf run --plot FILE: the app's w(theta) figure, drawn offscreen with the GUI's own plot code.
 // Only a build with the GUI (Qt, QCustomPlot) draws; a headless build says so before any work.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A one-line terminal progress bar (percent, pairs/s, ETA) for long counts. It draws only when
 // told the stream is a terminal, so logs and pipes never fill with carriage returns.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf-studio: the desktop application. Thin: application, backends, main window.
 #include "errors_panel.h"
 #include "main_window.h"
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
     }
     QApplication app(argc, argv);
     describeApplication();
-    QApplication::setDesktopFileName(QStringLiteral("tpacf-studio"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.tpacf.studio"));
 
     QCommandLineParser parser;
     StudioOptions studioOptions;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CUDA rung 2: the same shape as rung 1 (one thread per i, a global atomic per
 // pair) with the two errors fixed. No angle at all: the squared chord c² = |p_i − p_j|² is
 // compared with the bins' c² thresholds, computed once on the host in double; and the counters

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Device helpers the Kernel Lab's rungs 2 to 5 share: the squared chord of a pair (double, or
 // float hi+lo) and the bin of a c² by binary search over the thresholds. Rung 2 spells the

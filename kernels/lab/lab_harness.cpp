@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Kernel Lab's CUDA harness: device check, upload, the chunked and timed launch loop, the
 // occupancy facts. Nothing here changes a count; the rungs' kernels do all the counting.
 #include "lab_harness.h"

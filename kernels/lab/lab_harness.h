@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What every CUDA rung of the Kernel Lab shares and none of them teaches: the device check, the
 // catalogs' upload, the timed loop of launches (chunked for cancellation) and the occupancy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CUDA rung 5: rung 4's kernel in float, with the product's arithmetic. Each
 // coordinate is two floats, hi = float(x) and lo = float(x − hi); a pair's difference is
 // (hi_i − hi_j) + (lo_i − lo_j), which keeps c² to ~2e-7 relative at every separation, and c²

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CUDA rung 1: what a course's first port looks like. One thread per point i, a
 // loop over every j, the angle from the float dot product with acosf, the bin by dividing the
 // log of the angle, and a 32-bit global atomicAdd per pair. Its errors are the lesson (see

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CUDA rung 6: the product itself. A thin LabVariant over the real CUDA counter
 // (kernels/src/cuda_pair_counter.cpp, its kernel in kernels/src/pair_kernels.cu and
 // pair_loops.cuh), created as the program creates it, so this rung times exactly what users

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CUDA rung 4: register blocking and per-warp histograms. Each thread holds four i
 // points in registers and pairs every j it reads from the shared tile with all four (a quarter
 // of the shared-memory reads per pair); each warp counts into its own copy of the histogram, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CUDA rung 3: the histogram privatised per block. Each block counts into its own
 // 32-bit histogram in shared memory (atomics on the SM, not across the chip) and adds it to the
 // 64-bit global counters once at the end; the j points are staged through shared memory in

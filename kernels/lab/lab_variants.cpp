@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The CUDA rungs of the Kernel Lab, in ladder order (the CUDA module's labVariants()).
 #include "lab_variants.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The CUDA rungs of the Kernel Lab (tpacf/lab.h), one factory per rung; each rung's kernel is
 // in its own file of kernels/lab/. The CUDA module's labVariants() returns makeCudaLabVariants.

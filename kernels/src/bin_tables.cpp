@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "bin_tables.h"
 
 #include "tpacf/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Host side of the bin lookup: thresholds in the kernel's precision and the table over the
 // float bits of c² that gives a candidate slot in constant time.

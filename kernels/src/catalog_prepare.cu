@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The catalog preparation kernels: Morton keys and sorting, the gather into the kernels' point
 // layouts (hi/lo floats, doubles, weights), region-ordered gathers, and the tile and sub-tile
 // bounding boxes (with their weight sums) that the pair kernel classifies tile pairs by.

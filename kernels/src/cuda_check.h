@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Error policy and RAII owners for CUDA resources (internal to kernels/src).
 #include "tpacf/cuda/cuda_backend.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The CUDA PairCounter: the batched schedule over all tasks and all devices, with progress and
 // cancellation on the caller's thread.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The CUDA PairCounter (internal; callers get it through makeProvider(tuning)->create()).
 #include "tpacf/cuda/cuda_backend.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The CUDA module's provider: device queries that never throw, and counters over chosen devices.
 #include "tpacf/cuda/cuda_backend.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CudaTuning: the CUDA backend's benchmark and test settings (built with and without CUDA, so
 // the CLI parses and checks its flags the same way in every build).
 #include "tpacf/cuda/cuda_backend.h"

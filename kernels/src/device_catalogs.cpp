@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Host staging and per-device prepared catalogs (device_catalogs.h).
 #include "device_catalogs.h"
 

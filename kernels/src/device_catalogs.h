@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The catalogs of a batch in memory the devices can use: per device, the prepared catalogs
 // (Morton-sorted, hi/lo split, tile and sub-tile boxes) with every buffer owned. Internal to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to kernels/src: the layout of a prepared double-precision point, shared by the
 // preparation (catalog_prepare.cu) and the pair kernels (pair_kernels.cu).

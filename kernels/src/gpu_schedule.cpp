@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The CUDA backend's host-side schedule (plain C++): catalogs, tiles, the work list and its
 // shares, the device threads' cursor. See gpu_schedule.h and docs/gpu-kernel-notes.md.
 #include "gpu_schedule.h"

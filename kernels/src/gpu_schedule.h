@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The CUDA backend's host-side schedule, in plain C++ (no CUDA types): the distinct catalogs of
 // a batch, their tiles (plain or region layouts), the work list of every task as WorkUnits in one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One device's part of a batch (launch_loop.h): chunks of ~30 ms of work, each one launch of the
 // persistent pair kernel; two launches stay queued so the GPU never waits for the host, and the
 // host waits on blocking-sync events (no spinning).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One device's part of a batch: prepare the catalogs, (leader, culling) build the work list from
 // the tile boxes, then take chunks of the share's units from the shared cursor and launch the

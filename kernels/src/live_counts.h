@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The counts of a running batch as the devices last copied them back, for the live plots. Each
 // device enqueues, about every kLiveCountsInterval, a copy of its per-bin totals behind the

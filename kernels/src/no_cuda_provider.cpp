@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Provider for builds without CUDA: reports the fact, offers no device.
 #include "tpacf/cuda/cuda_backend.h"
 #include "tpacf/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to pair_kernels.cu: the pair kernel's private histograms in shared memory (per
 // thread, per warp or global; weighted sums beside them) and how they are flushed into a task's

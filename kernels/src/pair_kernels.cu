@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The pair-counting kernel (catalog_prepare.cu prepares the catalogs it reads).
 //
 // Work: a list of WorkUnits (one i-tile against a run of j-tiles of one task, unitTiles) that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Interface between the host side (launch_loop.cpp, device_catalogs.cpp) and the kernels
 // (pair_kernels.cu). Internal to kernels/src: plain structs plus cudaStream_t; the tile and unit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to pair_kernels.cu: what the pair kernel does per tile pair. Precision traits, the
 // constant-time bin lookup, the classification of tile pairs and sub-tiles by their boxes, and

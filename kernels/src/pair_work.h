@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the host schedule (gpu_schedule.cpp, plain C++) and the pair kernel (pair_kernels.cu)
 // agree on: the tile and work-unit geometry and the WorkUnit record. No CUDA types, so the

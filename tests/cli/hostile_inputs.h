@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A seeded corpus of hostile catalog files for the readers, each with what reading it must give:
 // an error (exit 2, one line naming the file and, where the fault has one, its line and column)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf count/run with --edges: custom bins from a comma list or an edges file (one edge per line,
 // or Corrfunc's "lo hi" rows) count exactly what a brute-force double loop in this test counts,
 // both spellings give the same output, and every bad --edges exits 2 with one line naming it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // End-to-end tests of the tpacf command line: the built executable is run with QProcess, and
 // every number it writes is checked against the core API called directly here.
 #include "tpacf/catalog_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Count files through the built tpacf: --save-counts then --reuse-counts gives the table of a
 // fresh run, --share K/N parts combined by 'tpacf combine' are the whole batch, and every misuse
 // is exit 2 with one line on stderr.

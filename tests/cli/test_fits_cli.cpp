@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf count on FITS tables chosen with cfitsio's selection syntax and --hdu: the counts of a
 // filtered table equal those of the same rows written as text; a bad selection is exit 2 and
 // one line on stderr. Runs the built executable; the tables are written by cfitsio here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The readers against hostile inputs, end to end through the tpacf executable: a seeded corpus
 // (hostile_inputs.h) of broken, odd and malicious catalogs and paths. For each, `tpacf count`
 // must either fail with exit 2 and one line on stderr naming the file (and the line and column

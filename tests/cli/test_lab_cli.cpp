@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf lab end to end: the JSON report of the CPU ladder (exact rows equal the reference, the
 // naive row is wrong where the reference has pairs below 1.19'), --list, --explain with the
 // code excerpt, both demonstrations, and every bad input answered by one line and exit 2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The tpacf command line never destroys an input, never leaves a half-written result, and finds
 // an unwritable output before it reads or counts anything. Runs the built executable.
 #include "tpacf/mock.h"

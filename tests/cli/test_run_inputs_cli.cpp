@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // How `tpacf run` takes in its catalogs: several files are read side by side while the backend
 // starts, yet of several bad files the first in flag order is the one reported (as reading them
 // one by one would), an unusable backend is reported whatever the files hold, and --timings

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf run and count with weight columns and two samples, end to end: the weighted column
 // against a brute-force double loop over the file's values, cross mode against independent
 // `tpacf count` runs, and every bad combination an exit 2 with one line naming the problem.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The result table in its two forms: ECSV that astropy reads with units and integer counts, and
 // a FITS binary table holding the same columns, values and metadata. astropy (Debian's
 // python3-astropy, which scripts/install-deps.sh installs) reads both, independently of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Shared by the core suites: how long a count takes to stop once its cancel token is raised.
 #include "tpacf/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Shared by the count store and FITS count file suites: seeded catalogs, the jobs of each mode
 // and field-by-field comparisons of results and stores (bit for bit, or to 1e-12 for weighted

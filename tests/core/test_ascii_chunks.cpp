@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The ASCII row parser cut into chunks on several threads (core/src/catalog/ascii_rows.h):
 // seeded generated files (random rows, LF, CRLF, lone CR and mixed line ends, blank and comment
 // lines, weights and regions, errors in various places) parsed with forced small chunks and

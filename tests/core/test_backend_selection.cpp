@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // selectBackend: auto falls back to the CPU with a notice, explicit choices fail loudly, and the
 // registry resolves names, keeps them unique and takes a second module as one more entry. The GPU
 // modules are fakes written here.

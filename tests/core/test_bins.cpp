@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // BinSpec and Binning: edges and centres against closed forms, presets, every validation
 // error, and the c² lookup every backend relies on; custom edges and the edges-file parser.
 #include "tpacf/bins.h"

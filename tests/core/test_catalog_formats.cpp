@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The catalog format table: patterns, the choice by name and by content, and that reading
 // through the table is reading with the format's own reader. Every entry needs a sample here.
 #include "tpacf/catalog.h"

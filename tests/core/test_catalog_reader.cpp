@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Catalog, the ASCII and FITS readers, format dispatch, column references and the preview.
 // Every error case checks that the message names the file, the line (or row) and the column.
 #include "tpacf_test_main.h"

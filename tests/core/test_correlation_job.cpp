@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CorrelationJob: the counts it returns are the direct counts, every field of the result is
 // filled, bad inputs are ConfigErrors, cancellation gives a Cancelled result, and a long job
 // reports progress with partial estimates.

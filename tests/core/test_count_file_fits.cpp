@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // FITS count files: every mode of run reads back bit for bit and gives the very JSON of the store
 // it was written from; FITS and JSON shares combine alike; malformed, foreign and cut-short FITS
 // files are InputErrors that name the file and the problem. The malformed files are made by

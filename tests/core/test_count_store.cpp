@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Count stores and count files: content fingerprints tell catalogs apart, count files read back
 // bit for bit, a job that reuses counts gives the result of one that counts them all, a mismatch
 // is an error that says which, and the shares of one batch add up to the whole.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CpuPairCounter, the exact reference: counts against a naive double loop written here, closed
 // forms (known separations, pairs exactly on an edge, uniform points on the sphere), the
 // scheduling over batches and threads, progress, cancellation and errors; weighted counts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Spatial culling: the culling mode and the Auto rule, listCellPairs against a brute-force scan
 // of random cells (every cell pair that holds a pair in range is listed), the CPU backend's
 // cell plan (every pair counted exactly once, whole or by the kernels), and culled counts against

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Estimators and normalisation: hand-computed numbers for every estimator with unequal catalog
 // and random-set sizes, NaN wherever a total or denominator is zero, normalisation by pairs
 // visited, and two statistical checks on counted catalogs: data = randoms gives w ≈ 0 within

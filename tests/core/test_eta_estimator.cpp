@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // EtaEstimator against made-up clocks: a run's progress reported every 50 ms, a preparation
 // before the counting, and a counting rate that is constant, jittered or drifting. After the
 // first 10 % of the counting, the time left it gives is within ±30 % of the true time left

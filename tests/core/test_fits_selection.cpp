@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // FITS tables chosen with cfitsio's selection syntax: the HDU (by name, number or --hdu), row
 // filters, column lists with computed and vector columns, .fits.gz, and the checks made before
 // cfitsio reads anything (a header claiming 10^9 rows). The tables are written by cfitsio here;

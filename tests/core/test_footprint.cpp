@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data and random footprints compared on the equal-area grid, against closed forms: identical
 // footprints (nothing outside, area ratio 1), disjoint caps (everything outside), half sky
 // against full sky both ways (area ratio 2 exactly; the outside fraction is the data south of

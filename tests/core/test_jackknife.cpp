@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Jackknife error bars: per-region pair counts against a naive loop, every leave-one-out count
 // against a direct count on the catalog without that region, closed-form σ on constructed
 // catalogs, covariance properties, regions (k-means, columns, readers), output, and errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Jackknife regions on several threads: nearest centres against a brute-force scan (ties to the
 // lowest index), region-ordered copies against a stable sort of indices, region shares against
 // the sequential sums, and every result the same for 1 and several threads. Catalogs span

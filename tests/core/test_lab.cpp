@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Kernel Lab's CPU rungs and runner: every exact rung equals a brute-force double loop
 // written here (and the CPU backend) bin for bin; the naive float rung is wrong exactly where its
 // explanation says (every bin below acosf's smallest non-zero angle empty, elsewhere no more

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The live w(θ) a running job reports is an honest estimate: at a quarter, half and three
 // quarters of a run on the bundled sample it lies within the final jackknife σ (or 10 %) of the
 // final w in every bin whose live counts hold pairs enough for an estimate (≥ 100 in DD and in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Footprints and mock catalogs: closed-form solid angles, containment (including boxes that wrap
 // through RA = 0 and caps), validation errors, reproducibility per seed, exact counts, uniformity
 // of the randoms against binomial errors, and the ASCII writer.

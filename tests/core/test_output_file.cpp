@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Outputs that never destroy data (core/src/io/output_file.cpp): the temporary-and-rename write,
 // the early writability check, file identity and the input/output clash check.
 #include "tpacf/errors.h"

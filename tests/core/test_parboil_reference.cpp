@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Parboil tpacf benchmark's reference outputs, reproduced end to end: its catalogs read with
 // readCatalog, log bins 1′–10⁴′ at 5 per decade, one CorrelationJob on the CPU backend, and all
 // 60 numbers (DD, DR summed over the 100 random sets, RR summed) compared exactly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Result writers and the CSV reader: exact round trip of every number (NaN included), the
 // metadata lines and conventions, the exact header row, well-formed JSON holding the numbers
 // (parsed back with QJsonDocument), pair-count CSV, and InputErrors that name file and line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The CPU backend's parallel preparation (core/src/counting/sky_cells.h): the sort into Morton
 // order against an independent check (keys ascending within each region, ties in catalog order:
 // the unique stable order) and bit for bit the same for every thread count; the cell-pair plan

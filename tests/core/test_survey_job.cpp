@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The job with per-object weights and with two samples: every count, weighted sum, pair total
 // and w against a brute-force double loop and the estimator formulas written out here, and the
 // jackknife samples against jobs run from scratch on the catalogs without each region.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The unit suggested from coordinate ranges: one row per kind of file (degrees, radians with
 // either RA convention, arcmin and arcsec with Dec beyond 90 or RA beyond 360, RA in hours, no
 // unit at all), the exact edges of each range, rows with NaN left out; and the ranges of a

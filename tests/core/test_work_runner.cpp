@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The project's one runner of worker threads (core/src/counting/work_runner.cpp): every worker runs
 // once, the first error and a cancel reach the calling thread after every worker has stopped.
 #include "tpacf/errors.h"

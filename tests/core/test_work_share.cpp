@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Work shares (CountControl::share, part k of n of a batch's work list) in the CPU backend: the
 // n shares of a batch, counted separately (on different thread counts, as different processes
 // would), add up bin by bin to the whole batch exactly, plain and by region, brute force and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Throughput of the CUDA backend (BENCHMARKS.md): uniform points on the sphere, 30 log bins.
 // Pairs/s = unique pairs / device-busy seconds (lastDeviceSeconds); wall = countBatch on the host.
 // Usage: tpacf_gpu_bench [N] [--jackknife K]   (default 1048576)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // GPU suite, spatial culling (issue "Spatial culling"): the CUDA backend with culling on against
 // itself with culling off (brute force) and against the CPU reference (CullingMode::Off).
 // Plain executable. Exit 0: all passed; 1: a failure; 77: skipped (no CUDA, or no device).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // GPU suite, the Kernel Lab's CUDA rungs (issue 17) against the double CPU reference
 // (CpuPairCounter) and against what each rung's explanation promises.
 // Plain executable. Exit 0: all passed; 1: a failure; 77: skipped (no CUDA, or no device).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // GPU suite: the CUDA backend against the CPU reference (tpacf::CpuPairCounter).
 // Plain executable (the GPU machines have no Qt). Exit 0: all passed; 1: a failure;
 // 77: skipped (no CUDA in this build, or no usable device), reported by CTest as skipped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // GPU suite, jackknife part: CudaPairCounter::countBatchByRegion against a brute-force double
 // loop (and against tpacf::CpuPairCounter where that implements regions too). Plain executable.
 // Exit 0: all passed; 1: a failure; 77: skipped (no CUDA in this build, or no device).

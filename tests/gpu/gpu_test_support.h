@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Shared by the GPU suite and the GPU benchmark: seeded catalogs and small helpers.
 #include "tpacf/backend.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // GPU suite, per-object weights (issue 13): the CUDA backend's weighted sums Σ w_i·w_j per bin
 // (TaskCounts::weighted, RegionPairCounts::weighted*) against a brute-force double loop (and
 // against tpacf::CpuPairCounter, the reference, where it has weighted sums), beside raw counts

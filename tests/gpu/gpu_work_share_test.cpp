@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // GPU suite, work shares (core/pair_counter.h: WorkShare, CountControl::share): the n shares of a
 // batch, each counted on its own, add up bin by bin to the whole batch exactly, and (double) to
 // the CPU reference's counts. Plain executable. Exit 0: all passed; 1: a failure; 77: skipped.

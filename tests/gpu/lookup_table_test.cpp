@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Host-only check of the CUDA backend's constant-time bin lookup (kernels/src/bin_tables): the
 // table plus the refining compares must give exactly the slot a linear scan gives, for float and
 // double, at random c², at every edge and just below it, and NaN (padding) must land above the

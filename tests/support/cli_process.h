@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Shared by the CLI suites: runs a program (the built tpacf, or a script's interpreter) and keeps
 // its exit code and output, and builds command-line words (the project builds with

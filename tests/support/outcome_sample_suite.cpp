@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A suite whose outcome is chosen by TPACF_SAMPLE_OUTCOME, run by test_suite_outcome to check
 // the exit codes of TPACF_TEST_MAIN: "pass", "skip-all", "skip-in-init", "skip-some" (one row
 // passes, one skips), "skip-and-fail" (one row skips, one fails).

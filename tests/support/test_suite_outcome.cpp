@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // TPACF_TEST_MAIN's exit codes, checked by running a sample suite in each outcome: CTest must
 // report a suite as skipped only when it skipped everything, and as failed whenever a row fails.
 #include "tpacf_test_main.h"

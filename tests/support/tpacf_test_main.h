@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The main() of every Qt Test suite. It tells CTest the truth about skips: a suite exits with
 // kAllSkippedExitCode (registered as SKIP_RETURN_CODE, so CTest says "Skipped") only when every

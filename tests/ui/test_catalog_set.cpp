@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CatalogSet: changes read in the background apply whole and in the order they were queued; a
 // file that cannot be read leaves the catalogs as they were; removal, the loading line, region
 // label reads and the overwrite guard; the second sample (data2, randoms2) of a cross-correlation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Run > Copy as Command Line: the `tpacf run` command reads back, through the CLI's own parser,
 // into the window's settings and computes the window's result; shell quoting survives a real
 // shell; notes where the CLI cannot say what the window does; tpacf-studio --help and --version

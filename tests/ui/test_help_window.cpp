@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Help > User Guide: the bundled pages, their sections and links exist and name what the program
 // offers; F1 opens the section of the focused panel, the menu entry the first page; the View menu
 // shows dock titles with "&" literally; the backend panel's tooltips explain each choice.

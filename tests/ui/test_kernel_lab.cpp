@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Kernel Lab window (Tools > Kernel Lab…) with fake variants whose counts and times are known:
 // the table's cells are the report's rows, the bar chart has one bar per variant at its pairs/s,
 // Cancel stops a run, the excerpt shown is the selected variant's, exports write what the window

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The panel fixes of issue 16 (items 8 and 9), each panel on its own and in a 1280 x 720
 // window arranged like the studio's right column: the bin unit converts the numbers (against
 // the closed-form factors) and survives any round trip of units exactly; the jackknife region

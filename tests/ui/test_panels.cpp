@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Catalogs and Run docks on their own: what the catalog list shows (groups, compact N,
 // extents, tooltips, selection), buttons driving the window's actions, and the Run panel's
 // enabled states, reason colours, progress text and outcomes; the catalog dialogs' filter; the

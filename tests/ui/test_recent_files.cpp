@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RecentFiles: entries keep their role and column mapping through QSettings, the list is capped,
 // reopening a file moves it to the front, and settings from before roles were stored still load.
 #include "recent_files.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RunController: a run's outcomes (finished, failed, cancelled) and the state after each, one run
 // at a time, results marked stale when the inputs change after a run, partial results handed on
 // at most once per refresh tick, and runs whose region labels are read first; cross-correlation

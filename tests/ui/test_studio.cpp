@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // TPACF Studio through its GUI layer on the offscreen platform: a full run against a direct
 // CorrelationJob, jackknife error bars and covariance, cancel, bad input, invalid bins and
 // jackknife settings, export and sessions, catalogs read in the background, results marked when

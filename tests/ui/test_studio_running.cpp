@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Studio while a run is in progress and on small screens: every view says a run is in
 // progress and what it shows, nothing exports the previous result under this run's name,
 // quitting asks first, footprints that differ are asked about before counting, and the window

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Units, footprints and files that hold no text, through the GUI layer (offscreen): the mapping
 // dialog offers every unit and suggests one from the values (a headerless file in arcmin or
 // radians gets the dialog; one in degrees does not), keeps units a session gave, refuses binary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Choosing a backend. The CPU is built in; every other backend is a BackendModule that the
 // program registers at start-up (kernels/ offers one), so core names none of them and a new

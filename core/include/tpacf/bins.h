@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Angular bins: the user's specification (BinSpec) and its validated form (Binning)
 // with edges, centres and the squared-chord thresholds every backend compares against.

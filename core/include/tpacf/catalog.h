@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // A catalog of positions on the sky, as structure of arrays. Immutable once built.
 #include <cstddef>

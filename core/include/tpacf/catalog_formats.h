@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The catalog file formats this build reads, as one table: readCatalog, previewCatalogFile, the
 // GUI's file dialogs and the CLI's help all ask it, so a new format is one entry plus its tests.

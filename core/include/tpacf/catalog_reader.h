@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Readers that turn files into Catalogs. Every failure is an InputError naming file, line, column.
 #include "tpacf/catalog.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one entry point the GUI and the CLI share: catalogs + bins + estimator + backend in,
 // a CorrelationResult out, with progress and cancellation.

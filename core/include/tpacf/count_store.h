@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Count stores: every pair count of a run together with what it was counted from (the bins, a
 // content fingerprint of each catalog, the jackknife regions), so that a later run takes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The exact reference backend: double precision on all cores.
 #include "tpacf/pair_counter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Spatial culling: which cell pairs of two partitioned catalogs can hold a pair inside the bins.
 // Shared by every backend (the CPU partitions on the host, a GPU module on the device), so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Typed errors of the core library. Every what() is a complete one-line message
 // a user can act on; the CLI maps them to exit codes, the GUI to a failed signal.

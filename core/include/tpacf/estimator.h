@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Normalisation of raw pair counts and the w(θ) estimators. The estimators are one table
 // (estimators()): the parser, the names, the CLI help, the GUI list and estimate() all read it,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The time left of a running count, from its progress: the rate since counting began (the
 // preparation before it is no guide to the counting), applied to the work left. Pure: fed the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Whether data and random catalogs cover the same sky, on a coarse equal-area grid. Randoms that
 // miss part of the data, or cover a very different area, bias w(θ) by orders of magnitude with

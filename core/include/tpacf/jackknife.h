@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Jackknife error bars: sky regions, and statistics from per-region pair counts.
 #include "tpacf/catalog.h"

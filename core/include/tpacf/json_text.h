@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // JSON text pieces every writer of the project shares (results, count files, benchmarks).
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Kernel Lab: a ladder of small pair-counting kernels written to be read, from what students
 // write first (one thread per pair, acos, a global atomic per pair) to the product's path, each

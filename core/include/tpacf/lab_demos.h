@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Kernel Lab's two precision demonstrations, shared by `tpacf lab --demo` and the GUI:
 // binning on the float dot product against chord² thresholds at arcminute scales, and a 32-bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Mock catalogs: clustered data with a known w(θ) power law, and uniform randoms,
 // over a footprint. Deterministic for a given seed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Outputs that never destroy data: a result is written to a temporary file beside its target and
 // renamed over it only when complete, every output is checked for writability before a long

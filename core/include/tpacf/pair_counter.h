@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The interface every pair-counting backend implements (CPU here, CUDA in kernels/).
 #include "tpacf/bins.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Writers (and a reader) for results: the CSV every frontend writes, JSON, pair-count CSV.
 #include "tpacf/correlation_job.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Whether a file meant as a text catalog holds text at all. A binary file split into "lines"
 // gives a preview of garbled bytes thousands of pixels wide; saying so before any preview is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the value ranges of a catalog's coordinate columns say about their unit. A file in
 // radians read as degrees gives a wrong w(θ) without any error, and one in arcminutes fails the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The one way the project runs work on several threads: a set of workers watched from the
 // calling thread for progress, cancellation and the first error. The CPU backend, a GPU

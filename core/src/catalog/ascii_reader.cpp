@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ASCII catalogs: whole file read at once; the head (count line, header, first row, column
 // choice) read here, the data rows after it by the chunked parallel parser (ascii_rows.cpp).
 #include "catalog/ascii_rows.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The data rows of an ASCII catalog, parsed in chunks on every core. The line ends of every
 // chunk are counted first, so each chunk knows its first line (for its errors) and the slice of
 // the result columns its rows go to (no copy of the columns at the end, no second set of them).

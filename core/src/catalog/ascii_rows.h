@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the ASCII reader: the data rows after the head, parsed in chunks on several
 // threads with exactly the values and the first error a one-thread pass would give.

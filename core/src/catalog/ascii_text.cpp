@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The parts of the ASCII reader's text handling that are not on the per-row fast path.
 #include "catalog/ascii_text.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to the ASCII reader: how its text is cut into lines and fields and how a field is
 // read as a number, shared by the head logic (ascii_reader.cpp) and the row parser

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The table of catalog formats. The only place that knows whether cfitsio is built in.
 #include "tpacf/catalog_formats.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Format dispatch (through the table in catalog_formats.cpp), column references and the unit
 // handling both readers share.
 #include "tpacf/catalog_reader.h"

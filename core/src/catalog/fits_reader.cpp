@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // FITS catalogs through cfitsio: columns chosen and read from a table fits_table.cpp opened,
 // and previews. Compiled only where cfitsio was found.
 #include "catalog/fits_reader.h"

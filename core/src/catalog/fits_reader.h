@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Private to core's readers: the FITS entry points and the pieces the ASCII and FITS readers
 // share (unit conversion, Dec checks, number formatting), so both report errors alike.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Opening a FITS binary table through cfitsio (fits_table.h). Compiled only where cfitsio was
 // found.
 #include "catalog/fits_table.h"

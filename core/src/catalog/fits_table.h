@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the FITS reader: a binary table opened through cfitsio (the HDU chosen by number,
 // name or the path's extended syntax, row and column selections applied, a .fits.gz

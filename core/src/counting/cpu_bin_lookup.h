@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the CPU backend: the exact bin lookup the tile kernels share (which slot of the
 // histogram a squared chord falls in), with the constants that shape the kernels' histograms.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "counting/cpu_culled_batch.h"
 
 #include "tpacf/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the CPU backend: the culled path's preparation. Each distinct catalog is sorted
 // into cells once, the cell-pair plan is made (sky_cells.h), and the runs of a work share are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The CPU backend: the two count modes (plain and by jackknife region) over the brute-force
 // tiles or the culled plan. The pieces live beside it: the bin lookup (cpu_bin_lookup.h), the
 // kernels (cpu_tile_kernels.cpp), the work list, its shares and the runner loop

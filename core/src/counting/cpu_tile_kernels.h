@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the CPU backend: the inner loops. A kernel counts the pairs of a rectangle of
 // points (rows of one catalog against columns of another, or a triangle of one) into a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "counting/region_tally.h"
 
 #include "tpacf/cpu_pair_counter.h"

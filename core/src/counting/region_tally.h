@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the CPU backend: counts keyed by jackknife region (countBatchByRegion). Points are
 // taken in region order so that the work units split into rectangles of one region pair, each

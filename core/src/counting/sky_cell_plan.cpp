@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The cell-pair plan behind the CPU backend's culled path, over the cells of sky_cells.cpp.
 //
 // Which pairs are counted: listCellPairs (the list every backend uses) runs over coarse cells,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The counting runs of the cell-pair plan (sky_cell_plan.cpp): the single cell pairs the
 // refiners left, gathered by a cell and merged into runs of consecutive b cells.
 #include "counting/sky_cells.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The partition behind the CPU backend's culled path.
 //
 // Why Morton order of the unit vectors and adaptive octree leaves, rather than declination bands

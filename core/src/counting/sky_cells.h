@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the CPU backend: the host-side partition of catalogs into spatially coherent cells
 // and the plan of which cell pairs to count point by point and which to add whole, for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the CPU backend: the work list of a batch and how it is run. Brute force, a task
 // is cut into tiles; culled, into the plan's cell-pair runs. The units of all tasks form one

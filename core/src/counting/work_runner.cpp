@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/work_runner.h"
 
 #include "tpacf/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Count files: a CountStore as JSON, or as FITS for a name ending .fits, .fit or .fts
 // (count_file_fits_write.cpp, count_file_fits_read.cpp). Counts are written as integers and weighted sums with 17 significant
 // digits, so that everything reads back bit for bit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Count files as FITS (count_file_fits_write.cpp and _read.cpp, built with cfitsio only; count_file.cpp holds the
 // refusals of a build without it). The layout is described in count_file_fits_format.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Count files as FITS: the same CountStore as the JSON form, in binary tables that astropy or
 // TOPCAT open, read back bit for bit (doubles as IEEE 64-bit, counts as unsigned 64-bit).

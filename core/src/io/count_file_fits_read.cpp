@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Count files as FITS, the reading side (the layout: count_file_fits_format.h): every size is
 // checked against the file before anything is allocated.
 #include "io/count_file_fits.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Count files as FITS, the writing side (the layout: count_file_fits_format.h).
 #include "io/count_file_fits.h"
 #include "io/count_file_fits_format.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to core, built with cfitsio only: the one owner of an open fitsfile and the one way a
 // cfitsio failure becomes text, shared by the FITS catalog reader, the FITS result table and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the readers: a small JSON parser that keeps the line of every value, so that a
 // reader can name the file, the line and the field of whatever it refuses.

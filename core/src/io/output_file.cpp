@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Outputs written through a temporary file and a rename: a crash, a full disk or a cancelled
 // write leaves the previous file (or none) in place, never a truncated result.
 #include "tpacf/output_file.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The JSON form of a result: the same content as the table, with per-set counts, the
 // jackknife regions, covariance and samples.
 #include "io/result_text.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the result writers (result_io.cpp: tables; result_json.cpp: JSON): the metadata
 // and conventions every form of a result carries, and the checks and number formats they share.

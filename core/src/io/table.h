@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the writers: a table as every writer holds it (typed columns with units, the
 // metadata and the conventions), and its two forms. ECSV 1.0 (astropy's Enhanced CSV): a YAML

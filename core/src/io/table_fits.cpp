@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The FITS form of a table (built with cfitsio only; table_ecsv.cpp says so otherwise).
 #include "io/fits_handle.h"
 #include "io/table.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/correlation_job.h"
 
 #include "job/job_counts.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/count_store.h"
 
 #include "tpacf/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the job: which pair counts a correlation needs (one sample or two, weighted or
 // not), in the order the backend counts them, and how their results become RawCounts and

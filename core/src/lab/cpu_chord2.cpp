@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CPU rung 2: the product's binning idea in its plainest form. No angle is ever
 // computed: the squared chord between two unit vectors is compared with the squared chords of
 // the edges, computed once in double. Still one thread and one pair at a time.

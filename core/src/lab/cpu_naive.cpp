@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CPU rung 1: what a course's first version looks like. Float unit vectors, the
 // angle from acosf of their dot product, the bin found among the edges, one 32-bit counter per
 // bin. Fast to write, easy to read, and wrong where the lesson is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CPU rung 5: the product itself, as a run uses it, with spatial culling on. The
 // rung is here to close the ladder: its code is the CPU backend (counting/cpu_pair_counter.cpp),
 // of which this file shows how it is called.

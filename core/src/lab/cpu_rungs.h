@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the Kernel Lab: the CPU rungs' counting functions (one per rung, each in its own
 // file so that its excerpt reads on its own), the variants that time them, and the helpers they

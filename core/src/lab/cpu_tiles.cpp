@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kernel Lab, CPU rungs 3 and 4: the product's tile kernel (counting/cpu_tile_kernels.h:
 // AVX-512 where the processor has it, else portable C++), driven by a loop written here to be
 // read: every tile, brute force, first on one thread, then on all of them through the runner.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Kernel Lab's precision demonstrations and generated catalogs (lab_demos.h).
 #include "tpacf/lab_demos.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Kernel Lab's runner: the reference counted once, every variant timed and compared with it
 // bin by bin, and the variants' code excerpts read from the source they are built from.
 #include "lab/cpu_rungs.h"

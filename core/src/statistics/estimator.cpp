@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/estimator.h"
 
 #include "tpacf/errors.h"

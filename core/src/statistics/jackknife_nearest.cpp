@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every point of a job's catalogs to its nearest region centre. Large catalogs go through a
 // 2° RA/Dec grid: each cell lists the centres that can be nearest to some point of it, so a point
 // computes a few dot products, not K. The labels are those of the full scan (see

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the jackknife code: the nearest-centre scan that k-means and the assignment of
 // whole catalogs share (jackknife_regions.cpp, jackknife_nearest.cpp).

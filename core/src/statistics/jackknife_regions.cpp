@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Jackknife regions: k-means centres grown on a subsample of the data, every point of every
 // catalog to its nearest centre, catalogs copied in region order, and each catalog's share of
 // every region. Every result here is the same for any thread count: threads only split work

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Reads a result as ECSV and as FITS with astropy and checks that they hold the same table.
 
 Usage: compare_tables.py RESULT.csv RESULT.fits UNIT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The CUDA backend behind a plain C++ header: no CUDA type leaks out of kernels/.
 #include "tpacf/backend.h"
