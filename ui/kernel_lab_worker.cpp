@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "kernel_lab_worker.h"
 
+#include <functional>
+
 #include <tpacf/errors.h>
 #include <tpacf/mock.h>
 
@@ -78,12 +80,31 @@ void KernelLabWorker::requestCancel() noexcept {
     m_cancelRequested.store(true);
 }
 
-void KernelLabWorker::execute(const LabRunRequest& request) {
-    // Cleared before each final signal, so that a slot reacting to it can start the next run.
+void KernelLabWorker::runGuarded(const std::function<std::function<void()>()>& work,
+                                 const QString& unknownError) {
+    // m_busy is cleared before each final signal, so that a slot reacting to it can start the
+    // next run; `work` returns the signal to send once it has succeeded.
     auto finish = [this] { m_busy.store(false); };
     try {
         if (m_cancelRequested.load())
             throw Cancelled();
+        const std::function<void()> emitResult = work();
+        finish();
+        emitResult();
+    } catch (const Cancelled&) {
+        finish();
+        Q_EMIT cancelled();
+    } catch (const std::exception& error) {
+        finish();
+        Q_EMIT failed(QString::fromStdString(error.what()));
+    } catch (...) {
+        finish();
+        Q_EMIT failed(unknownError);
+    }
+}
+
+void KernelLabWorker::execute(const LabRunRequest& request) {
+    runGuarded([&]() -> std::function<void()> {
         std::shared_ptr<const Catalog> first = firstPoints(request.first, request.maxPoints);
         std::shared_ptr<const Catalog> second = firstPoints(request.second, request.maxPoints);
         if (!first)
@@ -97,41 +118,17 @@ void KernelLabWorker::execute(const LabRunRequest& request) {
         auto report = std::make_shared<const lab::LabReport>(
             lab::runLab(variants, *first, second.get(), binning, request.repeats, onProgress,
                         &m_cancelRequested));
-        finish();
         if (m_cancelRequested.load())
-            Q_EMIT cancelled();
-        else
-            Q_EMIT finished(report);
-    } catch (const Cancelled&) {
-        finish();
-        Q_EMIT cancelled();
-    } catch (const std::exception& error) {
-        finish();
-        Q_EMIT failed(QString::fromStdString(error.what()));
-    } catch (...) {
-        finish();
-        Q_EMIT failed(tr("The lab run stopped with an unknown error."));
-    }
+            return [this] { Q_EMIT cancelled(); };
+        return [this, report] { Q_EMIT finished(report); };
+    }, tr("The lab run stopped with an unknown error."));
 }
 
 void KernelLabWorker::executeDemo(const LabDemoRequest& request) {
-    auto finish = [this] { m_busy.store(false); };
-    try {
-        if (m_cancelRequested.load())
-            throw Cancelled();
+    runGuarded([&]() -> std::function<void()> {
         LabDemoResultPtr result = runLabDemo(request, &m_cancelRequested);
-        finish();
-        Q_EMIT demoFinished(result);
-    } catch (const Cancelled&) {
-        finish();
-        Q_EMIT cancelled();
-    } catch (const std::exception& error) {
-        finish();
-        Q_EMIT failed(QString::fromStdString(error.what()));
-    } catch (...) {
-        finish();
-        Q_EMIT failed(tr("The demonstration stopped with an unknown error."));
-    }
+        return [this, result] { Q_EMIT demoFinished(result); };
+    }, tr("The demonstration stopped with an unknown error."));
 }
 
 } // namespace tpacf::ui

@@ -13,6 +13,7 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -66,6 +67,10 @@ Q_SIGNALS:
 private:
     void execute(const LabRunRequest& request);
     void executeDemo(const LabDemoRequest& request);
+    /// Runs `work` (which returns the signal to send on success) with the cancel, error and
+    /// busy-flag handling both kinds of run share.
+    void runGuarded(const std::function<std::function<void()>()>& work,
+                    const QString& unknownError);
 
     std::atomic<bool> m_cancelRequested{false};
     std::atomic<bool> m_busy{false};
