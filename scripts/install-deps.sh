@@ -7,7 +7,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config
           qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev
           xvfb xauth python3-astropy
-          appstream desktop-file-utils shared-mime-info)
+          appstream desktop-file-utils shared-mime-info
+          libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${packages[@]}"; do

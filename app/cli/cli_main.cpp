@@ -5,6 +5,8 @@
 
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/failure.h"
+#include "cli/rank_group.h"
 #include "cli/interrupt.h"
 #include "cli/lab_output.h"
 #include "tpacf/backend.h"
@@ -31,12 +33,15 @@ struct Subcommand {
     std::string_view summary;
     int (*run)(const Context&);
     std::string (*help)(const BackendRegistry&);
+    /// The command splits its work across MPI ranks (the others refuse to run under MPI).
+    bool distributed = false;
 };
 
 constexpr Subcommand kSubcommands[] = {
     {"run", "compute w(theta) of a data catalog against one or more random catalogs", runCommand,
-     runHelp},
-    {"count", "count pairs of one catalog (auto) or two catalogs (cross)", countCommand, countHelp},
+     runHelp, true},
+    {"count", "count pairs of one catalog (auto) or two catalogs (cross)", countCommand, countHelp,
+     true},
     {"combine", "add count files of the parts of one batch (run --share K/N)", combineCommand,
      [](const BackendRegistry&) { return combineHelp(); }},
     {"devices", "list the CPU and the GPUs tpacf can use", devicesCommand,
@@ -44,7 +49,7 @@ constexpr Subcommand kSubcommands[] = {
     {"mock", "write a clustered mock catalog and/or uniform randoms", mockCommand,
      [](const BackendRegistry&) { return mockHelp(); }},
     {"bench", "time pair counting per backend and precision", benchCommand,
-     [](const BackendRegistry&) { return benchHelp(); }},
+     [](const BackendRegistry&) { return benchHelp(); }, true},
     {"lab", "the Kernel Lab: teaching variants of the pair count, timed and checked", labCommand,
      [](const BackendRegistry&) { return labHelp(); }},
 };
@@ -77,63 +82,53 @@ std::string toolHelp() {
     return text;
 }
 
-// Messages must stay one line: a shell script greps them, a test matches them.
-std::string oneLine(std::string text) {
-    std::replace(text.begin(), text.end(), '\n', ' ');
-    while (!text.empty() && text.back() == ' ')
-        text.pop_back();
-    return text;
-}
-
 struct Streams {
     std::ostream& out;
     std::ostream& err;
     bool errIsTerminal;
     const std::atomic<bool>* cancelRequested;
+    RankGroup& ranks;
 };
 
 int runSubcommand(const Subcommand& command, std::span<const std::string> args,
                   const Streams& streams) {
-    const std::string prefix = "tpacf: ";
-    std::ostream& err = streams.err;
     try {
         const BackendRegistry backends = makeBackends();
         if (wantsHelp(args)) {
             streams.out << command.help(backends);
             return kExitOk;
         }
-        const Context context{
-            args,    streams.out, streams.err, streams.errIsTerminal, streams.cancelRequested,
-            backends};
+        const Context context{args,
+                              streams.out,
+                              streams.err,
+                              streams.errIsTerminal,
+                              streams.cancelRequested,
+                              backends,
+                              streams.ranks};
+        // A command that knows nothing of ranks would run whole on each of them (and write the
+        // same files K times): under MPI only those that split their work run.
+        if (streams.ranks.distributed() && !command.distributed)
+            throw ConfigError(std::string(command.name) +
+                              " does not run under MPI (" +
+                              std::to_string(streams.ranks.size()) +
+                              " ranks): run it as one process; 'run', 'count' and 'bench' "
+                              "split their work across ranks");
         const int code = command.run(context);
         streams.out.flush();
         return code;
-    } catch (const UsageError& error) {
-        err << prefix << command.name << ": " << oneLine(error.what()) << " (see 'tpacf "
-            << command.name << " --help')\n";
-        return kExitUsage;
-    } catch (const Cancelled&) {
-        err << prefix << "cancelled\n";
-        return kExitCancelled;
-    } catch (const InputError& error) {
-        err << prefix << oneLine(error.what()) << '\n';
-        return kExitUsage;
-    } catch (const ConfigError& error) {
-        err << prefix << oneLine(error.what()) << '\n';
-        return kExitUsage;
-    } catch (const BackendUnavailable& error) {
-        err << prefix << oneLine(error.what()) << '\n';
-        return kExitUsage;
-    } catch (const tpacf::cuda::CudaError& error) {
-        // A GPU that failed mid-run is not a bug of tpacf, nor bad input: say what CUDA said.
-        err << prefix << "GPU failure: " << oneLine(error.what()) << '\n';
-        return kExitInternal;
-    } catch (const std::bad_alloc&) {
-        err << prefix << "out of memory\n";
-        return kExitInternal;
-    } catch (const std::exception& error) {
-        err << prefix << "internal error: " << oneLine(error.what()) << '\n';
-        return kExitInternal;
+    } catch (...) {
+        // Under MPI the ranks have agreed on one failure (RunEnded) or fail alike (usage): the
+        // first rank speaks for all of them.
+        const RankFailure failure = describeFailure(std::current_exception(), command.name);
+        if (streams.ranks.isRoot()) {
+            const bool elsewhere = failure.rank != 0 && streams.ranks.distributed();
+            std::string line = failure.line;
+            if (elsewhere && line.starts_with("tpacf: "))
+                line.insert(7, "rank " + std::to_string(failure.rank) + " of " +
+                                   std::to_string(streams.ranks.size()) + ": ");
+            streams.err << line << '\n';
+        }
+        return failure.exitCode;
     }
 }
 
@@ -180,16 +175,33 @@ std::vector<std::string> wordsOf(int argc, char** argv) {
 } // namespace
 
 int runCli(int argc, char** argv) {
-    // Ctrl-C cancels the running job through the flag instead of killing the process.
+    // Ctrl-C cancels the running job through the flag instead of killing the process; under
+    // mpirun, which passes SIGINT on to the ranks as SIGTERM, every rank stops the same way.
     const InterruptGuard guard;
-    const Streams streams{std::cout, std::cerr, isatty(STDERR_FILENO) == 1, &interruptFlag()};
+    std::unique_ptr<RankGroup> ranks;
+    try {
+        ranks = makeRankGroup(argc, argv);
+    } catch (const std::exception& error) {
+        std::cerr << "tpacf: cannot start MPI: " << oneLine(error.what()) << '\n';
+        return kExitInternal;
+    }
+    if (const std::string refusal = launchedWithoutMpi(); !refusal.empty()) {
+        std::cerr << "tpacf: " << refusal << '\n';
+        return kExitUsage;
+    }
+    // Ranks other than the first work silently: one progress bar, one summary, one message.
+    std::ostream discard(nullptr); // no buffer: every write is dropped
+    const bool root = ranks->isRoot();
+    const Streams streams{root ? std::cout : discard, root ? std::cerr : discard,
+                          root && isatty(STDERR_FILENO) == 1, &interruptFlag(), *ranks};
     const int code = dispatch(wordsOf(argc, argv), streams);
     std::cout.flush();
     return code;
 }
 
 int runCli(int argc, char** argv, std::ostream& out, std::ostream& err) {
-    const Streams streams{out, err, false, nullptr};
+    const auto single = makeSingleProcess();
+    const Streams streams{out, err, false, nullptr, *single};
     return dispatch(wordsOf(argc, argv), streams);
 }
 

@@ -4,6 +4,8 @@
 #include "cli/args.h"
 #include "cli/bench_read.h"
 #include "cli/context.h"
+#include "cli/failure.h"
+#include "cli/rank_group.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -195,10 +197,17 @@ Measurement measure(PairCounter& counter, const std::string& kind,
                                                : 0.0,
                        progress.pairsDone);
         };
+        // Under MPI every rank counts its share of the batch; the ranks start together and the
+        // run takes as long as the slowest of them.
+        RankGroup& ranks = context.ranks;
+        if (ranks.distributed())
+            control.share = WorkShare{static_cast<std::uint32_t>(ranks.rank()),
+                                      static_cast<std::uint32_t>(ranks.size())};
+        ranks.barrier();
         const auto start = std::chrono::steady_clock::now();
-        counter.countBatch(tasks, binning, control);
-        const double wall =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        collectively(ranks, "bench", [&] { counter.countBatch(tasks, binning, control); });
+        const double wall = ranks.maxOverRanks(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         bar.finish();
         if (run == 0)
             continue;
@@ -262,7 +271,7 @@ std::string jsonArray(const std::vector<double>& values) {
 
 void printJson(std::ostream& out, const std::vector<Configuration>& configurations,
                const BenchSetup& setup, const Binning& binning, int sets, int repeats,
-               std::uint64_t seed, const std::string& cudaTuning) {
+               std::uint64_t seed, const std::string& cudaTuning, int mpiRanks) {
     out << "{\n";
     out << "  \"tool\": \"tpacf bench\",\n";
     out << "  \"version\": " << jsonString(version()) << ",\n";
@@ -283,6 +292,7 @@ void printJson(std::ostream& out, const std::vector<Configuration>& configuratio
     out << "  \"bins\": {\"count\": " << binning.count()
         << ", \"description\": " << jsonString(binning.spec().describe()) << "},\n";
     out << "  \"sets\": " << sets << ",\n";
+    out << "  \"mpi_ranks\": " << mpiRanks << ",\n";
     out << "  \"repeat\": " << repeats << ",\n";
     out << "  \"warmup\": 1,\n";
     out << "  \"seed\": " << seed << ",\n";
@@ -348,6 +358,10 @@ int benchCommand(const Context& context) {
         .addValue("--read");
     addClusteringOptions(options);
     const ParsedArgs args = parseArgs("bench", options, context.args);
+    RankGroup& ranks = context.ranks;
+    const bool distributed = ranks.distributed();
+    if (distributed && args.has("--read"))
+        args.fail("--read times one process reading a file: run it without MPI");
     if (args.has("--read"))
         return benchReadCommand(args, context);
 
@@ -369,6 +383,10 @@ int benchCommand(const Context& context) {
         }
         kinds = {*kind};
     }
+    // The ranks must measure the same things in the same order: one configuration.
+    if (distributed && (allBackends || allPrecisions))
+        args.fail("under MPI, bench times one backend and precision across the ranks: give "
+                  "--backend and --precision");
     std::vector<Precision> precisions;
     if (allPrecisions) {
         precisions = {Precision::Double, Precision::Float};
@@ -451,11 +469,12 @@ int benchCommand(const Context& context) {
     if (!allBackends && kinds.front() == kCpuBackend && !allPrecisions &&
         precisions.front() == Precision::Float)
         args.fail("--precision float needs a GPU backend; the CPU backend counts in double");
-    if (!allBackends && kinds.front() != kCpuBackend) {
-        BackendOptions check = common;
-        check.name = kinds.front();
-        checkBackendUsable(check, backends);
-    }
+    if (!allBackends && kinds.front() != kCpuBackend)
+        collectively(ranks, "bench", [&] {
+            BackendOptions check = common;
+            check.name = kinds.front();
+            checkBackendUsable(check, backends);
+        });
 
     // The data as 'tpacf mock' would write it; the randoms uniform over the same footprint.
     const Footprint& sky = setup.footprint;
@@ -515,7 +534,8 @@ int benchCommand(const Context& context) {
             std::vector<std::unique_ptr<PairCounter>> counters;
             if (kind == kCpuBackend) {
                 auto best = std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Best);
-                const bool vectorised = best->kernelName() != "portable";
+                // Under MPI only the best: nodes may differ in what vector code they have.
+                const bool vectorised = best->kernelName() != "portable" && !distributed;
                 counters.push_back(std::move(best));
                 if (vectorised)
                     counters.push_back(
@@ -527,7 +547,12 @@ int benchCommand(const Context& context) {
                 backend.name = kind;
                 backend.precision = precision;
                 try {
-                    counters.push_back(selectBackend(backend, backends).counter);
+                    if (distributed)
+                        collectively(ranks, "bench", [&] {
+                            counters.push_back(selectBackend(backend, backends).counter);
+                        });
+                    else
+                        counters.push_back(selectBackend(backend, backends).counter);
                 } catch (const BackendUnavailable& error) {
                     if (!allBackends)
                         throw;
@@ -562,7 +587,8 @@ int benchCommand(const Context& context) {
     }
 
     if (json) {
-        printJson(context.out, configurations, setup, binning, sets, repeats, seed, tuningText);
+        printJson(context.out, configurations, setup, binning, sets, repeats, seed, tuningText,
+                  ranks.size());
         return 0;
     }
     auto& out = context.out;
@@ -572,6 +598,9 @@ int benchCommand(const Context& context) {
         << (repeats == 1 ? " run" : " runs") << " after 1 warm-up, seed " << seed;
     if (!tuningText.empty())
         out << ", CUDA tuning: " << tuningText;
+    if (distributed)
+        out << ", across " << ranks.size()
+            << " MPI ranks (each counts a share; the wall time is the slowest rank's)";
     out << '\n';
     if (sets > 0)
         out << "batch = DD + " << sets << " DR_i + " << sets << " RR_i in one countBatch\n";

@@ -2,6 +2,9 @@
 // tpacf count: one auto or cross pair count through the chosen PairCounter.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/distributed_count.h"
+#include "cli/failure.h"
+#include "cli/rank_group.h"
 #include "cli/file_plan.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -70,26 +73,42 @@ int countCommand(const Context& context) {
     secondOptions.weightColumn = weightColumnFor(args, "b");
     if (args.has("--b-weight-col") && !secondPath)
         args.fail("--b-weight-col names a column of --b, and no --b was given");
-    checkBackendUsable(backendOptions, context.backends);
-    FilePlan files;
-    files.input("--a", firstPath).output("--output", outputPath);
-    if (secondPath)
-        files.input("--b", *secondPath);
-    files.check();
+    RankGroup& ranks = context.ranks;
+    const bool distributed = ranks.distributed();
+    // Every rank reads and checks for itself; the ranks agree before counting (run's reasons).
+    std::shared_ptr<const Catalog> first, second;
+    std::optional<BackendSelection> selection;
+    collectively(ranks, "count", [&] {
+        checkBackendUsable(backendOptions, context.backends);
+        FilePlan files;
+        files.input("--a", firstPath).output("--output", outputPath);
+        if (secondPath)
+            files.input("--b", *secondPath);
+        files.check();
 
-    const auto first = loadCatalog(firstPath, firstOptions);
-    const auto second = secondPath ? loadCatalog(*secondPath, secondOptions) : nullptr;
-    // Readers do not poll the flag: honour a Ctrl-C pressed while a big file was being read.
-    if (context.cancelRequested && context.cancelRequested->load())
-        throw Cancelled();
-
-    BackendSelection selection = selectBackend(backendOptions, context.backends);
-    printNotice(context.err, selection.notice);
-    PairCounter& counter = *selection.counter;
+        first = loadCatalog(firstPath, firstOptions);
+        second = secondPath ? loadCatalog(*secondPath, secondOptions) : nullptr;
+        // Readers do not poll the flag: honour a Ctrl-C pressed while a big file was being read.
+        if (context.cancelRequested && context.cancelRequested->load())
+            throw Cancelled();
+        selection = selectBackend(backendOptions, context.backends);
+    });
+    printNotice(context.err, selection->notice);
+    PairCounter& counter = *selection->counter;
 
     ProgressBar bar(context.err, context.errIsTerminal && !quiet, "counting");
+    ProgressAcrossRanks across(ranks);
+    std::atomic<bool> stop{false};
+    RankProgress mine;
+    const auto show = [&](const RankProgress& all) {
+        bar.update(all.fraction, all.pairsDone, 0, all.preparing);
+    };
     CountControl control;
-    control.cancelRequested = context.cancelRequested;
+    control.cancelRequested = distributed ? &stop : context.cancelRequested;
+    // Under MPI each rank counts its part of the work list; rank 0 adds the parts up.
+    if (distributed)
+        control.share = WorkShare{static_cast<std::uint32_t>(ranks.rank()),
+                                  static_cast<std::uint32_t>(ranks.size())};
     control.onProgress = [&](const CountProgress& progress) {
         // The backend's work measure where it has one (pairs culled away take no time).
         const double fraction =
@@ -97,12 +116,39 @@ int countCommand(const Context& context) {
             : progress.pairsTotal > 0
                 ? static_cast<double>(progress.pairsDone) / static_cast<double>(progress.pairsTotal)
                 : 0.0;
-        bar.update(fraction, progress.pairsDone, 0, progress.preparing);
+        mine = {fraction, progress.pairsDone, 0, progress.preparing, false};
+        if (distributed && ((context.cancelRequested && context.cancelRequested->load()) ||
+                            ranks.peerFailed()))
+            stop.store(true);
+        show(across.update(mine));
     };
     const auto start = std::chrono::steady_clock::now();
     const CountTask task{first.get(), second.get()};
-    TaskCounts counts =
-        std::move(counter.countBatch(std::span<const CountTask>(&task, 1), binning, control).front());
+    TaskCounts counts;
+    std::optional<RankFailure> countFailure;
+    try {
+        counts = std::move(
+            counter.countBatch(std::span<const CountTask>(&task, 1), binning, control).front());
+    } catch (...) {
+        if (!distributed)
+            throw;
+        countFailure = describeFailure(std::current_exception(), "count");
+        if (countFailure->kind == RankFailure::Kind::Error)
+            ranks.announceFailure();
+    }
+    std::vector<std::string> processes;
+    if (distributed) {
+        mine.fraction = 1.0;
+        across.finish(mine, show);
+        if (auto failure = ranks.agree(countFailure))
+            throw RunEnded(std::move(*failure));
+        collectively(ranks, "count", [&] {
+            processes = ranks.gatherToRoot(describeRank(ranks, counter.backendName(),
+                                                        counter.deviceDescription(),
+                                                        std::string(precisionName(counter.precision()))));
+            sumTaskCountsToRoot(ranks, counts);
+        });
+    }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     bar.finish();
@@ -121,30 +167,42 @@ int countCommand(const Context& context) {
     summary.invocation = commandLine("count", context.args);
     if (second)
         summary.second = InputSummary::of(*second);
-    writeFileAtomically(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
+    summary.processes = processes;
+    // The file and the summary are rank 0's; the others wait, so that a file rank 0 cannot
+    // write ends every rank with its exit code.
+    const auto finish = [&] {
+        writeFileAtomically(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
 
-    if (!quiet) {
-        const std::uint64_t binned =
-            std::accumulate(summary.counts.begin(), summary.counts.end(), std::uint64_t{0});
-        auto& out = context.out;
-        out << "pair counts written to " << outputPath << '\n';
-        if (second)
-            out << "  cross     " << first->name() << " (" << first->size() << ") x "
-                << second->name() << " (" << second->size() << ")\n";
-        else
-            out << "  auto      " << first->name() << " (" << first->size() << " points)\n";
-        for (const Catalog* catalog : {first.get(), second.get()})
-            if (catalog && catalog->origin().known())
-                out << "  read as   " << catalog->origin().describe() << '\n';
-        out << "  pairs     " << task.pairTotal() << " visited, " << binned << " in bins\n";
-        if (!summary.weighted.empty())
-            out << "  weighted  sum of w_i*w_j in bins "
-                << std::accumulate(summary.weighted.begin(), summary.weighted.end(), 0.0) << '\n';
-        out << "  bins      " << describeBins(binning.spec(), binning.count()) << '\n';
-        out << "  backend   " << summary.backendName << ", " << summary.deviceDescription << ", "
-            << precisionName(summary.precision) << " precision, culling "
-            << (summary.culled ? "on" : "off") << ", " << formatSeconds(elapsed) << '\n';
-    }
+        if (!quiet) {
+            const std::uint64_t binned =
+                std::accumulate(summary.counts.begin(), summary.counts.end(), std::uint64_t{0});
+            auto& out = context.out;
+            out << "pair counts written to " << outputPath << '\n';
+            if (second)
+                out << "  cross     " << first->name() << " (" << first->size() << ") x "
+                    << second->name() << " (" << second->size() << ")\n";
+            else
+                out << "  auto      " << first->name() << " (" << first->size() << " points)\n";
+            for (const Catalog* catalog : {first.get(), second.get()})
+                if (catalog && catalog->origin().known())
+                    out << "  read as   " << catalog->origin().describe() << '\n';
+            out << "  pairs     " << task.pairTotal() << " visited, " << binned << " in bins\n";
+            if (!summary.weighted.empty())
+                out << "  weighted  sum of w_i*w_j in bins "
+                    << std::accumulate(summary.weighted.begin(), summary.weighted.end(), 0.0) << '\n';
+            out << "  bins      " << describeBins(binning.spec(), binning.count()) << '\n';
+            out << "  backend   " << summary.backendName << ", " << summary.deviceDescription << ", "
+                << precisionName(summary.precision) << " precision, culling "
+                << (summary.culled ? "on" : "off") << ", " << formatSeconds(elapsed) << '\n';
+        }
+    };
+    if (!distributed)
+        finish();
+    else
+        collectively(ranks, "count", [&] {
+            if (ranks.isRoot())
+                finish();
+        });
     return 0;
 }
 

@@ -2,6 +2,9 @@
 // tpacf run: w(theta) of a data catalog against random catalogs, through CorrelationJob.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/distributed_count.h"
+#include "cli/failure.h"
+#include "cli/rank_group.h"
 #include "cli/file_plan.h"
 #include "cli/input_loading.h"
 #include "cli/options.h"
@@ -20,6 +23,7 @@
 #include "tpacf/result_io.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -418,6 +422,14 @@ int runCommand(const Context& context) {
         if (reusePath)
             args.fail("--share counts part of every count: it cannot --reuse-counts");
     }
+    RankGroup& ranks = context.ranks;
+    const bool distributed = ranks.distributed();
+    if (distributed && share)
+        args.fail("--share splits the work by hand: under MPI the ranks split it themselves "
+                  "(leave --share out)");
+    if (distributed && reusePath)
+        args.fail("--reuse-counts is not taken under MPI: the ranks count shares of every count "
+                  "and reused counts are whole (reuse them in a run of one process)");
     for (const auto& path : {savePath, reusePath})
         if (path) {
             try {
@@ -503,45 +515,66 @@ int runCommand(const Context& context) {
         files.output("--plot", plot->path());
     if (!fitOutputPath.empty())
         files.output("--fit-output", fitOutputPath);
-    files.check();
+    // Under MPI every rank checks, reads and counts for itself, and the ranks agree on how it
+    // went before anything is sent: a file missing on one node ends the run on all of them.
+    // Each rank reads the catalogs itself rather than receive them from rank 0: a cluster's
+    // nodes read from a shared file system at once, where sending 24 bytes a point from one rank
+    // would take longer; that every rank read the same content is checked on the counts'
+    // fingerprints (sumCountStoresToRoot).
+    double countFileSeconds = -1.0; // negative: no count file was read
+    std::vector<CatalogRequest> requests;
+    LoadedCatalogs loaded;
+    collectively(ranks, "run", [&] {
+        files.check();
 
-    // A count file is read (and found foreign or broken) before any catalog.
-    const auto countFileStart = std::chrono::steady_clock::now();
-    if (reusePath)
-        params.reuse = std::make_shared<const CountStore>(readCountFile(*reusePath));
-    // Negative: no count file was read.
-    const double countFileSeconds =
-        reusePath ? std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                  countFileStart)
-                        .count()
-                  : -1.0;
-    params.collectCounts = savePath.has_value();
+        // A count file is read (and found foreign or broken) before any catalog.
+        const auto countFileStart = std::chrono::steady_clock::now();
+        if (reusePath) {
+            params.reuse = std::make_shared<const CountStore>(readCountFile(*reusePath));
+            countFileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                             countFileStart)
+                                   .count();
+        }
+        // The catalogs in flag order (data, randoms, data2, randoms2) while the backend starts.
+        requests.push_back({dataPath, dataOptions});
+        for (const auto& path : randomPaths)
+            requests.push_back({path, randomOptions});
+        if (data2Path)
+            requests.push_back({*data2Path, dataOptions});
+        for (const auto& path : random2Paths)
+            requests.push_back({path, randomOptions});
+        loaded = loadCatalogsWhileBackendStarts(requests, params.backend, context.backends,
+                                                context.cancelRequested);
+        std::size_t next = 0;
+        params.data = loaded.catalogs[next++];
+        for (std::size_t i = 0; i < randomPaths.size(); ++i)
+            params.randoms.push_back(loaded.catalogs[next++]);
+        if (data2Path)
+            params.data2 = loaded.catalogs[next++];
+        for (std::size_t i = 0; i < random2Paths.size(); ++i)
+            params.randoms2.push_back(loaded.catalogs[next++]);
+        if (context.cancelRequested && context.cancelRequested->load())
+            throw Cancelled();
+    });
+
+    // Each rank counts its share of the batch's work list into a count store; rank 0 adds them
+    // up and estimates from the sum (countAcrossRanks).
+    params.collectCounts = savePath.has_value() || distributed;
     if (share)
         params.share = *share;
-    // The catalogs in flag order (data, randoms, data2, randoms2) while the backend starts.
-    std::vector<CatalogRequest> requests{{dataPath, dataOptions}};
-    for (const auto& path : randomPaths)
-        requests.push_back({path, randomOptions});
-    if (data2Path)
-        requests.push_back({*data2Path, dataOptions});
-    for (const auto& path : random2Paths)
-        requests.push_back({path, randomOptions});
-    const LoadedCatalogs loaded = loadCatalogsWhileBackendStarts(
-        requests, params.backend, context.backends, context.cancelRequested);
-    std::size_t next = 0;
-    params.data = loaded.catalogs[next++];
-    for (std::size_t i = 0; i < randomPaths.size(); ++i)
-        params.randoms.push_back(loaded.catalogs[next++]);
-    if (data2Path)
-        params.data2 = loaded.catalogs[next++];
-    for (std::size_t i = 0; i < random2Paths.size(); ++i)
-        params.randoms2.push_back(loaded.catalogs[next++]);
-    if (context.cancelRequested && context.cancelRequested->load())
-        throw Cancelled();
-
+    if (distributed)
+        params.share = WorkShare{static_cast<std::uint32_t>(ranks.rank()),
+                                 static_cast<std::uint32_t>(ranks.size())};
     CorrelationJob job(std::move(params), context.backends);
     ProgressBar bar(context.err, context.errIsTerminal && !quiet, "counting");
     bool noticeShown = false;
+    ProgressAcrossRanks across(ranks);
+    // Under MPI the job stops on Ctrl-C or when another rank failed; both are seen here.
+    std::atomic<bool> stop{false};
+    RankProgress mine;
+    const auto show = [&](const RankProgress& all) {
+        bar.update(all.fraction, all.pairsDone, all.pairsPerSecond, all.preparing);
+    };
     const auto onProgress = [&](const JobProgress& progress) {
         // Say early that the job fell back to the CPU, not after an hour of counting.
         if (!noticeShown && progress.partial && !progress.partial->backendNotice.empty()) {
@@ -549,77 +582,115 @@ int runCommand(const Context& context) {
             printNotice(context.err, progress.partial->backendNotice);
             noticeShown = true;
         }
-        bar.update(progress.fraction, progress.pairsDone, progress.pairsPerSecond,
-                   progress.preparing);
+        mine = {progress.fraction, progress.pairsDone, progress.pairsPerSecond,
+                progress.preparing, false};
+        if (distributed && ((context.cancelRequested && context.cancelRequested->load()) ||
+                            ranks.peerFailed()))
+            stop.store(true);
+        show(across.update(mine));
     };
-    const CorrelationResult result = job.run(onProgress, context.cancelRequested);
-    bar.finish();
-    if (!noticeShown)
-        printNotice(context.err, result.backendNotice);
-    if (result.status == JobStatus::Cancelled)
-        throw Cancelled();
-    // Error bars were asked for: a result without them must not pass for one with them.
-    if (job.params().jackknife.enabled() && !result.hasJackknife())
-        throw std::logic_error("the job returned no jackknife error bars");
-    // Negative weights, shared randoms: what the numbers mean depends on them.
-    for (const auto& note : result.notes)
-        printNotice(context.err, note);
-    // Empty or tiny regions make the error bars doubtful: say so even with --quiet.
-    for (const auto& warning : result.jackknifeRegions.warnings)
-        printNotice(context.err, warning);
-    // A finite w without σ (a leave-one-out sample has no pairs in that bin) must not read as
-    // an exact value in the CSV's nan.
-    const std::size_t withoutSigma = result.binsWithoutSigma();
-    if (withoutSigma > 0 && !quiet)
-        printNotice(context.err, std::to_string(withoutSigma) +
-                                     " bins with a finite w have no jackknife sigma (w_err nan): "
-                                     "a leave-one-out sample has no pairs there");
+    const auto countStart = std::chrono::steady_clock::now();
+    CorrelationResult result;
+    std::optional<RankFailure> countFailure;
+    try {
+        result = job.run(onProgress, distributed ? &stop : context.cancelRequested);
+        if (result.status == JobStatus::Cancelled)
+            throw Cancelled();
+    } catch (...) {
+        if (!distributed)
+            throw;
+        countFailure = describeFailure(std::current_exception(), "run");
+        if (countFailure->kind == RankFailure::Kind::Error)
+            ranks.announceFailure();
+    }
+    if (distributed) {
+        mine.fraction = 1.0;
+        across.finish(mine, show);
+        if (auto failure = ranks.agree(countFailure))
+            throw RunEnded(std::move(*failure));
+        collectively(ranks, "run", [&] {
+            result = estimateFromRanks(
+                ranks, job, result, context.backends,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - countStart)
+                    .count());
+        });
+    }
+    // What is left (the notices, the files, the summary) is rank 0's; under MPI the others wait
+    // for it, so that a file rank 0 cannot write ends every rank with its exit code.
+    const auto finish = [&] {
+        bar.finish();
+        if (!noticeShown)
+            printNotice(context.err, result.backendNotice);
+        // Error bars were asked for: a result without them must not pass for one with them.
+        if (job.params().jackknife.enabled() && !result.hasJackknife())
+            throw std::logic_error("the job returned no jackknife error bars");
+        // Negative weights, shared randoms: what the numbers mean depends on them.
+        for (const auto& note : result.notes)
+            printNotice(context.err, note);
+        // Empty or tiny regions make the error bars doubtful: say so even with --quiet.
+        for (const auto& warning : result.jackknifeRegions.warnings)
+            printNotice(context.err, warning);
+        // A finite w without σ (a leave-one-out sample has no pairs in that bin) must not read as
+        // an exact value in the CSV's nan.
+        const std::size_t withoutSigma = result.binsWithoutSigma();
+        if (withoutSigma > 0 && !quiet)
+            printNotice(context.err, std::to_string(withoutSigma) +
+                                         " bins with a finite w have no jackknife sigma (w_err nan): "
+                                         "a leave-one-out sample has no pairs there");
 
-    for (const auto& reused : result.reusedCounts)
-        printNotice(context.err, "reused " + reused);
-    const auto writeStart = std::chrono::steady_clock::now();
-    if (savePath) {
-        if (!result.counts)
-            throw std::logic_error("the job returned no counts to save");
-        writeCountFile(*savePath, *result.counts);
-    }
-    if (share) {
-        if (!quiet)
-            context.out << "counts of part " << share->part + 1 << " of " << share->parts
-                        << " written to " << *savePath << '\n';
-        return 0;
-    }
-    if (fitsFormat)
-        writeResultFitsFile(outputPath, result);
+        for (const auto& reused : result.reusedCounts)
+            printNotice(context.err, "reused " + reused);
+        const auto writeStart = std::chrono::steady_clock::now();
+        if (savePath) {
+            if (!result.counts)
+                throw std::logic_error("the job returned no counts to save");
+            writeCountFile(*savePath, *result.counts);
+        }
+        if (share) {
+            if (!quiet)
+                context.out << "counts of part " << share->part + 1 << " of " << share->parts
+                            << " written to " << *savePath << '\n';
+            return;
+        }
+        if (fitsFormat)
+            writeResultFitsFile(outputPath, result);
+        else
+            writeResultCsvFile(outputPath, result);
+        if (!jsonPath.empty())
+            writeFileAtomically(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
+        if (!covariancePath.empty())
+            writeCovarianceCsvFile(covariancePath, result);
+        if (plot)
+            plot->write(result);
+        // After the result is written: a fit that fails (too few bins in range) loses no count.
+        if (fitOptions) {
+            const PowerLawFit fit = fitPowerLaw(result, *fitOptions);
+            printFit(context.err, fit, result);
+            if (!fitOutputPath.empty())
+                writeFileAtomically(fitOutputPath, [&](std::ostream& out) {
+                    out << powerLawFitCsv(fit, *fitOptions, angleUnitName(result.bins.unit));
+                });
+        }
+        if (args.has("--timings")) {
+            const auto now = std::chrono::steady_clock::now();
+            printTimings(context.err, requests, loaded, countFileSeconds, result,
+                         std::chrono::duration<double>(now - writeStart).count(),
+                         std::chrono::duration<double>(now - commandStart).count());
+        }
+        if (!quiet) {
+            printSummary(context.out, result, outputPath, jsonPath, covariancePath,
+                         plot ? plot->path() : std::string());
+            if (savePath)
+                context.out << "counts written to " << *savePath << '\n';
+        }
+    };
+    if (!distributed)
+        finish();
     else
-        writeResultCsvFile(outputPath, result);
-    if (!jsonPath.empty())
-        writeFileAtomically(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
-    if (!covariancePath.empty())
-        writeCovarianceCsvFile(covariancePath, result);
-    if (plot)
-        plot->write(result);
-    // After the result is written: a fit that fails (too few bins in range) loses no count.
-    if (fitOptions) {
-        const PowerLawFit fit = fitPowerLaw(result, *fitOptions);
-        printFit(context.err, fit, result);
-        if (!fitOutputPath.empty())
-            writeFileAtomically(fitOutputPath, [&](std::ostream& out) {
-                out << powerLawFitCsv(fit, *fitOptions, angleUnitName(result.bins.unit));
-            });
-    }
-    if (args.has("--timings")) {
-        const auto now = std::chrono::steady_clock::now();
-        printTimings(context.err, requests, loaded, countFileSeconds, result,
-                     std::chrono::duration<double>(now - writeStart).count(),
-                     std::chrono::duration<double>(now - commandStart).count());
-    }
-    if (!quiet) {
-        printSummary(context.out, result, outputPath, jsonPath, covariancePath,
-                     plot ? plot->path() : std::string());
-        if (savePath)
-            context.out << "counts written to " << *savePath << '\n';
-    }
+        collectively(ranks, "run", [&] {
+            if (ranks.isRoot())
+                finish();
+        });
     return 0;
 }
 

@@ -15,6 +15,8 @@ class BackendRegistry;
 
 namespace tpacf::cli {
 
+class RankGroup;
+
 struct Context {
     std::span<const std::string> args; // the words after the subcommand name
     std::ostream& out;
@@ -22,6 +24,9 @@ struct Context {
     bool errIsTerminal = false;
     const std::atomic<bool>* cancelRequested = nullptr;
     const BackendRegistry& backends;
+    /// This process alone, or the ranks of an MPI job (commands marked distributed split their
+    /// work across them; every other rank's streams discard what is written to them).
+    RankGroup& ranks;
 };
 
 /// One function per subcommand; each returns the exit code and throws tpacf errors (the

@@ -94,6 +94,9 @@ struct CorrelationResult {
     CullingMode cullingRequested = CullingMode::Auto;
     bool culled = false;
     double elapsedSeconds = 0;
+    /// The processes that counted, where a run was split across MPI ranks: one line per rank,
+    /// "rank 1 on node07: cuda, NVIDIA H100 80GB HBM3 (1 GPU), float". Empty for one process.
+    std::vector<std::string> processes;
     /// Where elapsedSeconds went, stage by stage in order ("backend", "jackknife regions",
     /// "fingerprints", "count", "estimate"): what `tpacf run --timings` prints.
     std::vector<std::pair<std::string, double>> stageSeconds;

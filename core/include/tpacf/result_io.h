@@ -59,6 +59,7 @@ struct CountSummary {
     bool culled = false; // PairCounter::lastBatchCulled() of the count
     WeightedCounts weighted{}; // empty: unweighted
     std::string invocation{};  // the command line, for provenance; "" when not known
+    std::vector<std::string> processes{}; // MPI ranks (CorrelationResult::processes); empty: one
 };
 void writeCountsCsv(std::ostream& out, const CountSummary& summary);
 

@@ -200,6 +200,13 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
     metadata.emplace_back("precision", std::string(precisionName(summary.precision)));
     metadata.emplace_back("culling", describeCulling(summary.cullingRequested, summary.culled));
     metadata.emplace_back("elapsed", formatDouble(summary.elapsedSeconds) + " s");
+    if (!summary.processes.empty()) {
+        metadata.emplace_back("mpi ranks", std::to_string(summary.processes.size()) +
+                                               " (each counted a share of the work list; the "
+                                               "counts are their sums)");
+        for (const std::string& process : summary.processes)
+            metadata.emplace_back("mpi rank", oneLine(process));
+    }
 
     std::vector<std::string> conventions{
         summary.second ? "cross count: all N_first*N_second pairs are counted"

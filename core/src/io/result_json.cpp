@@ -132,6 +132,11 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << jsonQuoted(result.deviceDescription) << ",\n";
     field("precision");
     out << jsonQuoted(precisionName(result.precision)) << ",\n";
+    field("mpi_ranks");
+    out << '[';
+    for (std::size_t r = 0; r < result.processes.size(); ++r)
+        out << (r ? ", " : "") << jsonQuoted(result.processes[r]);
+    out << "],\n";
     field("precision_choice");
     out << jsonQuoted(result.precisionChoice) << ",\n";
     field("culling");

@@ -145,6 +145,13 @@ Metadata resultMetadata(const CorrelationResult& result) {
         lines.emplace_back("precision choice", oneLine(result.precisionChoice));
     lines.emplace_back("culling", describeCulling(result.cullingRequested, result.culled));
     lines.emplace_back("elapsed", formatDouble(result.elapsedSeconds) + " s");
+    if (!result.processes.empty()) {
+        lines.emplace_back("mpi ranks", std::to_string(result.processes.size()) +
+                                            " (each counted a share of the work list; the counts "
+                                            "are their sums)");
+        for (const std::string& process : result.processes)
+            lines.emplace_back("mpi rank", oneLine(process));
+    }
     if (!result.backendNotice.empty())
         lines.emplace_back("notice", oneLine(result.backendNotice));
     for (const std::string& note : result.notes)
