@@ -72,6 +72,11 @@ time and MB/s (10^6 bytes per second).
   --seed S           seed of the generated points (default 1)
   --threads N        CPU threads, also of --read's parser (default: all hardware threads)
   --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU)
+  --gpu-memory-limit SIZE
+                     the most memory of each GPU the catalogs may take (e.g. 6G); larger
+                     catalogs are streamed through the GPU in pieces (timed with it)
+  --only dd|dr       measure only DD (no second catalog is generated) or only DR
+  --no-warm-up       time the first run too (counts too large to run twice)
   --json             machine-readable report on stdout instead of the table
 
 CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed):
@@ -113,6 +118,7 @@ struct Configuration {
     std::string reason;
     std::string device;
     std::vector<Measurement> measurements;
+    std::vector<std::string> notes; // how the counts were made (PairCounter::lastBatchNotes)
 };
 
 double median(std::vector<double> values) {
@@ -170,7 +176,8 @@ Catalog withBenchWeights(const Catalog& catalog, std::uint64_t seed) {
 
 Measurement measure(PairCounter& counter, const std::string& kind,
                     const std::vector<CountTask>& tasks, const Binning& binning, int repeats,
-                    const Context& context, bool showProgress, const std::string& label) {
+                    const Context& context, bool showProgress, const std::string& label,
+                    bool warmUp) {
     Measurement measurement;
     measurement.kind = kind;
     measurement.taskCount = tasks.size();
@@ -178,7 +185,7 @@ Measurement measure(PairCounter& counter, const std::string& kind,
         measurement.pairs += task.pairTotal();
 
     // Warm-up first (device context, caches, kernel loading); its time is not reported.
-    for (int run = 0; run <= repeats; ++run) {
+    for (int run = warmUp ? 0 : 1; run <= repeats; ++run) {
         std::string runLabel = label;
         if (run == 0) {
             runLabel += " warm-up";
@@ -271,7 +278,7 @@ std::string jsonArray(const std::vector<double>& values) {
 
 void printJson(std::ostream& out, const std::vector<Configuration>& configurations,
                const BenchSetup& setup, const Binning& binning, int sets, int repeats,
-               std::uint64_t seed, const std::string& cudaTuning, int mpiRanks) {
+               std::uint64_t seed, const std::string& cudaTuning, int mpiRanks, bool warmUp) {
     out << "{\n";
     out << "  \"tool\": \"tpacf bench\",\n";
     out << "  \"version\": " << jsonString(version()) << ",\n";
@@ -294,7 +301,7 @@ void printJson(std::ostream& out, const std::vector<Configuration>& configuratio
     out << "  \"sets\": " << sets << ",\n";
     out << "  \"mpi_ranks\": " << mpiRanks << ",\n";
     out << "  \"repeat\": " << repeats << ",\n";
-    out << "  \"warmup\": 1,\n";
+    out << "  \"warmup\": " << (warmUp ? 1 : 0) << ",\n";
     out << "  \"seed\": " << seed << ",\n";
     out << "  \"results\": [";
     for (std::size_t c = 0; c < configurations.size(); ++c) {
@@ -309,7 +316,10 @@ void printJson(std::ostream& out, const std::vector<Configuration>& configuratio
         out << ", \"status\": \"ok\", \"kernel\": "
             << (configuration.kernel.empty() ? std::string("null")
                                              : jsonString(configuration.kernel))
-            << ", \"device\": " << jsonString(configuration.device) << ", \"measurements\": [";
+            << ", \"device\": " << jsonString(configuration.device) << ", \"notes\": [";
+        for (std::size_t i = 0; i < configuration.notes.size(); ++i)
+            out << (i ? ", " : "") << jsonString(configuration.notes[i]);
+        out << "], \"measurements\": [";
         for (std::size_t i = 0; i < configuration.measurements.size(); ++i) {
             const auto& m = configuration.measurements[i];
             out << (i ? ",\n" : "\n") << "      {\"count\": " << jsonString(m.kind)
@@ -345,6 +355,9 @@ int benchCommand(const Context& context) {
         .addValue("--seed")
         .addValue("--threads")
         .addValue("--devices")
+        .addValue("--gpu-memory-limit")
+        .addValue("--only")
+        .addSwitch("--no-warm-up")
         .addValue("--culling")
         .addValue("--footprint")
         .addSwitch("--clustered")
@@ -420,6 +433,7 @@ int benchCommand(const Context& context) {
     common.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
     common.gpuDevices = gpuDevicesFrom(args);
     common.culling = cullingModeFrom(args);
+    common.deviceMemoryLimit = byteSizeFrom(args, "--gpu-memory-limit");
 
     // CUDA tuning from the flags (never from the environment): a provider of its own when set.
     cuda::CudaTuning tuning;
@@ -478,9 +492,17 @@ int benchCommand(const Context& context) {
 
     // The data as 'tpacf mock' would write it; the randoms uniform over the same footprint.
     const Footprint& sky = setup.footprint;
+    const std::string only = args.value("--only").value_or("");
+    if (!only.empty() && only != "dd" && only != "dr")
+        args.fail("--only: " + quote(only) + " is not a measurement (dd or dr)");
+    if (!only.empty() && sets > 0)
+        args.fail("--only measures DD or DR alone: no --sets batch with it");
+    const bool warmUp = !args.has("--no-warm-up");
+    // DD alone needs no second catalog: at 10^9 points that is 40 GB not generated.
     BenchInputs inputs{setup.clustered ? generateClusteredMock(setup.mock, "bench-data")
                                        : generateUniformRandoms(n, sky, seed, "bench-data"),
-                       generateUniformRandoms(n, sky, seed + 1, "bench-random-1"),
+                       only == "dd" ? Catalog()
+                                    : generateUniformRandoms(n, sky, seed + 1, "bench-random-1"),
                        {}};
     for (int i = 1; i < sets; ++i)
         inputs.randomSets.push_back(
@@ -571,16 +593,21 @@ int benchCommand(const Context& context) {
                 if (!variant.kernel.empty())
                     label += " " + variant.kernel;
                 const Catalog& data = inputs.data;
-                variant.measurements.push_back(measure(*counter, "DD", {CountTask{&data, nullptr}},
-                                                       binning, repeats, context, showProgress,
-                                                       label + " DD"));
-                variant.measurements.push_back(
-                    measure(*counter, "DR", {CountTask{&data, &inputs.other}}, binning, repeats,
-                            context, showProgress, label + " DR"));
+                if (only != "dr")
+                    variant.measurements.push_back(
+                        measure(*counter, "DD", {CountTask{&data, nullptr}}, binning, repeats,
+                                context, showProgress, label + " DD", warmUp));
+                if (only != "dd")
+                    variant.measurements.push_back(
+                        measure(*counter, "DR", {CountTask{&data, &inputs.other}}, binning,
+                                repeats, context, showProgress, label + " DR", warmUp));
                 if (!batch.empty())
                     variant.measurements.push_back(measure(*counter, "batch", batch, binning,
                                                            repeats, context, showProgress,
-                                                           label + " batch"));
+                                                           label + " batch", warmUp));
+                // How a count was made (in chunks through a GPU's memory) goes with its figures.
+                for (const std::string& note : counter->lastBatchNotes())
+                    variant.notes.push_back(note);
                 configurations.push_back(std::move(variant));
             }
         }
@@ -588,14 +615,15 @@ int benchCommand(const Context& context) {
 
     if (json) {
         printJson(context.out, configurations, setup, binning, sets, repeats, seed, tuningText,
-                  ranks.size());
+                  ranks.size(), warmUp);
         return 0;
     }
     auto& out = context.out;
     out << "tpacf bench: " << setup.describe() << ", "
         << describeBins(binning.spec(), binning.count()) << ", culling "
         << cullingModeName(setup.culling) << ", median of " << repeats
-        << (repeats == 1 ? " run" : " runs") << " after 1 warm-up, seed " << seed;
+        << (repeats == 1 ? " run" : " runs") << (warmUp ? " after 1 warm-up" : ", no warm-up")
+        << ", seed " << seed;
     if (!tuningText.empty())
         out << ", CUDA tuning: " << tuningText;
     if (distributed)
@@ -606,6 +634,10 @@ int benchCommand(const Context& context) {
         out << "batch = DD + " << sets << " DR_i + " << sets << " RR_i in one countBatch\n";
     out << '\n';
     printTable(out, configurations);
+    for (const auto& configuration : configurations)
+        for (const std::string& note : configuration.notes)
+            out << "note (" << configuration.backend << ' ' << configuration.precision
+                << "): " << note << '\n';
     return 0;
 }
 

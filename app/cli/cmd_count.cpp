@@ -168,9 +168,12 @@ int countCommand(const Context& context) {
     if (second)
         summary.second = InputSummary::of(*second);
     summary.processes = processes;
+    summary.notes = counter.lastBatchNotes();
     // The file and the summary are rank 0's; the others wait, so that a file rank 0 cannot
     // write ends every rank with its exit code.
     const auto finish = [&] {
+        for (const std::string& note : summary.notes)
+            printNotice(context.err, note);
         writeFileAtomically(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
 
         if (!quiet) {

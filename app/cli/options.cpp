@@ -7,6 +7,9 @@
 #include "tpacf/units.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <utility>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -296,7 +299,38 @@ void addBackendOptions(OptionSet& options) {
         .addValue("--precision")
         .addValue("--threads")
         .addValue("--devices")
+        .addValue("--gpu-memory-limit")
         .addValue("--culling");
+}
+
+std::uint64_t byteSizeFrom(const ParsedArgs& args, const char* flag) {
+    const auto text = args.value(flag);
+    if (!text)
+        return 0;
+    // A number of bytes with an optional binary suffix, as free(1) and nvidia-smi speak of GPU
+    // memory: 512M, 8G, 1.5T.
+    static constexpr std::pair<char, double> kSuffixes[] = {
+        {'K', 1024.0}, {'M', 1048576.0}, {'G', 1073741824.0}, {'T', 1099511627776.0}};
+    std::string_view digits = *text;
+    double scale = 1.0;
+    if (!digits.empty())
+        for (const auto& [letter, factor] : kSuffixes)
+            if (std::toupper(static_cast<unsigned char>(digits.back())) == letter) {
+                scale = factor;
+                digits.remove_suffix(1);
+            }
+    double value = 0;
+    try {
+        value = parseNumber(flag, digits);
+    } catch (const Error&) {
+        value = -1;
+    }
+    const double bytes = value * scale;
+    if (!(bytes >= 1048576.0) || !(bytes < 1e18))
+        throw UsageError(std::string(flag) + ": " + quote(*text) +
+                         " is not a memory size of at least 1M (bytes, or with K, M, G or T: "
+                         "8G is 8 x 1024^3 bytes)");
+    return static_cast<std::uint64_t>(bytes);
 }
 
 BackendOptions backendOptionsFrom(const ParsedArgs& args, const BackendRegistry& backends) {
@@ -319,6 +353,7 @@ BackendOptions backendOptionsFrom(const ParsedArgs& args, const BackendRegistry&
     options.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
     options.gpuDevices = gpuDevicesFrom(args);
     options.culling = cullingModeFrom(args);
+    options.deviceMemoryLimit = byteSizeFrom(args, "--gpu-memory-limit");
     return options;
 }
 
@@ -374,6 +409,10 @@ std::string backendOptionsHelp(const BackendRegistry& backends) {
   --threads N        CPU threads (default: all hardware threads)
   --devices LIST     GPU indices to use, e.g. 0,1 (default: every visible GPU);
                      see 'tpacf devices'
+  --gpu-memory-limit SIZE
+                     the most memory of each GPU the catalogs may take (e.g. 6G; default:
+                     what the GPU has free). Catalogs that need more are streamed through
+                     the GPU in pieces: the same counts, more uploads (the result notes it)
 )" + std::string(cullingOptionHelp());
 }
 

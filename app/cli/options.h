@@ -11,6 +11,7 @@
 #include "tpacf/mock.h"
 
 #include <memory>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <initializer_list>
@@ -53,6 +54,9 @@ std::vector<int> gpuDevicesFrom(const ParsedArgs& args);
 std::string backendOptionsHelp(const BackendRegistry& backends);
 /// --culling alone: auto (default), on or off.
 CullingMode cullingModeFrom(const ParsedArgs& args);
+/// A memory size flag (bytes, or with a K, M, G or T suffix, powers of 1024) in bytes; 0 when the
+/// flag is absent. UsageError below 1M or for anything but a size.
+std::uint64_t byteSizeFrom(const ParsedArgs& args, const char* flag);
 /// Its help line.
 std::string_view cullingOptionHelp();
 

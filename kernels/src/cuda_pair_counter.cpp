@@ -25,9 +25,11 @@
 #include "bin_tables.h"
 #include "cuda_check.h"
 #include "device_catalogs.h"
+#include "device_memory.h"
 #include "gpu_schedule.h"
 #include "launch_loop.h"
 #include "pair_kernels.h"
+#include "tpacf/chunked_count.h"
 #include "tpacf/culling.h"
 #include "tpacf/errors.h"
 #include "tpacf/jackknife.h"
@@ -35,6 +37,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <limits>
 #include <optional>
@@ -84,6 +87,58 @@ public:
 
     std::vector<TaskCounts> countBatch(std::span<const CountTask> tasks, const Binning& binning,
                                        const CountControl& control) override {
+        setLastBatchNotes({});
+        const BatchMemoryShape shape = shapeOf(tasks, false);
+        if (const auto budget = chunkBudget(tasks, shape)) {
+            double deviceSeconds = 0;
+            ChunkReport report;
+            std::vector<TaskCounts> counts = countBatchInChunks(
+                tasks, binning, control, *budget,
+                [&](std::span<const CountTask> part, const Binning& bins,
+                    const CountControl& partControl) {
+                    std::vector<TaskCounts> partCounts = countWhole(part, bins, partControl);
+                    deviceSeconds += m_lastDeviceSeconds.value_or(0.0);
+                    return partCounts;
+                },
+                &report);
+            m_lastDeviceSeconds = deviceSeconds;
+            noteChunks(tasks, shape, *budget, report);
+            return counts;
+        }
+        return countWhole(tasks, binning, control);
+    }
+
+    bool supportsRegions() const override { return true; }
+    std::vector<RegionPairCounts> countBatchByRegion(std::span<const CountTask> tasks,
+                                                     const Binning& binning,
+                                                     std::size_t regionCount,
+                                                     const CountControl& control) override {
+        setLastBatchNotes({});
+        const BatchMemoryShape shape = shapeOf(tasks, true);
+        if (const auto budget = chunkBudget(tasks, shape)) {
+            double deviceSeconds = 0;
+            ChunkReport report;
+            std::vector<RegionPairCounts> counts = countBatchByRegionInChunks(
+                tasks, binning, regionCount, control, *budget,
+                [&](std::span<const CountTask> part, const Binning& bins, std::size_t regions,
+                    const CountControl& partControl) {
+                    std::vector<RegionPairCounts> partCounts =
+                        countWholeByRegion(part, bins, regions, partControl);
+                    deviceSeconds += m_lastDeviceSeconds.value_or(0.0);
+                    return partCounts;
+                },
+                &report);
+            m_lastDeviceSeconds = deviceSeconds;
+            noteChunks(tasks, shape, *budget, report);
+            return counts;
+        }
+        return countWholeByRegion(tasks, binning, regionCount, control);
+    }
+
+private:
+    /// One batch whose catalogs fit every device at once.
+    std::vector<TaskCounts> countWhole(std::span<const CountTask> tasks, const Binning& binning,
+                                       const CountControl& control) {
         BatchCounts counts = runBatch(tasks, binning, 0, control);
         std::vector<TaskCounts> results(counts.raw.size());
         for (std::size_t t = 0; t < results.size(); ++t) {
@@ -93,13 +148,30 @@ public:
         return results;
     }
 
-    bool supportsRegions() const override { return true; }
-    std::vector<RegionPairCounts> countBatchByRegion(std::span<const CountTask> tasks,
+    std::vector<RegionPairCounts> countWholeByRegion(std::span<const CountTask> tasks,
                                                      const Binning& binning,
                                                      std::size_t regionCount,
-                                                     const CountControl& control) override;
+                                                     const CountControl& control);
 
-private:
+    BatchMemoryShape shapeOf(std::span<const CountTask> tasks, bool byRegion) const {
+        BatchMemoryShape shape;
+        shape.isFloat = m_precision == Precision::Float;
+        shape.byRegion = byRegion;
+        shape.weighted = std::any_of(tasks.begin(), tasks.end(),
+                                     [](const CountTask& task) { return task.weighted(); });
+        return shape;
+    }
+    /// Device bytes each worker may fill: the limit asked for (deviceMemoryLimit) or what the
+    /// device has free (keeping a tenth for the runtime and other users), shared by the
+    /// workers that drive one device (a device listed twice holds the catalogs twice).
+    std::uint64_t memoryPerWorker() const;
+    /// The points a sub-batch may hold where the batch does not fit (chunked count); nullopt
+    /// where it fits. ConfigError where the limit leaves no room for points at all.
+    std::optional<std::uint64_t> chunkBudget(std::span<const CountTask> tasks,
+                                             const BatchMemoryShape& shape) const;
+    void noteChunks(std::span<const CountTask> tasks, const BatchMemoryShape& shape,
+                    std::uint64_t budget, const ChunkReport& report);
+
     /// Per task: the raw counters and, for a weighted task, the weighted sums in the same layout
     /// (empty for an unweighted task).
     struct BatchCounts {
@@ -124,7 +196,58 @@ private:
     std::optional<double> m_lastDeviceSeconds;
 };
 
-std::vector<RegionPairCounts> CudaPairCounter::countBatchByRegion(std::span<const CountTask> tasks,
+std::uint64_t CudaPairCounter::memoryPerWorker() const {
+    std::uint64_t perWorker = std::numeric_limits<std::uint64_t>::max();
+    std::vector<int> distinct = m_devices;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (const int device : distinct) {
+        DeviceGuard guard(device);
+        std::size_t freeBytes = 0, totalBytes = 0;
+        TPACF_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+        const std::uint64_t usable =
+            deviceMemoryLimit() > 0 ? std::min<std::uint64_t>(deviceMemoryLimit(), freeBytes)
+                                    : freeBytes / 10 * 9;
+        const auto workers =
+            static_cast<std::uint64_t>(std::count(m_devices.begin(), m_devices.end(), device));
+        perWorker = std::min(perWorker, usable / workers);
+    }
+    return perWorker;
+}
+
+std::optional<std::uint64_t> CudaPairCounter::chunkBudget(std::span<const CountTask> tasks,
+                                                          const BatchMemoryShape& shape) const {
+    const std::uint64_t limit = memoryPerWorker();
+    if (batchDeviceBytes(tasks, shape) <= limit)
+        return std::nullopt;
+    const std::uint64_t points = pointsWithin(limit, shape);
+    if (points < 2)
+        throw ConfigError("CUDA backend: " + std::to_string(limit >> 20) +
+                          " MB of GPU memory per device leave no room for catalog points (a "
+                          "batch's fixed buffers take " +
+                          std::to_string(kFixedBatchBytes >> 20) +
+                          " MB): raise --gpu-memory-limit or free the GPU");
+    return points;
+}
+
+void CudaPairCounter::noteChunks(std::span<const CountTask> tasks, const BatchMemoryShape& shape,
+                                 std::uint64_t budget, const ChunkReport& report) {
+    const auto gigabytes = [](std::uint64_t bytes) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f GB", static_cast<double>(bytes) / 1e9);
+        return std::string(text);
+    };
+    setLastBatchNotes(
+        {"the catalogs need " + gigabytes(batchDeviceBytes(tasks, shape)) +
+         " of GPU memory, more than the " + gigabytes(memoryPerWorker()) +
+         " allowed: counted in " + std::to_string(report.subBatches) + " sub-batches of at most " +
+         std::to_string(budget) + " points (" + std::to_string(report.pieces) + " pieces, " +
+         std::to_string(report.subTasks) + " piece counts, " +
+         std::to_string(report.piecePairsSkipped) +
+         " piece pairs out of reach of the bins skipped); the counts are those of one batch"});
+}
+
+std::vector<RegionPairCounts> CudaPairCounter::countWholeByRegion(std::span<const CountTask> tasks,
                                                                   const Binning& binning,
                                                                   std::size_t regionCount,
                                                                   const CountControl& control) {

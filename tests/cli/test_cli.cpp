@@ -444,6 +444,15 @@ private slots:
             << QStringLiteral("--estimator: \"xyz\"");
         QTest::newRow("bad backend") << run({QStringLiteral("--backend"), QStringLiteral("tpu")})
                                      << QStringLiteral("--backend: \"tpu\"");
+        QTest::newRow("gpu memory limit not a size")
+            << run({QStringLiteral("--gpu-memory-limit"), QStringLiteral("12Q")})
+            << QStringLiteral("--gpu-memory-limit: \"12Q\" is not a memory size");
+        QTest::newRow("gpu memory limit below 1M")
+            << run({QStringLiteral("--gpu-memory-limit"), QStringLiteral("512K")})
+            << QStringLiteral("at least 1M");
+        QTest::newRow("gpu memory limit negative")
+            << run({QStringLiteral("--gpu-memory-limit"), QStringLiteral("-3G")})
+            << QStringLiteral("is not a memory size");
         QTest::newRow("float on cpu")
             << run({QStringLiteral("--backend"), QStringLiteral("cpu"),
                     QStringLiteral("--precision"), QStringLiteral("float")})

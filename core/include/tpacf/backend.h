@@ -31,6 +31,9 @@ struct BackendOptions {
     int cpuThreads = 0;          // <= 0: all hardware threads
     std::vector<int> gpuDevices; // empty: every visible device of the module
     CullingMode culling = CullingMode::Auto;
+    /// The most device memory a GPU counter's catalogs may take, bytes per device; 0: what each
+    /// device has free. A batch that needs more is counted in chunks (PairCounter).
+    std::uint64_t deviceMemoryLimit = 0;
 };
 
 struct GpuDeviceInfo {

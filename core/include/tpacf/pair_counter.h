@@ -169,6 +169,16 @@ public:
     /// reach of the bins (false: brute force). Metadata and benchmarks report it.
     bool lastBatchCulled() const noexcept { return m_lastBatchCulled; }
 
+    /// The most device memory (bytes per device) the counter's catalogs may take; 0: what each
+    /// device has free. A batch whose catalogs need more is counted in chunks of pieces that fit
+    /// (chunked_count.h): the same counts, at the cost of more uploads. Counters that keep the
+    /// catalogs in host memory (the CPU) ignore it.
+    void setDeviceMemoryLimit(std::uint64_t bytes) noexcept { m_deviceMemoryLimit = bytes; }
+    std::uint64_t deviceMemoryLimit() const noexcept { return m_deviceMemoryLimit; }
+    /// What a reader of the result should know of how the last batch was counted (counted in
+    /// chunks, and how many); empty where there is nothing to say.
+    const std::vector<std::string>& lastBatchNotes() const noexcept { return m_lastBatchNotes; }
+
     /// Device-timed busy time of the last countBatch in seconds (GPU events), where the backend
     /// measures one; nullopt otherwise. Benchmarks use it.
     virtual std::optional<double> lastDeviceSeconds() const { return std::nullopt; }
@@ -192,6 +202,7 @@ public:
 protected:
     /// Backends set this in every countBatch / countBatchByRegion.
     void setLastBatchCulled(bool culled) noexcept { m_lastBatchCulled = culled; }
+    void setLastBatchNotes(std::vector<std::string> notes) { m_lastBatchNotes = std::move(notes); }
     /// For a path that can count only whole batches: throws ConfigError unless control.share is
     /// the whole batch, rather than count everything for a part.
     void requireWholeShare(const CountControl& control) const;
@@ -199,6 +210,8 @@ protected:
 private:
     CullingMode m_culling = CullingMode::Auto;
     bool m_lastBatchCulled = false;
+    std::uint64_t m_deviceMemoryLimit = 0;
+    std::vector<std::string> m_lastBatchNotes;
 };
 
 /// "double" / "float" (also "fp64", "fp32").

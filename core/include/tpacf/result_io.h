@@ -60,6 +60,7 @@ struct CountSummary {
     WeightedCounts weighted{}; // empty: unweighted
     std::string invocation{};  // the command line, for provenance; "" when not known
     std::vector<std::string> processes{}; // MPI ranks (CorrelationResult::processes); empty: one
+    std::vector<std::string> notes{};     // how it was counted (PairCounter::lastBatchNotes)
 };
 void writeCountsCsv(std::ostream& out, const CountSummary& summary);
 

@@ -32,10 +32,12 @@ std::string moduleUnavailableReason(const BackendModule& module) {
     return {};
 }
 
-// Every counter leaves here with the culling mode asked for, whichever backend it is.
+// Every counter leaves here with the culling mode and memory limit asked for, whichever backend
+// it is.
 std::unique_ptr<PairCounter> withCulling(std::unique_ptr<PairCounter> counter,
                                          const BackendOptions& options) {
     counter->setCulling(options.culling);
+    counter->setDeviceMemoryLimit(options.deviceMemoryLimit);
     return counter;
 }
 

@@ -207,6 +207,8 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
         for (const std::string& process : summary.processes)
             metadata.emplace_back("mpi rank", oneLine(process));
     }
+    for (const std::string& note : summary.notes)
+        metadata.emplace_back("note", oneLine(note));
 
     std::vector<std::string> conventions{
         summary.second ? "cross count: all N_first*N_second pairs are counted"

@@ -631,6 +631,9 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
         // Counts all taken from the store: culled as they were counted.
         result.culled = batch.empty() ? (m_params.reuse && m_params.reuse->culled)
                                       : backend.counter->lastBatchCulled();
+        if (!batch.empty())
+            for (const std::string& note : backend.counter->lastBatchNotes())
+                result.notes.push_back(note);
     } catch (const Cancelled&) {
         result.status = JobStatus::Cancelled;
         result.elapsedSeconds = secondsSince(start);
