@@ -4,6 +4,7 @@
 // program registers at start-up (kernels/ offers one), so core names none of them and a new
 // backend is one registry entry. selectBackend() picks from the registry by name.
 #include "tpacf/lab.h"
+#include "tpacf/multitau.h"
 #include "tpacf/pair_counter.h"
 
 #include <cstdint>
@@ -88,6 +89,11 @@ public:
     /// The module's rungs of the Kernel Lab (lab.h): teaching kernels, never used by a job.
     /// Default: none.
     virtual lab::LabVariantList labVariants() const;
+    /// A multi-tau correlator of photon streams (multitau.h) on `deviceIndices` (empty: the
+    /// first device); null where the module has none (the default). Throws like create().
+    virtual std::unique_ptr<fcs::MultiTauCorrelator>
+    createCorrelator(const fcs::MultiTauSettings& settings, std::size_t channels,
+                     const std::vector<int>& deviceIndices) const;
 };
 
 /// The backends a program offers: the built-in CPU and the modules added at start-up, in the
