@@ -52,6 +52,7 @@ constexpr Subcommand kSubcommands[] = {
      [](const BackendRegistry&) { return benchHelp(); }, true},
     {"lab", "the Kernel Lab: teaching variants of the pair count, timed and checked", labCommand,
      [](const BackendRegistry&) { return labHelp(); }},
+    {"autocorr", "multi-tau autocorrelation of photon-count streams (FCS)", autocorrCommand, autocorrHelp},
 };
 
 // The one place the command line names its backend modules: a new backend is one more add().

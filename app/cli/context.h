@@ -36,6 +36,7 @@ int countCommand(const Context& context);
 int devicesCommand(const Context& context);
 int mockCommand(const Context& context);
 int benchCommand(const Context& context);
+int autocorrCommand(const Context& context);
 
 /// The subcommands' --help texts; those with --backend list `backends`.
 std::string runHelp(const BackendRegistry& backends);
@@ -43,5 +44,6 @@ std::string countHelp(const BackendRegistry& backends);
 std::string devicesHelp();
 std::string mockHelp();
 std::string benchHelp();
+std::string autocorrHelp(const BackendRegistry& backends);
 
 } // namespace tpacf::cli

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct MultiTauSettings {
     void validate() const;
     /// The first lag index of a level: 0 for level 0, P/2 above.
     int firstLag(int level) const noexcept { return level == 0 ? 0 : lagsPerLevel / 2; }
+    bool operator==(const MultiTauSettings&) const = default;
 };
 
 /// One lag of the correlator: its level, its index j and tau = j 2^level frames.
@@ -39,6 +41,11 @@ struct Lag {
 
 /// Every lag of the settings in order of tau (level 0's P lags, then P/2 per level).
 std::vector<Lag> lagsOf(const MultiTauSettings& settings);
+
+struct MultiTauCounts;
+/// The counts of `channels` channels before any frame: every vector sized for the settings,
+/// every sum 0. What a backend starts from and fills.
+MultiTauCounts emptyCounts(const MultiTauSettings& settings, std::size_t channels);
 
 /// The exact sums of a correlator after some frames: what every backend must agree on.
 struct MultiTauCounts {
@@ -89,6 +96,9 @@ public:
     virtual void feed(std::span<const std::uint8_t> frames) = 0;
     /// The sums so far (complete coalesced samples only).
     virtual MultiTauCounts counts() const = 0;
+    /// Seconds the device spent counting since the correlator was made (GPU-timed kernels, not
+    /// the copies of the frames to it), where the backend measures it; nullopt otherwise.
+    virtual std::optional<double> deviceSeconds() const { return std::nullopt; }
 };
 
 /// The CPU reference correlator over `threads` threads (0: all; channels are split across

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// tpacf autocorr: the multi-tau autocorrelation of photon-count streams (fluorescence
+// correlation spectroscopy): a file of raw uint8 frames or ASCII columns, or a simulated stream,
+// streamed through a correlator (the CPU reference or a GPU module's) into an ECSV table of
+// G(tau) per channel and lag. --bench lives in cmd_autocorr_bench.cpp.
+#include "cli/args.h"
+#include "cli/autocorr.h"
+#include "cli/context.h"
+#include "cli/file_plan.h"
+#include "cli/options.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "tpacf/backend.h"
+#include "tpacf/errors.h"
+#include "tpacf/fcs_io.h"
+#include "tpacf/fcs_simulation.h"
+#include "tpacf/output_file.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tpacf::cli {
+
+std::string autocorrHelp(const BackendRegistry& backends) {
+    std::string moduleNames;
+    for (const auto& module : backends.modules()) {
+        // Appended piecewise: GCC 12 warns (-Wrestrict, a false alarm) on "|" + name.
+        moduleNames += ", ";
+        moduleNames += module->name();
+    }
+    return R"(Usage: tpacf autocorr --input frames.u8 --channels C --output g.csv [options]
+       tpacf autocorr --input counts.txt --output g.csv [options]
+       tpacf autocorr --simulate [--frames N --channels C ...] --output g.csv [options]
+       tpacf autocorr --bench [--frames N --channels C --chunk F --repeat R] [--json]
+
+The multi-tau autocorrelation of photon-count streams (fluorescence correlation spectroscopy):
+every channel delivers one count (0-255) per frame; G(tau) is computed on P lags per level over
+L levels, level k summing blocks of 2^k frames (docs/fcs-multitau.md). The stream is read in
+pieces, so files may be larger than memory. The table (ECSV) has one row per channel and lag,
+columns channel,level,j,tau_frames,tau_s,A,G (A: the exact sum of products), then one row per
+lag with channel "mean": G averaged over the channels.
+
+Input (one of):
+  --input FILE       the photon counts: with --channels, raw interleaved uint8 frames (frame
+                     after frame, one byte per channel); without, ASCII with one channel per
+                     column (blank or comma separated, '#' comments, an optional header line)
+  --channels C       channels of a raw file (its size must be a multiple of C)
+  --simulate         a synthetic stream: particles diffusing through a 3D Gaussian focus,
+                     Poisson photon counts, C independent channels (known G(tau))
+  --bench            time the correlator on random frames in memory (see below)
+
+Correlator:
+  --lags-per-level P lags per level, even (default 32)
+  --levels L         levels (default 12: lags up to 31 x 2^11 = 63488 frames)
+  --frame-time S     seconds per frame, for tau_s (default 1.6e-6: 128 periods of 80 MHz)
+  --backend B        auto (default: a GPU correlator where usable, else the CPU), cpu)" +
+           moduleNames + R"(
+  --devices LIST     GPU indices, e.g. 0 (default: the first GPU)
+  --threads N        CPU threads (default: all hardware threads)
+  --chunk F          frames fed to the correlator at a time (default: 16 MiB of frames, 1 MiB
+                     when simulating)
+
+Output:
+  --output FILE      the G table (ECSV)
+  --write-frames F   also write the frames as raw uint8 (a simulated stream, or ASCII converted)
+  --quiet            no progress bar and no G summary on the terminal
+
+Simulation (with --simulate; lengths in units of the focus radius w0, times in frames):
+  --frames N         frames (default 262144)
+  --channels C       independent channels (default 4)
+  --particles X      mean particles in the focus, N_eff (default 2)
+  --tau-d-frames T   diffusion time tau_D = w0^2/4D (default 50)
+  --kappa K          axial over lateral focus radius z0/w0 (default 5)
+  --brightness B     photons per frame of a particle at the focus centre (default 0.5)
+  --background B     photons per frame from elsewhere (default 0.05)
+  --seed S           seed (default 1): the same seed gives the same frames
+
+Benchmark (with --bench; also --backend, --devices, --threads, --lags-per-level, --levels):
+  --frames N         frames in memory (default 65536)
+  --channels C       channels (default 1024)
+  --chunk F          frames per feed (default 4096)
+  --repeat R         timed passes after one warm-up pass (default 3); the median is reported
+  --seed S           seed of the random frames (default 1)
+  --check            compare the counts with the CPU reference (for a GPU backend)
+  --json             the report as JSON on stdout
+  Samples/s = frames x channels / median pass time (the feeds and the final counts(); for a GPU
+  the host-to-device copies are included, as feed() takes host bytes). Real time: 1/frame-time
+  frames per second per channel (625 kHz by default).
+
+Examples:
+  tpacf autocorr --input spad.u8 --channels 1024 --output g.csv
+  tpacf autocorr --simulate --frames 1048576 --channels 16 --output g.csv --write-frames sim.u8
+  tpacf autocorr --bench --backend cpu
+)";
+}
+
+fcs::MultiTauSettings multiTauSettingsFrom(const ParsedArgs& args) {
+    fcs::MultiTauSettings settings;
+    // Wide ranges here: the settings themselves say what is wrong with a value, and P is
+    // checked before L so that the message names the flag at fault.
+    constexpr std::int64_t kWide = 1'000'000'000;
+    settings.lagsPerLevel =
+        static_cast<int>(args.integer("--lags-per-level", settings.lagsPerLevel, -kWide, kWide));
+    try {
+        settings.validate();
+    } catch (const ConfigError& error) {
+        args.fail(std::string("--lags-per-level: ") + error.what());
+    }
+    settings.levels = static_cast<int>(args.integer("--levels", settings.levels, -kWide, kWide));
+    try {
+        settings.validate();
+    } catch (const ConfigError& error) {
+        args.fail(std::string("--levels: ") + error.what());
+    }
+    return settings;
+}
+
+ChosenCorrelator chooseCorrelator(const Context& context, const ParsedArgs& args,
+                                  const fcs::MultiTauSettings& settings, std::size_t channels) {
+    const BackendRegistry& backends = context.backends;
+    const std::string text = args.value("--backend").value_or(std::string(kAutoBackend));
+    const auto name = backends.resolve(text);
+    if (!name)
+        args.fail("--backend: " + quote(text) + " is not a backend (" + backends.namesText() + ")");
+    const int threads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
+    const std::vector<int> devices = gpuDevicesFrom(args);
+    if (*name == kCpuBackend) {
+        if (!devices.empty())
+            args.fail("--devices names GPUs, and the cpu backend uses none");
+        return {fcs::makeCpuCorrelator(settings, channels, threads), ""};
+    }
+    if (*name == kAutoBackend) {
+        std::string why;
+        for (const auto& module : backends.modules()) {
+            if (module->devices().empty()) {
+                why = module->displayName() + " unavailable: " + module->unavailableReason();
+                continue;
+            }
+            try {
+                if (auto correlator = module->createCorrelator(settings, channels, devices))
+                    return {std::move(correlator), ""};
+                why = "the " + module->displayName() + " backend has no multi-tau correlator";
+            } catch (const BackendUnavailable& error) {
+                why = error.what();
+            }
+        }
+        return {fcs::makeCpuCorrelator(settings, channels, threads),
+                why.empty() ? std::string() : "correlating on the CPU (" + why + ")"};
+    }
+    const BackendModule* module = backends.find(*name);
+    if (module->devices().empty())
+        throw BackendUnavailable(module->displayName() +
+                                 " backend unavailable: " + module->unavailableReason());
+    auto correlator = module->createCorrelator(settings, channels, devices);
+    if (!correlator)
+        throw BackendUnavailable("the " + module->displayName() +
+                                 " backend has no multi-tau correlator in this build");
+    return {std::move(correlator), ""};
+}
+
+namespace {
+
+bool cancelled(const Context& context) {
+    return context.cancelRequested && context.cancelRequested->load(std::memory_order_relaxed);
+}
+
+// Where the frames come from: a file's reader or the simulator, behind one read().
+class FrameSource {
+public:
+    std::unique_ptr<fcs::FrameReader> reader;
+    std::unique_ptr<fcs::FcsSimulator> simulator;
+    std::uint64_t simulatedFrames = 0;
+
+    std::size_t channels() const {
+        return reader ? reader->channels() : simulator->channels();
+    }
+    std::size_t read(std::vector<std::uint8_t>& frames, std::size_t most,
+                     const std::atomic<bool>* cancel) {
+        if (reader)
+            return reader->read(frames, most, cancel);
+        const auto left = simulatedFrames - simulator->framesGenerated();
+        const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(most, left));
+        if (count == 0)
+            return 0;
+        simulator->generate(count, frames, cancel);
+        return count;
+    }
+    double fractionDone() const {
+        if (reader)
+            return reader->fileBytes() ? static_cast<double>(reader->bytesRead()) /
+                                             static_cast<double>(reader->fileBytes())
+                                       : 1.0;
+        return static_cast<double>(simulator->framesGenerated()) /
+               static_cast<double>(simulatedFrames);
+    }
+};
+
+fcs::FcsSimulationParams simulationFrom(const ParsedArgs& args) {
+    fcs::FcsSimulationParams params;
+    params.channels = static_cast<std::size_t>(args.integer("--channels", 4, 0, 1 << 20));
+    if (params.channels == 0)
+        args.fail("--channels 0: a frame needs at least one channel (C >= 1)");
+    params.particles = args.number("--particles", params.particles);
+    params.tauDFrames = args.number("--tau-d-frames", params.tauDFrames);
+    params.kappa = args.number("--kappa", params.kappa);
+    params.brightness = args.number("--brightness", params.brightness);
+    params.background = args.number("--background", params.background);
+    params.seed = args.unsignedInteger("--seed").value_or(1);
+    try {
+        params.validate();
+    } catch (const ConfigError& error) {
+        args.fail(error.what());
+    }
+    return params;
+}
+
+// The mean G at each level's first lag, beside the simulation's expectation where there is one.
+void printSummaryTable(std::ostream& out, const fcs::MultiTauCounts& counts, double frameSeconds,
+                       const std::vector<double>* expected) {
+    const std::vector<fcs::Lag> lags = fcs::lagsOf(counts.settings);
+    out << (expected ? "  tau_frames        tau_s   G (mean)   expected\n"
+                     : "  tau_frames        tau_s   G (mean)\n");
+    for (std::size_t i = 0; i < lags.size(); ++i) {
+        const fcs::Lag& lag = lags[i];
+        if (lag.j != counts.settings.firstLag(lag.level) && !(lag.level == 0 && lag.j == 1))
+            continue;
+        const double g = counts.meanG(lag.level, lag.j);
+        if (std::isnan(g))
+            break;
+        char line[120];
+        std::snprintf(line, sizeof line, "  %10llu  %11.4g  %9.5f",
+                      static_cast<unsigned long long>(lag.tauFrames),
+                      static_cast<double>(lag.tauFrames) * frameSeconds, g);
+        out << line;
+        if (expected) {
+            std::snprintf(line, sizeof line, "  %9.5f", (*expected)[i]);
+            out << line;
+        }
+        out << '\n';
+    }
+}
+
+} // namespace
+
+int autocorrCommand(const Context& context) {
+    OptionSet options;
+    options.addValue("--input")
+        .addValue("--channels")
+        .addSwitch("--simulate")
+        .addSwitch("--bench")
+        .addValue("--lags-per-level")
+        .addValue("--levels")
+        .addValue("--frame-time")
+        .addValue("--backend")
+        .addValue("--devices")
+        .addValue("--threads")
+        .addValue("--chunk")
+        .addValue("--output")
+        .addValue("--write-frames")
+        .addSwitch("--quiet")
+        .addValue("--frames")
+        .addValue("--particles")
+        .addValue("--tau-d-frames")
+        .addValue("--kappa")
+        .addValue("--brightness")
+        .addValue("--background")
+        .addValue("--seed")
+        .addValue("--repeat")
+        .addSwitch("--check")
+        .addSwitch("--json");
+    const ParsedArgs args = parseArgs("autocorr", options, context.args);
+
+    const int modes = args.has("--input") + args.has("--simulate") + args.has("--bench");
+    if (modes != 1)
+        args.fail(modes == 0 ? "give --input FILE, --simulate or --bench"
+                             : "give only one of --input, --simulate and --bench");
+    for (const char* benchOnly : {"--repeat", "--check", "--json"})
+        if (!args.has("--bench") && args.has(benchOnly))
+            args.fail(std::string(benchOnly) + " belongs to --bench");
+    if (args.has("--bench"))
+        return autocorrBench(context, args);
+    const bool simulate = args.has("--simulate");
+    if (!simulate)
+        for (const char* simulationOnly : {"--frames", "--particles", "--tau-d-frames", "--kappa",
+                                           "--brightness", "--background", "--seed"})
+            if (args.has(simulationOnly))
+                args.fail(std::string(simulationOnly) + " belongs to --simulate (or --bench)");
+
+    const fcs::MultiTauSettings settings = multiTauSettingsFrom(args);
+    const double frameSeconds = args.number("--frame-time", 1.6e-6);
+    if (!(frameSeconds > 0) || !std::isfinite(frameSeconds))
+        args.fail("--frame-time: " + quote(*args.value("--frame-time")) +
+                  " is not a positive duration in seconds");
+    const auto output = args.value("--output");
+    const auto framesOutput = args.value("--write-frames");
+    if (!output && !framesOutput)
+        args.fail("give --output FILE (the G table) and/or --write-frames FILE");
+    const auto chunkFlag = args.integer("--chunk", 1, std::int64_t{1} << 30);
+
+    FilePlan files;
+    if (!simulate)
+        files.input("--input", args.required("--input"));
+    if (output)
+        files.output("--output", *output);
+    if (framesOutput)
+        files.output("--write-frames", *framesOutput);
+    files.check();
+
+    FrameSource source;
+    std::string inputText;
+    fcs::FcsSimulationParams simulation;
+    if (simulate) {
+        simulation = simulationFrom(args);
+        source.simulatedFrames =
+            static_cast<std::uint64_t>(args.integer("--frames", 262144, 1, std::int64_t{1} << 40));
+        source.simulator = std::make_unique<fcs::FcsSimulator>(
+            simulation, static_cast<int>(args.integer("--threads", 0, 0, 4096)));
+        inputText = "simulated: " + simulation.describe();
+    } else {
+        const std::string path = args.required("--input");
+        if (args.has("--channels")) {
+            const auto channels = args.integer("--channels", 0, std::int64_t{1} << 24);
+            if (*channels == 0)
+                args.fail("--channels 0: a frame needs at least one channel (C >= 1)");
+            source.reader = fcs::openRawFrames(path, static_cast<std::size_t>(*channels));
+        } else {
+            source.reader = fcs::openAsciiCounts(path);
+        }
+        inputText = path + " (" + source.reader->formatName() + ", " +
+                    std::to_string(source.reader->channels()) + " channels)";
+    }
+    const std::size_t channels = source.channels();
+    ChosenCorrelator chosen = chooseCorrelator(context, args, settings, channels);
+    fcs::MultiTauCorrelator& correlator = *chosen.correlator;
+
+    std::optional<StagedOutputFile> framesFile;
+    std::ofstream framesStream;
+    if (framesOutput) {
+        framesFile.emplace(*framesOutput);
+        framesStream.open(framesFile->temporaryPath(), std::ios::binary | std::ios::trunc);
+        if (!framesStream)
+            throw InputError(*framesOutput, 0, 0, "cannot write the frames here");
+    }
+
+    // Pieces of ~16 MiB: large enough for a GPU's copies, small enough to stream any file. A
+    // simulation takes ~0.2-0.5 us per sample: 1 MiB pieces keep the progress bar moving.
+    const std::size_t chunkBytes = std::size_t(simulate ? 1 : 16) << 20;
+    const std::size_t chunk = chunkFlag ? static_cast<std::size_t>(*chunkFlag)
+                                        : std::max<std::size_t>(1, chunkBytes / channels);
+    const bool quiet = args.has("--quiet");
+    const auto start = std::chrono::steady_clock::now();
+    double correlatorSeconds = 0; // in feed() and counts(): the correlator's own share
+    std::uint64_t frames = 0;
+    {
+        ProgressBar bar(context.err, context.errIsTerminal && !quiet, "correlating");
+        std::vector<std::uint8_t> buffer;
+        while (const std::size_t count = source.read(buffer, chunk, context.cancelRequested)) {
+            if (cancelled(context))
+                throw Cancelled();
+            const auto fed = std::chrono::steady_clock::now();
+            correlator.feed(buffer);
+            correlatorSeconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - fed).count();
+            if (framesOutput)
+                framesStream.write(reinterpret_cast<const char*>(buffer.data()),
+                                   static_cast<std::streamsize>(buffer.size()));
+            // Said once the stream reads well, as 'run' does once counting began: bad input
+            // then stays one line.
+            if (frames == 0)
+                printNotice(context.err, chosen.notice);
+            frames += count;
+            bar.update(source.fractionDone(), frames * channels);
+        }
+    }
+    if (cancelled(context))
+        throw Cancelled();
+    const auto finishing = std::chrono::steady_clock::now();
+    const fcs::MultiTauCounts counts = correlator.counts();
+    const auto finished = std::chrono::steady_clock::now();
+    correlatorSeconds += std::chrono::duration<double>(finished - finishing).count();
+    const double elapsed = std::chrono::duration<double>(finished - start).count();
+    if (framesOutput) {
+        framesStream.close();
+        if (!framesStream)
+            throw InputError(*framesOutput, 0, 0, "writing the frames failed (disk full?)");
+        framesFile->commit();
+    }
+
+    std::vector<double> expected;
+    if (simulate)
+        expected = fcs::expectedMultiTauG(simulation, settings, counts.frames);
+    if (output) {
+        fcs::AutocorrelationInfo info;
+        info.frameSeconds = frameSeconds;
+        info.invocation = commandLine("autocorr", context.args);
+        info.input = inputText;
+        info.backend = correlator.backendName();
+        info.device = correlator.deviceDescription();
+        info.elapsedSeconds = elapsed;
+        if (simulate) {
+            const fcs::FcsModel model = fcs::fcsModelOf(simulation);
+            char text[200];
+            std::snprintf(text, sizeof text,
+                          "%zu particles per channel in a periodic box, N_eff = %.6g, mean "
+                          "%.6g photons/frame, signal fraction %.6g",
+                          model.boxParticles, model.effectiveParticles, model.meanCounts,
+                          model.signalFraction);
+            info.extra.emplace_back("simulation", text);
+        }
+        writeFileAtomically(*output, [&](std::ostream& out) {
+            fcs::writeAutocorrelationEcsv(out, counts, info);
+        });
+    }
+
+    std::ostream& out = context.out;
+    const std::size_t lagCount = fcs::lagsOf(settings).size();
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "correlated %llu frames x %zu channels (P = %d, L = %d: %zu lags up to %llu "
+                  "frames) on %s (%s) in %s, %s of it in the correlator: %.3g samples/s\n",
+                  static_cast<unsigned long long>(counts.frames), channels,
+                  settings.lagsPerLevel, settings.levels, lagCount,
+                  static_cast<unsigned long long>(fcs::lagsOf(settings).back().tauFrames),
+                  correlator.backendName().c_str(), correlator.deviceDescription().c_str(),
+                  formatSeconds(elapsed).c_str(), formatSeconds(correlatorSeconds).c_str(),
+                  correlatorSeconds > 0
+                      ? static_cast<double>(counts.frames * channels) / correlatorSeconds
+                      : 0.0);
+    out << line;
+    if (simulate)
+        out << "simulated " << inputText.substr(11) << "\n";
+    if (!quiet)
+        printSummaryTable(out, counts, frameSeconds, simulate ? &expected : nullptr);
+    if (output)
+        out << "wrote " << *output << ": " << (channels + 1) * lagCount << " rows (" << channels
+            << " channels x " << lagCount << " lags, then the mean over channels)\n";
+    if (framesOutput)
+        out << "wrote " << *framesOutput << ": " << counts.frames << " frames x " << channels
+            << " channels, raw uint8\n";
+    return kExitOk;
+}
+
+} // namespace tpacf::cli
