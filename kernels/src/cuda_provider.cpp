@@ -4,6 +4,7 @@
 
 #include "cuda_check.h"
 #include "cuda_pair_counter.h"
+#include "../fcs/cuda_correlator.h"
 #include "../lab/lab_variants.h"
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
@@ -163,6 +164,24 @@ public:
                                         ? Precision::Float
                                         : autoPrecision({available.front()}).precision;
         return cuda::lab::makeCudaLabVariants(device, precision, m_tuning);
+    }
+
+    /// The multi-tau correlator on the first device asked for (one device: a photon stream is
+    /// one sequence, counted in order).
+    std::unique_ptr<tpacf::fcs::MultiTauCorrelator>
+    createCorrelator(const tpacf::fcs::MultiTauSettings& settings, std::size_t channels,
+                     const std::vector<int>& deviceIndices) const override {
+        const std::vector<GpuDeviceInfo> available = devices();
+        if (available.empty())
+            throw BackendUnavailable("CUDA backend unavailable: " + unavailableReason());
+        const int device = deviceIndices.empty() ? available.front().index : deviceIndices.front();
+        const auto info = std::find_if(available.begin(), available.end(),
+                                       [&](const GpuDeviceInfo& d) { return d.index == device; });
+        if (info == available.end())
+            throw ConfigError("CUDA device " + std::to_string(device) +
+                              " does not exist (this machine has " +
+                              std::to_string(available.size()) + ")");
+        return detail::fcs::makeCudaCorrelator(settings, channels, device, info->name);
     }
 
 private:

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The CUDA multi-tau correlator's kernels. Each thread takes one channel over one segment of a
+// level's new samples (channel fastest, so a warp reads 32 neighbouring bytes or words of one
+// frame), holds the P samples before the segment and the next P in a register window that the
+// unrolled loops index at compile time, and adds its privately accumulated lag products to the
+// level's 64-bit counters once at the end (atomicAdd: segments of one channel meet there).
+// Level 0 multiplies bytes (products <= 255^2): 32-bit private sums are exact for segments of up
+// to 65,536 samples; the coalesced levels multiply 32-bit sums into 64 bits.
+#include "multitau_kernels.h"
+
+#include "cuda_check.h"
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+namespace tpacf::cuda::detail::fcs {
+
+namespace {
+
+constexpr int kBlock = 128;
+/// Threads a level pass aims at: enough segments x channels to fill an H100's 132 SMs several
+/// times over, few enough that each thread amortises its window loads and final atomics.
+constexpr std::size_t kTargetThreads = std::size_t{1} << 18;
+/// Level 0's private 32-bit sums hold 65,536 products of two bytes.
+constexpr std::size_t kMaxLevel0Segment = 65536;
+
+template <int P, bool Level0, bool Wide>
+__global__ void __launch_bounds__(kBlock) levelPassKernel(
+    const std::uint8_t* __restrict__ samples8, const std::uint32_t* __restrict__ samples32,
+    std::size_t count, std::size_t channels, std::size_t segmentLength, std::size_t segments,
+    const std::uint32_t* __restrict__ history, std::uint32_t* __restrict__ historyOut,
+    unsigned long long* __restrict__ products, unsigned long long* __restrict__ sums) {
+    // Private sums in 32 bits where the host has seen that the segment's products fit (level 0,
+    // and the low coalesced levels), else 64.
+    using Acc = std::conditional_t<Wide, unsigned long long, std::uint32_t>;
+    constexpr int kFirstLag = Level0 ? 0 : P / 2;
+    constexpr int kLags = P - kFirstLag;
+    const std::size_t thread = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t c = thread % channels;
+    const std::size_t segment = thread / channels;
+    if (segment >= segments)
+        return;
+    const auto load = [&](std::size_t m) -> std::uint32_t {
+        return Level0 ? static_cast<std::uint32_t>(samples8[m * channels + c])
+                      : samples32[m * channels + c];
+    };
+    const std::size_t begin = segment * segmentLength;
+    const std::size_t end = begin + segmentLength < count ? begin + segmentLength : count;
+
+    // w[0..P-1]: the P samples before the segment, oldest first (from the history before the
+    // pass where the segment starts less than P samples in).
+    std::uint32_t w[2 * P];
+#pragma unroll
+    for (int i = 0; i < P; ++i) {
+        const std::ptrdiff_t r = static_cast<std::ptrdiff_t>(begin) - P + i;
+        w[i] = r >= 0 ? load(static_cast<std::size_t>(r))
+                      : history[static_cast<std::size_t>(P + r) * channels + c];
+    }
+    Acc acc[kLags]; // acc[j - kFirstLag]: lag j
+#pragma unroll
+    for (int j = 0; j < kLags; ++j)
+        acc[j] = 0;
+    unsigned long long sum = 0;
+
+    std::size_t m = begin;
+    for (; m + P <= end; m += P) {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+            w[P + i] = load(m + i);
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            const std::uint32_t x = w[P + i];
+            sum += x;
+#pragma unroll
+            for (int j = kFirstLag; j < P; ++j)
+                acc[j - kFirstLag] += static_cast<Acc>(x) * w[P + i - j];
+        }
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+            w[i] = w[P + i];
+    }
+    // The last samples, fewer than P: one at a time, the window shifted by one each.
+    for (; m < end; ++m) {
+        const std::uint32_t x = load(m);
+        sum += x;
+        if (kFirstLag == 0)
+            acc[0] += static_cast<Acc>(x) * x;
+#pragma unroll
+        for (int j = (kFirstLag > 1 ? kFirstLag : 1); j < P; ++j)
+            acc[j - kFirstLag] += static_cast<Acc>(x) * w[P - j];
+#pragma unroll
+        for (int i = 0; i + 1 < P; ++i)
+            w[i] = w[i + 1];
+        w[P - 1] = x;
+    }
+
+#pragma unroll
+    for (int j = kFirstLag; j < P; ++j)
+        if (acc[j - kFirstLag] != 0)
+            atomicAdd(&products[static_cast<std::size_t>(j) * channels + c],
+                      static_cast<unsigned long long>(acc[j - kFirstLag]));
+    if (sum != 0)
+        atomicAdd(&sums[c], sum);
+    // The segment that ends the pass leaves the last P samples for the next one.
+    if (segment + 1 == segments) {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+            historyOut[static_cast<std::size_t>(i) * channels + c] = w[i];
+    }
+}
+
+template <int P>
+void launchFor(const LevelPass& pass, cudaStream_t stream) {
+    const bool level0 = pass.samples8 != nullptr;
+    std::size_t segmentLength =
+        (pass.count * pass.channels + kTargetThreads - 1) / kTargetThreads;
+    segmentLength = std::max<std::size_t>(segmentLength, 4 * P);
+    segmentLength = (segmentLength + P - 1) / P * P;
+    if (level0)
+        segmentLength = std::min(segmentLength, kMaxLevel0Segment);
+    const std::size_t segments = (pass.count + segmentLength - 1) / segmentLength;
+    const std::size_t threads = segments * pass.channels;
+    const auto blocks = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
+    // A sample of level k is at most 255 * 2^k: 32-bit private sums hold a segment's products
+    // while 255^2 * 4^k * length < 2^32 (with k = log2 of the largest coalesced sample).
+    const double largest = 255.0 * static_cast<double>(pass.coalescedFrames);
+    const bool wide = largest * largest * static_cast<double>(segmentLength) >= 4294967295.0;
+    if (level0)
+        levelPassKernel<P, true, false><<<blocks, kBlock, 0, stream>>>(
+            pass.samples8, nullptr, pass.count, pass.channels, segmentLength, segments,
+            pass.history, pass.historyOut, pass.products, pass.sums);
+    else if (!wide)
+        levelPassKernel<P, false, false><<<blocks, kBlock, 0, stream>>>(
+            nullptr, pass.samples32, pass.count, pass.channels, segmentLength, segments,
+            pass.history, pass.historyOut, pass.products, pass.sums);
+    else
+        levelPassKernel<P, false, true><<<blocks, kBlock, 0, stream>>>(
+            nullptr, pass.samples32, pass.count, pass.channels, segmentLength, segments,
+            pass.history, pass.historyOut, pass.products, pass.sums);
+    TPACF_CUDA_CHECK_LAUNCH("multi-tau level pass");
+}
+
+__global__ void coalesceKernel(const std::uint8_t* __restrict__ in8,
+                               const std::uint32_t* __restrict__ in32, std::size_t count,
+                               std::size_t channels, bool pendingIn, bool pendingOut,
+                               const std::uint32_t* __restrict__ pendingRead,
+                               std::uint32_t* __restrict__ pendingWrite,
+                               std::uint32_t* __restrict__ out, std::size_t outCount) {
+    const std::size_t thread = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t c = thread % channels;
+    const std::size_t m = thread / channels;
+    const auto value = [&](std::size_t index) -> std::uint32_t {
+        if (pendingIn) {
+            if (index == 0)
+                return pendingRead[c];
+            --index;
+        }
+        return in8 ? static_cast<std::uint32_t>(in8[index * channels + c])
+                   : in32[index * channels + c];
+    };
+    if (m < outCount)
+        out[m * channels + c] = value(2 * m) + value(2 * m + 1);
+    else if (m == outCount && pendingOut)
+        pendingWrite[c] = value(2 * m);
+}
+
+} // namespace
+
+bool kernelSupportsLags(int lagsPerLevel) noexcept {
+    return lagsPerLevel == 8 || lagsPerLevel == 16 || lagsPerLevel == 32 || lagsPerLevel == 64;
+}
+
+void launchLevelPass(const LevelPass& pass, void* stream) {
+    if (pass.count == 0 || pass.channels == 0)
+        return;
+    const auto s = static_cast<cudaStream_t>(stream);
+    switch (pass.lagsPerLevel) {
+    case 8:
+        return launchFor<8>(pass, s);
+    case 16:
+        return launchFor<16>(pass, s);
+    case 32:
+        return launchFor<32>(pass, s);
+    case 64:
+        return launchFor<64>(pass, s);
+    default:
+        throw CudaError("the CUDA multi-tau kernels have no build for " +
+                            std::to_string(pass.lagsPerLevel) + " lags per level",
+                        0);
+    }
+}
+
+void launchCoalesce(const CoalescePass& pass, void* stream) {
+    const std::size_t total = pass.count + (pass.pendingIn ? 1 : 0);
+    const std::size_t outCount = total / 2;
+    const std::size_t rows = outCount + (pass.pendingOut ? 1 : 0);
+    if (rows == 0 || pass.channels == 0)
+        return;
+    const std::size_t threads = rows * pass.channels;
+    const auto blocks = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
+    coalesceKernel<<<blocks, kBlock, 0, static_cast<cudaStream_t>(stream)>>>(
+        pass.in8, pass.in32, pass.count, pass.channels, pass.pendingIn, pass.pendingOut,
+        pass.pendingRead, pass.pendingWrite, pass.out, outCount);
+    TPACF_CUDA_CHECK_LAUNCH("multi-tau coalesce");
+}
+
+} // namespace tpacf::cuda::detail::fcs
