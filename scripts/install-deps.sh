@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config
-          qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev
+          qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev qt6-svg-dev
           xvfb xauth python3-astropy
           appstream desktop-file-utils shared-mime-info
           libopenmpi-dev openmpi-bin)

@@ -464,6 +464,7 @@ void MainWindow::onChangeApplied(quint64 id) {
         m_backendPanel->setEstimator(intent.settings->estimator);
         m_backendPanel->setBackendOptions(intent.settings->backend);
         m_errorsPanel->setSettings(intent.settings->errors);
+        m_plotPanel->setExportStyle(intent.settings->figure);
     }
     updateInputsEnabled();
     const std::optional<LoadedCatalog>& data = m_catalogs->data();

@@ -147,7 +147,10 @@ public:
     bool exportResultCsv(const QString& path);
     /// The jackknife covariance matrix as CSV (the core's writer); false without jackknife.
     bool exportCovarianceCsv(const QString& path);
-    /// PNG or PDF by the file's suffix; `plot` is a PlotPanel::Plot (w, counts, covariance).
+    /// PNG, PDF or SVG by the file's suffix; `plot` is a PlotPanel::Plot (w, counts,
+    /// covariance), drawn with the plot panel's export style (plot_export.h: exportFigure).
+    bool exportPlot(int plot, const QString& path);
+    /// The same with the export style at `settings`' size.
     bool exportPlot(int plot, const QString& path, const PlotExportSettings& settings);
 
     // --- Recent files: catalogs remember their role (and column mapping), so a recent random
@@ -264,6 +267,7 @@ private:
     /// Reports an error and returns true when `path` is a loaded catalog: an export or session
     /// (`what`) written there would destroy it.
     bool refuseOverwritingCatalog(const QString& path, const QString& what);
+    bool exportPlotAs(int plot, const QString& path, const FigureStyle& style);
     /// The source for a file the user picked: previewed, and mapped through the column dialog
     /// where needed. nullopt when it cannot be previewed (reported) or the dialog was cancelled.
     std::optional<CatalogSource> sourceForFile(const QString& path);

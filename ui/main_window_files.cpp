@@ -41,6 +41,7 @@ Session MainWindow::session() const {
     session.settings.estimator = m_backendPanel->estimator();
     session.settings.backend = m_backendPanel->backendOptions();
     session.settings.errors = m_errorsPanel->settings();
+    session.settings.figure = m_plotPanel->exportStyle();
     return session;
 }
 
@@ -150,17 +151,19 @@ bool MainWindow::exportCovarianceCsv(const QString& path) {
     return true;
 }
 
+bool MainWindow::exportPlot(int plot, const QString& path) {
+    return exportPlotAs(plot, path, m_plotPanel->exportStyle());
+}
+
 bool MainWindow::exportPlot(int plot, const QString& path, const PlotExportSettings& settings) {
+    return exportPlotAs(plot, path, withExportSize(m_plotPanel->exportStyle(), settings));
+}
+
+bool MainWindow::exportPlotAs(int plot, const QString& path, const FigureStyle& style) {
     if (refuseOverwritingCatalog(path, tr("plot")))
         return false;
-    const auto which = PlotPanel::Plot(plot);
-    QCustomPlot* target = m_plotPanel->plot(which);
     QString error;
-    const bool pdf =
-        QFileInfo(path).suffix().compare(QStringLiteral("pdf"), Qt::CaseInsensitive) == 0;
-    const bool ok = pdf ? savePlotPdf(target, path, settings, m_plotPanel->plotTitle(which), &error)
-                        : savePlotPng(target, path, settings, &error);
-    if (!ok) {
+    if (!exportFigure(*m_plotPanel, PlotPanel::Plot(plot), style, path, &error)) {
         reportMessage(MessageSeverity::Error, error);
         return false;
     }
@@ -193,6 +196,7 @@ void MainWindow::restoreSettings() {
         m_backendPanel->setEstimator(run.estimator);
         m_backendPanel->setBackendOptions(run.backend);
         m_errorsPanel->setSettings(run.errors);
+        m_plotPanel->setExportStyle(run.figure);
     }
 }
 

@@ -7,6 +7,7 @@
 #include "catalogs_panel.h"
 #include "command_line_export.h"
 #include "covariance_view.h"
+#include "figure_dialog.h"
 #include "help_window.h"
 #include "kernel_lab_window.h"
 #include "binning_panel.h"
@@ -124,7 +125,7 @@ void MainWindow::createActions() {
             &MainWindow::exportCovarianceDialog);
     m_exportPlotAction = new QAction(
         themedIcon(QStringLiteral("image-x-generic"), QStyle::SP_FileDialogContentsView),
-        tr("Export &Plot (PNG/PDF)…"), this);
+        svgSupported() ? tr("Export &Plot (PNG/PDF/SVG)…") : tr("Export &Plot (PNG/PDF)…"), this);
     m_exportPlotAction->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
     connect(m_exportPlotAction, &QAction::triggered, this, &MainWindow::exportPlotDialog);
 
@@ -372,17 +373,19 @@ void MainWindow::exportPlotDialog() {
     QString selectedFilter;
     QString path = QFileDialog::getSaveFileName(
         this, tr("Export Plot"), QDir(m_lastDirectory).filePath(base + QStringLiteral(".png")),
-        tr("PNG image (*.png);;PDF vector (*.pdf)"), &selectedFilter);
+        figureFileFilter(), &selectedFilter);
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())
-        path += selectedFilter.contains(QStringLiteral("pdf")) ? QStringLiteral(".pdf")
-                                                               : QStringLiteral(".png");
-    PlotExportDialog dialog(m_exportSettings, this);
+        path += selectedFilter.contains(QStringLiteral("pdf"))   ? QStringLiteral(".pdf")
+                : selectedFilter.contains(QStringLiteral("svg")) ? QStringLiteral(".svg")
+                                                                 : QStringLiteral(".png");
+    PlotExportDialog dialog(*m_plotPanel, which, m_plotPanel->exportStyle(),
+                            figureFormatFor(path).value_or(FigureFormat::Png), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    m_exportSettings = dialog.settings();
-    exportPlot(int(which), path, m_exportSettings);
+    m_plotPanel->setExportStyle(dialog.style()); // kept with the session
+    exportPlot(int(which), path);
 }
 
 void MainWindow::showAbout() {

@@ -1,45 +1,72 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Plot export at publication size: PNG (pixel size and DPI chosen by the user) and vector PDF.
-#include <QDialog>
+// Plot export at publication size: PNG (exact pixels, tagged with the DPI), PDF (the page
+// exactly the figure's size in inches) and SVG (where Qt Svg is built in), laid out at the
+// printed size so that fonts and markers keep their physical sizes. A FigureStyle gives size,
+// fonts, title and legend placement; the panel's hidden copy gives axes, markers and the fit.
+#include "figure_style.h"
+#include "plot_panel.h"
+
+#include <QImage>
 #include <QSize>
 #include <QString>
 
-class QComboBox;
+#include <optional>
+
 class QCustomPlot;
-class QSpinBox;
 
 namespace tpacf::ui {
 
+/// The size of a plain export in pixels and DPI (the Kernel Lab's figures; the window's
+/// exportPlot() overload that takes it uses the panel's export style at this size).
 struct PlotExportSettings {
     int widthPx = 1800; // a 6 × 4 inch figure at 300 dpi
     int heightPx = 1200;
     int dpi = 300;
 };
 
-/// The size, in screen pixels, the figure is laid out at before savePlotPng/savePlotPdf scale it
-/// to the paper: (widthPx/dpi) × (heightPx/dpi) inches at 96 px per inch.
+/// The size, in layout pixels (96 per inch), the figure is laid out at before it is scaled to
+/// the paper: (widthPx/dpi) × (heightPx/dpi) inches.
 QSize plotLayoutSize(const PlotExportSettings& settings);
+QSize figureLayoutSize(const FigureStyle& style);
+/// The style's size taken from `settings` (width and height in inches = pixels / dpi).
+FigureStyle withExportSize(FigureStyle style, const PlotExportSettings& settings);
 
-/// Writes exactly widthPx × heightPx pixels, tagged with `dpi`. Fonts and lines are scaled as
-/// for a (widthPx/dpi) × (heightPx/dpi) inch figure, so text keeps its size in a paper.
+enum class FigureFormat { Png, Pdf, Svg };
+/// The format a file name asks for by its suffix (any case); nullopt for any other suffix.
+std::optional<FigureFormat> figureFormatFor(const QString& path);
+/// Whether this build writes SVG (Qt Svg found at build time).
+bool svgSupported();
+/// "PNG image (*.png);;PDF vector (*.pdf)[;;SVG vector (*.svg)]" for file dialogs.
+QString figureFileFilter();
+
+/// Writes `plot` as it is at the style's size: PNG of exactly widthPx() × heightPx() pixels
+/// tagged with style.dpi, PDF with a page of widthIn × heightIn inches (to the PDF's whole
+/// point), SVG of that size. `title` goes into the PDF's and SVG's metadata.
+bool writeFigure(QCustomPlot* plot, const QString& path, const FigureStyle& style,
+                 const QString& title, QString* error);
+/// The figure as a PNG of that style would hold it, scaled to `pixels` (the dialog's preview).
+QImage renderFigure(QCustomPlot* plot, const FigureStyle& style, QSize pixels);
+
+/// Lays `plot` out for paper: the style's fonts, the title line kept or taken out, and the
+/// legend placed (auto: the corner where it hides no point, error bar or curve, else below the
+/// axes; outside: below; off: none). Meant for a hidden copy: it changes the plot's layout.
+void styleFigure(QCustomPlot* plot, const FigureStyle& style);
+/// How much of the data the rectangle `area` (layout pixels) would hide: 3 per marker or curve
+/// sample inside, 1 per error bar crossing it. 0: it hides nothing.
+int dataUnder(QCustomPlot* plot, const QRectF& area);
+
+/// The whole export: a hidden styled copy of `panel` (PlotPanel::figureCopy), laid out by
+/// styleFigure() and written by writeFigure(). Fails on an invalid style or a suffix other than
+/// .png, .pdf (or .svg where supported).
+bool exportFigure(const PlotPanel& panel, PlotPanel::Plot which, const FigureStyle& style,
+                  const QString& path, QString* error);
+
+/// Writes exactly widthPx × heightPx pixels, tagged with `dpi`, of `plot` as it is.
 bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
                  QString* error);
-/// Vector PDF of the same figure size (widthPx/dpi × heightPx/dpi inches).
+/// Vector PDF of the same figure: a page of (widthPx/dpi) × (heightPx/dpi) inches.
 bool savePlotPdf(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
                  const QString& title, QString* error);
-
-/// Asks for the PNG size and DPI.
-class PlotExportDialog : public QDialog {
-    Q_OBJECT
-public:
-    explicit PlotExportDialog(const PlotExportSettings& initial, QWidget* parent = nullptr);
-    PlotExportSettings settings() const;
-
-private:
-    QSpinBox* m_width = nullptr;
-    QSpinBox* m_height = nullptr;
-    QSpinBox* m_dpi = nullptr;
-};
 
 } // namespace tpacf::ui

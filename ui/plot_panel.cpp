@@ -3,6 +3,7 @@
 
 #include "catalog_source.h"
 #include "covariance_view.h"
+#include "fit_panel.h"
 
 #include <qcustomplot.h>
 
@@ -26,10 +27,6 @@ const QColor kNegativeColor(0xc0, 0x39, 0x2b);
 const QColor kSeriesColors[PlotPanel::kSeriesCount] = {
     QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
     QColor(0x94, 0x67, 0xbd)};
-
-QString thetaLabel(AngleUnit unit) {
-    return QCoreApplication::translate("tpacf::ui::PlotPanel", "θ (%1)").arg(unitLabel(unit));
-}
 
 QSharedPointer<QCPAxisTicker> tickerFor(bool logScale) {
     if (logScale) {
@@ -98,6 +95,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
     m_zeroLine->point2->setCoords(1, 0);
     m_zeroLine->setPen(QPen(Qt::gray, 1, Qt::DashLine));
     m_wPlot->yAxis->setLabel(tr("w(θ)"));
+    createFitGraphs(); // after the w graphs: graph(0) and graph(1) stay the points
 
     m_countsTitle = new QCPTextElement(m_countsPlot, tr("Normalised pair counts"),
                                        QFont(font().family(), font().pointSize() + 1, QFont::Bold));
@@ -123,11 +121,16 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
            "error bars that reach zero run off the bottom of the plot."));
     auto* resetButton = new QPushButton(tr("Reset &view"), this);
     resetButton->setToolTip(tr("Fit the axes to the data (drag to pan, wheel to zoom)"));
+    m_fitButton = new QPushButton(tr("F&it…"), this);
+    m_fitButton->setObjectName(QStringLiteral("fitButton"));
+    m_fitButton->setCheckable(true);
+    m_fitButton->setToolTip(tr("Show the power-law fit w = A·θ^(1−γ) under the w(θ) plot"));
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
     bar->addStretch();
     bar->addWidget(m_logYCheck);
     bar->addWidget(resetButton);
+    bar->addWidget(m_fitButton);
     // The controls sit on the tab bar's row to save vertical space.
     auto* corner = new QWidget(this);
     corner->setLayout(bar);
@@ -144,11 +147,26 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
         "QLabel { background: #fff4d6; color: #5c4100; border-bottom: 1px solid #e0c270; }"));
     m_staleBanner->hide();
 
+    m_fitPanel = new FitPanel(this);
+    m_fitPanel->hide();
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_staleBanner);
-    layout->addWidget(m_tabs);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(m_fitPanel);
+
+    connect(m_fitPanel, &FitPanel::fitChanged, this, [this] {
+        std::optional<FitCurve> curve;
+        if (const std::optional<PowerLawFit>& fit = m_fitPanel->currentFit())
+            curve = FitCurve{*fit, m_fitPanel->options()};
+        setFitCurve(std::move(curve));
+    });
+    const auto showFitBar = [this] {
+        m_fitPanel->setVisible(m_fitButton->isChecked() && currentPlot() == Plot::Correlation);
+    };
+    connect(m_fitButton, &QPushButton::toggled, this, showFitBar);
 
     connect(m_logYCheck, &QCheckBox::toggled, this,
             [this](bool on) { setLogY(currentPlot(), on); });
@@ -157,7 +175,9 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
         const QSignalBlocker blocker(m_logYCheck);
         m_logYCheck->setChecked(logY(currentPlot()));
         m_logYCheck->setEnabled(currentPlot() != Plot::Covariance);
+        m_fitButton->setEnabled(currentPlot() == Plot::Correlation);
     });
+    connect(m_tabs, &QTabWidget::currentChanged, this, showFitBar);
     for (Plot which : {Plot::Correlation, Plot::PairCounts}) {
         QCustomPlot* target = plot(which);
         connect(target, &QCustomPlot::mouseMove, this,
@@ -248,6 +268,7 @@ void PlotPanel::clear() {
     m_sigma.clear();
     m_userMovedView[0] = m_userMovedView[1] = false;
     m_covariance->clear();
+    m_fitPanel->setResult(nullptr, false);
     rebuild();
 }
 
@@ -259,6 +280,8 @@ void PlotPanel::setResult(const ResultPtr& result, bool partial) {
     // earlier run never sit on new points.
     m_sigma = result ? result->wError : std::vector<double>{};
     m_covariance->setResult(partial ? nullptr : result);
+    // Refits a final result over the same range; a partial one drops the curve until then.
+    m_fitPanel->setResult(result, partial);
     if (newBins) {
         // New bins: default to log y where the bins are logarithmic (the usual w(θ) figure).
         const bool logBins = result && result->bins.scale == BinScale::Logarithmic;
@@ -311,12 +334,12 @@ void PlotPanel::rebuild() {
 
 void PlotPanel::applyAxes(Plot which) {
     QCustomPlot* target = plot(which);
-    const bool logX = !m_result || m_result->bins.scale == BinScale::Logarithmic;
+    const bool logX = drawnLogX();
     setAxisScale(target->xAxis, logX);
     setAxisScale(target->xAxis2, logX);
-    setAxisScale(target->yAxis, logY(which));
-    setAxisScale(target->yAxis2, logY(which));
-    target->xAxis->setLabel(m_result ? thetaLabel(m_result->bins.unit) : tr("θ"));
+    setAxisScale(target->yAxis, drawnLogY(which));
+    setAxisScale(target->yAxis2, drawnLogY(which));
+    target->xAxis->setLabel(thetaAxisLabel());
     if (m_userMovedView[int(which)])
         return;
     bool foundRange = false;
@@ -352,9 +375,10 @@ void PlotPanel::applyAxes(Plot which) {
     } else if (m_result && m_result->edges.size() >= 2) {
         // Nothing finite to show yet (e.g. the first partial result): frame the bin range.
         const double lower = m_result->edges.front();
-        target->xAxis->setRange(logX && lower <= 0 ? m_result->edges[1] : lower,
-                                m_result->edges.back());
+        target->xAxis->setRange((logX && lower <= 0 ? m_result->edges[1] : lower) * thetaScale(),
+                                m_result->edges.back() * thetaScale());
     }
+    applyStyleRanges(which);
 }
 
 void PlotPanel::rebuildCorrelation() {
@@ -367,7 +391,8 @@ void PlotPanel::rebuildCorrelation() {
         bool negative;
     };
     QVector<Point> points;
-    const bool logAxis = logY(Plot::Correlation);
+    const bool logAxis = drawnLogY(Plot::Correlation);
+    const double scale = thetaScale();
     if (m_result) {
         const std::size_t bins = qMin(m_result->centres.size(), m_result->w.size());
         for (std::size_t k = 0; k < bins; ++k) {
@@ -404,7 +429,7 @@ void PlotPanel::rebuildCorrelation() {
     for (const Point& point : std::as_const(points)) {
         const double lower = point.value - point.sigma;
         const double down = logAxis && lower <= 0 ? point.value - offBottom : point.sigma;
-        (point.negative ? negKeys : keys).append(point.theta);
+        (point.negative ? negKeys : keys).append(point.theta * scale);
         (point.negative ? negValues : values).append(point.value);
         (point.negative ? negMinus : minus).append(down);
         (point.negative ? negPlus : plus).append(point.sigma);
@@ -434,6 +459,8 @@ void PlotPanel::rebuildCorrelation() {
         m_wNegGraph->removeFromLegend();
     m_wPlot->yAxis->setLabel(logAxis ? tr("|w(θ)|") : tr("w(θ)"));
     m_wPlot->legend->setVisible(m_result != nullptr);
+    rebuildFit(logAxis);
+    applyStyleToGraphs();
 
     QString title = m_running ? tr("w(θ): running; a live estimate appears once enough pairs "
                                    "are counted (the CPU backend makes them)")
@@ -487,7 +514,8 @@ bool PlotPanel::isSeriesShown(Series series) const {
 }
 
 void PlotPanel::rebuildCounts() {
-    const bool logAxis = logY(Plot::PairCounts);
+    const bool logAxis = drawnLogY(Plot::PairCounts);
+    const double scale = thetaScale();
     static const std::vector<double> kNone;
     for (int series = 0; series < kSeriesCount; ++series) {
         m_countPoints[series].clear();
@@ -510,7 +538,7 @@ void PlotPanel::rebuildCounts() {
                     continue;
                 m_countPoints[series].append(QPointF(theta, value));
                 if (!logAxis || value > 0) {
-                    keys.append(theta);
+                    keys.append(theta * scale);
                     values.append(value);
                 }
             }
@@ -547,7 +575,7 @@ void PlotPanel::onMouseMove(Plot which, QMouseEvent* event) {
         Q_EMIT readout(QString());
         return;
     }
-    const double x = target->xAxis->pixelToCoord(event->position().x());
+    const double x = target->xAxis->pixelToCoord(event->position().x()) / thetaScale();
     const double y = target->yAxis->pixelToCoord(event->position().y());
     QString text = tr("θ = %1, y = %2").arg(x, 0, 'g', 4).arg(y, 0, 'g', 4);
     if (m_result && !m_result->edges.empty()) {

@@ -2,17 +2,25 @@
 #pragma once
 // The Plots panel: "w(θ)" (with jackknife error bars when the result has them), "Pair counts"
 // (normalised DD, DR, RR; in cross mode D1D2, D1R2, R1D2, R1R2) and "Covariance" as QCustomPlots in
-// tabs. The owner feeds it results; it only draws them (no science here).
+// tabs. The owner feeds it results; it only draws them (no science here). Under the tabs, the
+// power-law fit bar (FitPanel) whose curve is drawn on w(θ). Exports draw a styled copy
+// (figureCopy(); plot_panel_figure.cpp).
+#include "figure_style.h"
 #include "job_worker.h"
+
+#include <tpacf/power_law_fit.h>
 
 #include <QPointF>
 #include <QVector>
 #include <QWidget>
 
+#include <memory>
+#include <optional>
 #include <vector>
 
 class QCheckBox;
 class QLabel;
+class QPushButton;
 class QCPErrorBars;
 class QCPGraph;
 class QCPItemStraightLine;
@@ -23,6 +31,13 @@ class QTabWidget;
 namespace tpacf::ui {
 
 class CovarianceView;
+class FitPanel;
+
+/// A power-law fit as drawn on the w(θ) plot: the core's fit and the options it was made with.
+struct FitCurve {
+    PowerLawFit fit;
+    PowerLawFitOptions options;
+};
 
 class PlotPanel : public QWidget {
     Q_OBJECT
@@ -81,6 +96,28 @@ public:
 
     CovarianceView* covarianceView() const { return m_covariance; }
 
+    /// The fit bar under the plots (hidden until the "Fit" button shows it).
+    FitPanel* fitPanel() const { return m_fitPanel; }
+    QPushButton* fitButton() const { return m_fitButton; }
+    /// The fitted curve drawn on w(θ) (the fit bar sets it); nullopt: none.
+    const std::optional<FitCurve>& fitCurve() const { return m_fit; }
+    void setFitCurve(std::optional<FitCurve> fit);
+    /// The curve as drawn: (θ, model w) in the plot's θ unit; empty when none is shown.
+    QVector<QPointF> plottedFit() const;
+
+    /// The style exports use (File > Export Plot, saved with the session). Not applied on
+    /// screen, where the plots stay interactive; the export dialog previews it.
+    const FigureStyle& exportStyle() const { return m_exportStyle; }
+    void setExportStyle(const FigureStyle& style) { m_exportStyle = style; }
+
+    /// A hidden panel that draws what this one shows (result, error bars, log y, the stale and
+    /// running marks, the fit, the covariance mode) with `style`'s axes, θ unit, markers and
+    /// error bars; the view is fitted to the data or the style's ranges, not this panel's pan
+    /// and zoom. Fonts, title and legend are the export's (plot_export.h).
+    std::unique_ptr<PlotPanel> figureCopy(const FigureStyle& style) const;
+    /// The style this panel draws with (set on copies only).
+    const std::optional<FigureStyle>& drawingStyle() const { return m_style; }
+
 Q_SIGNALS:
     /// A one-line value read-out for the position under the cursor ("" when it leaves a plot).
     void readout(const QString& text);
@@ -93,6 +130,16 @@ private:
     void rebuildCounts();
     void applyAxes(Plot which);
     void onMouseMove(Plot which, QMouseEvent* event);
+    // plot_panel_figure.cpp: the fit curve and the drawing style.
+    void createFitGraphs();
+    void rebuildFit(bool logAxis);
+    void applyStyleToGraphs();
+    void applyStyleRanges(Plot which);
+    bool drawnLogX() const;
+    bool drawnLogY(Plot which) const;
+    /// θ in the plot's unit per θ in the bins' unit (1 without a style's θ unit).
+    double thetaScale() const;
+    QString thetaAxisLabel() const;
 
     QTabWidget* m_tabs = nullptr;
     QLabel* m_staleBanner = nullptr;
@@ -108,6 +155,14 @@ private:
     QCPItemStraightLine* m_zeroLine = nullptr;
     QCPGraph* m_countGraphs[kSeriesCount] = {nullptr, nullptr, nullptr, nullptr};
     CovarianceView* m_covariance = nullptr;
+    FitPanel* m_fitPanel = nullptr;
+    QPushButton* m_fitButton = nullptr;
+    QCPGraph* m_fitGraph = nullptr;       // the fitted model of the observed w
+    QCPGraph* m_powerLawGraph = nullptr;  // A·θ^(1−γ) without C (integral constraint only)
+    QCPGraph* m_correctedGraph = nullptr; // w + A·C (integral constraint only)
+    std::optional<FitCurve> m_fit;
+    FigureStyle m_exportStyle;
+    std::optional<FigureStyle> m_style;
 
     ResultPtr m_result;
     bool m_partial = false;

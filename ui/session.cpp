@@ -117,6 +117,7 @@ QJsonObject RunSettings::toJson() const {
     object[QStringLiteral("estimator")] = QString::fromLatin1(estimatorKey(estimator));
     object[QStringLiteral("backend")] = backendObject;
     object[QStringLiteral("errors")] = errors.toJson();
+    object[QStringLiteral("figure")] = figure.toJson();
     return object;
 }
 
@@ -163,6 +164,10 @@ RunSettings RunSettings::fromJson(const QJsonObject& object) {
     for (const QJsonValue& device : backendObject.value(QStringLiteral("gpuDevices")).toArray())
         settings.backend.gpuDevices.push_back(device.toInt());
     settings.errors = ErrorSettings::fromJson(object.value(QStringLiteral("errors")).toObject());
+    QString figureProblem;
+    if (const auto figure =
+            FigureStyle::fromJson(object.value(QStringLiteral("figure")).toObject(), &figureProblem))
+        settings.figure = *figure;
     return settings;
 }
 

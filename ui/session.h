@@ -2,6 +2,7 @@
 #pragma once
 // A session: the inputs and settings of a run, saved as JSON and reopened by File > Open Session.
 #include "catalog_source.h"
+#include "figure_style.h"
 
 #include <tpacf/backend.h>
 #include <tpacf/bins.h>
@@ -44,9 +45,12 @@ struct RunSettings {
     Estimator estimator = Estimator::LandySzalay;
     BackendOptions backend;
     ErrorSettings errors;
+    /// How exported figures look (File > Export Plot); no part of the run's inputs.
+    FigureStyle figure;
 
     QJsonObject toJson() const;
-    /// Missing or unknown values keep their defaults.
+    /// Missing or unknown values keep their defaults (an invalid "figure" block: the default
+    /// style, so that an older or hand-edited session still opens).
     static RunSettings fromJson(const QJsonObject& object);
 };
 

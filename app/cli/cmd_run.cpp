@@ -72,10 +72,14 @@ Inputs and outputs:
   --timings          where the time went (reading each catalog, starting the backend, the
                      job's stages, writing), in seconds on stderr
   --plot FILE        the w(theta) figure as TPACF Studio draws it (jackknife error bars when
-                     there are some; log axes for log bins): FILE.png (1800 x 1200 px at 300
-                     dpi) or FILE.pdf (vector, 6 x 4 in). Drawn offscreen: no display needed.
-                     Needs a build with the GUI (Qt))" +
+                     there are some; log axes for log bins; the fitted curve with --fit):
+                     FILE.png (1800 x 1200 px at 300 dpi), FILE.pdf or FILE.svg (vector,
+                     6 x 4 in). Drawn offscreen: no display needed. Needs a build with the
+                     GUI (Qt))" +
                std::string(plotsAvailable() ? "" : "; this build has none (built without Qt)") + R"(
+  --plot-style FILE  the figure's style as TPACF Studio's Export Plot dialog saves it (Save
+                     Style...): size (journal presets: 3.5 in single, 7.2 in double column),
+                     fonts, PNG dpi, legend, title, axes, markers, error bars, theta unit
 
 Count files (every count with its bins and each catalog's content fingerprint; JSON, or
 FITS binary tables for a name ending .fits):
@@ -379,6 +383,7 @@ int runCommand(const Context& context) {
         .addValue("--jackknife-seed")
         .addValue("--covariance")
         .addValue("--plot")
+        .addValue("--plot-style")
         .addValue("--format")
         .addValue("--save-counts")
         .addValue("--reuse-counts")
@@ -491,8 +496,10 @@ int runCommand(const Context& context) {
     }
     // A build without Qt or a bad plot suffix fails here, not after the count.
     std::optional<PlotOutput> plot;
+    if (args.has("--plot-style") && !args.has("--plot"))
+        args.fail("--plot-style styles the figure of --plot: add --plot FILE");
     if (const auto plotPath = args.value("--plot"))
-        plot.emplace(*plotPath);
+        plot.emplace(*plotPath, args.value("--plot-style"));
     FilePlan files;
     files.input("--data", dataPath);
     for (const auto& path : randomPaths)
@@ -513,6 +520,8 @@ int runCommand(const Context& context) {
         files.output("--covariance", covariancePath);
     if (plot)
         files.output("--plot", plot->path());
+    if (const auto stylePath = args.value("--plot-style"))
+        files.input("--plot-style", *stylePath);
     if (!fitOutputPath.empty())
         files.output("--fit-output", fitOutputPath);
     // Under MPI every rank checks, reads and counts for itself, and the ranks agree on how it
@@ -660,7 +669,7 @@ int runCommand(const Context& context) {
             writeFileAtomically(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
         if (!covariancePath.empty())
             writeCovarianceCsvFile(covariancePath, result);
-        if (plot)
+        if (plot && !fitOptions)
             plot->write(result);
         // After the result is written: a fit that fails (too few bins in range) loses no count.
         if (fitOptions) {
@@ -670,6 +679,8 @@ int runCommand(const Context& context) {
                 writeFileAtomically(fitOutputPath, [&](std::ostream& out) {
                     out << powerLawFitCsv(fit, *fitOptions, angleUnitName(result.bins.unit));
                 });
+            if (plot)
+                plot->write(result, &fit, &*fitOptions); // with the fitted curve
         }
         if (args.has("--timings")) {
             const auto now = std::chrono::steady_clock::now();

@@ -5,6 +5,7 @@
 #include "cli/options.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/errors.h"
+#include "tpacf/power_law_fit.h"
 
 #include <cctype>
 #include <cerrno>
@@ -18,7 +19,9 @@
 
 // Set by app/CMakeLists.txt where the GUI library is built; the headless CLI links no Qt.
 #if TPACF_CLI_HAVE_PLOT
+#include "figure_style.h"
 #include "headless_plot.h"
+#include "plot_export.h"
 
 #include <QApplication>
 #include <QFile>
@@ -47,6 +50,10 @@ bool plotsAvailable() {
     return true;
 }
 
+bool svgPlotsAvailable() {
+    return ui::svgSupported();
+}
+
 namespace {
 
 QtMessageHandler qtHandler = nullptr; // the one filterQtMessages() passes messages on to
@@ -73,6 +80,7 @@ struct PlotOutput::Gui {
     char* argv[2] = {name, nullptr};
     QtMessageHandler previousHandler = installMessageFilter(); // before Qt starts talking
     QApplication app{argc, argv};
+    ui::FigureStyle style; // the app's default unless --plot-style gives one
 
     ~Gui() { qInstallMessageHandler(previousHandler); }
 };
@@ -83,37 +91,59 @@ bool plotsAvailable() {
     return false;
 }
 
+bool svgPlotsAvailable() {
+    return false;
+}
+
 struct PlotOutput::Gui {};
 
 #endif
 
-PlotOutput::PlotOutput(std::string path) : m_path(std::move(path)) {
+PlotOutput::PlotOutput(std::string path, std::optional<std::string> stylePath)
+    : m_path(std::move(path)) {
     if (!plotsAvailable())
         throw UsageError("--plot: this build of tpacf has no plotting (built without Qt, "
                          "TPACF_GUI=OFF); plot the CSV instead, or use a build with the GUI");
     const std::string suffix = lowerSuffix(m_path);
-    if (suffix == "svg")
+    if (suffix == "svg" && !svgPlotsAvailable())
         throw UsageError("--plot: " + quote(m_path) +
-                         ": SVG is not supported; use .png, or .pdf for a vector figure");
-    if (suffix != "png" && suffix != "pdf")
-        throw UsageError("--plot: " + quote(m_path) +
-                         " must end in .png or .pdf (the suffix picks the format)");
+                         ": SVG is not supported by this build (built without Qt Svg); use "
+                         ".png, or .pdf for a vector figure");
+    if (suffix != "png" && suffix != "pdf" && suffix != "svg")
+        throw UsageError("--plot: " + quote(m_path) + " must end in .png, .pdf" +
+                         (svgPlotsAvailable() ? " or .svg" : " (or .svg where built in)") +
+                         " (the suffix picks the format)");
 #if TPACF_CLI_HAVE_PLOT
     // A command-line tool never needs a display: draw offscreen unless the user chose otherwise.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     m_gui = std::make_unique<Gui>();
+    if (stylePath) {
+        QString error;
+        const std::optional<ui::FigureStyle> style =
+            ui::loadFigureStyleFile(QFile::decodeName(stylePath->c_str()), &error);
+        if (!style)
+            throw InputError("--plot-style: " + error.toStdString());
+        m_gui->style = *style;
+    }
+#else
+    static_cast<void>(stylePath);
 #endif
 }
 
 PlotOutput::~PlotOutput() = default;
 
-void PlotOutput::write([[maybe_unused]] const CorrelationResult& result) const {
+void PlotOutput::write([[maybe_unused]] const CorrelationResult& result,
+                       [[maybe_unused]] const PowerLawFit* fit,
+                       [[maybe_unused]] const PowerLawFitOptions* fitOptions) const {
 #if TPACF_CLI_HAVE_PLOT
     const auto shared = std::make_shared<const CorrelationResult>(result);
-    const ui::PlotExportSettings settings; // the app's default: 1800 x 1200 px at 300 dpi
+    std::optional<ui::FitCurve> curve;
+    if (fit)
+        curve = ui::FitCurve{*fit, fitOptions ? *fitOptions : PowerLawFitOptions{}};
     QString error;
-    if (!ui::exportCorrelationPlot(shared, QFile::decodeName(m_path.c_str()), settings, &error))
+    if (!ui::exportCorrelationPlot(shared, QFile::decodeName(m_path.c_str()), m_gui->style, curve,
+                                   &error))
         throw InputError(error.toStdString());
 #else
     throw std::logic_error("--plot in a build without plotting");

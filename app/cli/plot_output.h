@@ -1,33 +1,42 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// tpacf run --plot FILE: the app's w(theta) figure, drawn offscreen with the GUI's own plot code.
-// Only a build with the GUI (Qt, QCustomPlot) draws; a headless build says so before any work.
+// tpacf run --plot FILE [--plot-style style.json]: the app's w(theta) figure, drawn offscreen with
+// the GUI's own plot code and figure style. Only a build with the GUI (Qt, QCustomPlot) draws; a
+// headless build says so before any work.
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace tpacf {
 struct CorrelationResult;
-}
+struct PowerLawFit;
+struct PowerLawFitOptions;
+} // namespace tpacf
 
 namespace tpacf::cli {
 
 /// Whether this build writes plots (built with TPACF_GUI=ON).
 bool plotsAvailable();
+/// Whether this build writes SVG figures (the GUI built with Qt Svg).
+bool svgPlotsAvailable();
 
 /// One --plot FILE. The constructor checks everything that can fail before the count: a build
-/// without Qt, a suffix other than .png or .pdf, a folder that is missing or not writable
-/// (UsageError or InputError, exit 2); then starts the Qt application the figure is drawn in,
-/// on the "offscreen" platform unless QT_QPA_PLATFORM names another.
+/// without Qt, a suffix other than .png, .pdf or .svg (where built in), a folder that is missing
+/// or not writable, a --plot-style file that cannot be read or is not a valid style (naming the
+/// file and the field; UsageError or InputError, exit 2); then starts the Qt application the
+/// figure is drawn in, on the "offscreen" platform unless QT_QPA_PLATFORM names another.
 class PlotOutput {
 public:
-    explicit PlotOutput(std::string path);
+    explicit PlotOutput(std::string path, std::optional<std::string> stylePath = std::nullopt);
     ~PlotOutput();
     PlotOutput(const PlotOutput&) = delete;
     PlotOutput& operator=(const PlotOutput&) = delete;
 
-    /// Writes the figure at the app's default export size (PNG 1800 x 1200 px at 300 dpi, PDF
-    /// 6 x 4 inches); throws InputError naming the file when it cannot.
-    void write(const CorrelationResult& result) const;
+    /// Writes the figure with the style (by default the app's: 6 x 4 in, PNG at 300 dpi, no
+    /// title, the legend clear of the data), with the fitted curve where `fit` is given; throws
+    /// InputError naming the file when it cannot.
+    void write(const CorrelationResult& result, const PowerLawFit* fit = nullptr,
+               const PowerLawFitOptions* fitOptions = nullptr) const;
     const std::string& path() const { return m_path; }
 
 private:
