@@ -9,6 +9,7 @@
 #include "covariance_view.h"
 #include "figure_dialog.h"
 #include "help_window.h"
+#include "fcs_window.h"
 #include "kernel_lab_window.h"
 #include "binning_panel.h"
 #include "plot_panel.h"
@@ -253,6 +254,18 @@ void MainWindow::createMenus() {
            "read each rung's code");
     kernelLab->setToolTip(kernelLabTip);
     kernelLab->setStatusTip(kernelLabTip);
+    // A child window (closed with this one, its worker joined then), found again on reopening.
+    QAction* fcsAction = tools->addAction(tr("&FCS / Time Correlation…"), this, [this] {
+        auto* window = findChild<FcsWindow*>(QString(), Qt::FindDirectChildrenOnly);
+        if (!window)
+            window = new FcsWindow(m_backends, this);
+        window->show();
+        window->raise();
+        window->activateWindow();
+    });
+    fcsAction->setObjectName(QStringLiteral("fcsAction"));
+    fcsAction->setStatusTip(tr("Multi-tau autocorrelation of photon streams (FCS): simulate or "
+                               "open a stream, watch G(tau) as the frames arrive"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(new UserGuideAction(this));
