@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Builds the Debian packages from two fresh Release builds (no test suites) and checks them with
+# lintian (packaging/Packaging.cmake says what goes where):
+#   build/deb-cli  TPACF_GUI=OFF  ->  tpacf, libtpacf-core<N>, tpacf-dev   (no Qt anywhere)
+#   build/deb-gui  TPACF_GUI=ON   ->  tpacf-studio
+# both with the shared libtpacf_core, Debian's hardening flags and prefix /usr. The packages end in
+# build/debs/. Arguments after the options go to both configurations, e.g. -DTPACF_CUDA=OFF (a
+# CPU-only build: minutes instead of half an hour on 2 cores) or -DCMAKE_CUDA_ARCHITECTURES=90.
+#
+#   --no-build      check and test the packages already in build/debs (after an earlier run)
+#   --install-test  then, as root, install the packages (apt-get, which also fetches their
+#                   dependencies), run tpacf --version, tpacf run on the bundled sample, tpacf-studio
+#                   --version under xvfb-run and the examples/ pipeline against the installed
+#                   tpacf-dev, and remove the packages again. Meant for a clean Debian 12 machine,
+#                   container or chroot; it refuses where one of the packages is installed already.
+#
+# Exit status: 0 when every package was built, lintian reports no error and the install test (if
+# asked for) passed; 1 otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source_dir=$PWD
+
+install_test=0 build=1
+while [[ ${1:-} == --* ]]; do
+  case $1 in
+    --install-test) install_test=1 ;;
+    --no-build) build=0 ;; # lintian and the install test on the packages already in build/debs
+    *) echo "unknown option $1 (--install-test, --no-build)"; exit 1 ;;
+  esac
+  shift
+done
+jobs=${TPACF_DEB_JOBS:-$(nproc)}
+out=build/debs
+
+# What packaging needs beyond building: dpkg-shlibdeps (dpkg-dev) and file for CPack, python3 for
+# the man pages, lintian to check. Installed like scripts/install-deps.sh does, where missing.
+bash scripts/install-deps.sh
+missing=()
+for p in dpkg-dev file python3 lintian; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "Installing: ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build_tree() { # build_tree DIR GUI(ON|OFF) [cmake args...]
+  local dir=$1 gui=$2
+  shift 2
+  rm -rf "$dir"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+        -DTPACF_GUI="$gui" -DTPACF_SHARED_CORE=ON -DTPACF_HARDENING=ON \
+        -DCMAKE_INSTALL_PREFIX=/usr "$@"
+  local start=$SECONDS
+  cmake --build "$dir" -j "$jobs"
+  echo "$dir: built in $((SECONDS - start)) s"
+  # cpack strips the binaries (CPACK_STRIP_FILES) and writes one package per component.
+  (cd "$dir" && cpack -G DEB -B "$PWD/cpack")
+  cp "$dir"/cpack/*.deb "$out"/
+}
+
+if ((build)); then
+  rm -rf "$out"
+  mkdir -p "$out"
+  start=$SECONDS
+  build_tree build/deb-cli OFF "$@"
+  build_tree build/deb-gui ON "$@"
+  echo "Built in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s:"
+fi
+ls -1 "$out"/*.deb
+
+echo "lintian (--pedantic --display-info):"
+# Errors fail; warnings, infos and pedantic notes are shown. Root makes lintian say so: no finding.
+report=$(lintian --pedantic --display-info "$out"/*.deb 2>&1 |
+         grep -v 'running with root privileges is not recommended' || true)
+echo "${report:-  (nothing to report)}"
+if grep -q '^E:' <<<"$report"; then
+  echo "lintian reports errors"
+  exit 1
+fi
+
+((install_test)) || exit 0
+
+# ---- install test ----
+if [[ $(id -u) != 0 ]]; then
+  echo "--install-test installs packages: run it as root"
+  exit 1
+fi
+packages=()
+for deb in "$out"/*.deb; do
+  packages+=("$(dpkg-deb -f "$deb" Package)")
+done
+for p in "${packages[@]}"; do
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    echo "$p is installed already: not touching it (remove it first)"
+    exit 1
+  fi
+done
+
+work=$(mktemp -d)
+remove_packages() {
+  dpkg -r "${packages[@]}" >/dev/null && echo "removed: ${packages[*]}"
+  rm -rf "$work"
+}
+trap remove_packages EXIT
+
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+  "$(realpath "$out")"/*.deb >/dev/null
+echo "installed: ${packages[*]}"
+failed=0
+check() { # check DESCRIPTION COMMAND...
+  local what=$1
+  shift
+  if "$@" >"$work/out.txt" 2>&1; then
+    echo "ok: $what: $(head -n 1 "$work/out.txt")"
+  else
+    echo "FAIL: $what (exit $?):"
+    sed 's/^/  /' "$work/out.txt"
+    failed=1
+  fi
+}
+cd "$work"
+check "tpacf --version" /usr/bin/tpacf --version
+check "tpacf run on the bundled sample" /usr/bin/tpacf run --quiet \
+  --data "$source_dir/resources/samples/sample_data.txt" \
+  --random "$source_dir/resources/samples/sample_random_1.txt" \
+  --random "$source_dir/resources/samples/sample_random_2.txt" \
+  --preset log5 --jackknife 16 --output "$work/w.csv"
+check "the result has a row per bin" grep -c '^[0-9]' "$work/w.csv"
+# The packaged tpacf has no Qt: --plot must say so (exit 2), not crash or draw nothing.
+if /usr/bin/tpacf run --data "$source_dir/resources/samples/sample_data.txt" \
+     --random "$source_dir/resources/samples/sample_random_1.txt" --output "$work/p.csv" \
+     --plot "$work/p.png" >"$work/out.txt" 2>&1; then
+  echo "FAIL: tpacf run --plot succeeded in the Qt-free package"
+  failed=1
+else
+  echo "ok: tpacf run --plot refuses: $(head -n 1 "$work/out.txt")"
+fi
+check "man page tpacf-run" test -s /usr/share/man/man1/tpacf-run.1.gz
+check "xvfb-run -a tpacf-studio --version" xvfb-run -a /usr/bin/tpacf-studio --version
+check "ldd tpacf-studio: libtpacf_core from the package" \
+  sh -c 'ldd /usr/bin/tpacf-studio | grep -E "libtpacf_core[^ ]* => /(usr/)?lib/"'
+check "examples/ against the installed tpacf-dev (configure)" \
+  cmake -S "$source_dir/examples" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release
+check "examples/ (build)" cmake --build "$work/example"
+check "examples/correlation_job" "$work/example/correlation_job"
+((failed == 0)) && echo "install test: passed"
+exit $failed
