@@ -24,6 +24,8 @@ void listModule(std::ostream& out, const BackendModule& module) {
             out << "  " << version << '\n';
         return;
     }
+    // Devices this build cannot run on come after the usable ones, each with why.
+    const auto unsupported = module.unsupportedDevices();
     out << module.name() << ": " << devices.size()
         << (devices.size() == 1 ? " device" : " devices");
     if (!version.empty())
@@ -41,7 +43,11 @@ void listModule(std::ostream& out, const BackendModule& module) {
             out << ", FP64 at 1/" << device.fp32PerFp64 << " of FP32";
         out << " (precision auto: "
             << precisionName(autoPrecision({device}).precision) << ")\n";
+        if (!device.code.empty())
+            out << "      runs " << device.code << '\n';
     }
+    for (const std::string& reason : unsupported)
+        out << "  not used: " << reason << '\n';
 }
 
 } // namespace
@@ -50,8 +56,9 @@ std::string devicesHelp() {
     return R"(Usage: tpacf devices [--threads N]
 
 Lists the backends this build of tpacf can use: the CPU (threads) and, for each GPU backend,
-its GPUs with their index (for --devices), name, memory, compute capability and
-multiprocessor count. Where a backend has no usable GPU it says why. Always exits 0 when the listing itself works.
+its GPUs with their index (for --devices), name, memory, compute capability,
+multiprocessor count and which of the build's GPU code each runs. Where a backend has no usable
+GPU, or a GPU this build has no code for, it says why. Always exits 0 when the listing itself works.
 
   --threads N        show the CPU backend as configured with N threads (default: all)
 )";

@@ -4,6 +4,7 @@
 
 #include "cuda_check.h"
 #include "cuda_pair_counter.h"
+#include "device_support.h"
 #include "../fcs/cuda_correlator.h"
 #include "../lab/lab_variants.h"
 #include "tpacf/errors.h"
@@ -28,40 +29,22 @@ public:
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return true; }
 
-    std::vector<GpuDeviceInfo> devices() const override {
-        std::vector<GpuDeviceInfo> result;
-        int count = 0;
-        if (cudaGetDeviceCount(&count) != cudaSuccess) {
-            cudaGetLastError(); // clear the sticky-free error so later calls start clean
-            return result;
-        }
-        for (int i = 0; i < count; ++i) {
-            cudaDeviceProp props{};
-            if (cudaGetDeviceProperties(&props, i) != cudaSuccess)
-                continue;
-            GpuDeviceInfo info;
-            info.index = i;
-            info.name = props.name;
-            info.memoryBytes = props.totalGlobalMem;
-            info.computeMajor = props.major;
-            info.computeMinor = props.minor;
-            info.multiprocessors = props.multiProcessorCount;
-            int ratio = 0;
-            if (cudaDeviceGetAttribute(&ratio, cudaDevAttrSingleToDoublePrecisionPerfRatio, i) ==
-                cudaSuccess)
-                info.fp32PerFp64 = ratio;
-            else
-                cudaGetLastError(); // unknown: auto precision then stays with float
-            result.push_back(std::move(info));
-        }
-        return result;
-    }
+    std::vector<GpuDeviceInfo> devices() const override { return scan().usable; }
+
+    std::vector<std::string> unsupportedDevices() const override { return scan().unsupported; }
 
     std::string unavailableReason() const override {
         int count = 0;
         const cudaError_t status = cudaGetDeviceCount(&count);
-        if (status == cudaSuccess && count > 0)
-            return {};
+        if (status == cudaSuccess && count > 0) {
+            const DeviceScan found = scan();
+            if (!found.usable.empty())
+                return {};
+            std::string reasons;
+            for (const std::string& reason : found.unsupported)
+                reasons += (reasons.empty() ? "" : "; ") + reason;
+            return reasons.empty() ? "no usable CUDA device" : reasons;
+        }
         cudaGetLastError();
         const std::string detail =
             std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
@@ -185,6 +168,52 @@ public:
     }
 
 private:
+    struct DeviceScan {
+        std::vector<GpuDeviceInfo> usable;
+        std::vector<std::string> unsupported; // why, a sentence per device
+    };
+
+    // Properties only, no context: cheap enough to ask on every query.
+    static DeviceScan scan() {
+        DeviceScan result;
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess) {
+            cudaGetLastError(); // clear the sticky-free error so later calls start clean
+            return result;
+        }
+        const auto targets = detail::parseArchitectures(detail::builtArchitectures());
+        for (int i = 0; i < count; ++i) {
+            cudaDeviceProp props{};
+            if (cudaGetDeviceProperties(&props, i) != cudaSuccess) {
+                cudaGetLastError();
+                continue;
+            }
+            std::string why = detail::unsupportedReason(i, props.name, props.major, props.minor,
+                                                        detail::builtArchitectures());
+            if (!why.empty()) {
+                result.unsupported.push_back(std::move(why));
+                continue;
+            }
+            GpuDeviceInfo info;
+            info.index = i;
+            info.name = props.name;
+            info.memoryBytes = props.totalGlobalMem;
+            info.computeMajor = props.major;
+            info.computeMinor = props.minor;
+            info.multiprocessors = props.multiProcessorCount;
+            int ratio = 0;
+            if (cudaDeviceGetAttribute(&ratio, cudaDevAttrSingleToDoublePrecisionPerfRatio, i) ==
+                cudaSuccess)
+                info.fp32PerFp64 = ratio;
+            else
+                cudaGetLastError(); // unknown: auto precision then stays with float
+            if (targets)
+                info.code = detail::codeForDevice(props.major, props.minor, *targets).description;
+            result.usable.push_back(std::move(info));
+        }
+        return result;
+    }
+
     CudaTuning m_tuning; // every counter this provider creates uses it
 };
 

@@ -21,18 +21,11 @@
 
 namespace tpacf::cuda::detail {
 
-// ---- Rates and sizes measured on an H100 (BENCHMARKS.md), kept in this one place --------------
+// ---- Sizes measured on an H100 (BENCHMARKS.md); the pair rates are in device_rates.h ---------
 
 /// Target device time of one launch, and the most a chunk may take at full brute force.
 inline constexpr double kChunkSeconds = 0.03;
 inline constexpr double kChunkMaxSeconds = 0.05;
-/// The H100's multiprocessors: the rates below scale with a device's count against it.
-inline constexpr double kReferenceMultiprocessors = 132.0;
-/// First guess of the pair rate (then measured per launch), and the most a dense chunk reaches.
-inline constexpr double kFirstPairRateFloat = 1.5e12;
-inline constexpr double kFirstPairRateDouble = 4e11;
-inline constexpr double kBruteRateCapFloat = 4e12;
-inline constexpr double kBruteRateCapDouble = 1.2e12;
 /// Culling with bins up to this θ_max: blocks of kSmallTileBlock threads (smaller tiles).
 inline constexpr double kSmallTileThetaMaxDegrees = 20.0;
 inline constexpr int kSmallTileBlock = 64;

@@ -5,6 +5,7 @@
 #include "launch_loop.h"
 
 #include "cuda_check.h"
+#include "device_rates.h"
 
 #include <algorithm>
 #include <chrono>
@@ -137,10 +138,14 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     }
 
     // Launch loop: chunks of ~30 ms, two in flight; the rate is measured per variant.
-    const double smScale = props.multiProcessorCount / kReferenceMultiprocessors;
-    const double firstRate = (isFloat ? kFirstPairRateFloat : kFirstPairRateDouble) * smScale;
-    double pairRate[2] = {firstRate, firstRate / 2};
-    const double bruteRateCap = (isFloat ? kBruteRateCapFloat : kBruteRateCapDouble) * smScale;
+    DeviceThroughput throughput{props.multiProcessorCount, 0, props.major, props.minor, 0};
+    if (cudaDeviceGetAttribute(&throughput.clockKHz, cudaDevAttrClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&throughput.fp32PerFp64,
+                               cudaDevAttrSingleToDoublePrecisionPerfRatio, device) != cudaSuccess)
+        cudaGetLastError(); // unknown: pairRates assumes the reference's
+    const PairRates rates = pairRates(throughput, isFloat);
+    double pairRate[2] = {rates.first, rates.first / 2};
+    const double bruteRateCap = rates.bruteCap;
     struct InFlight {
         int slot;
         int variant;

@@ -47,6 +47,9 @@ struct GpuDeviceInfo {
     /// FP32 : FP64 throughput ratio the device reports (2 on an H100 or A100, 64 on a GeForce
     /// RTX 40); 0 when unknown.
     int fp32PerFp64 = 0;
+    /// Which of the build's GPU code the device runs ("sm_90 machine code", "compute_90 PTX
+    /// (compiled by the driver at first use)"); "" when the module does not say.
+    std::string code;
 };
 
 /// Devices whose FP64 runs at least at a third of their FP32 rate count in double when the
@@ -77,6 +80,9 @@ public:
     virtual std::vector<GpuDeviceInfo> devices() const = 0;
     /// Why there are no devices ("built without ...", "no driver: ..."); "" when some.
     virtual std::string unavailableReason() const = 0;
+    /// Devices the module sees but cannot count on (left out of devices()), a sentence each
+    /// saying why. Default: none.
+    virtual std::vector<std::string> unsupportedDevices() const;
     /// Driver and runtime versions for people; "" when unknown.
     virtual std::string versionDescription() const = 0;
     /// A counter over the given devices (empty: all). Throws BackendUnavailable or ConfigError.

@@ -88,6 +88,10 @@ std::string ratioText(int fp32PerFp64) {
 
 void BackendModule::warmUp(const std::vector<int>&) const {}
 
+std::vector<std::string> BackendModule::unsupportedDevices() const {
+    return {};
+}
+
 lab::LabVariantList BackendModule::labVariants() const {
     return {};
 }
