@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace tpacf::cuda::detail::fcs {
 
@@ -61,6 +62,11 @@ public:
         for (auto& buffer : m_pinned)
             buffer = PinnedBuffer<std::uint8_t>(m_framesPerChunk * channels);
         m_levels.resize(levels);
+        for (std::size_t k = 0; k < levels; ++k) {
+            m_levelStreams.push_back(std::make_unique<Stream>());
+            m_coalesced.push_back(std::make_unique<Event>());
+            m_passed.push_back(std::make_unique<Event>());
+        }
         std::size_t samples = m_framesPerChunk;
         for (std::size_t k = 0; k < levels; ++k) {
             Level& level = m_levels[k];
@@ -82,6 +88,8 @@ public:
         // Buffers are freed stream-ordered: let the streams finish first.
         cudaSetDevice(m_device);
         cudaStreamSynchronize(m_copy.get());
+        for (const auto& stream : m_levelStreams)
+            cudaStreamSynchronize(stream->get());
         cudaStreamSynchronize(m_compute.get());
     }
 
@@ -191,10 +199,17 @@ private:
         m_computed[slot].record(m_compute.get());
     }
 
-    // One chunk through every level: the level's pass, then its coalesced series for the next.
+    // One chunk through every level. The coalescing runs down the levels on the compute stream;
+    // each level's pass runs on a stream of its own as soon as its series is there, so that the
+    // passes of the upper levels (a few blocks each, latency-bound) overlap one another and the
+    // coalescing instead of running one after another. The compute stream waits for every pass
+    // before the chunk ends: the next chunk overwrites the series they read.
     void countChunk(const std::uint8_t* frames, std::size_t count) {
         const cudaStream_t s = m_compute.get();
         const std::uint32_t* series = nullptr; // levels >= 1: the previous level's `next`
+        m_chunkStart.record(s);
+        const Event* ready = &m_chunkStart; // the event after which this level's series is there
+        std::size_t passes = 0;
         for (std::size_t k = 0; k < m_levels.size() && count > 0; ++k) {
             Level& level = m_levels[k];
             LevelPass pass;
@@ -209,7 +224,11 @@ private:
             pass.historyOut = level.history[static_cast<std::size_t>(level.current ^ 1)].get();
             pass.products = level.products.get();
             pass.sums = level.sums.get();
-            launchLevelPass(pass, s);
+            const cudaStream_t own = m_levelStreams[k]->get();
+            TPACF_CUDA_TRY(cudaStreamWaitEvent(own, ready->get(), 0));
+            launchLevelPass(pass, own);
+            m_passed[k]->record(own);
+            ++passes;
             level.current ^= 1;
             level.samples += count;
             if (k + 1 == m_levels.size())
@@ -226,6 +245,8 @@ private:
                 level.pending[static_cast<std::size_t>(level.pendingCurrent ^ 1)].get();
             coalesce.out = level.next.get();
             launchCoalesce(coalesce, s);
+            m_coalesced[k]->record(s);
+            ready = m_coalesced[k].get();
             const std::size_t next = (count + (level.holding ? 1 : 0)) / 2;
             if (coalesce.pendingOut)
                 level.pendingCurrent ^= 1;
@@ -233,6 +254,8 @@ private:
             series = level.next.get();
             count = next;
         }
+        for (std::size_t k = 0; k < passes; ++k)
+            TPACF_CUDA_TRY(cudaStreamWaitEvent(s, m_passed[k]->get(), 0));
     }
 
     MultiTauSettings m_settings;
@@ -245,6 +268,10 @@ private:
     std::array<DeviceBuffer<std::uint8_t>, 2> m_frames;
     std::array<PinnedBuffer<std::uint8_t>, 2> m_pinned;
     std::array<Event, 2> m_uploaded, m_computed;
+    // A stream per level for its passes, and the events that order them (countChunk).
+    std::vector<std::unique_ptr<Stream>> m_levelStreams;
+    std::vector<std::unique_ptr<Event>> m_coalesced, m_passed;
+    Event m_chunkStart;
     int m_nextSlot = 0;
     std::vector<Level> m_levels;
     // Kernel time of the chunks not yet summed (deviceSeconds sums them).

@@ -110,12 +110,131 @@ __global__ void __launch_bounds__(kBlock) levelPassKernel(
     }
 }
 
+// Level 0 with the bytes packed four to a word: four consecutive frames of one channel, the
+// oldest in the low byte. The product sum of a lag j = 4q + s over four new frames is one __dp4a
+// of the new word with the word of the frames j earlier, which is a stored word (s = 0) or a
+// byte_perm of two neighbouring ones (s = 1..3); the three shifted copies of each word are made
+// once when it arrives and then move along the window with it. Four products per instruction
+// instead of one, exact in the same 32-bit private sums.
+template <int P>
+__global__ void __launch_bounds__(kBlock) level0PackedKernel(
+    const std::uint8_t* __restrict__ samples, std::size_t count, std::size_t channels,
+    std::size_t segmentLength, std::size_t segments, const std::uint32_t* __restrict__ history,
+    std::uint32_t* __restrict__ historyOut, unsigned long long* __restrict__ products,
+    unsigned long long* __restrict__ sums) {
+    static_assert(P % 4 == 0);
+    constexpr int Q = P / 4;
+    const std::size_t thread = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t c = thread % channels;
+    const std::size_t segment = thread / channels;
+    if (segment >= segments)
+        return;
+    const auto load = [&](std::size_t m) -> std::uint32_t {
+        return static_cast<std::uint32_t>(samples[m * channels + c]);
+    };
+    const auto pack = [](std::uint32_t x0, std::uint32_t x1, std::uint32_t x2, std::uint32_t x3) {
+        return __byte_perm(__byte_perm(x0, x1, 0x0040), __byte_perm(x2, x3, 0x0040), 0x5410);
+    };
+    // shifted<s>(older, newer): the four frames starting s frames before `newer`'s first.
+    constexpr unsigned kShift[4] = {0, 0x6543, 0x5432, 0x4321};
+    const std::size_t begin = segment * segmentLength; // a multiple of P
+    const std::size_t end = begin + segmentLength < count ? begin + segmentLength : count;
+
+    // W[0..Q-1]: the P frames before the segment; W[Q..2Q-1]: the next P. T[s][k]: W[k] shifted
+    // back by s frames (valid for k >= 1).
+    std::uint32_t W[2 * Q], T[4][2 * Q];
+#pragma unroll
+    for (int k = 0; k < Q; ++k) {
+        std::uint32_t x[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const std::ptrdiff_t r = static_cast<std::ptrdiff_t>(begin) - P + 4 * k + i;
+            x[i] = r >= 0 ? load(static_cast<std::size_t>(r))
+                          : history[static_cast<std::size_t>(P + r) * channels + c];
+        }
+        W[k] = pack(x[0], x[1], x[2], x[3]);
+    }
+#pragma unroll
+    for (int k = 1; k < Q; ++k)
+#pragma unroll
+        for (int s = 1; s < 4; ++s)
+            T[s][k] = __byte_perm(W[k - 1], W[k], kShift[s]);
+    std::uint32_t acc[P];
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+        acc[j] = 0;
+    std::uint32_t sum = 0;
+
+    std::size_t m = begin;
+    for (; m + P <= end; m += P) {
+#pragma unroll
+        for (int k = 0; k < Q; ++k)
+            W[Q + k] = pack(load(m + 4 * k), load(m + 4 * k + 1), load(m + 4 * k + 2),
+                            load(m + 4 * k + 3));
+#pragma unroll
+        for (int k = Q; k < 2 * Q; ++k) {
+#pragma unroll
+            for (int s = 1; s < 4; ++s)
+                T[s][k] = __byte_perm(W[k - 1], W[k], kShift[s]);
+            sum = __dp4a(W[k], 0x01010101u, sum);
+#pragma unroll
+            for (int q = 0; q < Q; ++q) {
+                acc[4 * q] = __dp4a(W[k], W[k - q], acc[4 * q]);
+#pragma unroll
+                for (int s = 1; s < 4; ++s)
+                    acc[4 * q + s] = __dp4a(W[k], T[s][k - q], acc[4 * q + s]);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < Q; ++k) {
+            W[k] = W[Q + k];
+#pragma unroll
+            for (int s = 1; s < 4; ++s)
+                T[s][k] = T[s][Q + k];
+        }
+    }
+    // The last frames, fewer than P: one at a time on the unpacked window.
+    std::uint32_t w[P];
+#pragma unroll
+    for (int i = 0; i < P; ++i)
+        w[i] = (W[i / 4] >> (8 * (i % 4))) & 0xffu;
+    for (; m < end; ++m) {
+        const std::uint32_t x = load(m);
+        sum += x;
+        acc[0] += x * x;
+#pragma unroll
+        for (int j = 1; j < P; ++j)
+            acc[j] += x * w[P - j];
+#pragma unroll
+        for (int i = 0; i + 1 < P; ++i)
+            w[i] = w[i + 1];
+        w[P - 1] = x;
+    }
+
+#pragma unroll
+    for (int j = 0; j < P; ++j)
+        if (acc[j] != 0)
+            atomicAdd(&products[static_cast<std::size_t>(j) * channels + c],
+                      static_cast<unsigned long long>(acc[j]));
+    if (sum != 0)
+        atomicAdd(&sums[c], static_cast<unsigned long long>(sum));
+    if (segment + 1 == segments) {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+            historyOut[static_cast<std::size_t>(i) * channels + c] = w[i];
+    }
+}
+
 template <int P>
 void launchFor(const LevelPass& pass, cudaStream_t stream) {
     const bool level0 = pass.samples8 != nullptr;
     std::size_t segmentLength =
         (pass.count * pass.channels + kTargetThreads - 1) / kTargetThreads;
-    segmentLength = std::max<std::size_t>(segmentLength, 4 * P);
+    // At least 4P samples at level 0; the coalesced levels, with few samples a chunk, go down
+    // to P (the window's own length): there a thread's samples run one after another, so more
+    // and shorter segments finish sooner (measured: ~55 us a level pass at 4P on an H100,
+    // whatever its size).
+    segmentLength = std::max<std::size_t>(segmentLength, level0 ? 4 * P : P);
     segmentLength = (segmentLength + P - 1) / P * P;
     if (level0)
         segmentLength = std::min(segmentLength, kMaxLevel0Segment);
@@ -127,9 +246,9 @@ void launchFor(const LevelPass& pass, cudaStream_t stream) {
     const double largest = 255.0 * static_cast<double>(pass.coalescedFrames);
     const bool wide = largest * largest * static_cast<double>(segmentLength) >= 4294967295.0;
     if (level0)
-        levelPassKernel<P, true, false><<<blocks, kBlock, 0, stream>>>(
-            pass.samples8, nullptr, pass.count, pass.channels, segmentLength, segments,
-            pass.history, pass.historyOut, pass.products, pass.sums);
+        level0PackedKernel<P><<<blocks, kBlock, 0, stream>>>(
+            pass.samples8, pass.count, pass.channels, segmentLength, segments, pass.history,
+            pass.historyOut, pass.products, pass.sums);
     else if (!wide)
         levelPassKernel<P, false, false><<<blocks, kBlock, 0, stream>>>(
             nullptr, pass.samples32, pass.count, pass.channels, segmentLength, segments,
@@ -165,6 +284,40 @@ __global__ void coalesceKernel(const std::uint8_t* __restrict__ in8,
         pendingWrite[c] = value(2 * m);
 }
 
+// The same for four neighbouring channels a thread (channels a multiple of 4): one 4- or 16-byte
+// load per input row and one 16-byte store, which the one-channel kernel's byte loads and word
+// stores leave at a fraction of the memory bandwidth.
+__global__ void coalesce4Kernel(const std::uint8_t* __restrict__ in8,
+                                const std::uint32_t* __restrict__ in32, std::size_t channels,
+                                bool pendingIn, bool pendingOut,
+                                const std::uint32_t* __restrict__ pendingRead,
+                                std::uint32_t* __restrict__ pendingWrite,
+                                std::uint32_t* __restrict__ out, std::size_t outCount) {
+    const std::size_t thread = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    const std::size_t groups = channels / 4;
+    const std::size_t c = thread % groups * 4;
+    const std::size_t m = thread / groups;
+    const auto value = [&](std::size_t index) -> uint4 {
+        if (pendingIn) {
+            if (index == 0)
+                return *reinterpret_cast<const uint4*>(pendingRead + c);
+            --index;
+        }
+        if (in8) {
+            const uchar4 b = *reinterpret_cast<const uchar4*>(in8 + index * channels + c);
+            return make_uint4(b.x, b.y, b.z, b.w);
+        }
+        return *reinterpret_cast<const uint4*>(in32 + index * channels + c);
+    };
+    if (m < outCount) {
+        const uint4 a = value(2 * m), b = value(2 * m + 1);
+        *reinterpret_cast<uint4*>(out + m * channels + c) =
+            make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+    } else if (m == outCount && pendingOut) {
+        *reinterpret_cast<uint4*>(pendingWrite + c) = value(2 * m);
+    }
+}
+
 } // namespace
 
 bool kernelSupportsLags(int lagsPerLevel) noexcept {
@@ -197,11 +350,17 @@ void launchCoalesce(const CoalescePass& pass, void* stream) {
     const std::size_t rows = outCount + (pass.pendingOut ? 1 : 0);
     if (rows == 0 || pass.channels == 0)
         return;
-    const std::size_t threads = rows * pass.channels;
+    const bool byFour = pass.channels % 4 == 0;
+    const std::size_t threads = rows * (byFour ? pass.channels / 4 : pass.channels);
     const auto blocks = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
-    coalesceKernel<<<blocks, kBlock, 0, static_cast<cudaStream_t>(stream)>>>(
-        pass.in8, pass.in32, pass.count, pass.channels, pass.pendingIn, pass.pendingOut,
-        pass.pendingRead, pass.pendingWrite, pass.out, outCount);
+    if (byFour)
+        coalesce4Kernel<<<blocks, kBlock, 0, static_cast<cudaStream_t>(stream)>>>(
+            pass.in8, pass.in32, pass.channels, pass.pendingIn, pass.pendingOut,
+            pass.pendingRead, pass.pendingWrite, pass.out, outCount);
+    else
+        coalesceKernel<<<blocks, kBlock, 0, static_cast<cudaStream_t>(stream)>>>(
+            pass.in8, pass.in32, pass.count, pass.channels, pass.pendingIn, pass.pendingOut,
+            pass.pendingRead, pass.pendingWrite, pass.out, outCount);
     TPACF_CUDA_CHECK_LAUNCH("multi-tau coalesce");
 }
 

@@ -121,6 +121,7 @@ int main() {
             {1, 5000, 8, 1},     {3, 7777, 16, 6},    {5, 40001, 32, 12},
             {64, 20011, 64, 9},  {1024, 9001, 32, 12}, {7, 70000, 32, 14},
             {33, 257, 32, 12},   // fewer frames than the top levels need: empty levels
+            {4, 3001, 8, 5},     {12, 5003, 16, 8},   // channels a multiple of 4: coalesced 4 a thread
         };
         for (const Case& c : cases) {
             const fcs::MultiTauSettings settings{c.p, c.levels};
