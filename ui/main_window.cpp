@@ -250,6 +250,7 @@ void MainWindow::createDocks() {
     addDockWidget(Qt::BottomDockWidgetArea, resultsDock);
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     tabifyDockWidget(resultsDock, logDock);
+    createCompareDocks(logDock);
     resultsDock->raise();
     // On short screens (a 1280 x 720 or 1366 x 768 laptop) binning and estimator share a
     // column as tabs, so that each shows whole instead of three squeezed panels.
@@ -466,6 +467,8 @@ void MainWindow::onChangeApplied(quint64 id) {
         m_errorsPanel->setSettings(intent.settings->errors);
         m_plotPanel->setExportStyle(intent.settings->figure);
     }
+    if (intent.history)
+        restoreHistory(*intent.history);
     updateInputsEnabled();
     const std::optional<LoadedCatalog>& data = m_catalogs->data();
     const QList<LoadedCatalog> randoms = m_catalogs->randoms().mid(

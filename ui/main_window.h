@@ -5,6 +5,7 @@
 // science is all in tpacf_core.
 #include "catalog_set.h"
 #include "catalog_source.h"
+#include "compare_runs.h"
 #include "job_worker.h"
 #include "plot_export.h"
 #include "recent_files.h"
@@ -36,6 +37,9 @@ QString catalogFileFilter();
 class BackendPanel;
 class BinningPanel;
 class CatalogsPanel;
+class ComparePanel;
+class RunHistory;
+class RunHistoryPanel;
 class ErrorsPanel;
 class KernelLabWindow;
 class PlotPanel;
@@ -116,8 +120,9 @@ public:
     QPushButton* runButton() const;
     QProgressBar* progressBar() const;
     JobWorker* worker() const { return m_run->worker(); }
-    /// The last completed result; null before the first.
-    ResultPtr currentResult() const { return m_run->result(); }
+    /// The result shown (plots, table, exports): the last completed run's, or one restored from
+    /// a session or picked from the history; null before any.
+    ResultPtr currentResult() const { return m_shownResult; }
     /// Whether the shown result was computed from inputs other than the current ones (catalogs,
     /// bins, estimator or error settings changed since): it stays on screen, marked as such.
     bool isResultStale() const { return m_run->isResultStale(); }
@@ -145,6 +150,20 @@ public:
     bool saveSession(const QString& path);
     bool loadSession(const QString& path);
     bool exportResultCsv(const QString& path);
+    // --- Compare runs and the run history (main_window_compare.cpp).
+    /// File > Add Comparison Run: a result file (CSV, ECSV, FITS) as an overlay; false with the
+    /// reader's message reported when it is not one.
+    bool addComparisonRun(const QString& path);
+    /// The shown runs (and the ratio or difference) as one long CSV table.
+    bool exportComparisonCsv(const QString& path);
+    /// Shows a run of the history (plots and table) without counting; false for a bad index.
+    bool showHistoryRun(int index);
+    /// Adds a run of the history to Compare runs.
+    bool addHistoryOverlay(int index);
+    CompareRuns* compareRuns() const { return m_compareRuns; }
+    ComparePanel* comparePanel() const { return m_comparePanel; }
+    RunHistory* runHistory() const { return m_history; }
+    RunHistoryPanel* historyPanel() const { return m_historyPanel; }
     /// The jackknife covariance matrix as CSV (the core's writer); false without jackknife.
     bool exportCovarianceCsv(const QString& path);
     /// PNG, PDF or SVG by the file's suffix; `plot` is a PlotPanel::Plot (w, counts,
@@ -209,6 +228,7 @@ private:
         bool recordRecent = false;           // remember the files under File > Open Recent
         QString sessionPath;                 // a session file: remembered and reported
         QString doneMessage;                 // reported on success
+        std::optional<QList<RunRecord>> history; // a session's runs, the last one shown
 
         /// Files the user picked: each reported and remembered.
         static LoadIntent pickedFiles() {
@@ -229,6 +249,17 @@ private:
     void createActions();
     void createMenus();
     void createDocks();
+    /// The Compare and History docks, tabbed with Results (main_window_compare.cpp).
+    void createCompareDocks(QDockWidget* besides);
+    void addComparisonDialog();
+    void exportComparisonDialog();
+    /// A completed run: into the history, and shown.
+    void recordRun(const ResultPtr& result);
+    /// A session's runs: the history replaced, the last one shown with its plots and table.
+    void restoreHistory(const QList<RunRecord>& records);
+    /// Plots, table and the export actions show `result`; `stale` marks it as of other inputs.
+    void showResult(const ResultPtr& result, bool stale);
+    void updateComparison();
     void restoreSettings();
     void saveSettings() const;
     void updateCatalogViews();
@@ -299,6 +330,12 @@ private:
     ResultTableModel* m_resultModel = nullptr;
     ResultTableView* m_resultView = nullptr;
     QPlainTextEdit* m_log = nullptr;
+    CompareRuns* m_compareRuns = nullptr;
+    ComparePanel* m_comparePanel = nullptr;
+    RunHistory* m_history = nullptr;
+    RunHistoryPanel* m_historyPanel = nullptr;
+    QDockWidget* m_compareDock = nullptr;
+    ResultPtr m_shownResult;
     QList<QWidget*> m_inputPanels;
 
     QAction* m_openDataAction = nullptr;
@@ -313,6 +350,8 @@ private:
     QAction* m_exportCsvAction = nullptr;
     QAction* m_exportCovarianceAction = nullptr;
     QAction* m_exportPlotAction = nullptr;
+    QAction* m_addComparisonAction = nullptr;
+    QAction* m_exportComparisonAction = nullptr;
     QAction* m_quitAction = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;

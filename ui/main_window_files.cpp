@@ -42,6 +42,7 @@ Session MainWindow::session() const {
     session.settings.backend = m_backendPanel->backendOptions();
     session.settings.errors = m_errorsPanel->settings();
     session.settings.figure = m_plotPanel->exportStyle();
+    session.history = m_history->records();
     return session;
 }
 
@@ -61,7 +62,9 @@ CatalogChange sessionCatalogs(const Session& session) {
 } // namespace
 
 bool MainWindow::applySession(const Session& session) {
-    return queueCatalogChange(sessionCatalogs(session), LoadIntent::session(session.settings));
+    LoadIntent intent = LoadIntent::session(session.settings);
+    intent.history = session.history;
+    return queueCatalogChange(sessionCatalogs(session), std::move(intent));
 }
 
 bool MainWindow::saveSession(const QString& path) {
@@ -86,9 +89,16 @@ bool MainWindow::loadSession(const QString& path) {
         reportMessage(MessageSeverity::Error, error);
         return false;
     }
-    // Remembered and reported once its catalogs are read (onChangeApplied).
-    return queueCatalogChange(sessionCatalogs(*loaded),
-                              LoadIntent::session(loaded->settings, path));
+    if (loaded->droppedRuns > 0)
+        reportMessage(MessageSeverity::Warning,
+                      tr("%1: %2 saved run(s) could not be read back and were left out")
+                          .arg(path)
+                          .arg(loaded->droppedRuns));
+    // Remembered and reported once its catalogs are read (onChangeApplied); its runs are
+    // shown then, without counting again.
+    LoadIntent intent = LoadIntent::session(loaded->settings, path);
+    intent.history = loaded->history;
+    return queueCatalogChange(sessionCatalogs(*loaded), std::move(intent));
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -106,7 +116,7 @@ bool MainWindow::refuseOverwritingCatalog(const QString& path, const QString& wh
 }
 
 bool MainWindow::exportResultCsv(const QString& path) {
-    const ResultPtr result = m_run->result();
+    const ResultPtr result = currentResult();
     if (!result) {
         reportMessage(MessageSeverity::Warning, tr("There is no result to export yet."));
         return false;
@@ -130,7 +140,7 @@ bool MainWindow::exportResultCsv(const QString& path) {
 }
 
 bool MainWindow::exportCovarianceCsv(const QString& path) {
-    const ResultPtr result = m_run->result();
+    const ResultPtr result = currentResult();
     if (!result || !result->hasJackknife()) {
         reportMessage(MessageSeverity::Warning,
                       tr("There is no covariance to export: run with jackknife errors first."));

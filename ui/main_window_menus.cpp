@@ -184,6 +184,9 @@ void MainWindow::createMenus() {
     file->addAction(m_exportCovarianceAction);
     file->addAction(m_exportPlotAction);
     file->addSeparator();
+    file->addAction(m_addComparisonAction);
+    file->addAction(m_exportComparisonAction);
+    file->addSeparator();
     file->addAction(m_quitAction);
     updateRecentMenu();
 

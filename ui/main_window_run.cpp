@@ -124,7 +124,7 @@ void MainWindow::updateResultsTitle() {
     // The table fills when a run ends; meanwhile it says whose numbers it holds.
     QString title = tr("Results");
     if (isRunning())
-        title = m_run->result() ? tr("Results (previous run; this run's appear when it ends)")
+        title = currentResult() ? tr("Results (previous run; this run's appear when it ends)")
                                 : tr("Results (running; the table fills when the run ends)");
     else if (isResultStale())
         title = tr("Results (previous inputs)");
@@ -139,7 +139,7 @@ void MainWindow::updateRunState() {
     m_runAction->setEnabled(runnable);
     m_cancelAction->setEnabled(isRunning());
     m_forgetCountsAction->setEnabled(!isRunning() && m_run->countCache() != nullptr);
-    const ResultPtr result = m_run->result();
+    const ResultPtr result = currentResult();
     // No export while a run is in progress: the file would hold the previous run's numbers
     // under the name the user means for this one.
     const bool haveResult = result != nullptr && !isRunning();
@@ -251,8 +251,7 @@ void MainWindow::showRunEnded() {
 void MainWindow::onRunFinished(const ResultPtr& result) {
     showRunEnded();
     m_runPanel->showFinished(*result);
-    m_resultModel->setResult(result);
-    m_plotPanel->setResult(result, false);
+    recordRun(result);
     // The region map applies to the data the run used, and only while that data is loaded.
     const std::shared_ptr<const Catalog> data = dataCatalog();
     const std::shared_ptr<const Catalog> jobData = m_run->jobData();
@@ -331,7 +330,7 @@ void MainWindow::onRunFailed(const QString& message) {
     showRunEnded();
     m_runPanel->showFailed();
     // The previous result stays on screen: a failed run does not erase finished work.
-    if (const ResultPtr result = m_run->result())
+    if (const ResultPtr result = currentResult())
         m_plotPanel->setResult(result, false);
     else
         m_plotPanel->clear();
@@ -342,7 +341,7 @@ void MainWindow::onRunFailed(const QString& message) {
 void MainWindow::onRunCancelled() {
     showRunEnded();
     m_runPanel->showCancelled();
-    if (const ResultPtr result = m_run->result())
+    if (const ResultPtr result = currentResult())
         m_plotPanel->setResult(result, false);
     else
         m_plotPanel->clear();

@@ -96,6 +96,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
     m_zeroLine->setPen(QPen(Qt::gray, 1, Qt::DashLine));
     m_wPlot->yAxis->setLabel(tr("w(θ)"));
     createFitGraphs(); // after the w graphs: graph(0) and graph(1) stay the points
+    createComparisonPlots();
 
     m_countsTitle = new QCPTextElement(m_countsPlot, tr("Normalised pair counts"),
                                        QFont(font().family(), font().pointSize() + 1, QFont::Bold));
@@ -460,6 +461,7 @@ void PlotPanel::rebuildCorrelation() {
     m_wPlot->yAxis->setLabel(logAxis ? tr("|w(θ)|") : tr("w(θ)"));
     m_wPlot->legend->setVisible(m_result != nullptr);
     rebuildFit(logAxis);
+    rebuildComparison(logAxis);
     applyStyleToGraphs();
 
     QString title = m_running ? tr("w(θ): running; a live estimate appears once enough pairs "
@@ -491,6 +493,7 @@ void PlotPanel::rebuildCorrelation() {
     }
     m_wTitle->setText(title);
     applyAxes(Plot::Correlation);
+    finishComparisonAxes();
     m_wPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -552,6 +555,7 @@ void PlotPanel::rebuildCounts() {
         if (isSeriesShown(series))
             m_countGraphs[int(series)]->addToLegend();
     m_countsPlot->legend->setVisible(m_result != nullptr);
+    rebuildCountOverlays(logAxis);
     const bool weighted = m_result && m_result->isWeighted();
     // A weighted result normalises the weighted sums Σ w_i·w_j by their weighted totals.
     m_countsPlot->yAxis->setLabel(weighted ? tr("weighted pairs / weighted total")

@@ -5,6 +5,7 @@
 // tabs. The owner feeds it results; it only draws them (no science here). Under the tabs, the
 // power-law fit bar (FitPanel) whose curve is drawn on w(θ). Exports draw a styled copy
 // (figureCopy(); plot_panel_figure.cpp).
+#include "compare_runs.h"
 #include "figure_style.h"
 #include "job_worker.h"
 
@@ -21,6 +22,7 @@
 class QCheckBox;
 class QLabel;
 class QPushButton;
+class QCPAxisRect;
 class QCPErrorBars;
 class QCPGraph;
 class QCPItemStraightLine;
@@ -48,6 +50,7 @@ public:
     static constexpr int kSeriesCount = 4;
 
     explicit PlotPanel(QWidget* parent = nullptr);
+    ~PlotPanel() override;
 
     /// Shows `result` (a partial one while a job runs), with the result's jackknife σ as error
     /// bars where it has them. Redraws through a queued replot, so calling this often costs at
@@ -115,6 +118,21 @@ public:
     /// error bars; the view is fitted to the data or the style's ranges, not this panel's pan
     /// and zoom. Fonts, title and legend are the export's (plot_export.h).
     std::unique_ptr<PlotPanel> figureCopy(const FigureStyle& style) const;
+    /// Other runs drawn beside the result (plot_panel_compare.cpp): each visible overlay on
+    /// w(θ) and the counts in its colour with its legend entry, and under w(θ) the ratio or
+    /// difference panel against the reference, on the bins it shares with each run.
+    void setComparison(const Comparison& comparison);
+    const Comparison& comparison() const;
+    /// Why the panel leaves a run out (other bins), or that it has no reference; "" when none.
+    QString comparisonMessage() const;
+    /// The w graph of overlay `index` (w > 0 only on log y); null when it is hidden or absent.
+    QCPGraph* overlayGraph(int index) const;
+    /// The panel's graph of a run (Comparison::kCurrentRun or an overlay index); null when the
+    /// run is the reference, refused, or there is no panel.
+    QCPGraph* comparisonGraph(int run) const;
+    /// The axes of the panel under w(θ); null when no panel is shown.
+    QCPAxisRect* comparisonRect() const;
+
     /// The style this panel draws with (set on copies only).
     const std::optional<FigureStyle>& drawingStyle() const { return m_style; }
 
@@ -132,6 +150,13 @@ private:
     void onMouseMove(Plot which, QMouseEvent* event);
     // plot_panel_figure.cpp: the fit curve and the drawing style.
     void createFitGraphs();
+    // plot_panel_compare.cpp: overlays and the ratio / difference panel.
+    struct ComparisonPlots;
+    void createComparisonPlots();
+    void rebuildComparison(bool logAxis);
+    void rebuildCountOverlays(bool logAxis);
+    void finishComparisonAxes();
+    double thetaScaleOf(const LoadedResult& table) const;
     void rebuildFit(bool logAxis);
     void applyStyleToGraphs();
     void applyStyleRanges(Plot which);
@@ -163,6 +188,7 @@ private:
     std::optional<FitCurve> m_fit;
     FigureStyle m_exportStyle;
     std::optional<FigureStyle> m_style;
+    ComparisonPlots* m_comparisonPlots = nullptr; // owned; complete in plot_panel_compare.cpp
 
     ResultPtr m_result;
     bool m_partial = false;

@@ -238,6 +238,7 @@ std::unique_ptr<PlotPanel> PlotPanel::figureCopy(const FigureStyle& style) const
     copy->m_fit = m_fit;
     copy->m_exportStyle = m_exportStyle;
     copy->m_style = style;
+    copy->setComparison(comparison());
     copy->m_covariance->setMode(m_covariance->mode());
     copy->m_covariance->setResult(m_partial ? nullptr : m_result);
     copy->setCurrentPlot(currentPlot());

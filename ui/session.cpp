@@ -190,6 +190,9 @@ QJsonObject Session::toJson() const {
             random2Array.append(random.toJson());
         object[QStringLiteral("randoms2")] = random2Array;
     }
+    // The results, so that the session reopens showing them without counting again.
+    if (!history.isEmpty())
+        object[QStringLiteral("history")] = historyToJson(history);
     return object;
 }
 
@@ -204,6 +207,8 @@ Session Session::fromJson(const QJsonObject& object) {
         session.data2 = CatalogSource::fromJson(object.value(QStringLiteral("data2")).toObject());
     for (const QJsonValue& random : object.value(QStringLiteral("randoms2")).toArray())
         session.randoms2.append(CatalogSource::fromJson(random.toObject()));
+    session.history =
+        historyFromJson(object.value(QStringLiteral("history")).toArray(), &session.droppedRuns);
     return session;
 }
 

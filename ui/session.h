@@ -3,6 +3,7 @@
 // A session: the inputs and settings of a run, saved as JSON and reopened by File > Open Session.
 #include "catalog_source.h"
 #include "figure_style.h"
+#include "run_history.h"
 
 #include <tpacf/backend.h>
 #include <tpacf/bins.h>
@@ -61,6 +62,11 @@ struct Session {
     std::optional<CatalogSource> data2;
     QList<CatalogSource> randoms2;
     RunSettings settings;
+    /// The session's completed runs, oldest first; the last is shown when it reopens. Empty in
+    /// sessions written before results were kept (they open as before).
+    QList<RunRecord> history;
+    /// Saved runs that could not be read back (reported when the session opens).
+    int droppedRuns = 0;
 
     QJsonObject toJson() const;
     static Session fromJson(const QJsonObject& object);

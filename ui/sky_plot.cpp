@@ -1,53 +1,49 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "sky_plot.h"
 
+#include "sky_map_layers.h"
+
 #include <tpacf/units.h>
 
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLocale>
+#include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tpacf::ui {
 
 namespace {
 
-// Appends every stride-th point of `catalog` in degrees; stride ≥ 1 keeps the footprint's shape.
-void appendSubsample(const Catalog& catalog, std::size_t stride, QVector<double>& ra,
-                     QVector<double>& dec) {
-    const auto raValues = catalog.ra();
-    const auto decValues = catalog.dec();
-    for (std::size_t i = 0; i < catalog.size(); i += stride) {
-        ra.append(fromRadians(raValues[i], AngleUnit::Degree));
-        dec.append(fromRadians(decValues[i], AngleUnit::Degree));
-    }
+constexpr double kDegree = kPi / 180.0;
+
+std::size_t strideFor(std::size_t total, std::size_t cap) {
+    return total <= cap ? 1 : (total + cap - 1) / cap;
 }
 
-// After rescaleAxes: a margin of 5 % of the span on each side, so points on the footprint's edge
-// (a disc several pixels wide) stay clear of the frame; a single point or a line of equal values
-// (no span) gets half a degree each side.
-void padRange(QCPAxis* axis) {
-    const QCPRange range = axis->range();
-    const double margin = range.size() > 0 ? 0.05 * range.size() : 0.5;
-    axis->setRange(range.lower - margin, range.upper + margin);
+// Several random catalogs in one group: their source indices mean nothing (randoms carry no
+// regions), only the positions are kept.
+void appendPoints(ProjectedPoints& into, const ProjectedPoints& more) {
+    into.x.insert(into.x.end(), more.x.begin(), more.x.end());
+    into.y.insert(into.y.end(), more.y.begin(), more.y.end());
 }
 
-std::size_t strideFor(std::size_t total) {
-    return total <= SkyPlot::kMaxPointsPerGroup
-               ? 1
-               : (total + SkyPlot::kMaxPointsPerGroup - 1) / SkyPlot::kMaxPointsPerGroup;
+QString count(std::size_t value) {
+    return QLocale().toString(qulonglong(value));
 }
 
-// Well-separated colours for region labels: hues a golden-ratio step apart, so neighbouring labels
-// (which k-means tends to place side by side) never look alike.
-QColor regionColor(int region) {
-    const double hue = std::fmod(0.07 + region * 0.6180339887498949, 1.0);
-    const double value = region % 2 == 0 ? 0.85 : 0.65;
-    return QColor::fromHsvF(float(hue), 0.8f, float(value), 0.85f);
+// The raster area [x0, x1] × [y0, y1] as a core spec.
+SkyRasterSpec specFor(const QRectF& area, QSize size) {
+    return SkyRasterSpec{size.width(), size.height(), area.left(),
+                         area.right(), area.top(),    area.bottom()};
 }
 
 } // namespace
@@ -56,14 +52,9 @@ SkyPlot::SkyPlot(QWidget* parent) : QWidget(parent) {
     m_plot = new QCustomPlot(this);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setNoAntialiasingOnDrag(true);
-    // Astronomical convention: RA grows to the left, as on the sky seen from inside.
-    m_plot->xAxis->setRangeReversed(true);
-    m_plot->xAxis->setLabel(tr("RA (deg)"));
-    m_plot->yAxis->setLabel(tr("Dec (deg)"));
     m_plot->legend->setVisible(true);
     m_plot->legend->setBrush(QColor(255, 255, 255, 200));
-    // The legend in a row under the plot: inside the frame it would hide a corner of the
-    // footprint, which is all data.
+    // The legend in a row under the plot: inside the frame it would hide part of the sky.
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
     m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
@@ -76,47 +67,88 @@ SkyPlot::SkyPlot(QWidget* parent) : QWidget(parent) {
     m_plot->legend->setFont(legendFont);
     m_plot->setMinimumHeight(180);
 
-    m_randomGraph = m_plot->addGraph();
-    m_randomGraph->setLineStyle(QCPGraph::lsNone);
-    m_randomGraph->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(150, 150, 150, 120), 2));
-    m_randomGraph->setName(tr("randoms"));
-    m_dataGraph = m_plot->addGraph();
-    m_dataGraph->setLineStyle(QCPGraph::lsNone);
-    m_dataGraph->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x1f, 0x4e, 0x9c, 200), 2.5));
-    m_dataGraph->setName(tr("data"));
-
     // Randoms shown from the start: data off their randoms' footprint must be seen at a glance.
     m_showRandoms = new QCheckBox(tr("Show randoms"), this);
     m_showRandoms->setChecked(true);
     m_showRandoms->setToolTip(tr("The random catalogs in grey behind the data: both should cover "
                                  "the same footprint"));
     m_showRegions = new QCheckBox(tr("Colour by jackknife region"), this);
-    m_showRegions->setToolTip(tr("After a jackknife run: each data point in the colour of the "
-                                 "region it was assigned to"));
+    m_showRegions->setToolTip(tr("After a jackknife run: the data in the colour of the region "
+                                 "each point was assigned to"));
     m_showRegions->setChecked(true);
     m_showRegions->setEnabled(false);
+    m_projectionCombo = new QComboBox(this);
+    m_projectionCombo->addItem(tr("Auto"));
+    for (const SkyProjectionInfo& info : skyProjections())
+        m_projectionCombo->addItem(
+            QString::fromUtf8(info.name.data(), qsizetype(info.name.size())));
+    m_projectionCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_projectionCombo->setToolTip(
+        tr("Auto: the plain RA/Dec plane for a field of up to 180° of RA and 60° of Dec, clear "
+           "of the poles; an equal-area Mollweide map of the whole sky otherwise"));
+    m_resetView = new QPushButton(tr("Reset view"), this);
+    m_resetView->setToolTip(tr("Show the whole footprint again (wheel: zoom, drag: pan)"));
     auto* toggles = new QHBoxLayout;
+    toggles->addWidget(m_projectionCombo);
     toggles->addWidget(m_showRandoms);
     toggles->addWidget(m_showRegions);
     toggles->addStretch();
+    toggles->addWidget(m_resetView);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_plot, 1);
     layout->addLayout(toggles);
+
+    // A re-bin per wheel step would queue up behind itself on 10⁶ points; one after the
+    // view has settled keeps zooming smooth.
+    m_rebinTimer = new QTimer(this);
+    m_rebinTimer->setSingleShot(true);
+    m_rebinTimer->setInterval(120);
+    connect(m_rebinTimer, &QTimer::timeout, this, [this] {
+        rebin();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    auto viewMoved = [this] {
+        if (!m_fitting)
+            m_viewIsReset = false;
+        m_rebinTimer->start();
+    };
+    connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, viewMoved);
+    connect(m_plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, viewMoved);
+    // The axis rect's size is known only once laid out: fit (or keep the aspect) there, before
+    // anything is drawn.
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        const QSize size = m_plot->axisRect()->size();
+        if (size == m_lastRectSize)
+            return;
+        m_lastRectSize = size;
+        if (m_viewIsReset)
+            fitView();
+        else
+            keepAspect();
+    });
     connect(m_showRandoms, &QCheckBox::toggled, this, &SkyPlot::rebuild);
     connect(m_showRegions, &QCheckBox::toggled, this, &SkyPlot::rebuild);
+    connect(m_projectionCombo, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+        reproject();
+        rebuild();
+    });
+    connect(m_resetView, &QPushButton::clicked, this, &SkyPlot::resetView);
+    reproject();
+    rebuild();
 }
 
 void SkyPlot::setCatalogs(std::shared_ptr<const Catalog> data,
                           std::vector<std::shared_ptr<const Catalog>> randoms) {
+    if (data == m_data && randoms == m_randoms)
+        return;           // the window tells about every catalog change, not only these
     if (data != m_data) { // regions belong to the data they were computed for
         m_regions.reset();
         m_regionCount = 0;
     }
     m_data = std::move(data);
     m_randoms = std::move(randoms);
+    reproject();
     rebuild();
 }
 
@@ -129,6 +161,8 @@ void SkyPlot::setRegions(std::shared_ptr<const std::vector<std::int32_t>> region
 }
 
 int SkyPlot::plottedRegions() const {
+    if (m_regionMap)
+        return m_regionMap->visible() ? m_regionsInRaster : 0;
     int drawn = 0;
     for (const QCPGraph* graph : m_regionGraphs)
         drawn += graph->dataCount() > 0 ? 1 : 0;
@@ -136,76 +170,312 @@ int SkyPlot::plottedRegions() const {
 }
 
 int SkyPlot::plottedDataPoints() const {
-    return m_dataGraph->dataCount();
+    if (m_dataMap)
+        return int(densityCellSum(m_dataMap));
+    return m_dataGraph ? m_dataGraph->dataCount() : 0;
 }
+
 int SkyPlot::plottedRandomPoints() const {
-    return m_randomGraph->visible() ? m_randomGraph->dataCount() : 0;
+    if (!m_showRandoms->isChecked())
+        return 0;
+    if (m_randomMap)
+        return int(densityCellSum(m_randomMap));
+    return m_randomGraph ? m_randomGraph->dataCount() : 0;
+}
+
+QPointF SkyPlot::mapPosition(double ra, double dec) const {
+    const ProjectedPoint p = m_projection.forward(ra, dec);
+    return SkyPlotFrame::of(m_projection).toPlot(p.x, p.y);
+}
+
+void SkyPlot::resetView() {
+    fitView();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SkyPlot::reproject() {
+    std::vector<std::span<const double>> ras, decs;
+    if (m_data) {
+        ras.push_back(m_data->ra());
+        decs.push_back(m_data->dec());
+    }
+    for (const auto& random : m_randoms) {
+        ras.push_back(random->ra());
+        decs.push_back(random->dec());
+    }
+    m_extent = skyExtent(ras, decs);
+    const SkyProjectionKind suggested = suggestedProjection(m_extent);
+    const int choice = m_projectionCombo->currentIndex();
+    const SkyProjectionKind kind = choice <= 0 ? suggested : skyProjections()[choice - 1].kind;
+    // Short, so that the row of controls fits a narrow dock.
+    m_projectionCombo->setItemText(
+        0, suggested == SkyProjectionKind::PlateCarree
+               ? tr("Auto (RA/Dec)")
+               : tr("Auto (%1)").arg(QString::fromUtf8(skyProjectionInfo(suggested).name.data())));
+    double central = m_extent.centralRa;
+    // A whole-sky map centred on a round meridian keeps the graticule symmetric.
+    if (kind != SkyProjectionKind::PlateCarree)
+        central = std::fmod(std::round(central / (15 * kDegree)) * 15 * kDegree, 2 * kPi);
+    m_projection = SkyProjection(kind, central);
+
+    m_dataGroup = Group{};
+    if (m_data) {
+        m_dataGroup.total = m_data->size();
+        m_dataGroup.stride = strideFor(m_dataGroup.total, kMaxDensityPoints);
+        m_dataGroup.points =
+            projectPoints(m_projection, m_data->ra(), m_data->dec(), m_dataGroup.stride);
+    }
+    m_randomGroup = Group{};
+    for (const auto& random : m_randoms)
+        m_randomGroup.total += random->size();
+    m_randomGroup.stride = strideFor(m_randomGroup.total, kMaxDensityPoints);
+    for (const auto& random : m_randoms)
+        appendPoints(m_randomGroup.points, projectPoints(m_projection, random->ra(), random->dec(),
+                                                         m_randomGroup.stride));
+
+    const SkyProjectionInfo& info = m_projection.info();
+    if (info.equalArea) {
+        // Room on the left for the Dec labels outside the rim.
+        m_contentBounds =
+            QRectF(-1.16 * info.xMax, -1.04 * info.yMax, 2.19 * info.xMax, 2.08 * info.yMax);
+    } else {
+        double x0 = info.xMax, x1 = -info.xMax, y0 = info.yMax, y1 = -info.yMax;
+        for (const Group* group : {&m_dataGroup, &m_randomGroup})
+            for (std::size_t i = 0; i < group->points.size(); ++i) {
+                x0 = std::min<double>(x0, group->points.x[i]);
+                x1 = std::max<double>(x1, group->points.x[i]);
+                y0 = std::min<double>(y0, group->points.y[i]);
+                y1 = std::max<double>(y1, group->points.y[i]);
+            }
+        if (x0 > x1) { // nothing loaded: the whole plane
+            x0 = -info.xMax, x1 = info.xMax, y0 = -info.yMax, y1 = info.yMax;
+        }
+        // 5 % each side keeps points on the edge clear of the frame; half a degree for a point.
+        const double padX = x1 > x0 ? 0.05 * (x1 - x0) : 0.5 * kDegree;
+        const double padY = y1 > y0 ? 0.05 * (y1 - y0) : 0.5 * kDegree;
+        m_contentBounds = QRectF(x0 - padX, y0 - padY, x1 - x0 + 2 * padX, y1 - y0 + 2 * padY);
+    }
+    m_viewIsReset = true;
 }
 
 void SkyPlot::rebuild() {
-    QVector<double> ra, dec;
-    if (m_data)
-        appendSubsample(*m_data, strideFor(m_data->size()), ra, dec);
-    m_dataGraph->setData(ra, dec);
-    m_dataGraph->setName(
-        m_data ? tr("data (%1)").arg(QLocale().toString(qulonglong(m_data->size()))) : tr("data"));
-
-    // The region map: one graph per region over the same subsample as the plain data graph.
-    for (QCPGraph* graph : std::as_const(m_regionGraphs))
-        m_plot->removeGraph(graph);
+    m_rebinTimer->stop();
+    m_plot->clearItems();
+    m_plot->clearPlottables();
+    m_dataGraph = m_randomGraph = nullptr;
+    m_dataMap = m_randomMap = m_regionMap = nullptr;
     m_regionGraphs.clear();
+    m_regionsInRaster = 0;
     m_showRegions->setEnabled(m_regions != nullptr);
-    const bool regionMap = m_regions && m_data && m_showRegions->isChecked();
-    if (regionMap) {
-        QVector<QVector<double>> regionRa(m_regionCount), regionDec(m_regionCount);
-        const auto raValues = m_data->ra();
-        const auto decValues = m_data->dec();
-        const std::size_t stride = strideFor(m_data->size());
-        for (std::size_t i = 0; i < m_data->size(); i += stride) {
-            const int region = (*m_regions)[i];
-            if (region < 0 || region >= m_regionCount)
-                continue;
-            regionRa[region].append(fromRadians(raValues[i], AngleUnit::Degree));
-            regionDec[region].append(fromRadians(decValues[i], AngleUnit::Degree));
-        }
-        for (int region = 0; region < m_regionCount; ++region) {
-            QCPGraph* graph = m_plot->addGraph();
-            graph->setLineStyle(QCPGraph::lsNone);
-            graph->setScatterStyle(
-                QCPScatterStyle(QCPScatterStyle::ssDisc, regionColor(region), 3));
-            graph->setData(regionRa[region], regionDec[region], true);
-            graph->removeFromLegend();
-            m_regionGraphs.append(graph);
-        }
-        m_dataGraph->setName(tr("data (%1), coloured by region (%2)")
-                                 .arg(QLocale().toString(qulonglong(m_data->size())))
-                                 .arg(m_regionCount));
-    }
-    // The plain data graph keeps its legend entry (with the region count in its name); its
-    // points give way to the coloured ones.
-    m_dataGraph->setVisible(!regionMap);
 
-    QVector<double> randomRa, randomDec;
-    std::size_t randomTotal = 0;
-    for (const auto& random : m_randoms)
-        randomTotal += random->size();
-    if (m_showRandoms->isChecked()) {
-        const std::size_t stride = strideFor(randomTotal);
-        for (const auto& random : m_randoms)
-            appendSubsample(*random, stride, randomRa, randomDec);
-    }
-    m_randomGraph->setData(randomRa, randomDec);
-    m_randomGraph->setVisible(m_showRandoms->isChecked());
-    m_randomGraph->setName(tr("randoms (%1)").arg(QLocale().toString(qulonglong(randomTotal))));
-    if (m_showRandoms->isChecked() && !m_randoms.empty())
-        m_randomGraph->addToLegend();
-    else
-        m_randomGraph->removeFromLegend();
-
-    m_plot->rescaleAxes(true);
-    padRange(m_plot->xAxis);
-    padRange(m_plot->yAxis);
+    // Drawn in this order: the sky's disc, randoms, data, regions, the graticule on top.
+    if (m_projection.info().equalArea)
+        addSkyOutline(m_plot, m_projection);
+    addGroupLayer(m_randomGroup, false);
+    addGroupLayer(m_dataGroup, true);
+    addRegionLayers();
+    if (m_projection.info().equalArea)
+        addGraticule(m_plot, m_projection);
+    configureAxes();
+    updateLegend();
+    if (m_viewIsReset)
+        fitView();
+    rebin();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SkyPlot::addGroupLayer(const Group& group, bool isData) {
+    QCPGraph* graph = m_plot->addGraph();
+    graph->setLineStyle(QCPGraph::lsNone);
+    graph->setSelectable(QCP::stNone);
+    (isData ? m_dataGraph : m_randomGraph) = graph;
+    const bool shown = isData || m_showRandoms->isChecked();
+    const bool dense = group.total > kMaxPointsPerGroup;
+    const DensityColours colours = isData ? dataDensityColours() : randomDensityColours();
+    if (dense) {
+        // The graph stays empty: its square is the legend's key for the raster.
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, colours.high,
+                                               QColor(colours.high).lighter(170), 8));
+        if (shown) {
+            QCPColorMap* map = addDensityMap(m_plot, colours);
+            (isData ? m_dataMap : m_randomMap) = map;
+        }
+    } else {
+        graph->setScatterStyle(
+            isData ? QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x1f, 0x4e, 0x9c, 200), 2.5)
+                   : QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(150, 150, 150, 120), 2));
+        if (shown) {
+            const SkyPlotFrame frame = SkyPlotFrame::of(m_projection);
+            QVector<double> x(qsizetype(group.points.size())), y(qsizetype(group.points.size()));
+            for (std::size_t i = 0; i < group.points.size(); ++i) {
+                const QPointF p = frame.toPlot(group.points.x[i], group.points.y[i]);
+                x[qsizetype(i)] = p.x();
+                y[qsizetype(i)] = p.y();
+            }
+            graph->setData(x, y);
+        }
+    }
+    graph->setVisible(shown);
+}
+
+void SkyPlot::addRegionLayers() {
+    if (!m_regions || !m_data || !m_showRegions->isChecked())
+        return;
+    if (m_dataMap) {
+        // Dense data: a raster of the region of the first point in each pixel, in place of the
+        // data's own shading.
+        m_regionMap = addRegionMap(m_plot, m_regionCount);
+        m_dataMap->setVisible(false);
+        return;
+    }
+    QVector<QVector<double>> regionX(m_regionCount), regionY(m_regionCount);
+    const ProjectedPoints& points = m_dataGroup.points;
+    const SkyPlotFrame frame = SkyPlotFrame::of(m_projection);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        const int region = (*m_regions)[points.sourceIndex(k)];
+        if (region < 0 || region >= m_regionCount)
+            continue;
+        const QPointF p = frame.toPlot(points.x[k], points.y[k]);
+        regionX[region].append(p.x());
+        regionY[region].append(p.y());
+    }
+    for (int region = 0; region < m_regionCount; ++region) {
+        QCPGraph* graph = m_plot->addGraph();
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, skyRegionColor(region), 3));
+        graph->setData(regionX[region], regionY[region]);
+        graph->removeFromLegend();
+        graph->setSelectable(QCP::stNone);
+        m_regionGraphs.append(graph);
+    }
+    // The plain data graph keeps its legend entry; its points give way to the coloured ones.
+    m_dataGraph->setVisible(false);
+}
+
+void SkyPlot::updateLegend() {
+    auto describe = [this](const Group& group, const QString& what) {
+        QString name = tr("%1 (%2)").arg(what, count(group.total));
+        if (group.total > kMaxPointsPerGroup)
+            name += group.stride > 1 ? tr(", density of every %1th").arg(group.stride)
+                                     : tr(", density");
+        return name;
+    };
+    QString dataName = describe(m_dataGroup, tr("data"));
+    if (m_regionMap || !m_regionGraphs.isEmpty())
+        dataName += tr(", coloured by region (%1)").arg(m_regionCount);
+    m_dataGraph->setName(m_data ? dataName : tr("data"));
+    m_randomGraph->setName(describe(m_randomGroup, tr("randoms")));
+    if (!m_showRandoms->isChecked() || m_randoms.empty())
+        m_randomGraph->removeFromLegend();
+    m_plot->legend->setVisible(m_data || !m_randoms.empty());
+}
+
+void SkyPlot::configureAxes() {
+    const bool plain = !m_projection.info().equalArea;
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setVisible(plain);
+        axis->grid()->setVisible(plain);
+    }
+    // The all-sky maps carry −ΔRA in x already; the plain view draws RA itself, growing to the
+    // left on a reversed axis (astronomical convention: the sky seen from inside).
+    m_plot->xAxis->setRangeReversed(plain);
+    if (plain) {
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new SkyRaTicker));
+        m_plot->xAxis->setLabel(tr("RA (deg)"));
+        m_plot->yAxis->setLabel(tr("Dec (deg)"));
+    }
+}
+
+double SkyPlot::aspect() const {
+    if (m_projection.info().equalArea)
+        return 1.0;
+    // The plain plane at the field's middle Dec: a degree of RA is cos δ of a degree on the sky.
+    const double middle = 0.5 * (m_extent.decMin + m_extent.decMax);
+    return std::max(0.1, std::cos(middle));
+}
+
+void SkyPlot::fitView() {
+    m_fitting = true;
+    const QRectF bounds = SkyPlotFrame::of(m_projection).toPlot(m_contentBounds);
+    const double width = m_plot->axisRect()->width(), height = m_plot->axisRect()->height();
+    if (width < 20 || height < 20) {
+        m_plot->xAxis->setRange(bounds.left(), bounds.right());
+        m_plot->yAxis->setRange(bounds.top(), bounds.bottom());
+    } else {
+        // The largest scale at which the bounds fit, the same on both axes (times the aspect).
+        const double c = aspect();
+        const double pixelsPerY = std::min(width / (bounds.width() * c), height / bounds.height());
+        m_plot->xAxis->setRange(bounds.center().x(), width / (pixelsPerY * c), Qt::AlignCenter);
+        m_plot->yAxis->setRange(bounds.center().y(), height / pixelsPerY, Qt::AlignCenter);
+    }
+    m_viewIsReset = true;
+    m_fitting = false;
+}
+
+void SkyPlot::keepAspect() {
+    const double width = m_plot->axisRect()->width(), height = m_plot->axisRect()->height();
+    if (width < 20 || height < 20)
+        return;
+    const double pixelsPerY = width / (m_plot->xAxis->range().size() * aspect());
+    m_plot->yAxis->setRange(m_plot->yAxis->range().center(), height / pixelsPerY, Qt::AlignCenter);
+}
+
+QRectF SkyPlot::visibleBounds() const {
+    // The rasters cover what is in view, within the sky (or the field): pixels are spent only
+    // where points can be.
+    QRectF limit = m_contentBounds;
+    if (m_projection.info().equalArea) {
+        const SkyProjectionInfo& info = m_projection.info();
+        limit = QRectF(-info.xMax, -info.yMax, 2 * info.xMax, 2 * info.yMax);
+    }
+    const QRectF view =
+        SkyPlotFrame::of(m_projection).toPlane(m_plot->xAxis->range(), m_plot->yAxis->range());
+    return view.intersected(limit);
+}
+
+QSize SkyPlot::rasterSize(const QRectF& area, const Group& group) const {
+    std::size_t inView = 0;
+    for (std::size_t i = 0; i < group.points.size(); ++i)
+        inView += area.contains(group.points.x[i], group.points.y[i]);
+    // About four points per pixel of the area, a pixel at least 1.5 screen pixels wide.
+    double screenWidth = m_plot->axisRect()->width(), screenHeight = m_plot->axisRect()->height();
+    if (screenWidth < 100 || screenHeight < 50) { // not laid out yet
+        screenWidth = 800;
+        screenHeight = 400;
+    }
+    const QRectF view =
+        SkyPlotFrame::of(m_projection).toPlane(m_plot->xAxis->range(), m_plot->yAxis->range());
+    const double areaWidth = screenWidth * area.width() / view.width();
+    const double areaHeight = screenHeight * area.height() / view.height();
+    const double cells = std::max(64.0, double(inView) / 4);
+    const double shape = std::max(areaWidth, 1.0) / std::max(areaHeight, 1.0);
+    const int columns = int(std::clamp(std::sqrt(cells * shape), 2.0,
+                                       std::max(2.0, std::min(areaWidth / 1.5, 1000.0))));
+    const int rows =
+        int(std::clamp(columns / shape, 2.0, std::max(2.0, std::min(areaHeight / 1.5, 1000.0))));
+    return {columns, rows};
+}
+
+void SkyPlot::rebin() {
+    const QRectF area = visibleBounds();
+    const SkyPlotFrame frame = SkyPlotFrame::of(m_projection);
+    const bool empty = area.width() <= 0 || area.height() <= 0;
+    const std::pair<QCPColorMap*, const Group*> layers[] = {{m_dataMap, &m_dataGroup},
+                                                            {m_randomMap, &m_randomGroup}};
+    for (const auto& [map, group] : layers) {
+        if (!map)
+            continue;
+        if (empty) {
+            map->data()->clear();
+            continue;
+        }
+        const SkyRasterSpec spec = specFor(area, rasterSize(area, *group));
+        fillDensityMap(map, binProjected(group->points, spec, m_projection), frame);
+        if (map == m_dataMap && m_regionMap)
+            m_regionsInRaster =
+                fillRegionMap(m_regionMap, labelRaster(group->points, *m_regions, spec), spec,
+                              frame, m_regionCount);
+    }
 }
 
 } // namespace tpacf::ui

@@ -1,30 +1,45 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The Sky preview: RA/Dec scatter of the data over the randoms (shown by default, so data off
-// their randoms' footprint stand out); after a jackknife run, the data coloured by the region the
-// core put each point in.
+// The Sky preview: the data over their randoms (shown by default, so data off their randoms'
+// footprint stand out), as astronomers draw the sky: RA growing to the left, a Mollweide (or
+// Hammer–Aitoff) map with a graticule for wide footprints, the plain RA/Dec plane for small
+// fields (chosen from the footprint's extent; the user can override). Up to kMaxPointsPerGroup
+// points a group is drawn as markers, above it as a density raster binned by core; after a
+// jackknife run the data are coloured by the region the core put each point in. Zoom with the
+// wheel, pan by dragging; the rasters are re-binned for what is in view.
 #include <tpacf/catalog.h>
+#include <tpacf/sky_projection.h>
 
 #include <QWidget>
 
 #include <QList>
+#include <QPointF>
+#include <QRectF>
+#include <QSize>
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 class QCheckBox;
+class QComboBox;
+class QCPColorMap;
 class QCPGraph;
 class QCustomPlot;
+class QPushButton;
+class QTimer;
 
 namespace tpacf::ui {
 
 class SkyPlot : public QWidget {
     Q_OBJECT
-  public:
-    /// Points drawn per catalog group at most; above it the preview takes an even subsample
-    /// (drawing millions of markers would stall the GUI thread and shows nothing more).
+public:
+    /// Points drawn as markers per catalog group at most; a larger group is shaded as a density
+    /// raster (10⁶ markers would stall the GUI thread and show nothing more).
     static constexpr std::size_t kMaxPointsPerGroup = 50000;
+    /// Points binned per group at most; above it an even subsample (every k-th point), which
+    /// keeps the projected positions in memory small and a re-bin on zoom quick.
+    static constexpr std::size_t kMaxDensityPoints = 4000000;
 
     explicit SkyPlot(QWidget* parent = nullptr);
 
@@ -38,27 +53,80 @@ class SkyPlot : public QWidget {
     QCheckBox* regionsCheck() const { return m_showRegions; }
     /// The "Show randoms" toggle (on by default).
     QCheckBox* randomsCheck() const { return m_showRandoms; }
+    /// The projection choice: "Auto" first, then core's projection table in its order.
+    QComboBox* projectionCombo() const { return m_projectionCombo; }
+    QPushButton* resetViewButton() const { return m_resetView; }
     /// Regions drawn in their own colour (0 when the map is off).
     int plottedRegions() const;
 
     QCustomPlot* plot() const { return m_plot; }
-    /// Points currently drawn for the data and for all randoms together.
+    /// Points currently drawn for the data and for all randoms together (markers, or the sum
+    /// of the density raster's cells: the points binned in view).
     int plottedDataPoints() const;
     int plottedRandomPoints() const;
 
-  private:
+    /// The projection in use (the automatic choice or the user's) and its central RA.
+    const SkyProjection& projection() const { return m_projection; }
+    /// Where a direction (radians) is drawn, in plot coordinates.
+    QPointF mapPosition(double ra, double dec) const;
+    /// The density rasters; null while that group is drawn as markers (or absent).
+    QCPColorMap* dataDensity() const { return m_dataMap; }
+    QCPColorMap* randomDensity() const { return m_randomMap; }
+    /// Whether the region colouring is drawn as a raster (dense data) rather than markers.
+    bool regionsAsRaster() const { return m_regionMap != nullptr; }
+
+public slots:
+    /// Back to the whole footprint (the whole sky for Mollweide and Hammer–Aitoff).
+    void resetView();
+
+private:
+    struct Group {
+        ProjectedPoints points;
+        std::size_t total = 0;  ///< points in the catalogs, before any subsample
+        std::size_t stride = 1; ///< every stride-th point taken
+    };
+
+    void reproject();
     void rebuild();
+    void rebin();
+    void fitView();
+    void keepAspect();
+    void configureAxes();
+    void addGroupLayer(const Group& group, bool isData);
+    void addRegionLayers();
+    void updateLegend();
+    QRectF visibleBounds() const;
+    double aspect() const; ///< screen width of one x unit over that of one y unit
+    QSize rasterSize(const QRectF& area, const Group& group) const;
 
     QCustomPlot* m_plot = nullptr;
     QCheckBox* m_showRandoms = nullptr;
     QCheckBox* m_showRegions = nullptr;
+    QComboBox* m_projectionCombo = nullptr;
+    QPushButton* m_resetView = nullptr;
+    QTimer* m_rebinTimer = nullptr;
+
     QCPGraph* m_dataGraph = nullptr;
     QCPGraph* m_randomGraph = nullptr;
+    QCPColorMap* m_dataMap = nullptr;
+    QCPColorMap* m_randomMap = nullptr;
+    QCPColorMap* m_regionMap = nullptr;
     QList<QCPGraph*> m_regionGraphs;
+    int m_regionsInRaster = 0;
+
     std::shared_ptr<const std::vector<std::int32_t>> m_regions;
     int m_regionCount = 0;
     std::shared_ptr<const Catalog> m_data;
     std::vector<std::shared_ptr<const Catalog>> m_randoms;
+
+    SkyFootprintExtent m_extent;
+    SkyProjection m_projection;
+    Group m_dataGroup;
+    Group m_randomGroup;
+    QRectF m_contentBounds; ///< what Reset view shows, in the projection's plane
+    bool m_viewIsReset = true;
+    bool m_fitting = false;
+    QSize m_lastRectSize;
 };
 
 } // namespace tpacf::ui

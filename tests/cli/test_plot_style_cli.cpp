@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// tpacf run --plot FILE --plot-style style.json end to end (issue 19): the figure has the size the
+// tpacf run --plot FILE --plot-style style.json end to end: the figure has the size the
 // style asks (PDF page in points, PNG pixels and DPI, SVG in mm), the fitted curve is drawn with
 // --fit, and a bad or missing style file, or --plot-style without --plot, is one line and exit 2
 // before any counting.

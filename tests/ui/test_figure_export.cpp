@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Exported figures (issue 19): the PDF page and the PNG pixels are exactly what the style asks,
+// Exported figures: the PDF page and the PNG pixels are exactly what the style asks,
 // SVG is written where Qt Svg is built in, the legend placed "auto" covers no data point or error
 // bar of the sample's figure, the title is off by default, the style's axes and θ unit are drawn,
 // and the GUI's power-law fit is the core's fitPowerLaw on the same result, curve and CSV alike.

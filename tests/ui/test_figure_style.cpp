@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The figure style (issue 19): JSON round trips, every bad style file refused with the file and
+// The figure style: JSON round trips, every bad style file refused with the file and
 // the field named, the style kept in a session (old sessions still open), and the Export Plot
 // dialog's controls, presets, preview and "Save Style…".
 #include "figure_dialog.h"
