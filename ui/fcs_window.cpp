@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "fcs_window.h"
 
+#include "figure_style.h"
+#include "plot_export.h"
+
 #include <tpacf/errors.h>
 #include <tpacf/fcs_io.h>
 
@@ -354,10 +357,37 @@ void FcsWindow::redrawMap() {
             m_map->data()->setCell(col, row, std::isfinite(value) ? value : 0.0);
         }
     m_map->rescaleDataRange(true);
-    m_mapPlot->xAxis->setRange(-0.5, side - 0.5);
-    m_mapPlot->yAxis->setRange(-0.5, side - 0.5);
     m_mapPlot->yAxis->setRangeReversed(true);
+    squareMapCells();
     m_mapPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// The detector's pixels are square: the whole array in view, and the longer side of the axis
+// rectangle given the extra range, so that a cell is as wide as it is tall whatever the window.
+void FcsWindow::squareMapCells() {
+    const int side = m_map->data()->keySize();
+    if (side <= 0)
+        return;
+    QCPAxis* x = m_mapPlot->xAxis;
+    QCPAxis* y = m_mapPlot->yAxis;
+    x->setRange(-0.5, side - 0.5);
+    y->setRange(-0.5, side - 0.5);
+    const QRect area = m_mapPlot->axisRect()->rect();
+    if (area.width() <= 0 || area.height() <= 0)
+        return;
+    if (area.width() > area.height())
+        x->setScaleRatio(y, 1.0);
+    else
+        y->setScaleRatio(x, 1.0);
+}
+
+double FcsWindow::mapCellAspect() const {
+    const QRect area = m_mapPlot->axisRect()->rect();
+    if (area.width() <= 0 || area.height() <= 0)
+        return 0;
+    const double xPerPixel = m_mapPlot->xAxis->range().size() / area.width();
+    const double yPerPixel = m_mapPlot->yAxis->range().size() / area.height();
+    return yPerPixel / xPerPixel; // a cell's width over its height
 }
 
 bool FcsWindow::hasMap() const {
@@ -409,10 +439,13 @@ bool FcsWindow::exportCsv(const QString& path) {
 }
 
 bool FcsWindow::exportPlot(const QString& path) {
-    const bool pdf = path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive);
-    const bool ok = pdf ? m_plot->savePdf(path) : m_plot->savePng(path);
+    // The w(θ) plots' writer and default figure style: the PDF page and the PNG's pixels are
+    // exactly the style's size (6 × 4 in, 300 dpi), SVG where Qt Svg is there.
+    QString error;
+    const bool ok = writeFigure(m_plot, path, FigureStyle{}, tr("G(τ)"), &error);
+    m_plot->replot(); // the writer lays the plot out at the figure's size; restore the screen's
     if (!ok)
-        reportError(tr("Export failed"), tr("Cannot write %1").arg(path));
+        reportError(tr("Export failed"), error);
     return ok;
 }
 
@@ -427,7 +460,7 @@ void FcsWindow::exportCsvInteractive() {
 void FcsWindow::exportPlotInteractive() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export G plot"),
                                                       QStringLiteral("g.png"),
-                                                      tr("PNG image (*.png);;PDF (*.pdf)"));
+                                                      figureFileFilter());
     if (!path.isEmpty())
         exportPlot(path);
 }

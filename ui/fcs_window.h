@@ -46,6 +46,8 @@ public:
     QVector<double> plottedTau() const;
     QVector<double> plottedG() const;
     QString lastError() const { return m_lastError; }
+    /// A map cell's width over its height on screen (1: square); 0 before the map is laid out.
+    double mapCellAspect() const;
     QString statusText() const;
     /// -1: the mean over channels, else a channel.
     void setChannel(int channel);
@@ -67,6 +69,7 @@ private:
     void showCounts(const FcsCountsPtr& counts);
     void redrawCurve();
     void redrawMap();
+    void squareMapCells();
     void refillSelectors();
     void updateSourceWidgets();
     void browse();

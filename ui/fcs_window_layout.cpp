@@ -183,6 +183,8 @@ void FcsWindow::buildUi() {
     mapLayout->addWidget(m_mapPlot, 1);
     mapLayout->addWidget(m_mapNote);
     m_mapPlot->setVisible(false);
+    // Every layout (a resize, the splitter moved) keeps the cells square.
+    connect(m_mapPlot, &QCustomPlot::afterLayout, this, &FcsWindow::squareMapCells);
 
     auto* plots = new QSplitter(Qt::Horizontal);
     plots->addWidget(m_plot);

@@ -13,7 +13,9 @@
 
 #include <QAction>
 #include <QFile>
+#include <QImage>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -100,8 +102,14 @@ void TestFcsWindow::plottedMeanGIsTheCpuCorrelators() {
         QCOMPARE(g[i], expectedG[i]);
         QVERIFY(std::abs(tau[i] - expectedTau[i]) <= 1e-12 * expectedTau[i]);
     }
-    // 4 channels are a 2 x 2 array: the map is shown.
+    // 4 channels are a 2 x 2 array: the map is shown, with square cells at any window shape.
     QVERIFY(window.hasMap());
+    for (const QSize size : {QSize(1200, 500), QSize(700, 900)}) {
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTRY_VERIFY(std::abs(window.mapCellAspect() - 1.0) < 0.01);
+    }
 
     // A channel on its own.
     window.setChannel(2);
@@ -122,6 +130,16 @@ void TestFcsWindow::plottedMeanGIsTheCpuCorrelators() {
     QVERIFY(window.exportPlot(pdf));
     QVERIFY(QFile(png).size() > 1000);
     QVERIFY(QFile(pdf).size() > 1000);
+    // The figure writer's default style: 6 × 4 in, 300 dpi.
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(1800, 1200));
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    const QRegularExpression mediaBox(QStringLiteral(R"(/MediaBox\s*\[\s*0\s+0\s+432\s+288\s*\])"));
+    QVERIFY2(mediaBox.match(QString::fromLatin1(pdfFile.readAll())).hasMatch(),
+             "PDF page of 432 x 288 pt");
+    QVERIFY(!window.exportPlot(m_dir.filePath(QStringLiteral("g.txt")))); // not a figure format
+    QVERIFY(window.lastError().contains(QStringLiteral("g.txt")));
 }
 
 void TestFcsWindow::stopCancelsALongStream() {
