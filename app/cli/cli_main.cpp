@@ -70,9 +70,12 @@ std::string toolHelp() {
                        "       tpacf <command> --help\n"
                        "       tpacf --version\n\n"
                        "Commands:\n";
+    std::size_t width = 0; // the longest name and two blanks
+    for (const auto& command : kSubcommands)
+        width = std::max(width, std::string_view(command.name).size() + 2);
     for (const auto& command : kSubcommands) {
         std::string name(command.name);
-        name.resize(9, ' ');
+        name.resize(width, ' ');
         text += "  " + name + std::string(command.summary) + "\n";
     }
     text += "\nExample:\n"
