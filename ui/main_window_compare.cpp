@@ -131,7 +131,9 @@ void MainWindow::restoreHistory(const QList<RunRecord>& records) {
     m_history->setRecords(records);
     if (records.isEmpty())
         return;
-    // The session's catalogs and settings are those of its last run: shown as current.
+    // The session's catalogs and settings are those of its last run: shown as current, and
+    // tracked like a run of this window's own, so that changing an input marks it stale.
+    m_run->adoptResult(records.back().result, currentInputs());
     showResult(records.back().result, false);
     reportMessage(MessageSeverity::Info,
                   tr("Showing the session's last run (%1), saved with it: no pairs were counted")

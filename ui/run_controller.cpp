@@ -293,6 +293,15 @@ bool RunController::sameInputs(const RunInputs& a, const RunInputs& b) const {
            sameList(a.randoms2, b.randoms2);
 }
 
+void RunController::adoptResult(ResultPtr result, const RunInputs& inputs) {
+    if (isRunning())
+        return;
+    m_result = std::move(result);
+    m_resultInputs = inputs;
+    m_resultOfferedCache = false;
+    updateStale();
+}
+
 void RunController::updateStale() {
     // A result whose inputs changed stays, marked rather than cleared: it may be an hour of GPU
     // time and the user often compares it with the next run. Changing the inputs back unmarks it.

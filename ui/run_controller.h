@@ -85,6 +85,10 @@ public:
     /// were read for it); null when idle. Still set while finished() is emitted.
     std::shared_ptr<const Catalog> jobData() const { return m_jobData; }
 
+    /// Takes `result`, computed from `inputs`, as the last completed result without running (a
+    /// session reopened with its results): from then on it is stale when the inputs shown
+    /// differ from those, like a result of this controller's own. Ignored while running.
+    void adoptResult(ResultPtr result, const RunInputs& inputs);
     /// The inputs the window shows now: the result is stale when they differ from resultInputs().
     void setCurrentInputs(const RunInputs& inputs);
     bool isResultStale() const { return m_stale; }

@@ -369,6 +369,13 @@ void TestCompareRuns::sessionReopensWithItsResultWithoutRunning() {
     QVERIFY(reopened.addHistoryOverlay(0));
     QCOMPARE(reopened.compareRuns()->count(), 1);
     QVERIFY(reopened.compareRuns()->overlay(0).table->w.size() == original->w.size());
+    // The reopened result is tracked against the inputs: other bins mark it stale, the
+    // session's bins again unmark it, and still nothing was counted.
+    reopened.binningPanel()->setSpec(BinSpec::logCount(1, 60, AngleUnit::Arcminute, 7));
+    QTRY_VERIFY(reopened.isResultStale());
+    reopened.binningPanel()->setSpec(BinSpec::logCount(1, 60, AngleUnit::Arcminute, 6));
+    QTRY_VERIFY(!reopened.isResultStale());
+    QCOMPARE(jobStarted.count(), 0);
 }
 
 void TestCompareRuns::olderSessionWithoutResultsOpens() {
