@@ -28,27 +28,6 @@ using namespace io;
 
 namespace {
 
-std::string_view trimmed(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-        text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
-        text.remove_suffix(1);
-    return text;
-}
-
-std::vector<std::string_view> splitFields(std::string_view line) {
-    std::vector<std::string_view> fields;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = line.find(',', start);
-        fields.push_back(trimmed(line.substr(start, comma - start)));
-        if (comma == std::string_view::npos)
-            return fields;
-        start = comma + 1;
-    }
-}
-
-
 // The table's columns, each a name and how a bin's value is written: the raw counts, the
 // weighted sums of a weighted result, the normalised counts, w, and w_err with jackknife. An
 // unweighted auto result has the columns it always had; RD appears only in cross mode. A
@@ -238,68 +217,6 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
     if (weighted)
         table.columns.push_back({{"weighted", "", "float64"}, {}, summary.weighted});
     io::writeEcsvTable(out, table);
-}
-
-ResultTable readResultCsv(const std::string& path) {
-    std::ifstream in(path, std::ios::in | std::ios::binary);
-    if (!in)
-        throw InputError(path, 0, 0,
-                         "cannot open for reading: " +
-                             std::error_code(errno, std::generic_category()).message());
-
-    ResultTable table;
-    bool haveHeader = false;
-    std::string line;
-    long lineNumber = 0;
-    while (std::getline(in, line)) {
-        ++lineNumber;
-        std::string_view content = trimmed(line);
-        // A spreadsheet that re-saves the file may put a UTF-8 byte-order mark in front.
-        if (lineNumber == 1 && content.rfind("\xEF\xBB\xBF", 0) == 0)
-            content = trimmed(content.substr(3));
-        if (content.empty() || content.front() == '#')
-            continue;
-        const std::vector<std::string_view> fields = splitFields(content);
-        if (!haveHeader) {
-            for (std::size_t column = 0; column < fields.size(); ++column) {
-                if (fields[column].empty())
-                    throw InputError(path, lineNumber, static_cast<int>(column + 1),
-                                     "empty column name in the header row");
-                table.columns.emplace_back(fields[column]);
-            }
-            haveHeader = true;
-            continue;
-        }
-        if (fields.size() != table.columns.size())
-            throw InputError(path, lineNumber, 0,
-                             "expected " + std::to_string(table.columns.size()) +
-                                 " fields as in the header, found " +
-                                 std::to_string(fields.size()));
-        std::vector<double> row;
-        row.reserve(fields.size());
-        for (std::size_t column = 0; column < fields.size(); ++column) {
-            std::string_view field = fields[column];
-            // from_chars takes no leading '+'; a writer in another tool may put one.
-            if (field.size() > 1 && field.front() == '+' && field[1] != '-')
-                field.remove_prefix(1);
-            double value = 0;
-            const auto [end, error] =
-                std::from_chars(field.data(), field.data() + field.size(), value);
-            // from_chars reports a value too large or too small as out of range; both are
-            // malformed for a result table, as is an empty or partly numeric field.
-            if (field.empty() || error != std::errc() || end != field.data() + field.size())
-                throw InputError(path, lineNumber, static_cast<int>(column + 1),
-                                 "not a number: '" + std::string(fields[column]) + "' in column " +
-                                     table.columns[column]);
-            row.push_back(value);
-        }
-        table.rows.push_back(std::move(row));
-    }
-    if (in.bad())
-        throw InputError(path, lineNumber, 0, "read error");
-    if (!haveHeader)
-        throw InputError(path, 0, 0, "no header row (the file holds no table)");
-    return table;
 }
 
 } // namespace tpacf

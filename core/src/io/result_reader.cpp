@@ -2,6 +2,7 @@
 // Result tables read back: the ECSV and plain CSV forms here, the FITS form in
 // result_reader_fits.cpp (cfitsio builds only), and the table that picks between them.
 #include "tpacf/result_reader.h"
+#include "tpacf/result_io.h"
 
 #include "io/result_reader_table.h"
 #include "io/result_text.h"
@@ -354,6 +355,19 @@ std::string LoadedResult::summary() const {
     if (data.empty())
         return estimator;
     return estimator.empty() ? data : data + ", " + estimator;
+}
+
+// The numeric table of any result CSV (result_io.h): the same reading as a result file's,
+// without asking it to be a w(θ) table.
+ResultTable readResultCsv(const std::string& path) {
+    io::TextTable text = readTextTable(path, false);
+    ResultTable table;
+    table.columns = std::move(text.names);
+    table.rows.assign(text.rowLines.size(), std::vector<double>(table.columns.size()));
+    for (std::size_t column = 0; column < table.columns.size(); ++column)
+        for (std::size_t row = 0; row < table.rows.size(); ++row)
+            table.rows[row][column] = text.columns[column][row];
+    return table;
 }
 
 const std::vector<ResultFormat>& resultFormats() {
