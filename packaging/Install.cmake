@@ -3,6 +3,11 @@
 # targets: RPATH and hardening settings take effect when a target is created.
 include(GNUInstallDirs)
 
+# Folders that installing creates on its way get 0755 whatever the umask (files get their
+# install() rule's defaults, 0644 and 0755, whatever the source tree's modes).
+set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
 option(TPACF_SHARED_CORE
        "Build tpacf_core as a shared library (libtpacf_core.so) that the programs and C++ pipelines link"
        OFF)

@@ -121,6 +121,9 @@ CorrelationJob. The CUDA backend is in the programs, not in the library.")
 # writes a postinst and postrm calling ldconfig, made redundant by the trigger (lintian warns).
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA "${CMAKE_CURRENT_LIST_DIR}/deb/triggers")
+# Control files (triggers, shlibs, md5sums) as Debian policy wants them, 0644 (scripts 0755),
+# not with the mode the source file happens to have (0664 in an unpacked release tarball).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 
 set(CPACK_DEBIAN_DEVEL_PACKAGE_NAME "tpacf-dev")
 set(CPACK_DEBIAN_DEVEL_PACKAGE_SECTION "libdevel")

@@ -45,11 +45,30 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The packages are built from a copy of the project's files made as a release tarball unpacks
+# them, group-writable (0664, 0775) under umask 002, so that no mode of the source tree or the
+# builder's umask can reach a package: every installed file and control file gets its mode from
+# the build (packaging/Packaging.cmake). The copy holds the tracked files as they are in the work
+# tree, and new files not yet committed (git ls-files --others --exclude-standard).
+copy_source() { # copy_source DIR
+  local dir=$1
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  if git -C "$source_dir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git -C "$source_dir" ls-files -z --cached --others --exclude-standard |
+      tar -C "$source_dir" --null --no-recursion --ignore-failed-read -T - -cf - 2>/dev/null |
+      tar -xf - -C "$dir"
+  else
+    tar -C "$source_dir" --exclude=./build -cf - . | tar -xf - -C "$dir"
+  fi
+  chmod -R g+w "$dir"
+}
+
 build_tree() { # build_tree DIR GUI(ON|OFF) [cmake args...]
   local dir=$1 gui=$2
   shift 2
   rm -rf "$dir"
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+  cmake -S "$package_source" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
         -DTPACF_GUI="$gui" -DTPACF_SHARED_CORE=ON -DTPACF_HARDENING=ON \
         -DCMAKE_INSTALL_PREFIX=/usr "$@"
   local start=$SECONDS
@@ -63,6 +82,9 @@ build_tree() { # build_tree DIR GUI(ON|OFF) [cmake args...]
 if ((build)); then
   rm -rf "$out"
   mkdir -p "$out"
+  package_source=$source_dir/build/deb-source
+  copy_source "$package_source"
+  umask 002
   start=$SECONDS
   build_tree build/deb-cli OFF "$@"
   build_tree build/deb-gui ON "$@"

@@ -15,6 +15,7 @@
 #include "tpacf/version.h"
 
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -182,6 +183,9 @@ int runCli(int argc, char** argv) {
     // Ctrl-C cancels the running job through the flag instead of killing the process; under
     // mpirun, which passes SIGINT on to the ranks as SIGTERM, every rank stops the same way.
     const InterruptGuard guard;
+    // Over a file-size limit (ulimit -f) a write then fails with EFBIG, reported like a full
+    // disk, instead of SIGXFSZ killing the process with a temporary file left behind.
+    std::signal(SIGXFSZ, SIG_IGN);
     std::unique_ptr<RankGroup> ranks;
     try {
         ranks = makeRankGroup(argc, argv);

@@ -91,7 +91,10 @@ FITS binary tables for a name ending .fits):
                      jackknife regions match from FILE and count only the rest (typically
                      all RR_i, and DR_i while the data is unchanged); bins that differ, a
                      random catalog whose content is not in FILE or regions that differ are
-                     errors. The CSV metadata says which counts were reused
+                     errors. The CSV metadata says which counts were reused. Impossible
+                     numbers are refused (more pairs than the catalogs have, weighted sums
+                     beyond their weights, two different counts of the same catalogs), but a
+                     count file carries no signature: an edited, plausible number is not caught
   --share K/N        count only part K of N of the work (1 <= K <= N) into --save-counts;
                      no w is written. 'tpacf combine' adds the N parts into one count file
                      that --reuse-counts takes

@@ -121,6 +121,8 @@ std::string_view readOptionsHelp() {
   'd.fits[1][Z>0.4 && Z<0.8]' (rows kept), 'd.fits[1][col RA;DEC;W=WEIGHT*WFKP]'
   (columns, computed ones too), 'd.fits[1][col RA=POS[1];DEC=POS[2]]' (vector elements);
   the column list is applied before the row filter; an HDU in the path overrides --hdu.
+  A selection never reads another file: '@file' and regfilter(), gtifilter(), gtioverlap(),
+  gtifind() are refused (write the expression itself in the brackets).
 )";
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string_view>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
@@ -115,6 +116,9 @@ int main(int argc, char** argv) {
                    stderr);
         return 2;
     }
+    // Over a file-size limit an export fails with EFBIG (a message) instead of SIGXFSZ
+    // killing the application.
+    std::signal(SIGXFSZ, SIG_IGN);
     QApplication app(argc, argv);
     describeApplication();
     QApplication::setDesktopFileName(QStringLiteral("io.github.tpacf.studio"));

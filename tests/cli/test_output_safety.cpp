@@ -26,14 +26,15 @@ struct Outcome {
     QString err;
 };
 
-/// Runs tpacf in `folder`; `fileSizeLimit` > 0 caps the size of every file it writes, so that a
-/// write fails as on a full disk (EFBIG instead of ENOSPC).
+/// Runs tpacf in `folder`; `fileSizeLimit` > 0 caps the size of every file it writes (ulimit -f),
+/// so that a write fails as on a full disk: SIGXFSZ keeps its default action (killing the
+/// process), so tpacf itself must ignore it to see EFBIG instead.
 Outcome runTpacf(const QString& folder, const QStringList& arguments, qint64 fileSizeLimit = 0) {
     QProcess process;
     process.setWorkingDirectory(folder);
     if (fileSizeLimit > 0)
         process.setChildProcessModifier([fileSizeLimit] {
-            std::signal(SIGXFSZ, SIG_IGN);
+            std::signal(SIGXFSZ, SIG_DFL);
             const rlimit limit{rlim_t(fileSizeLimit), rlim_t(fileSizeLimit)};
             setrlimit(RLIMIT_FSIZE, &limit);
         });
@@ -217,26 +218,45 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("target");
         QTest::addColumn<qint64>("limit");
+        QTest::addColumn<QStringList>("others"); // outputs besides the target, new files
         QTest::newRow("run --output")
             << (list({"run", "--data", "data.txt", "--random", "random.txt", "--output", "w.csv"}) +
                 kBins)
-            << QStringLiteral("w.csv") << qint64(256);
+            << QStringLiteral("w.csv") << qint64(256) << QStringList();
         QTest::newRow("run --json") << (list({"run", "--data", "data.txt", "--random", "random.txt",
                                               "--output", "/dev/null", "--json", "w.json"}) +
                                         kBins)
-                                    << QStringLiteral("w.json") << qint64(256);
+                                    << QStringLiteral("w.json") << qint64(256) << QStringList();
+        QTest::newRow("run --jackknife 20 --output --json, 2 KiB")
+            << (list({"run", "--data", "data.txt", "--random", "random.txt", "--jackknife", "20",
+                      "--output", "w.csv", "--json", "w.json"}) +
+                kBins)
+            << QStringLiteral("w.csv") << qint64(2048) << QStringList{QStringLiteral("w.json")};
+#ifdef TPACF_CLI_HAVE_FITS
+        QTest::newRow("run --output w.fits")
+            << (list({"run", "--data", "data.txt", "--random", "random.txt", "--format", "fits",
+                      "--output", "w.fits"}) +
+                kBins)
+            << QStringLiteral("w.fits") << qint64(2048) << QStringList();
+        QTest::newRow("run --save-counts c.fits")
+            << (list({"run", "--data", "data.txt", "--random", "random.txt", "--output",
+                      "/dev/null", "--save-counts", "c.fits"}) +
+                kBins)
+            << QStringLiteral("c.fits") << qint64(2048) << QStringList();
+#endif
         QTest::newRow("count --output")
             << (list({"count", "--a", "data.txt", "--output", "c.csv"}) + kBins)
-            << QStringLiteral("c.csv") << qint64(256);
+            << QStringLiteral("c.csv") << qint64(256) << QStringList();
         QTest::newRow("mock --random-output")
             << list({"mock", "--randoms", "20000", "--random-output", "r.txt"})
-            << QStringLiteral("r.txt") << qint64(64 * 1024);
+            << QStringLiteral("r.txt") << qint64(64 * 1024) << QStringList();
     }
 
     void fullDiskKeepsEarlierResult() {
         QFETCH(QStringList, arguments);
         QFETCH(QString, target);
         QFETCH(qint64, limit);
+        QFETCH(QStringList, others);
         const QByteArray earlier("an earlier good result\n");
         {
             QFile file(path(target));
@@ -255,7 +275,10 @@ private slots:
         const Outcome unlimited = runTpacf(m_dir.path(), arguments);
         QCOMPARE(unlimited.exitCode, 0);
         QVERIFY(contentOf(path(target)) != earlier);
-        QCOMPARE(entriesOf(m_dir.path()), before);
+        QStringList after = entriesOf(m_dir.path());
+        for (const QString& other : others)
+            QVERIFY(after.removeAll(other) == 1);
+        QCOMPARE(after, before);
     }
 };
 

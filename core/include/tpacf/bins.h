@@ -78,7 +78,8 @@ public:
     /// Bin centres in spec().unit: geometric for log, arithmetic for linear; for custom bins
     /// geometric where the bin's lower edge is > 0 and arithmetic for a bin starting at 0.
     std::span<const double> centres() const noexcept { return m_centres; }
-    /// Squared chord length 4 sin²(θ/2) of every edge, in double, ascending.
+    /// Squared chord length 4 sin²(θ/2) of every edge, in double, ascending; a last edge at
+    /// exactly 180° is kChord2BeyondHalfTurn (the last bin is closed there: see below).
     std::span<const double> chord2Edges() const noexcept { return m_chord2Edges; }
 
     /// Reference bin lookup: k with chord2Edges[k] ≤ c2 < chord2Edges[k+1], or -1 outside.
@@ -88,6 +89,13 @@ private:
     BinSpec m_spec;
     std::vector<double> m_edges, m_edgesRadians, m_centres, m_chord2Edges;
 };
+
+/// The c² threshold of a last edge at exactly 180°. No separation exceeds 180°, so a last bin
+/// ending there is closed, [edge, 180°]: it takes every pair from its lower edge on, antipodal
+/// pairs included, whose c² computed from coordinate differences rounds to just above 4
+/// (4.0000000000000036 seen) or just below it. 4.0625 lies above any such rounding and is
+/// exact in float too, so every backend and precision draws the line at the same place.
+inline constexpr double kChord2BeyondHalfTurn = 4.0625;
 
 /// Squared chord length of an angle in radians, 4 sin²(θ/2), in double.
 double chord2OfAngle(double radians) noexcept;

@@ -124,6 +124,13 @@ struct CountStore {
 /// whole() when all N are there.
 CountStore combineCountStores(std::span<const CountStore> stores);
 
+/// Throws InputError naming the store's source and the count (and bin) where a number is
+/// impossible: more pairs in a bin, or over all bins, than its catalogs have; a weighted sum
+/// beyond what their N and Σw² allow; region tallies beyond their bin; two different counts of
+/// the same catalogs. readCountFile calls it. A count file carries no signature: an edited
+/// number within these bounds is not caught.
+void checkCountStorePlausible(const CountStore& store);
+
 // Count files (core/src/io/count_file.cpp).
 
 /// Whether this build writes and reads FITS count files (built with cfitsio).

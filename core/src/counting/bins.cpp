@@ -317,6 +317,9 @@ Binning::Binning(const BinSpec& spec) : m_spec(spec) {
         m_edgesRadians[k] = toRadians(m_edges[k], spec.unit);
         m_chord2Edges[k] = chord2OfAngle(m_edgesRadians[k]);
     }
+    // The last bin is closed at 180° (bins.h: kChord2BeyondHalfTurn).
+    if (m_edges[count] >= halfTurnIn(spec.unit))
+        m_chord2Edges[count] = kChord2BeyondHalfTurn;
     // Near 180° c² flattens out; bins narrower than its resolution could not be told apart.
     for (std::size_t k = 0; k < count; ++k)
         if (!(m_chord2Edges[k] < m_chord2Edges[k + 1]))

@@ -461,7 +461,9 @@ CountStore readCountFile(const std::string& path) {
             throw InputError(path, 0, 0,
                              "a FITS count file, and this build reads no FITS (built without "
                              "cfitsio)");
-        return io::readCountStoreFits(path);
+        CountStore store = io::readCountStoreFits(path);
+        checkCountStorePlausible(store);
+        return store;
     }
     in.clear();
     in.seekg(0);
@@ -469,7 +471,9 @@ CountStore readCountFile(const std::string& path) {
     content << in.rdbuf();
     if (in.bad())
         throw InputError(path, 0, 0, "cannot read the count file");
-    return parseCountStoreJson(content.view(), path);
+    CountStore store = parseCountStoreJson(content.view(), path);
+    checkCountStorePlausible(store);
+    return store;
 }
 
 #ifndef TPACF_HAVE_CFITSIO

@@ -2,6 +2,7 @@
 // Count files as FITS, the writing side (the layout: count_file_fits_format.h).
 #include "io/count_file_fits.h"
 #include "io/count_file_fits_format.h"
+#include "io/fits_memory_file.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/jackknife.h"
@@ -170,56 +171,42 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
     for (const CountCatalog& catalog : store.catalogs)
         dataBytes += store.catalogs.size() * catalog.name.size() + 128;
 
-    // Built in memory and written through the safe output path: a target of any name (cfitsio
-    // would read brackets in a name as a filter), replaced only when complete.
-    struct Buffer {
-        void* data = nullptr;
-        std::size_t size = 0;
-        ~Buffer() { std::free(data); }
-    } buffer;
-    // cfitsio allocates the buffer itself (it takes a given buffer's bytes for content): in
-    // one piece where the estimate holds, in steps of it otherwise.
+    // Built in memory and written through the safe output path (fits_memory_file.h).
     const std::size_t estimate = std::size_t(dataBytes) + 2880 * (8 + 2 * store.counts.size()) +
                                  4 * store.binsDescription.size();
+    MemoryFitsFile memory(path, "FITS count file", estimate);
+    fitsfile* const file = memory.get();
     int status = 0;
-    fitsfile* raw = nullptr;
-    fits_create_memfile(&raw, &buffer.data, &buffer.size, estimate, &std::realloc, &status);
-    FitsPtr file(raw);
-    write.check(status, "create");
-    fits_create_img(file.get(), BYTE_IMG, 0, nullptr, &status);
+    fits_create_img(file, BYTE_IMG, 0, nullptr, &status);
     write.check(status, "primary HDU");
-    fits_write_key_longwarn(file.get(), &status);
-    write.header(file.get(), "TPFORMAT", kFormatName, "a tpacf count file");
+    fits_write_key_longwarn(file, &status);
+    write.header(file, "TPFORMAT", kFormatName, "a tpacf count file");
     int formatVersion = CountStore::kFormatVersion;
-    fits_write_key(file.get(), TINT, "TPVERS", &formatVersion, "count file format version",
-                   &status);
-    write.header(file.get(), "TOOL", "tpacf " + std::string(version()), "written by");
-    write.header(file.get(), "BINDESC", store.binsDescription, "the bins");
-    write.header(file.get(), "BINUNIT", std::string(angleUnitName(store.unit)), "unit of EDGE");
-    fits_write_key(file.get(), TLONGLONG, "NBINS", const_cast<LONGLONG*>(&binCount),
+    fits_write_key(file, TINT, "TPVERS", &formatVersion, "count file format version", &status);
+    write.header(file, "TOOL", "tpacf " + std::string(version()), "written by");
+    write.header(file, "BINDESC", store.binsDescription, "the bins");
+    write.header(file, "BINUNIT", std::string(angleUnitName(store.unit)), "unit of EDGE");
+    fits_write_key(file, TLONGLONG, "NBINS", const_cast<LONGLONG*>(&binCount),
                    "bins (BINS has NBINS + 1 edges)", &status);
-    fits_write_key(file.get(), TLONGLONG, "NREGION", const_cast<LONGLONG*>(&regionCount),
+    fits_write_key(file, TLONGLONG, "NREGION", const_cast<LONGLONG*>(&regionCount),
                    "jackknife regions (0: none)", &status);
     write.check(status, "header");
-    write.header(file.get(), "BACKEND", store.backend, "the backend that counted");
-    write.header(file.get(), "PRECISN", std::string(precisionName(store.precision)),
-                 "its precision");
-    write.header(file.get(), "CULLING", std::string(cullingModeName(store.culling)),
+    write.header(file, "BACKEND", store.backend, "the backend that counted");
+    write.header(file, "PRECISN", std::string(precisionName(store.precision)), "its precision");
+    write.header(file, "CULLING", std::string(cullingModeName(store.culling)),
                  "the culling asked for");
     int culled = store.culled ? 1 : 0;
-    fits_write_key(file.get(), TLOGICAL, "CULLED", &culled, "only cell pairs within reach",
-                   &status);
+    fits_write_key(file, TLOGICAL, "CULLED", &culled, "only cell pairs within reach", &status);
     unsigned long parts = store.shareParts;
-    fits_write_key(file.get(), TULONG, "SHPARTS", &parts, "N of the work shares (--share K/N)",
-                   &status);
+    fits_write_key(file, TULONG, "SHPARTS", &parts, "N of the work shares (--share K/N)", &status);
     write.check(status, "header");
     std::string held;
     for (const std::uint32_t share : store.sharesHeld)
         held += (held.empty() ? "" : ",") + std::to_string(std::uint64_t(share) + 1);
-    write.header(file.get(), "SHHELD", held, "the shares held (1-based K)");
+    write.header(file, "SHHELD", held, "the shares held (1-based K)");
 
     const std::string unit(angleUnitName(store.unit));
-    write.table(file.get(), "BINS", binCount + 1,
+    write.table(file, "BINS", binCount + 1,
                 {{"EDGE", "1D", unit, TDOUBLE, 1, store.edges.data()},
                  {"CHORD2", "1D", "", TDOUBLE, 1, store.chord2Edges.data()}});
 
@@ -237,7 +224,7 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
         sumSquares.push_back(catalog.weights.sumSquares);
     }
     const std::vector<int> nameLengths = lengthsOf(names, path, "catalog name");
-    write.table(file.get(), "CATALOGS", LONGLONG(store.catalogs.size()),
+    write.table(file, "CATALOGS", LONGLONG(store.catalogs.size()),
                 {{"NAME", textForm(names), "", TSTRING, 1, names.data()},
                  {"NAMELEN", "1J", "", TINT, 1, nameLengths.data()},
                  {"FINGERPR", "32A", "", TSTRING, 1, contents.data()},
@@ -267,7 +254,7 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
     }
     const std::vector<int> labelLengths = lengthsOf(labels, path, "count label");
     const std::string vector = std::to_string(binCount);
-    write.table(file.get(), "COUNTS", LONGLONG(store.counts.size()),
+    write.table(file, "COUNTS", LONGLONG(store.counts.size()),
                 {{"LABEL", textForm(labels), "", TSTRING, 1, labels.data()},
                  {"LABELLEN", "1J", "", TINT, 1, labelLengths.data()},
                  {"FIRST", "1K", "", TLONGLONG, 1, firsts.data()},
@@ -287,22 +274,14 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
             columns.push_back(
                 {"W_WITHIN", vector + "D", "", TDOUBLE, binCount, r.weightedWithin.data()});
         }
-        write.table(file.get(), "REGIONS", regionCount, columns);
+        write.table(file, "REGIONS", regionCount, columns);
         int extver = static_cast<int>(i + 1);
-        fits_write_key(file.get(), TINT, "EXTVER", &extver, "the COUNTS row", &status);
+        fits_write_key(file, TINT, "EXTVER", &extver, "the COUNTS row", &status);
         write.check(status, "REGIONS header");
-        write.header(file.get(), "LABEL", store.counts[i].label, "the count");
+        write.header(file, "LABEL", store.counts[i].label, "the count");
     }
 
-    LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
-    fits_get_hduaddrll(file.get(), &headStart, &dataStart, &dataEnd, &status);
-    write.check(status, "size");
-    fits_close_file(file.release(), &status);
-    write.check(status, "close");
-    if (std::size_t(dataEnd) > buffer.size)
-        throw InputError(path, 0, 0, "cannot write the FITS count file: its size is unknown");
-    writeFileAtomically(
-        path, std::string_view(static_cast<const char*>(buffer.data), std::size_t(dataEnd)));
+    memory.commit();
 }
 
 } // namespace tpacf::io

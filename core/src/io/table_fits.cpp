@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The FITS form of a table (built with cfitsio only; table_ecsv.cpp says so otherwise).
-#include "io/fits_handle.h"
+#include "io/fits_memory_file.h"
 #include "io/table.h"
 
 #include "tpacf/errors.h"
@@ -44,67 +44,53 @@ bool fitsTablesSupported() noexcept {
 }
 
 void writeFitsTable(const std::string& path, const Table& table, const std::string& extname) {
-    StagedOutputFile staged(path);
-    {
-        int status = 0;
-        fitsfile* raw = nullptr;
-        // '!' replaces the empty temporary the staging created.
-        const std::string target = "!" + staged.temporaryPath();
-        fits_create_file(&raw, target.c_str(), &status);
-        FitsPtr file(raw);
-        const auto check = [&](const char* what) {
-            if (status != 0)
-                throw InputError(path, 0, 0,
-                                 std::string("cannot write the FITS table (") + what +
-                                     "): " + fitsStatusText(status));
-        };
-        check("create");
-        std::vector<std::string> names, forms, units;
-        for (const TableColumn& column : table.columns) {
-            names.push_back(column.header.name);
-            forms.push_back(column.header.datatype == "uint64" ? "1K" : "1D");
-            units.push_back(column.header.unit);
-        }
-        std::vector<char*> namePointers, formPointers, unitPointers;
-        for (std::size_t c = 0; c < names.size(); ++c) {
-            namePointers.push_back(names[c].data());
-            formPointers.push_back(forms[c].data());
-            unitPointers.push_back(units[c].data());
-        }
-        std::string name = extname;
-        fits_create_tbl(file.get(), BINARY_TBL, static_cast<LONGLONG>(table.rows),
-                        static_cast<int>(names.size()), namePointers.data(), formPointers.data(),
-                        unitPointers.data(), name.data(), &status);
-        check("table");
-        for (std::size_t c = 0; c < table.columns.size() && table.rows > 0; ++c) {
-            const TableColumn& column = table.columns[c];
-            if (column.header.datatype == "uint64") {
-                // Counts are far below 2^63: as signed 64-bit integers (TFORM K) every reader
-                // takes them without the unsigned offset convention.
-                std::vector<LONGLONG> values(column.integers.begin(), column.integers.end());
-                fits_write_col(file.get(), TLONGLONG, static_cast<int>(c + 1), 1, 1,
-                               static_cast<LONGLONG>(table.rows), values.data(), &status);
-            } else {
-                std::vector<double> values = column.doubles;
-                fits_write_col(file.get(), TDOUBLE, static_cast<int>(c + 1), 1, 1,
-                               static_cast<LONGLONG>(table.rows), values.data(), &status);
-            }
-            check("column");
-        }
-        fits_write_key_longwarn(file.get(), &status);
-        std::set<std::string> used;
-        for (const auto& [key, value] : table.metadata) {
-            std::string keyword = keywordFor(key, used);
-            std::string text = value;
-            fits_write_key_longstr(file.get(), keyword.c_str(), text.c_str(), key.c_str(), &status);
-        }
-        for (const std::string& convention : table.conventions)
-            fits_write_comment(file.get(), convention.c_str(), &status);
-        check("header");
-        fits_close_file(file.release(), &status);
-        check("close");
+    MemoryFitsFile file(path, "FITS table",
+                        2880 * 8 + table.rows * table.columns.size() * 8 +
+                            100 * table.metadata.size());
+    int status = 0;
+    std::vector<std::string> names, forms, units;
+    for (const TableColumn& column : table.columns) {
+        names.push_back(column.header.name);
+        forms.push_back(column.header.datatype == "uint64" ? "1K" : "1D");
+        units.push_back(column.header.unit);
     }
-    staged.commit();
+    std::vector<char*> namePointers, formPointers, unitPointers;
+    for (std::size_t c = 0; c < names.size(); ++c) {
+        namePointers.push_back(names[c].data());
+        formPointers.push_back(forms[c].data());
+        unitPointers.push_back(units[c].data());
+    }
+    std::string name = extname;
+    fits_create_tbl(file.get(), BINARY_TBL, static_cast<LONGLONG>(table.rows),
+                    static_cast<int>(names.size()), namePointers.data(), formPointers.data(),
+                    unitPointers.data(), name.data(), &status);
+    file.check(status, "table");
+    for (std::size_t c = 0; c < table.columns.size() && table.rows > 0; ++c) {
+        const TableColumn& column = table.columns[c];
+        if (column.header.datatype == "uint64") {
+            // Counts are far below 2^63: as signed 64-bit integers (TFORM K) every reader
+            // takes them without the unsigned offset convention.
+            std::vector<LONGLONG> values(column.integers.begin(), column.integers.end());
+            fits_write_col(file.get(), TLONGLONG, static_cast<int>(c + 1), 1, 1,
+                           static_cast<LONGLONG>(table.rows), values.data(), &status);
+        } else {
+            std::vector<double> values = column.doubles;
+            fits_write_col(file.get(), TDOUBLE, static_cast<int>(c + 1), 1, 1,
+                           static_cast<LONGLONG>(table.rows), values.data(), &status);
+        }
+        file.check(status, "column");
+    }
+    fits_write_key_longwarn(file.get(), &status);
+    std::set<std::string> used;
+    for (const auto& [key, value] : table.metadata) {
+        std::string keyword = keywordFor(key, used);
+        std::string text = value;
+        fits_write_key_longstr(file.get(), keyword.c_str(), text.c_str(), key.c_str(), &status);
+    }
+    for (const std::string& convention : table.conventions)
+        fits_write_comment(file.get(), convention.c_str(), &status);
+    file.check(status, "header");
+    file.commit();
 }
 
 } // namespace tpacf::io

@@ -135,6 +135,24 @@ std::optional<CountStore::Match> strictMatch(const CountStore& store,
         return std::nullopt;
     }
     const StoredCount& stored = *match->count;
+    // The content fingerprint covers N and the weights, but the file states them apart: a
+    // file whose N or Σw differ from the catalog of that content was edited.
+    for (const auto& [storedIndex, key] :
+         {std::pair{std::optional<std::size_t>(stored.first), match->swapped ? second : &first},
+          std::pair{stored.second, match->swapped ? &first : second}}) {
+        if (!storedIndex || !key)
+            continue;
+        const CountCatalog& said = store.catalogs[*storedIndex];
+        if (said.size != key->size || said.weighted != key->weighted ||
+            !(said.weights == key->weights))
+            throw InputError(source, 0, 0,
+                             "implausible count file: it gives catalog " + said.name + " N = " +
+                                 std::to_string(said.size) + " (Σw " +
+                                 std::to_string(said.weights.sum) +
+                                 "), but the catalog of that content has N = " +
+                                 std::to_string(key->size) + " (Σw " +
+                                 std::to_string(key->weights.sum) + "); the file was edited");
+    }
     if (regionCount > 0) {
         // The stored catalogs' regions in this run's order of the two catalogs.
         const Fingerprint& storedA = store.catalogs[stored.first].regions;
