@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The multi-tau level passes for 64 lags per level (multitau_levels.cuh).
+#include "multitau_levels.cuh"
+
+namespace tpacf::cuda::detail::fcs {
+template void launchFor<64>(const LevelPass&, cudaStream_t);
+} // namespace tpacf::cuda::detail::fcs
