@@ -16,6 +16,7 @@ namespace {
 constexpr int kNameRole = Qt::UserRole;
 constexpr int kDeviceRole = Qt::UserRole + 1;
 constexpr int kNoDevice = -1;
+constexpr int kAllDevices = -2; // every GPU of the module, whatever the job's size
 constexpr QLatin1String kAutoName(kAutoBackend.data(), qsizetype(kAutoBackend.size()));
 constexpr QLatin1String kCpuName(kCpuBackend.data(), qsizetype(kCpuBackend.size()));
 // Precision combo entries: -1 automatic, else the Precision value.
@@ -43,7 +44,9 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
         m_backend->setItemData(m_backend->count() - 1, tip, Qt::ToolTipRole);
     };
     addEntry(tr("Auto (GPU when available)"), QString(kAutoName), kNoDevice,
-             tr("Every usable GPU where there is one, else the CPU (the log then says so)"));
+             tr("The GPUs where there are any, as many as the run's work pays for (a small run "
+                "starts one; the log says how many and why), else the CPU (the log then says "
+                "so)"));
     addEntry(tr("CPU (double precision)"), QString(kCpuName), kNoDevice,
              tr("Every CPU core (or the CPU threads below), in double precision: the exact "
                 "reference the GPU backends are checked against"));
@@ -55,6 +58,14 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
         const auto devices = module->devices();
         if (devices.empty())
             unavailable.append(QString::fromStdString(module->unavailableReason()));
+        if (devices.size() > 1) {
+            QString text = tr("All %1 GPUs").arg(devices.size());
+            if (nameModules)
+                text = QString::fromStdString(module->displayName()) + QLatin1Char(' ') + text;
+            addEntry(text, name, kAllDevices,
+                     tr("Every GPU, however small the run: each one's start (~0.3 s) is paid "
+                        "even where the split cannot win it back"));
+        }
         for (const GpuDeviceInfo& device : devices) {
             const double gib = double(device.memoryBytes) / double(1ull << 30);
             QString text = tr("GPU %1: %2 (%3 GiB)")
@@ -77,7 +88,9 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
     m_backend->setToolTip(
         tr("<p>What counts the pairs. Every backend counts the same pairs into the same bins; "
            "they differ in speed.</p>"
-           "<p><b>Auto</b>: every usable GPU, else the CPU (the log says so).<br>"
+           "<p><b>Auto</b>: the GPUs, as many as the run's work pays for (each costs ~0.3 s to "
+           "start), else the CPU (the log says so).<br>"
+           "<b>All GPUs</b>: every GPU, whatever the run's size.<br>"
            "<b>CPU</b>: all cores, in double precision: the exact reference.<br>"
            "<b>GPU k</b>: that CUDA device alone.</p>"));
 
@@ -236,8 +249,13 @@ BackendOptions BackendPanel::backendOptions() const {
     BackendOptions options;
     options.name = m_backend->currentData(kNameRole).toString().toStdString();
     const int device = m_backend->currentData(kDeviceRole).toInt();
-    if (device != kNoDevice)
+    if (device == kAllDevices) {
+        if (const BackendModule* module = m_backends.find(options.name))
+            for (const GpuDeviceInfo& info : module->devices())
+                options.gpuDevices.push_back(info.index);
+    } else if (device != kNoDevice) {
         options.gpuDevices = {device};
+    }
     options.cpuThreads = m_threads->value();
     const int precision = m_precision->currentData().toInt();
     if (precision != kAutoPrecision)
@@ -251,6 +269,8 @@ void BackendPanel::setBackendOptions(const BackendOptions& options) {
     int index = -1;
     if (name == kCpuName)
         index = findEntry(QString(kCpuName), kNoDevice);
+    else if (name != kAutoName && options.gpuDevices.size() > 1)
+        index = findEntry(name, kAllDevices);
     else if (name != kAutoName && !options.gpuDevices.empty())
         index = findEntry(name, options.gpuDevices.front());
     if (index < 0) // that module or device is not in this machine
@@ -309,7 +329,7 @@ QString BackendPanel::automaticPrecisionHere() const {
         if (devices.empty() ||
             (name != kAutoName && QString::fromStdString(module->name()) != name))
             continue;
-        if (device != kNoDevice)
+        if (device >= 0)
             std::erase_if(devices, [device](const GpuDeviceInfo& d) { return d.index != device; });
         if (!devices.empty())
             return QString::fromStdString(autoPrecision(devices).reason);

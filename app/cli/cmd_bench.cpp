@@ -10,6 +10,7 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "tpacf/backend.h"
+#include "tpacf/device_choice.h"
 #include "tpacf/bins.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/cuda/cuda_backend.h"
@@ -71,7 +72,8 @@ time and MB/s (10^6 bytes per second).
   --repeat R         timed runs per measurement (default 3)
   --seed S           seed of the generated points (default 1)
   --threads N        CPU threads, also of --read's parser (default: all hardware threads)
-  --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU)
+  --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU; under MPI each rank
+                     its own share of its host's GPUs)
   --gpu-memory-limit SIZE
                      the most memory of each GPU the catalogs may take (e.g. 6G); larger
                      catalogs are streamed through the GPU in pieces (timed with it)
@@ -83,6 +85,8 @@ CUDA tuning (benchmarks of the kernel's variants; no count changes, only the spe
   --cuda-hist H      force the histogram path: thread, thread-atomic, warp or global
                      (default: the planner's choice)
   --cuda-brute-force brute force whatever --culling says: every tile pair, every pair computed
+  --cuda-trace       note where each count's wall time went: host seconds from its start to
+                     each device's catalogs issued, work list ready, first and last launch
   --cuda-block N     cap the pair kernel's block size: a multiple of 32 in 64..256
   --cuda-subtiles on|off
                      with culling, skip out-of-range 32-point sub-tiles (default on)
@@ -365,6 +369,7 @@ int benchCommand(const Context& context) {
         .addSwitch("--json")
         .addValue("--cuda-hist")
         .addSwitch("--cuda-brute-force")
+        .addSwitch("--cuda-trace")
         .addValue("--cuda-block")
         .addValue("--cuda-subtiles")
         .addValue("--cuda-region-level")
@@ -445,6 +450,7 @@ int benchCommand(const Context& context) {
         tuning.histogram = *histogram;
     }
     tuning.bruteForce = args.has("--cuda-brute-force");
+    tuning.trace = args.has("--cuda-trace");
     tuning.blockSizeCap = static_cast<int>(args.integer("--cuda-block", 0, 0, 256));
     if (const auto text = args.value("--cuda-subtiles")) {
         if (*text != "on" && *text != "off")
@@ -489,6 +495,17 @@ int benchCommand(const Context& context) {
             check.name = kinds.front();
             checkBackendUsable(check, backends);
         });
+    // Each rank of a host counts on its own share of the host's GPUs (a single process: every
+    // one, or those of --devices), and the GPUs the bench does not use stay out of the driver.
+    common.placement = {ranks.hostRank(), ranks.hostSize()};
+    if (allBackends || kinds.front() != kCpuBackend) {
+        BackendOptions gpus = common;
+        if (!allBackends)
+            gpus.name = kinds.front();
+        gpus = reserveJobDevices(gpus, backends, nullptr);
+        common.gpuDevices = gpus.gpuDevices;
+        common.placement = gpus.placement;
+    }
 
     // The data as 'tpacf mock' would write it; the randoms uniform over the same footprint.
     const Footprint& sky = setup.footprint;

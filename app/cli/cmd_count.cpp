@@ -10,6 +10,7 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "tpacf/backend.h"
+#include "tpacf/device_choice.h"
 #include "tpacf/catalog_formats.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/errors.h"
@@ -66,7 +67,7 @@ int countCommand(const Context& context) {
     const std::string outputPath = args.required("--output");
     const bool quiet = args.has("--quiet");
     const Binning binning(binSpecFrom(args));
-    const BackendOptions backendOptions = backendOptionsFrom(args, context.backends);
+    BackendOptions backendOptions = backendOptionsFrom(args, context.backends);
     ReadOptions firstOptions = readOptionsFrom(args);
     ReadOptions secondOptions = firstOptions;
     firstOptions.weightColumn = weightColumnFor(args, "a");
@@ -91,7 +92,16 @@ int countCommand(const Context& context) {
         // Readers do not poll the flag: honour a Ctrl-C pressed while a big file was being read.
         if (context.cancelRequested && context.cancelRequested->load())
             throw Cancelled();
-        selection = selectBackend(backendOptions, context.backends);
+        // The GPUs follow the work where none were asked for (each rank of a host takes its
+        // own share of them); nothing has started the GPU driver yet, so the others stay out
+        // of it.
+        backendOptions.placement = {ranks.hostRank(), ranks.hostSize()};
+        const CountTask task{first.get(), second.get()};
+        const CountWorkEstimate work =
+            estimateCountWork(std::span(&task, 1), binning, backendOptions.culling,
+                              1.0 / static_cast<double>(ranks.size()));
+        backendOptions = reserveJobDevices(backendOptions, context.backends, &work);
+        selection = selectBackend(backendOptions, context.backends, &work);
     });
     printNotice(context.err, selection->notice);
     PairCounter& counter = *selection->counter;
@@ -168,11 +178,16 @@ int countCommand(const Context& context) {
     if (second)
         summary.second = InputSummary::of(*second);
     summary.processes = processes;
-    summary.notes = counter.lastBatchNotes();
+    // The file's notes say how many GPUs counted and why (auto); the notices only what went
+    // differently from a plain count.
+    const std::vector<std::string> batchNotes = counter.lastBatchNotes();
+    if (!selection->deviceChoice.empty())
+        summary.notes.push_back(selection->deviceChoice);
+    summary.notes.insert(summary.notes.end(), batchNotes.begin(), batchNotes.end());
     // The file and the summary are rank 0's; the others wait, so that a file rank 0 cannot
     // write ends every rank with its exit code.
     const auto finish = [&] {
-        for (const std::string& note : summary.notes)
+        for (const std::string& note : batchNotes)
             printNotice(context.err, note);
         writeFileAtomically(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
 
@@ -197,6 +212,8 @@ int countCommand(const Context& context) {
             out << "  backend   " << summary.backendName << ", " << summary.deviceDescription << ", "
                 << precisionName(summary.precision) << " precision, culling "
                 << (summary.culled ? "on" : "off") << ", " << formatSeconds(elapsed) << '\n';
+            if (!selection->deviceChoice.empty())
+                out << "  devices   " << selection->deviceChoice << '\n';
         }
     };
     if (!distributed)

@@ -58,7 +58,9 @@ std::string devicesHelp() {
 Lists the backends this build of tpacf can use: the CPU (threads) and, for each GPU backend,
 its GPUs with their index (for --devices), name, memory, compute capability,
 multiprocessor count and which of the build's GPU code each runs. Where a backend has no usable
-GPU, or a GPU this build has no code for, it says why. Always exits 0 when the listing itself works.
+GPU, or a GPU this build has no code for, it says why. The GPUs are read without being started
+(NVML: no GPU driver start, ~0.25 s a GPU on a multi-GPU host). Always exits 0 when the listing
+itself works.
 
   --threads N        show the CPU backend as configured with N threads (default: all)
 )";

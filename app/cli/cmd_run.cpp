@@ -418,6 +418,13 @@ int runCommand(const Context& context) {
             requests.push_back({*data2Path, dataOptions});
         for (const auto& path : random2Paths)
             requests.push_back({path, randomOptions});
+        // Before reading: the job's GPUs (none asked for: as many as its work, judged from the
+        // files' sizes, wants; under MPI this rank's share), every other GPU kept out of the
+        // driver; they start beside the reading.
+        params.backend.placement = {ranks.hostRank(), ranks.hostSize()};
+        params.backend = reserveDevicesBeforeReading(
+            requests, requestCounts(randomPaths.size(), data2Path.has_value(), random2Paths.size()),
+            params.bins, params.backend, context.backends, 1.0 / static_cast<double>(ranks.size()));
         loaded = loadCatalogsWhileBackendStarts(requests, params.backend, context.backends,
                                                 context.cancelRequested);
         std::size_t next = 0;
@@ -501,7 +508,8 @@ int runCommand(const Context& context) {
             throw std::logic_error("the job returned no jackknife error bars");
         // Negative weights, shared randoms: what the numbers mean depends on them.
         for (const auto& note : result.notes)
-            printNotice(context.err, note);
+            if (note != result.deviceChoice) // the summary's "devices" line says it
+                printNotice(context.err, note);
         // Empty or tiny regions make the error bars doubtful: say so even with --quiet.
         for (const auto& warning : result.jackknifeRegions.warnings)
             printNotice(context.err, warning);

@@ -2,12 +2,15 @@
 #include "cli/input_loading.h"
 
 #include "cli/options.h"
+#include "tpacf/device_choice.h"
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
 
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 
 namespace tpacf::cli {
 
@@ -69,6 +72,93 @@ void readAll(const std::vector<CatalogRequest>& requests, const std::atomic<bool
 }
 
 } // namespace
+
+std::optional<std::uint64_t> estimatePointCount(const std::string& path) noexcept {
+    try {
+        std::error_code error;
+        std::string file = path;
+        if (!std::filesystem::is_regular_file(file, error)) {
+            file = path.substr(0, path.find('[')); // 'd.fits[1][Z>0.5]'
+            if (!std::filesystem::is_regular_file(file, error))
+                return std::nullopt;
+        }
+        const std::uint64_t size = std::filesystem::file_size(file, error);
+        if (error)
+            return std::nullopt;
+        std::ifstream in(file, std::ios::binary);
+        std::string head(std::min<std::uint64_t>(size, 65536), '\0');
+        in.read(head.data(), static_cast<std::streamsize>(head.size()));
+        head.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+        if (head.find('\0') != std::string::npos || head.starts_with("SIMPLE  ="))
+            return size / 16;
+        std::uint64_t lines = 0;
+        for (const char c : head)
+            lines += c == '\n' ? 1 : 0;
+        if (head.size() == size)
+            return lines + (head.empty() || head.back() == '\n' ? 0 : 1);
+        return lines == 0 ? 1 : size / std::max<std::uint64_t>(1, head.size() / lines);
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+std::vector<RequestCount> requestCounts(std::size_t randomSets, bool cross,
+                                        std::size_t random2Sets) {
+    std::vector<RequestCount> counts;
+    if (!cross) {
+        counts.push_back({0, std::nullopt});                 // DD
+        for (std::size_t i = 0; i < randomSets; ++i)
+            counts.push_back({0, 1 + i});                   // DR_i
+        for (std::size_t i = 0; i < randomSets; ++i)
+            counts.push_back({1 + i, std::nullopt});        // RR_i
+        return counts;
+    }
+    const std::size_t data2 = 1 + randomSets;
+    const auto random2 = [&](std::size_t i) { return random2Sets > 0 ? data2 + 1 + i : 1 + i; };
+    counts.push_back({0, data2});                           // D1D2
+    for (std::size_t i = 0; i < randomSets; ++i)
+        counts.push_back({0, random2(i)});                  // D1R2_i
+    for (std::size_t i = 0; i < randomSets; ++i)
+        counts.push_back({1 + i, data2});                   // R1D2_i
+    for (std::size_t i = 0; i < randomSets; ++i)            // R1R2_i (R1R1 without randoms2)
+        counts.push_back(random2Sets > 0 ? RequestCount{1 + i, random2(i)}
+                                         : RequestCount{1 + i, std::nullopt});
+    return counts;
+}
+
+BackendOptions reserveDevicesBeforeReading(const std::vector<CatalogRequest>& requests,
+                                           const std::vector<RequestCount>& counts,
+                                           const BinSpec& bins, const BackendOptions& backend,
+                                           const BackendRegistry& backends,
+                                           double shareFraction) {
+    std::optional<CountWorkEstimate> work;
+    if (backend.gpuDevices.empty() && backendModuleFor(backend, backends)) {
+        std::vector<std::optional<std::uint64_t>> points;
+        for (const CatalogRequest& request : requests)
+            points.push_back(estimatePointCount(request.path));
+        std::vector<CountShape> shapes;
+        bool known = true;
+        for (const RequestCount& count : counts) {
+            const auto first = points.at(count.first);
+            const auto second = count.second ? points.at(*count.second) : first;
+            known = known && first && second;
+            if (known)
+                shapes.push_back({*first, *second, !count.second});
+        }
+        // A size that cannot be judged leaves the choice to the job: every GPU of the process.
+        if (known)
+            work = estimateCountWork(shapes, Binning(bins), backend.culling, shareFraction);
+    }
+    BackendOptions chosen = reserveJobDevices(backend, backends, work ? &*work : nullptr);
+    if (!work && backend.gpuDevices.empty()) {
+        // No estimate: the rank's GPUs are reserved and started beside the reading, and the job
+        // chooses among them from the catalogs themselves.
+        chosen.gpuDevices.clear();
+        chosen.deviceChoice.clear();
+        chosen.placement = backend.placement;
+    }
+    return chosen;
+}
 
 LoadedCatalogs loadCatalogsWhileBackendStarts(const std::vector<CatalogRequest>& requests,
                                               const BackendOptions& backend,

@@ -409,8 +409,9 @@ std::string backendOptionsHelp(const BackendRegistry& backends) {
                      (hi+lo) on GPUs with slow FP64 (GeForce, RTX); the result
                      says which and why)
   --threads N        CPU threads (default: all hardware threads)
-  --devices LIST     GPU indices to use, e.g. 0,1 (default: every visible GPU);
-                     see 'tpacf devices'
+  --devices LIST     GPU indices to use, e.g. 0,1 (default: as many as the job's work
+                     pays for, each GPU costing ~0.3 s to start; under MPI each rank
+                     takes its own share of its host's GPUs); see 'tpacf devices'
   --gpu-memory-limit SIZE
                      the most memory of each GPU the catalogs may take (e.g. 6G; default:
                      what the GPU has free). Catalogs that need more are streamed through

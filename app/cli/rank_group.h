@@ -44,6 +44,10 @@ public:
     bool distributed() const noexcept { return size() > 1; }
     /// The node this rank runs on (for the result's metadata).
     virtual std::string hostName() const = 0;
+    /// This rank among the ranks of its node, and how many there are: the GPUs of a node are
+    /// shared out among its ranks (devicesOfRank), so that each starts only its own.
+    virtual int hostRank() const noexcept { return 0; }
+    virtual int hostSize() const noexcept { return 1; }
 
     /// Collective: every rank says how its part went (nullopt: well). Returns, on every rank,
     /// the failure that ends the run (the lowest rank's error, else the lowest rank's

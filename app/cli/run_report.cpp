@@ -97,6 +97,8 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const std:
         << (result.culled ? "on" : "off") << ", " << formatSeconds(result.elapsedSeconds) << '\n';
     if (result.precisionChoice.starts_with("auto: "))
         out << "  precision " << result.precisionChoice << '\n';
+    if (!result.deviceChoice.empty())
+        out << "  devices   " << result.deviceChoice << '\n';
     const bool errors = result.hasJackknife();
     if (errors)
         out << "  jackknife " << describeRegions(result.jackknifeRegions) << '\n';

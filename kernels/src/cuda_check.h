@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Error policy and RAII owners for CUDA resources (internal to kernels/src).
-#include "tpacf/cuda/cuda_backend.h"
+#include "tpacf/cuda/cuda_error.h"
 
 #include <cuda_runtime.h>
 

@@ -73,7 +73,8 @@ public:
         m_tuning.validate();
         if (m_devices.empty())
             throw ConfigError("CUDA backend: no device to count on");
-        // Create the contexts now, so the first countBatch does not pay for it.
+        // The provider has started the contexts (all at once); making each current once here
+        // costs nothing then, and keeps a counter made directly (tests) ready too.
         for (int device : m_devices) {
             DeviceGuard guard(device);
             TPACF_CUDA_TRY(cudaFree(nullptr));
@@ -171,6 +172,9 @@ private:
                                              const BatchMemoryShape& shape) const;
     void noteChunks(std::span<const CountTask> tasks, const BatchMemoryShape& shape,
                     std::uint64_t budget, const ChunkReport& report);
+    /// CudaTuning::trace: one note of the batch's stages on each device (launch_loop.cpp).
+    void noteTrace(const std::vector<DeviceResult>& devices,
+                   std::chrono::steady_clock::time_point start);
 
     /// Per task: the raw counters and, for a weighted task, the weighted sums in the same layout
     /// (empty for an unweighted task).
@@ -245,6 +249,25 @@ void CudaPairCounter::noteChunks(std::span<const CountTask> tasks, const BatchMe
          std::to_string(report.subTasks) + " piece counts, " +
          std::to_string(report.piecePairsSkipped) +
          " piece pairs out of reach of the bins skipped); the counts are those of one batch"});
+}
+
+void CudaPairCounter::noteTrace(const std::vector<DeviceResult>& devices,
+                                std::chrono::steady_clock::time_point start) {
+    char text[64];
+    std::string note = "trace (host seconds from the batch's start):";
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+        note += (d == 0 ? " GPU " : "; GPU ") + std::to_string(m_devices[d]) + ":";
+        for (const auto& [stage, seconds] : devices[d].stages) {
+            std::snprintf(text, sizeof text, " %s %.3f,", stage, seconds);
+            note += text;
+        }
+        note.pop_back();
+    }
+    std::snprintf(text, sizeof text, "; joined %.3f",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::vector<std::string> notes = lastBatchNotes();
+    notes.push_back(note + text);
+    setLastBatchNotes(std::move(notes));
 }
 
 std::vector<RegionPairCounts> CudaPairCounter::countWholeByRegion(std::span<const CountTask> tasks,
@@ -335,6 +358,7 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
                                                       const Binning& binning,
                                                       std::size_t regionCount,
                                                       const CountControl& control) {
+    const auto batchStart = std::chrono::steady_clock::now();
     const WorkShare share = control.share;
     share.validate();
     m_lastDeviceSeconds.reset();
@@ -403,6 +427,7 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
 
     BatchState state(tasks.size(),
                      anyWeighted ? taskWeighted : std::vector<std::uint8_t>{});
+    state.setTakers(m_devices.size());
     if (!culled) {
         // The dense list needs no boxes: ready before any device starts. A share without units
         // has nothing to prepare either.
@@ -443,6 +468,8 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
         job.taskWeighted = taskWeighted;
     job.culled = culled;
     job.cullSubTiles = m_tuning.subTileCulling;
+    job.trace = m_tuning.trace;
+    job.start = batchStart;
     if (culled) {
         // The tiles are the cells. Why the Morton tiles rather than cells of their own (bands,
         // HEALPix): they hold equal numbers of points (4 x blockDim), so every tile pair is the
@@ -511,6 +538,8 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
         }
     }
     m_lastDeviceSeconds = busy;
+    if (m_tuning.trace)
+        noteTrace(deviceResults, batchStart);
     report(true);
     return results;
 }

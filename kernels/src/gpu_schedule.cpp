@@ -15,6 +15,15 @@
 namespace tpacf::cuda::detail {
 namespace {
 
+/// Cells of the first catalog per piece of a culled list (buildCulledSchedule).
+constexpr std::uint32_t kListPieceCells = 128;
+
+/// Tile runs of some whole i-tile rows of one task.
+struct TaskPiece {
+    std::size_t task = 0;
+    std::vector<CellPairRun> runs;
+};
+
 /// Coarse cell of a unit vector: 2^level per axis, bits interleaved (Morton order).
 std::uint32_t coarseCell(double x, double y, double z, int level) {
     const double side = static_cast<double>(1 << level);
@@ -93,19 +102,26 @@ void applyShare(Schedule& schedule, std::span<const CountTask> tasks, WorkShare 
     }
 }
 
-/// Work units from each task's tile runs (sorted by a, then b; from denseRuns or listCellPairs):
-/// runs of one i-tile that touch are joined (their classes only matter to the list builder; the
-/// kernel classifies each tile pair again), then cut into units of at most tilesPerUnit j-tiles.
+/// Work units from each task's tile runs, given as pieces of whole i-tile rows in task order
+/// (sorted by a, then b; from denseRuns or listCellPairs): runs of one i-tile that touch are
+/// joined (their classes only matter to the list builder; the kernel classifies each tile pair
+/// again), then cut into units of at most tilesPerUnit j-tiles. Built in segments of whole rows
+/// on the host's cores, counted first, then written in place with their work and progress (no
+/// array is filled on one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and
+/// their order are those of one pass over the runs, whatever the cores.
 Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
                        const std::vector<std::vector<std::uint32_t>>& catTileCounts,
-                       const std::vector<std::vector<CellPairRun>>& taskRuns,
-                       std::uint32_t tileSize, WorkShare share) {
+                       const std::vector<TaskPiece>& pieces, std::uint32_t tileSize,
+                       WorkShare share) {
     Schedule schedule;
-    schedule.workPrefix.push_back(0);
-    schedule.progressPrefix.push_back(0);
+    std::vector<std::uint64_t> pieceTilePairs(pieces.size());
+    parallelForRanges(pieces.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t p = begin; p < end; ++p)
+            pieceTilePairs[p] = cellPairCount(pieces[p].runs);
+    });
     std::uint64_t tilePairs = 0;
-    for (const auto& runs : taskRuns)
-        tilePairs += cellPairCount(runs);
+    for (const std::uint64_t pairs : pieceTilePairs)
+        tilePairs += pairs;
     schedule.tilesPerUnit = std::max<std::uint64_t>(
         unitTiles(tileSize), (tilePairs + kMaxWorkUnits - 1) / kMaxWorkUnits);
     const std::uint64_t step = schedule.tilesPerUnit;
@@ -118,13 +134,38 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
             catPrefix[c][i + 1] = catPrefix[c][i] + catTileCounts[c][i];
     }
 
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        const std::size_t begin = schedule.units.size();
+    // Segments of about kSegmentRuns runs of one piece, cut where the i-tile changes.
+    constexpr std::size_t kSegmentRuns = 2048;
+    struct Segment {
+        std::size_t piece, runBegin, runEnd;
+        std::size_t units = 0, unitBegin = 0;
+        std::uint64_t work = 0, workBegin = 0;
+    };
+    std::vector<Segment> segments;
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+        const std::vector<CellPairRun>& runs = pieces[p].runs;
+        for (std::size_t r = 0; r < runs.size();) {
+            std::size_t end = std::min(runs.size(), r + kSegmentRuns);
+            while (end < runs.size() && runs[end].a == runs[end - 1].a)
+                ++end;
+            segments.push_back({p, r, end});
+            r = end;
+        }
+    }
+    // One pass over a segment: every unit in order, to `emit(unit, pairs)`.
+    const auto walk = [&](const Segment& segment, const auto& emit) {
+        const std::size_t t = pieces[segment.piece].task;
         const bool isAuto = tasks[t].isAuto();
         const std::uint32_t catA = batch.taskCatA[t], catB = batch.taskCatB[t];
         const std::vector<std::uint32_t>& countsA = catTileCounts[catA];
         const std::vector<std::uint64_t>& prefixB = catPrefix[catB];
-        auto addRow = [&](std::uint32_t a, std::uint32_t bBegin, std::uint32_t bEnd) {
+        const std::vector<CellPairRun>& runs = pieces[segment.piece].runs;
+        for (std::size_t r = segment.runBegin; r < segment.runEnd;) {
+            const std::uint32_t a = runs[r].a;
+            const std::uint32_t bBegin = runs[r].bBegin;
+            std::uint32_t bEnd = runs[r].bEnd;
+            for (++r; r < segment.runEnd && runs[r].a == a && runs[r].bBegin == bEnd; ++r)
+                bEnd = runs[r].bEnd;
             const std::uint64_t countA = countsA[a];
             for (std::uint64_t b0 = bBegin; b0 < bEnd; b0 += step) {
                 const std::uint64_t b1 = std::min<std::uint64_t>(b0 + step, bEnd);
@@ -133,40 +174,79 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
                     pairs -= countA * countA - countA * (countA - 1) / 2;
                 if (pairs == 0)
                     continue;
-                schedule.units.push_back(WorkUnit{
-                    static_cast<std::uint32_t>(t), catA, catB, a, static_cast<std::uint32_t>(b0),
-                    static_cast<std::uint32_t>(b1), isAuto ? 1u : 0u, 0u});
-                schedule.workPrefix.push_back(schedule.workPrefix.back() + pairs);
+                emit(WorkUnit{static_cast<std::uint32_t>(t), catA, catB, a,
+                              static_cast<std::uint32_t>(b0), static_cast<std::uint32_t>(b1),
+                              isAuto ? 1u : 0u, 0u},
+                     pairs);
             }
-        };
-        const std::vector<CellPairRun>& runs = taskRuns[t];
-        for (std::size_t r = 0; r < runs.size();) {
-            const std::uint32_t a = runs[r].a;
-            const std::uint32_t bBegin = runs[r].bBegin;
-            std::uint32_t bEnd = runs[r].bEnd;
-            for (++r; r < runs.size() && runs[r].a == a && runs[r].bBegin == bEnd; ++r)
-                bEnd = runs[r].bEnd;
-            addRow(a, bBegin, bEnd);
         }
-        const std::size_t end = schedule.units.size();
-        schedule.taskUnits.emplace_back(begin, end);
+    };
+    parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t s = begin; s < end; ++s)
+            walk(segments[s], [&](const WorkUnit&, std::uint64_t pairs) {
+                ++segments[s].units;
+                segments[s].work += pairs;
+            });
+    });
 
-        const std::uint64_t total = tasks[t].pairTotal();
-        const std::uint64_t base = schedule.progressPrefix.back();
-        const std::uint64_t listed = schedule.workPrefix[end] - schedule.workPrefix[begin];
-        const double scale =
-            listed > 0 ? static_cast<double>(total) / static_cast<double>(listed) : 0.0;
-        for (std::size_t u = begin; u < end; ++u) {
-            const std::uint64_t work = schedule.workPrefix[u + 1] - schedule.workPrefix[begin];
-            const std::uint64_t done =
-                u + 1 == end
-                    ? total
-                    : std::min(total,
-                               static_cast<std::uint64_t>(static_cast<double>(work) * scale));
-            schedule.progressPrefix.push_back(
-                std::max(schedule.progressPrefix.back(), base + done));
+    // Where each segment and task starts; each task's progress: its pairTotal spread over its
+    // units in proportion to their work (monotone, reaching the total at its last unit).
+    struct TaskSpan {
+        std::size_t unitBegin = 0, unitEnd = 0;
+        std::uint64_t workBegin = 0, workEnd = 0, progressBase = 0, total = 0;
+        double scale = 0;
+    };
+    std::vector<TaskSpan> spans(tasks.size());
+    std::size_t unitCount = 0;
+    std::uint64_t workTotal = 0;
+    std::size_t s = 0;
+    std::uint64_t progressBase = 0;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        TaskSpan& span = spans[t];
+        span.unitBegin = unitCount;
+        span.workBegin = workTotal;
+        for (; s < segments.size() && pieces[segments[s].piece].task == t; ++s) {
+            segments[s].unitBegin = unitCount;
+            segments[s].workBegin = workTotal;
+            unitCount += segments[s].units;
+            workTotal += segments[s].work;
         }
+        span.unitEnd = unitCount;
+        span.workEnd = workTotal;
+        span.total = tasks[t].pairTotal();
+        span.progressBase = progressBase;
+        const std::uint64_t listed = span.workEnd - span.workBegin;
+        span.scale = listed > 0 ? static_cast<double>(span.total) / static_cast<double>(listed) : 0.0;
+        if (span.unitEnd > span.unitBegin)
+            progressBase += span.total;
+        schedule.taskUnits.emplace_back(span.unitBegin, span.unitEnd);
     }
+    schedule.units.resize(unitCount);
+    schedule.workPrefix.resize(unitCount + 1);
+    schedule.progressPrefix.resize(unitCount + 1);
+    schedule.workPrefix[0] = 0;
+    schedule.progressPrefix[0] = 0;
+    parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const Segment& segment = segments[k];
+            const TaskSpan& span = spans[pieces[segment.piece].task];
+            std::size_t next = segment.unitBegin;
+            std::uint64_t work = segment.workBegin;
+            walk(segment, [&](const WorkUnit& unit, std::uint64_t pairs) {
+                schedule.units[next] = unit;
+                work += pairs;
+                schedule.workPrefix[next + 1] = work;
+                const std::uint64_t done =
+                    next + 1 == span.unitEnd
+                        ? span.total
+                        : std::min(span.total, static_cast<std::uint64_t>(
+                                                   static_cast<double>(work - span.workBegin) *
+                                                   span.scale));
+                schedule.progressPrefix[next + 1] = span.progressBase + done;
+                ++next;
+            });
+        }
+    });
     applyShare(schedule, tasks, share);
     return schedule;
 }
@@ -254,11 +334,11 @@ RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
 Schedule buildDenseSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
                             const std::vector<std::vector<std::uint32_t>>& catTileCounts,
                             std::uint32_t tileSize, WorkShare share) {
-    std::vector<std::vector<CellPairRun>> taskRuns(tasks.size());
+    std::vector<TaskPiece> pieces(tasks.size());
     for (std::size_t t = 0; t < tasks.size(); ++t)
-        taskRuns[t] = denseRuns(tasks[t].isAuto(), catTileCounts[batch.taskCatA[t]].size(),
-                                catTileCounts[batch.taskCatB[t]].size());
-    return buildSchedule(tasks, batch, catTileCounts, taskRuns, tileSize, share);
+        pieces[t] = {t, denseRuns(tasks[t].isAuto(), catTileCounts[batch.taskCatA[t]].size(),
+                                  catTileCounts[batch.taskCatB[t]].size())};
+    return buildSchedule(tasks, batch, catTileCounts, pieces, tileSize, share);
 }
 
 Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
@@ -291,24 +371,58 @@ Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalo
             cells[c].push_back(cell);
         }
     }
-    // One list per task, the tasks spread over the host's cores and taken one at a time (a DR
-    // costs about twice a DD): a job's 21 lists of ~1000 cells each take ~0.1 s on one core, a
-    // third of its GPU time. The lists are independent, so their order in the schedule (by
-    // task) does not depend on which worker built which.
-    std::vector<std::vector<CellPairRun>> taskRuns(tasks.size());
-    std::atomic<std::size_t> nextTask{0};
-    runWorkers(workerCount(0, tasks.size()), [&](std::size_t, const std::atomic<bool>& stop) {
-        for (std::size_t t = nextTask++; t < tasks.size() && !stop.load(); t = nextTask++) {
-            CellPairQuery q = query;
-            q.autoPairs = tasks[t].isAuto();
+    // The lists in pieces of kListPieceCells cells of the first catalog, spread over the host's
+    // cores: a job's 21 lists of ~1000 cells each, or one auto count of 10^4 cells (10^7
+    // points, whose list alone took 0.3-0.5 s on one core: the time every device waited for
+    // it). The pieces depend on the cells alone, never on the cores, so that every rank of an
+    // MPI job lists the same pairs. A piece of an auto count lists its cells against those
+    // from its first on (as a cross count) and keeps b >= a: the pairs the auto list holds.
+    struct Piece {
+        std::size_t task;
+        std::uint32_t rowBegin, rowEnd; // cells of the first catalog
+    };
+    std::vector<Piece> pieces;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const auto rows = static_cast<std::uint32_t>(cells[batch.taskCatA[t]].size());
+        for (std::uint32_t r = 0; r < rows; r += kListPieceCells)
+            pieces.push_back({t, r, std::min(rows, r + kListPieceCells)});
+    }
+    std::vector<TaskPiece> pieceRuns(pieces.size());
+    std::atomic<std::size_t> nextPiece{0};
+    runWorkers(workerCount(0, pieces.size()), [&](std::size_t, const std::atomic<bool>& stop) {
+        for (std::size_t p = nextPiece++; p < pieces.size() && !stop.load(); p = nextPiece++) {
+            const Piece& piece = pieces[p];
+            const std::size_t t = piece.task;
+            const bool isAuto = tasks[t].isAuto();
             const std::uint32_t catA = batch.taskCatA[t], catB = batch.taskCatB[t];
-            taskRuns[t] =
-                tileRuns(listCellPairs(cells[catA], cells[catB], q), cellTiles,
-                         static_cast<std::uint32_t>(tileBounds[catA].size()),
-                         static_cast<std::uint32_t>(tileBounds[catB].size()), q.autoPairs);
+            const std::span<const CellBounds> cellsA(cells[catA]);
+            const std::span<const CellBounds> cellsB(cells[catB]);
+            CellPairQuery q = query;
+            q.autoPairs = false;
+            const std::uint32_t bOffset = isAuto ? piece.rowBegin : 0;
+            std::vector<CellPairRun> runs =
+                listCellPairs(cellsA.subspan(piece.rowBegin, piece.rowEnd - piece.rowBegin),
+                              cellsB.subspan(bOffset), q);
+            std::size_t kept = 0;
+            for (CellPairRun run : runs) {
+                run.a += piece.rowBegin;
+                run.bBegin += bOffset;
+                run.bEnd += bOffset;
+                if (isAuto)
+                    run.bBegin = std::max(run.bBegin, run.a);
+                if (run.bBegin < run.bEnd)
+                    runs[kept++] = run;
+            }
+            runs.resize(kept);
+            pieceRuns[p] = {t, tileRuns(runs, cellTiles,
+                                        static_cast<std::uint32_t>(tileBounds[catA].size()),
+                                        static_cast<std::uint32_t>(tileBounds[catB].size()),
+                                        isAuto)};
         }
     });
-    return buildSchedule(tasks, batch, catTileCounts, taskRuns, tileSize, share);
+    // The pieces in task order, each task's in row order: its runs sorted by a, then b, as one
+    // list would give them.
+    return buildSchedule(tasks, batch, catTileCounts, pieceRuns, tileSize, share);
 }
 
 std::size_t shareBoundary(std::span<const std::uint64_t> workPrefix, std::uint32_t part,
@@ -365,6 +479,10 @@ bool BatchState::take(std::uint64_t pairBudget, std::size_t minUnits, const std:
         return false;
     begin = m_nextUnit;
     const auto& prefix = m_schedule->workPrefix;
+    // Towards the end the chunks shrink (at most half of each taker's share of what is left),
+    // so that the devices finish together rather than one waiting for another's last ~30 ms.
+    if (m_takers > 1)
+        pairBudget = std::min(pairBudget, (prefix[last] - prefix[begin]) / (2 * m_takers));
     const std::uint64_t target = prefix[begin] + pairBudget;
     const auto it =
         std::upper_bound(prefix.begin() + static_cast<std::ptrdiff_t>(begin) + 1,

@@ -16,10 +16,28 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace tpacf::cuda::detail {
+
+/// std::allocator that leaves elements of trivial types uninitialised on resize: a work list of
+/// millions of units is written once, in parallel, rather than zeroed first on one core.
+template <class T> struct DefaultInitAllocator : std::allocator<T> {
+    template <class U> struct rebind {
+        using other = DefaultInitAllocator<U>;
+    };
+    DefaultInitAllocator() = default;
+    template <class U> DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+    template <class U> void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... Args> void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+template <class T> using HostArray = std::vector<T, DefaultInitAllocator<T>>;
 
 // ---- Sizes measured on an H100 (BENCHMARKS.md); the pair rates are in device_rates.h ---------
 
@@ -72,13 +90,13 @@ RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
 /// share need.
 struct Schedule {
     std::uint64_t tilesPerUnit = 0;
-    std::vector<WorkUnit> units;
+    HostArray<WorkUnit> units;
     /// Pairs of the tile pairs units [0, i) list: the work, an upper bound on what the kernel
     /// computes (chunk sizes, the measured rate and the split into shares use it).
-    std::vector<std::uint64_t> workPrefix;
+    HostArray<std::uint64_t> workPrefix;
     /// The same plus the pairs culling dropped, spread over each task's units in proportion to
     /// their work, so that progress reaches every task's pairTotal when its last unit is done.
-    std::vector<std::uint64_t> progressPrefix;
+    HostArray<std::uint64_t> progressPrefix;
     std::vector<std::pair<std::size_t, std::size_t>> taskUnits; ///< [begin, end) per task
 
     /// Adds the progress pairs of units [begin, end) to their tasks' entries of `perTask`.
@@ -122,6 +140,8 @@ public:
     explicit BatchState(std::size_t taskCount, std::vector<std::uint8_t> taskVariants = {})
         : m_pairsDonePerTask(taskCount), m_taskVariants(std::move(taskVariants)) {}
 
+    /// How many device threads take chunks (more than one: the last chunks shrink).
+    void setTakers(std::size_t takers) { m_takers = takers; }
     /// Makes the work list visible to every device thread. Tasks without units are done at once.
     void publish(Schedule built);
     /// The published schedule, or null once `stop` is raised first. Polls the flag, which the
@@ -150,6 +170,7 @@ private:
     std::condition_variable m_wake;
     std::unique_ptr<const Schedule> m_schedule; // null until published (culling: after prep)
     std::size_t m_nextUnit = 0;
+    std::size_t m_takers = 1;
     std::vector<std::atomic<std::uint64_t>> m_pairsDonePerTask;
     std::vector<std::uint8_t> m_taskVariants;
     std::vector<std::size_t> m_variantBreaks; // first units of tasks whose variant changes

@@ -43,6 +43,13 @@ struct DeviceBinTables {
 void runDevice(int device, std::size_t worker, const DevicePlans& plans, const DeviceJob& job,
                BatchState& state, const std::atomic<bool>& stop, DeviceResult& result) {
     const bool leader = worker == 0;
+    const auto mark = [&](const char* stage) {
+        if (job.trace)
+            result.stages.emplace_back(
+                stage,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count());
+    };
+    mark("thread");
     const HostBinTables& tables = *job.tables;
     const std::size_t regionCount = job.regionCount;
     const std::size_t taskCount = job.taskCount;
@@ -65,6 +72,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     const DeviceBinTables bins(tables, isFloat, s);
     const std::size_t binCount = tables.thresholdsDouble.size() - 2;
     catalogsReady.record(s);
+    mark("catalogs issued");
 
     // Culling: the leader turns the tile boxes into the work list. The preparation is
     // deterministic (a stable radix sort of the same keys has one result; box min/max are
@@ -76,14 +84,14 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     if (published == nullptr)
         return; // stopped (error elsewhere, or cancelled) before the list was ready
     const Schedule& schedule = *published;
+    mark("list");
 
     // The share's work units (indices below are relative to shareBegin) and the counters.
     unitsStart.record(s);
     const std::size_t shareBegin = schedule.shareBegin;
+    // Each chunk's units are copied just before its launch (below): a device takes only its
+    // chunks, and the first launch does not wait for the whole list (5e6 units: 167 MB).
     DeviceBuffer<WorkUnit> d_units(schedule.shareEnd - shareBegin, s);
-    if (d_units.size() > 0)
-        TPACF_CUDA_TRY(cudaMemcpyAsync(d_units.get(), schedule.units.data() + shareBegin,
-                                       d_units.bytes(), cudaMemcpyHostToDevice, s));
     const bool byRegion = regionCount > 0;
     const std::size_t countsPerTask = (byRegion ? 1 + 2 * regionCount : 1) * binCount;
     DeviceBuffer<unsigned long long> d_counts(taskCount * countsPerTask, s);
@@ -184,6 +192,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
         }
     };
 
+    bool launchedAny = false;
     for (;;) {
         std::size_t begin = 0, end = 0;
         // The budget of the variant the next unit needs (the chunk stays within one variant).
@@ -203,6 +212,10 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
             if (plan == nullptr)
                 throw CudaError("CUDA backend: no kernel plan for a chunk of the batch", 0);
             PairKernelArgs& args = variantArgs[variant];
+            TPACF_CUDA_TRY(cudaMemcpyAsync(d_units.get() + (begin - shareBegin),
+                                           schedule.units.data() + begin,
+                                           (end - begin) * sizeof(WorkUnit),
+                                           cudaMemcpyHostToDevice, s));
             TPACF_CUDA_TRY(cudaMemsetAsync(d_cursors.get() + slot, 0, sizeof(std::uint32_t), s));
             args.unitBegin = static_cast<std::uint32_t>(begin - shareBegin);
             args.unitEnd = static_cast<std::uint32_t>(end - shareBegin);
@@ -211,6 +224,9 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
             launchStart[slot].record(s);
             launchPairKernel(*plan, args, grid, s);
             launchEnd[slot].record(s);
+            if (!launchedAny)
+                mark("first launch");
+            launchedAny = true;
             inFlight.push_back({slot, variant, begin, end});
             slot = (slot + 1) % (kLaunchesInFlight + 1);
             if (job.live) {
@@ -242,6 +258,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
         }
     }
 
+    mark("launches done");
     result.counts.assign(taskCount * countsPerTask, 0);
     PinnedBuffer<unsigned long long> hostCounts(taskCount * countsPerTask);
     TPACF_CUDA_TRY(cudaMemcpyAsync(hostCounts.get(), d_counts.get(), d_counts.bytes(),
@@ -263,6 +280,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
         1e-3;
     const double span = batchEnd.millisecondsSince(batchStart) * 1e-3;
     result.busySeconds = std::min(span, prepareSeconds + kernelSeconds);
+    mark("end");
 }
 
 } // namespace tpacf::cuda::detail

@@ -10,6 +10,7 @@
 #include "pair_kernels.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -44,6 +45,9 @@ struct DeviceJob {
     std::function<Schedule(const std::vector<std::vector<CellBounds>>&)> scheduleFromBoxes;
     /// Where the devices leave snapshots of their counts for live progress; null: none.
     LiveCounts* live = nullptr;
+    /// CudaTuning::trace: each device notes when it reached each stage, from `start`.
+    bool trace = false;
+    std::chrono::steady_clock::time_point start;
 };
 
 /// One device's counters (every task's, (1 + 2K) rows each for region batches) and busy time;
@@ -52,6 +56,8 @@ struct DeviceResult {
     std::vector<unsigned long long> counts;
     std::vector<double> weighted;
     double busySeconds = 0;
+    /// With DeviceJob::trace: (stage, host seconds since DeviceJob::start).
+    std::vector<std::pair<const char*, double>> stages;
 };
 
 /// Counts this device's chunks of the batch into `result`. Returns early (result empty) once

@@ -261,6 +261,15 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
 
     // Live counts: a batch of ~0.6 s reports partial counts on the way, each a snapshot that only
     // grows, never above the final counts, and never more counts than the pairs behind them.
+    // The batch is split over every device: on a host of several, sqrt(devices) times the
+    // points keep it about as long (the auto count's pairs grow with their square).
+    const std::size_t deviceCount = std::max<std::size_t>(1, cuda::makeProvider()->devices().size());
+    const Catalog larger = gputest::uniformCatalog(
+        static_cast<std::size_t>(static_cast<double>(1 << 20) *
+                                 std::sqrt(static_cast<double>(deviceCount))),
+        10, "larger");
+    const Catalog& liveCatalog = deviceCount > 1 ? larger : big;
+    const std::vector<CountTask> liveTasks{{&liveCatalog, nullptr}, {&liveCatalog, &a}};
     std::vector<std::vector<PairCounts>> snapshots;
     std::vector<std::vector<std::uint64_t>> snapshotPairs;
     CountControl live;
@@ -270,14 +279,14 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
             snapshotPairs.push_back(p.partialPairsPerTask);
         }
     };
-    const auto final = brute->countBatch(bigTasks, binning, live);
+    const auto final = brute->countBatch(liveTasks, binning, live);
     bool shaped = true, growing = true, belowFinal = true, belowPairs = true, someCounts = false;
     for (std::size_t s = 0; s < snapshots.size(); ++s) {
-        shaped = shaped && snapshots[s].size() == bigTasks.size() &&
-                 snapshotPairs[s].size() == bigTasks.size();
+        shaped = shaped && snapshots[s].size() == liveTasks.size() &&
+                 snapshotPairs[s].size() == liveTasks.size();
         if (!shaped)
             break;
-        for (std::size_t t = 0; t < bigTasks.size(); ++t) {
+        for (std::size_t t = 0; t < liveTasks.size(); ++t) {
             std::uint64_t sum = 0;
             for (std::size_t k = 0; k < binning.count(); ++k) {
                 const std::uint64_t value = snapshots[s][t][k];
@@ -288,7 +297,7 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
                     growing = growing && value >= snapshots[s - 1][t][k];
             }
             belowPairs = belowPairs && sum <= snapshotPairs[s][t] &&
-                         snapshotPairs[s][t] <= bigTasks[t].pairTotal();
+                         snapshotPairs[s][t] <= liveTasks[t].pairTotal();
         }
     }
     std::printf("live counts: %zu snapshots during the batch\n", snapshots.size());

@@ -48,6 +48,15 @@ public:
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm_rank(MPI_COMM_WORLD, &m_rank);
         MPI_Comm_size(MPI_COMM_WORLD, &m_size);
+        // The ranks that share this host (and its GPUs): each takes its own share of them.
+        MPI_Comm host = MPI_COMM_NULL;
+        if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL,
+                                &host) == MPI_SUCCESS &&
+            host != MPI_COMM_NULL) {
+            MPI_Comm_rank(host, &m_hostRank);
+            MPI_Comm_size(host, &m_hostSize);
+            MPI_Comm_free(&host);
+        }
     }
 
     ~MpiRankGroup() override {
@@ -61,6 +70,8 @@ public:
 
     int rank() const noexcept override { return m_rank; }
     int size() const noexcept override { return m_size; }
+    int hostRank() const noexcept override { return m_hostRank; }
+    int hostSize() const noexcept override { return m_hostSize; }
 
     std::string hostName() const override {
         char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -244,6 +255,8 @@ private:
 
     int m_rank = 0;
     int m_size = 1;
+    int m_hostRank = 0;
+    int m_hostSize = 1;
     bool m_announced = false;
     bool m_peerFailed = false;
     std::deque<std::vector<char>> m_outbox;

@@ -29,8 +29,20 @@ struct BackendOptions {
     /// (fp32PerFp64 <= kFullRateFp64Ratio), float (hi+lo) on GPUs with slow FP64; see
     /// autoPrecision().
     std::optional<Precision> precision;
-    int cpuThreads = 0;          // <= 0: all hardware threads
-    std::vector<int> gpuDevices; // empty: every visible device of the module
+    int cpuThreads = 0; // <= 0: all hardware threads
+    /// The GPUs to count on (--devices, the GUI's choice). Empty: chosen for the job
+    /// (chooseJobDevices): with a work estimate, as many of this process's devices as shorten
+    /// the wall; without one, all of them.
+    std::vector<int> gpuDevices;
+    /// Where gpuDevices were chosen automatically by the caller (the CLI, before reading the
+    /// catalogs): why, for the result ("auto: 1 of 4 GPUs, ..."); "" when they were asked for.
+    std::string deviceChoice;
+    /// Under MPI, this process's place among the ranks of its host: each rank takes its own
+    /// share of the devices (devicesOfRank). One process: {0, 1}.
+    struct HostPlacement {
+        int rank = 0;
+        int ranks = 1;
+    } placement;
     CullingMode culling = CullingMode::Auto;
     /// The most device memory a GPU counter's catalogs may take, bytes per device; 0: what each
     /// device has free. A batch that needs more is counted in chunks (PairCounter).
@@ -50,6 +62,17 @@ struct GpuDeviceInfo {
     /// Which of the build's GPU code the device runs ("sm_90 machine code", "compute_90 PTX
     /// (compiled by the driver at first use)"); "" when the module does not say.
     std::string code;
+    /// Peak SM clock in kHz; 0 when unknown.
+    int clockKHz = 0;
+    /// Pairs per second a full-range count is expected to reach on this device alone, in float
+    /// and in double: what the automatic device count weighs a job's work against. 0: unknown.
+    double pairsPerSecondFloat = 0;
+    double pairsPerSecondDouble = 0;
+    /// This process has started the device (driver and context): a job adds it at no cost.
+    bool started = false;
+    /// False where this process keeps the device out of its driver (BackendModule::
+    /// reserveDevices): listed, but no counter of this process can use it.
+    bool reachable = true;
 };
 
 /// Devices whose FP64 runs at least at a third of their FP32 rate count in double when the
@@ -76,7 +99,9 @@ public:
     virtual std::string displayName() const;
     /// False when the program was built without this backend.
     virtual bool compiledIn() const = 0;
-    /// Usable devices; empty when there are none.
+    /// Usable devices; empty when there are none. Read without starting any device (the CUDA
+    /// module asks NVML, ~10 ms a GPU, where the driver's start costs ~0.25 s a GPU), so that
+    /// listing them costs a job nothing.
     virtual std::vector<GpuDeviceInfo> devices() const = 0;
     /// Why there are no devices ("built without ...", "no driver: ..."); "" when some.
     virtual std::string unavailableReason() const = 0;
@@ -85,13 +110,21 @@ public:
     virtual std::vector<std::string> unsupportedDevices() const;
     /// Driver and runtime versions for people; "" when unknown.
     virtual std::string versionDescription() const = 0;
-    /// A counter over the given devices (empty: all). Throws BackendUnavailable or ConfigError.
+    /// A counter over the given devices (empty: all reachable ones), each started on a thread
+    /// of its own. Throws BackendUnavailable or ConfigError.
     virtual std::unique_ptr<PairCounter> create(Precision precision,
                                                 const std::vector<int>& deviceIndices) const = 0;
-    /// Starts what a first count on `deviceIndices` (empty: all) waits for (the driver, each
-    /// device's context: ~0.25 s on a GPU host), so that a caller can overlap it with reading
-    /// the catalogs. Never throws: a failure shows when the counter is made. Default: nothing.
+    /// Starts what a first count on `deviceIndices` (empty: all reachable) waits for (the
+    /// driver, each device's context), one thread a device, so that a caller can overlap it with
+    /// reading the catalogs. Never throws: a failure shows when the counter is made. Default:
+    /// nothing.
     virtual void warmUp(const std::vector<int>& deviceIndices) const;
+    /// Keeps every device but `deviceIndices` out of this process's driver, where the module
+    /// can and nothing has started it yet (CUDA: the driver starts every visible GPU, ~0.25 s
+    /// each, one after another, whether a job uses it or not). Only for a process that will
+    /// use no other device of the module in its lifetime (the CLI's one job); the devices left
+    /// out are then listed with reachable = false. Never throws. Default: nothing.
+    virtual void reserveDevices(const std::vector<int>& deviceIndices) const;
     /// The module's rungs of the Kernel Lab (lab.h): teaching kernels, never used by a job.
     /// Default: none.
     virtual lab::LabVariantList labVariants() const;
@@ -140,15 +173,28 @@ struct BackendSelection {
     /// How the precision was chosen: "requested" when BackendOptions::precision was given,
     /// else the auto rule's reason ("auto: double, ...").
     std::string precisionChoice;
+    /// How the GPUs were chosen: "" for the CPU and for devices asked for, else the reason
+    /// (DeviceChoice::reason; the result carries it as a note).
+    std::string deviceChoice;
 };
+
+struct CountWorkEstimate; // device_choice.h
 
 /// Auto: the first module with a usable device, else the CPU with a notice. A module by name: that
 /// module or BackendUnavailable. Cpu with Precision::Float, or a name `backends` does not know:
-/// ConfigError. The counter comes with setCulling(options.culling) applied.
-BackendSelection selectBackend(const BackendOptions& options, const BackendRegistry& backends);
+/// ConfigError. The counter comes with setCulling(options.culling) applied. `work`: the job's
+/// estimated work, from which the GPUs are chosen where options.gpuDevices is empty
+/// (chooseJobDevices); null: every device of this process.
+BackendSelection selectBackend(const BackendOptions& options, const BackendRegistry& backends,
+                               const CountWorkEstimate* work = nullptr);
 
-/// warmUp() of the module selectBackend would choose for `options` (none for the CPU); for
-/// "auto", of the first module that lists devices. Never throws.
+/// The module selectBackend would choose for `options`: null for the CPU; for "auto", the first
+/// module that lists devices. Never throws.
+const BackendModule* backendModuleFor(const BackendOptions& options,
+                                      const BackendRegistry& backends) noexcept;
+
+/// warmUp() of the module selectBackend would choose for `options` (none for the CPU), on
+/// options.gpuDevices (empty: this process's devices). Never throws.
 void warmUpBackend(const BackendOptions& options, const BackendRegistry& backends) noexcept;
 
 } // namespace tpacf

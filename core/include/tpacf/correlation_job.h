@@ -87,6 +87,9 @@ struct CorrelationResult {
     /// How the precision was chosen: "requested", or the auto rule's reason (BackendSelection).
     std::string precisionChoice;
     std::string backendNotice; // e.g. the fallback to the CPU; "" when none
+    /// How many GPUs counted and why, where the job chose them ("auto device count: 1 of 4
+    /// GPUs, ..."); "" for the CPU and for GPUs asked for. Also one of `notes` (the metadata).
+    std::string deviceChoice;
     /// Spatial culling: the mode asked for (BackendOptions::culling) and whether the counts
     /// visited only the cell pairs within reach of the bins (false: every pair computed), as the
     /// backend reported it (PairCounter::lastBatchCulled). In a partial result, what the backend

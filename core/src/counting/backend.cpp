@@ -2,6 +2,7 @@
 #include "tpacf/backend.h"
 
 #include "tpacf/cpu_pair_counter.h"
+#include "tpacf/device_choice.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -59,25 +60,31 @@ std::vector<GpuDeviceInfo> chosenDevices(const BackendModule& module,
     return chosen;
 }
 
-BackendSelection moduleSelection(const BackendOptions& options, const BackendModule& module) {
+BackendSelection moduleSelection(const BackendOptions& options, const BackendModule& module,
+                                 const CountWorkEstimate* work) {
     BackendSelection selection;
+    // The devices first (asked for, this rank's, or as many as the work wants), then the
+    // precision "auto" picks on them.
+    DeviceChoice devices = chooseJobDevices(module, options, work);
     Precision precision = Precision::Float;
     if (options.precision) {
         precision = *options.precision;
         selection.precisionChoice = "requested";
     } else {
-        const PrecisionChoice choice = autoPrecision(chosenDevices(module, options.gpuDevices));
+        const PrecisionChoice choice = autoPrecision(chosenDevices(module, devices.devices));
         precision = choice.precision;
         selection.precisionChoice = "auto: " + choice.reason;
     }
-    selection.counter = withCulling(module.create(precision, options.gpuDevices), options);
+    selection.deviceChoice = std::move(devices.reason);
+    selection.counter = withCulling(module.create(precision, devices.devices), options);
     return selection;
 }
 
 BackendSelection cpuSelection(const BackendOptions& options, std::string notice = {}) {
     return {makeCpuCounter(options), std::move(notice),
             options.precision == Precision::Double ? "requested"
-                                                   : "the CPU backend counts in double"};
+                                                   : "the CPU backend counts in double",
+            {}};
 }
 
 std::string ratioText(int fp32PerFp64) {
@@ -87,6 +94,8 @@ std::string ratioText(int fp32PerFp64) {
 } // namespace
 
 void BackendModule::warmUp(const std::vector<int>&) const {}
+
+void BackendModule::reserveDevices(const std::vector<int>&) const {}
 
 std::vector<std::string> BackendModule::unsupportedDevices() const {
     return {};
@@ -171,7 +180,8 @@ std::optional<std::string> BackendRegistry::resolve(std::string_view text) const
     return std::nullopt;
 }
 
-BackendSelection selectBackend(const BackendOptions& options, const BackendRegistry& backends) {
+BackendSelection selectBackend(const BackendOptions& options, const BackendRegistry& backends,
+                               const CountWorkEstimate* work) {
     const std::optional<std::string> name = backends.resolve(options.name);
     if (!name)
         throw ConfigError(inQuotes(options.name) + " is not a backend (" + backends.namesText() +
@@ -187,7 +197,7 @@ BackendSelection selectBackend(const BackendOptions& options, const BackendRegis
         if (!reason.empty())
             throw BackendUnavailable("the " + module.displayName() +
                                      " backend is not available: " + reason);
-        return moduleSelection(options, module);
+        return moduleSelection(options, module, work);
     }
 
     // Auto: the first module that can count, in registration order.
@@ -196,7 +206,7 @@ BackendSelection selectBackend(const BackendOptions& options, const BackendRegis
         std::string reason = moduleUnavailableReason(*module);
         if (reason.empty()) {
             try {
-                return moduleSelection(options, *module);
+                return moduleSelection(options, *module, work);
             } catch (const BackendUnavailable& e) {
                 // Devices were listed but cannot be used (out of memory, busy, driver mismatch):
                 // "auto" means the user accepts the next backend then. Bad settings
@@ -232,20 +242,26 @@ PrecisionChoice autoPrecision(const std::vector<GpuDeviceInfo>& devices) {
                                    ratioText(first.fp32PerFp64) + " its FP32 rate"};
 }
 
-void warmUpBackend(const BackendOptions& options, const BackendRegistry& backends) noexcept {
+const BackendModule* backendModuleFor(const BackendOptions& options,
+                                      const BackendRegistry& backends) noexcept {
     try {
         const std::optional<std::string> name = backends.resolve(options.name);
         if (!name || *name == kCpuBackend)
-            return;
-        if (*name != kAutoBackend) {
-            backends.find(*name)->warmUp(options.gpuDevices);
-            return;
-        }
+            return nullptr;
+        if (*name != kAutoBackend)
+            return backends.find(*name);
         for (const auto& module : backends.modules())
-            if (module->compiledIn() && !module->devices().empty()) {
-                module->warmUp(options.gpuDevices);
-                return;
-            }
+            if (module->compiledIn() && !module->devices().empty())
+                return module.get();
+    } catch (...) {
+    }
+    return nullptr;
+}
+
+void warmUpBackend(const BackendOptions& options, const BackendRegistry& backends) noexcept {
+    try {
+        if (const BackendModule* module = backendModuleFor(options, backends))
+            module->warmUp(chooseJobDevices(*module, options, nullptr).devices);
     } catch (...) {
         // Warming up is an optimisation: the job's own selection reports every problem.
     }

@@ -3,6 +3,7 @@
 
 #include "job/job_counts.h"
 #include "tpacf/cpu_pair_counter.h"
+#include "tpacf/device_choice.h"
 #include "tpacf/errors.h"
 #include "tpacf/eta_estimator.h"
 #include "tpacf/work_runner.h"
@@ -374,7 +375,16 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     };
     if (jackknife.regions >= kMinJackknifeRegions && jackknife.regions <= kMaxJackknifeRegions)
         checkMemory(jackknife.regions);
-    BackendSelection backend = selectBackend(m_params.backend, m_backends);
+    // The GPUs a job uses follow its work where none were asked for: a small job does not wait
+    // for every GPU of the host to start (device_choice.h).
+    std::optional<CountWorkEstimate> work;
+    if (m_params.backend.gpuDevices.empty() && backendModuleFor(m_params.backend, m_backends)) {
+        const std::vector<CountTask> estimateTasks = job::countTasks(catalogsOf(m_params));
+        work = estimateCountWork(estimateTasks, binning, m_params.backend.culling,
+                                 1.0 / std::max<std::uint32_t>(1, m_params.share.parts));
+    }
+    BackendSelection backend =
+        selectBackend(m_params.backend, m_backends, work ? &*work : nullptr);
     endStage("backend");
     if (jackknife.enabled() && !backend.counter->supportsRegions()) {
         // Error bars were asked for: "auto" accepts the CPU, an explicit backend does not.
@@ -386,6 +396,7 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
         backend.counter = std::make_unique<CpuPairCounter>(m_params.backend.cpuThreads);
         backend.counter->setCulling(m_params.backend.culling);
         backend.precisionChoice = "the CPU backend counts in double";
+        backend.deviceChoice.clear();
         if (!backend.notice.empty())
             backend.notice += "; ";
         backend.notice += "the " + name +
@@ -473,6 +484,10 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
             header.randoms2.push_back(InputSummary::of(*random));
     }
     header.notes = inputNotes(m_params);
+    if (!backend.deviceChoice.empty()) {
+        header.deviceChoice = backend.deviceChoice;
+        header.notes.push_back(backend.deviceChoice);
+    }
     header.invocation = m_params.invocation;
     {
         // catalogKeys follow JobCatalogs::all(): data, randoms, data2, randoms2.

@@ -2,6 +2,7 @@
 #pragma once
 // The CUDA backend behind a plain C++ header: no CUDA type leaks out of kernels/.
 #include "tpacf/backend.h"
+#include "tpacf/cuda/cuda_error.h"
 #include "tpacf/errors.h"
 
 #include <memory>
@@ -34,6 +35,9 @@ struct CudaTuning {
     bool subTileCulling = true;
     /// Region (jackknife) layout: coarse cells of 2^level per axis, 0 to 5 (0: by region alone).
     int regionCellLevel = 0;
+    /// A note per batch of where its wall time went on the host and on each device (setup, the
+    /// catalogs issued, the work list ready, first and last launch, end): `--cuda-trace`.
+    bool trace = false;
 
     /// Throws ConfigError naming the setting that is out of range.
     void validate() const;
@@ -49,16 +53,5 @@ std::string_view cudaHistogramName(CudaHistogram histogram) noexcept;
 /// available to link: in a build without CUDA it reports "built without CUDA support" and offers
 /// no devices.
 std::unique_ptr<BackendModule> makeProvider(const CudaTuning& tuning = {});
-
-/// A failed CUDA runtime call or kernel launch: what() names the call, file:line and the CUDA
-/// error (name and text); code() is the cudaError_t value.
-class CudaError : public Error {
-public:
-    CudaError(const std::string& message, int code) : Error(message), m_code(code) {}
-    int code() const noexcept { return m_code; }
-
-private:
-    int m_code;
-};
 
 } // namespace tpacf::cuda
