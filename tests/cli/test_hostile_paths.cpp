@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 
 #ifdef TPACF_TEST_HAVE_CFITSIO
-#include <fitsio.h>
+#include "fits_test_catalog.h"
 #endif
 
 #ifndef TPACF_EXE
@@ -175,28 +175,6 @@ QByteArray duplicateCount(const QByteArray& text, const QByteArray& label) {
     return result.insert(end, ",\n" + changed);
 }
 
-#ifdef TPACF_TEST_HAVE_CFITSIO
-// A FITS catalog (RA, DEC in degrees) by a name cfitsio does not parse.
-void writeFitsCatalog(const QString& path, const tpacf::Catalog& catalog) {
-    std::vector<double> ra, dec;
-    for (std::size_t i = 0; i < catalog.size(); ++i) {
-        ra.push_back(catalog.ra()[i] * 180.0 / 3.141592653589793);
-        dec.push_back(catalog.dec()[i] * 180.0 / 3.141592653589793);
-    }
-    int status = 0;
-    fitsfile* file = nullptr;
-    fits_create_diskfile(&file, QFile::encodeName(path).constData(), &status);
-    const char* names[] = {"RA", "DEC"};
-    const char* forms[] = {"D", "D"};
-    fits_create_tbl(file, BINARY_TBL, 0, 2, const_cast<char**>(names), const_cast<char**>(forms),
-                    nullptr, "CATALOG", &status);
-    fits_write_col(file, TDOUBLE, 1, 1, 1, LONGLONG(ra.size()), ra.data(), &status);
-    fits_write_col(file, TDOUBLE, 2, 1, 1, LONGLONG(dec.size()), dec.data(), &status);
-    fits_close_file(file, &status);
-    if (status != 0)
-        qFatal("cannot write %s", qPrintable(path));
-}
-#endif
 
 // One command of the matrix: its arguments and the files it must write (relative to the
 // folder it runs in).
@@ -328,8 +306,8 @@ private slots:
         tpacf::writeCatalogAscii(plain(QStringLiteral("d.txt")).toStdString(), data);
         tpacf::writeCatalogAscii(plain(QStringLiteral("r.txt")).toStdString(), random);
 #ifdef TPACF_TEST_HAVE_CFITSIO
-        writeFitsCatalog(plain(QStringLiteral("d.fits")), data);
-        writeFitsCatalog(plain(QStringLiteral("r.fits")), random);
+        QVERIFY(tpacf::test::writeFitsRaDec(plain(QStringLiteral("d.fits")), data));
+        QVERIFY(tpacf::test::writeFitsRaDec(plain(QStringLiteral("r.fits")), random));
         m_fits = true;
 #endif
         for (const char* part : {"1", "2"}) {

@@ -14,7 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <fitsio.h>
+#include "fits_test_catalog.h"
 
 #include <sys/stat.h>
 
@@ -55,22 +55,7 @@ private slots:
         m_fits = m_dir.filePath(QStringLiteral("d.fits"));
         const tpacf::Catalog catalog =
             tpacf::generateUniformRandoms(200, tpacf::Footprint::box(10, 14, 0, 4), 5, "d");
-        std::vector<double> ra, dec;
-        for (std::size_t i = 0; i < catalog.size(); ++i) {
-            ra.push_back(catalog.ra()[i] * 180.0 / 3.141592653589793);
-            dec.push_back(catalog.dec()[i] * 180.0 / 3.141592653589793);
-        }
-        int status = 0;
-        fitsfile* file = nullptr;
-        fits_create_diskfile(&file, QFile::encodeName(m_fits).constData(), &status);
-        const char* names[] = {"RA", "DEC"};
-        const char* forms[] = {"D", "D"};
-        fits_create_tbl(file, BINARY_TBL, 0, 2, const_cast<char**>(names),
-                        const_cast<char**>(forms), nullptr, "CATALOG", &status);
-        fits_write_col(file, TDOUBLE, 1, 1, 1, LONGLONG(ra.size()), ra.data(), &status);
-        fits_write_col(file, TDOUBLE, 2, 1, 1, LONGLONG(dec.size()), dec.data(), &status);
-        fits_close_file(file, &status);
-        QCOMPARE(status, 0);
+        QVERIFY(tpacf::test::writeFitsRaDec(m_fits, catalog));
         QCOMPARE(
             ::mkfifo(QFile::encodeName(m_dir.filePath(QStringLiteral("ff"))).constData(), 0600), 0);
         // A good session with the FITS catalog and a row filter, to be edited below.

@@ -22,6 +22,11 @@ inline bool equalsIgnoringCase(std::string_view a, std::string_view b) noexcept 
            });
 }
 
+/// Throws InputError naming `path` when `selection` (the brackets after a FITS file's name)
+/// uses a cfitsio feature that reads another file: '@file', regfilter(), gtifilter(),
+/// gtioverlap(), gtifind() (fits_selection_check.cpp).
+void refuseFileReadingSelection(const std::string& path, const std::string& selection);
+
 struct FitsColumn {
     std::string name;
     int typecode = 0;
