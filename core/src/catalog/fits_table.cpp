@@ -338,7 +338,7 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
     const CatalogPath split = splitCatalogPath(path);
     const SelectionParts selection = parseSelection(path, split.selection);
     // Every check on the file is on the file part: "d.fits[1]" is d.fits.
-    const OpenedFile opened = openRegularFile(split.file);
+    OpenedFile opened = openRegularFile(split.file);
     std::array<unsigned char, 8> magic{};
     const ssize_t magicLength = ::pread(opened.fd.get(), magic.data(), magic.size(), 0);
     const std::size_t headLength = magicLength > 0 ? static_cast<std::size_t>(magicLength) : 0;
@@ -378,6 +378,7 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
     }
 
     FitsTable table;
+    table.nameHolder = std::move(opened.fd); // still opened.fd's number: bytesFd stays valid
     int fitsStatus = 0;
     fitsfile* raw = nullptr;
     fits_clear_errmsg(); // what earlier reads left there is not about this file

@@ -40,6 +40,11 @@ struct FitsColumn {
 // An open binary table: the file positioned at the chosen HDU (or cfitsio's filtered copy of
 // it), with its columns, and how it was chosen for messages and the catalog's origin.
 struct FitsTable {
+    // The descriptor behind the name cfitsio opened ("/proc/self/fd/N"), held until cfitsio has
+    // closed the file (members are destroyed in reverse order): were N closed earlier, another
+    // thread's catalog could open as N too, and cfitsio, which knows its open files by name,
+    // would take that name for the file it already has open (wrong rows, or its lock left held).
+    FileDescriptor nameHolder;
     io::FitsPtr file;
     int hdu = 0;              // absolute (cfitsio's movabs numbering: the primary HDU is 1)
     std::string hduLabel;     // "HDU 1 (CATALOG)": extension numbers, as in d.fits[1] and --hdu
