@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -157,6 +158,12 @@ CatalogOrigin fitsOrigin(const FitsTable& table, const ReadOptions& options, int
 } // namespace
 
 Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
+    // One FITS catalog at a time through cfitsio: catalogs read side by side (tpacf run's data
+    // and randoms) hung now and then in cfitsio's open on its global lock, left held by the
+    // other thread's use of the library. The lock is taken before the table exists, so that
+    // closing the table (its destructor) is inside it too.
+    static std::mutex cfitsioUse;
+    const std::lock_guard<std::mutex> serial(cfitsioUse);
     FitsTable table = openTable(path, options, false);
     std::vector<int> taken;
     const int raCol = chooseColumn(table, path, options.raColumn, Axis::Ra, "RA", taken);
