@@ -394,21 +394,46 @@ inline const QList<QByteArray>& badTokens() {
     return tokens;
 }
 
-inline std::vector<Case> corpus(std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::vector<Case> cases;
-    auto add = [&cases](Case c) { cases.push_back(std::move(c)); };
-    auto clean = [](const QByteArray& name, const QByteArray& content,
-                    std::optional<std::vector<Point>> points) {
+// The corpus, built section by section: one member function per section, called in the order
+// of the sections, so that the seeded generator's draws and the order of the cases are those of
+// one pass. (One function of ~750 lines took minutes to compile under the sanitizers.)
+class CorpusBuilder {
+public:
+    explicit CorpusBuilder(std::uint64_t seed)
+        : rng(seed), base(randomRows(rng, 40)), basePoints(pointsOf(base)), baseText(join(base)),
+          n(static_cast<int>(base.size())), anyLine(2, n) {}
+
+    std::vector<Case> build() {
+        lineEnds();
+        separators();
+        numbers();
+        raggedRows();
+        countLines();
+        headers();
+        comments();
+        enormous();
+        binary();
+        readingFlags();
+        textColumns();
+        seededMutations();
+        specialFiles();
+        fits();
+        return std::move(cases);
+    }
+
+private:
+    void add(Case c) { cases.push_back(std::move(c)); }
+    static Case clean(const QByteArray& name, const QByteArray& content,
+                      std::optional<std::vector<Point>> points) {
         Case c;
         c.name = name;
         c.content = content;
         c.expect = Expect::Clean;
         c.clean = std::move(points);
         return c;
-    };
-    auto error = [](const QByteArray& name, const QByteArray& content, long line = -1,
-                    int column = -1, const QByteArray& mentions = {}) {
+    }
+    static Case error(const QByteArray& name, const QByteArray& content, long line = -1,
+                      int column = -1, const QByteArray& mentions = {}) {
         Case c;
         c.name = name;
         c.content = content;
@@ -417,20 +442,52 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         c.column = column;
         c.mentions = mentions;
         return c;
-    };
-
-    const Rows base = randomRows(rng, 40);
-    const auto basePoints = pointsOf(base);
-    const QByteArray baseText = join(base);
-    const int n = static_cast<int>(base.size());
-    std::uniform_int_distribution<int> anyLine(2, n); // not the first: header rules apply there
+    }
     // `rows` with row `index` (0-based) replaced.
-    auto withRow = [](Rows rows, int index, std::vector<QByteArray> row) {
+    static Rows withRow(Rows rows, int index, std::vector<QByteArray> row) {
         rows[static_cast<std::size_t>(index)] = std::move(row);
         return rows;
-    };
+    }
 
     // -- line ends and encodings
+    void lineEnds();
+    // -- decimal commas and other separators that are not ours
+    void separators();
+    // -- numbers from_chars refuses, or that are out of range, in RA, in Dec, on the first line
+    void numbers();
+    // -- ragged rows
+    void raggedRows();
+    // -- count lines
+    void countLines();
+    // -- headers and column names
+    void headers();
+    // -- comments, empty files
+    void comments();
+    // -- enormous lines and fields: errors must quote at most a few dozen characters
+    void enormous();
+    // -- binary data where text was expected
+    void binary();
+    // -- reading flags
+    void readingFlags();
+    // -- text columns: skipped only while they stay text
+    void textColumns();
+    // -- seeded mutations: a bad token in a random place; the file must fail or read clean
+    void seededMutations();
+    // -- special files
+    void specialFiles();
+    // -- FITS
+    void fits();
+
+    std::mt19937_64 rng;
+    std::vector<Case> cases;
+    const Rows base;
+    const std::optional<std::vector<Point>> basePoints;
+    const QByteArray baseText;
+    const int n;
+    std::uniform_int_distribution<int> anyLine; // not the first: header rules apply there
+};
+
+inline void CorpusBuilder::lineEnds() {
     add(clean("line ends: LF", baseText, basePoints));
     add(clean("line ends: no final newline", baseText.chopped(1), basePoints));
     add(clean("line ends: CRLF", join(base, " ", "\r\n"), basePoints));
@@ -490,8 +547,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
     add(clean("commas: plain", join(base, ","), basePoints));
     add(clean("commas: with blanks", join(base, " , "), basePoints));
     add(clean("commas: trailing", join(base, ",", ",\n"), basePoints));
+}
 
-    // -- decimal commas and other separators that are not ours
+inline void CorpusBuilder::separators() {
     auto decimalComma = [](const Rows& rows, const QByteArray& separator) {
         QByteArray text;
         for (const auto& row : rows) {
@@ -508,8 +566,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
     add(error("separator: semicolon", join(base, ";"), 1));
     add(error("sexagesimal: h:m:s d:m:s", "12:30:00 +12:00:00\n12:31:00 +12:01:00\n", 1, 1));
     add(error("sexagesimal: 12h30m 12d00m", "12h30m00s +12d00m00s\n12h31m00s +12d01m00s\n", 1));
+}
 
-    // -- numbers from_chars refuses, or that are out of range, in RA, in Dec, on the first line
+inline void CorpusBuilder::numbers() {
     {
         int i = 0;
         for (const QByteArray& token : badTokens()) {
@@ -575,8 +634,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         add(error("number: trailing garbage in Dec",
                   join(withRow(base, k - 1, {base[k - 1][0], base[k - 1][1] + "abc"})), k, 2));
     }
+}
 
-    // -- ragged rows
+inline void CorpusBuilder::raggedRows() {
     {
         Rows rows = randomRows(rng, 30, 3);
         add(clean("ragged: extra columns", join(rows), pointsOf(rows)));
@@ -596,8 +656,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         add(error("ragged: an empty field in the first row",
                   join(withRow(base, 0, {base[0][0], "", base[0][1]}), ","), 1, 2));
     }
+}
 
-    // -- count lines
+inline void CorpusBuilder::countLines() {
     const QByteArray count = QByteArray::number(n);
     add(clean("count line: right", count + "\n" + baseText, basePoints));
     add(clean("count line: right, with a comment", "# n\n" + count + " # rows\n" + baseText,
@@ -612,8 +673,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
     add(error("count line: negative", "-40\n" + baseText, 1));
     add(error("count line: twice", count + "\n" + count + "\n" + baseText, 2));
     add(error("count line: after the header", "ra dec\n" + count + "\n" + baseText, 2));
+}
 
-    // -- headers and column names
+inline void CorpusBuilder::headers() {
     add(clean("header: ra dec", "ra dec\n" + baseText, basePoints));
     add(clean("header: RA DEC", "RA DEC\n" + baseText, basePoints));
     {
@@ -644,8 +706,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         rows.insert(rows.begin() + k, std::vector<QByteArray>{"ra", "dec"});
         add(error("header: again after data", join(rows), k + 1, 1));
     }
+}
 
-    // -- comments, empty files
+inline void CorpusBuilder::comments() {
     {
         QByteArray text = "# catalog\n#\n";
         for (const auto& row : base)
@@ -656,8 +719,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
     add(error("empty: only comments", "# a\n# b\n", -1, -1, "no data rows"));
     add(error("empty: blank lines", "\n\n\r\n  \n\t\n", -1, -1, "no data rows"));
     add(error("empty: a lone CR", "\r", -1, -1, "no data rows"));
+}
 
-    // -- enormous lines and fields: errors must quote at most a few dozen characters
+inline void CorpusBuilder::enormous() {
     {
         const QByteArray tenMB(10 << 20, '7');
         const int k = anyLine(rng);
@@ -685,8 +749,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         add(error("1 MB field: text as Dec",
                   join(withRow(base, m - 1, {base[m - 1][0], QByteArray(1 << 20, 'y')})), m, 2));
     }
+}
 
-    // -- binary data where text was expected
+inline void CorpusBuilder::binary() {
     add(error("binary: gzip-compressed text", gzipStored(baseText), -1, -1, "gzip"));
     add(error("binary: FITS bytes named .txt",
               emptyPrimary() + binTable({{"RA", "D", {1, 2}}, {"DEC", "D", {3, 4}}}).bytes(), -1,
@@ -700,8 +765,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         add(error("binary: PNG signature",
                   QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) + noise));
     }
+}
 
-    // -- reading flags
+inline void CorpusBuilder::readingFlags() {
     {
         Rows four = randomRows(rng, 30, 2);
         Rows moved;
@@ -753,8 +819,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         c.readArgs = c.cleanArgs = words({"--ra-hours"});
         add(c);
     }
+}
 
-    // -- text columns: skipped only while they stay text
+inline void CorpusBuilder::textColumns() {
     {
         Rows named;
         int id = 0;
@@ -767,8 +834,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         garbled = withRow(three, 0, {three[0][0], "abc", three[0][2]});
         add(error("text column: a garbled first Dec, three columns", join(garbled), 2));
     }
+}
 
-    // -- seeded mutations: a bad token in a random place; the file must fail or read clean
+inline void CorpusBuilder::seededMutations() {
     {
         Rows three = randomRows(rng, 30, 1);
         const auto threePoints = pointsOf(three);
@@ -827,8 +895,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
             add(clean("seeded line ends " + QByteArray::number(i), text, basePoints));
         }
     }
+}
 
-    // -- special files
+inline void CorpusBuilder::specialFiles() {
     auto special = [&](const QByteArray& name, Special kind, const QString& path = {},
                        const QByteArray& mentions = {}) {
         Case c;
@@ -858,8 +927,9 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
         c.special = Special::LinkToFile;
         add(c);
     }
+}
 
-    // -- FITS
+inline void CorpusBuilder::fits() {
     std::vector<double> ra, dec;
     for (const Point& p : *basePoints) {
         ra.push_back(p.ra);
@@ -1150,7 +1220,8 @@ inline std::vector<Case> corpus(std::uint64_t seed) {
                  bytes, Expect::Either, basePoints);
         }
     }
-    return cases;
 }
+
+inline std::vector<Case> corpus(std::uint64_t seed) { return CorpusBuilder(seed).build(); }
 
 } // namespace hostile
