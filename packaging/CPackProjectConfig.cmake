@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Read by cpack for each generator (CPACK_PROJECT_CONFIG_FILE in Packaging.cmake).
 if(CPACK_GENERATOR STREQUAL "DEB")
-  # A build with the GUI links Qt into its tpacf (run --plot): it makes tpacf-studio alone; tpacf,
-  # the library and tpacf-dev come from a build without the GUI (scripts/build-debs.sh).
-  if(CPACK_TPACF_GUI_BUILD)
+  # The tpacf package links no Qt: a build whose tpacf draws --plot figures (TPACF_CLI_PLOT) makes
+  # tpacf-studio alone; a GUI build without it makes every package (scripts/build-debs.sh).
+  if(CPACK_TPACF_CLI_PLOT)
     set(CPACK_COMPONENTS_ALL gui)
+  elseif(CPACK_TPACF_GUI_BUILD)
+    set(CPACK_COMPONENTS_ALL cli lib devel gui)
   else()
     set(CPACK_COMPONENTS_ALL cli lib devel)
   endif()

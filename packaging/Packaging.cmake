@@ -4,10 +4,11 @@
 #   tpacf-studio        (component gui)    the desktop application; Depends: tpacf
 #   libtpacf-core<N>    (component lib)    libtpacf_core.so.<N>, which both link
 #   tpacf-dev           (component devel)  headers and find_package(tpacf) for C++ pipelines
-# A build with the GUI links Qt into tpacf for `run --plot`, so tpacf, the library and tpacf-dev
-# are made from a build without it (TPACF_GUI=OFF) and tpacf-studio from one with it: a cluster
-# node that installs tpacf pulls no GUI stack. scripts/build-debs.sh makes both builds and all
-# packages. DEBs need TPACF_SHARED_CORE=ON (the library package); other builds make the tarball.
+# tpacf links Qt where it draws `run --plot` figures (TPACF_CLI_PLOT, on by default with the GUI),
+# so the packages come from a build with the GUI and TPACF_CLI_PLOT=OFF: a cluster node that
+# installs tpacf pulls no GUI stack. A build whose tpacf links Qt makes tpacf-studio alone.
+# scripts/build-debs.sh makes that one build and all packages. DEBs need TPACF_SHARED_CORE=ON (the
+# library package); other builds make the tarball.
 set(TPACF_MAINTAINER "TPACF Studio developers <tpacf-studio@users.noreply.github.com>")
 set(TPACF_DEB_VERSION "${PROJECT_VERSION}-1") # upstream version - Debian revision
 # Debian names a library package after its soname: libtpacf_core.so.0.1 is libtpacf-core0.1.
@@ -43,6 +44,7 @@ set(CPACK_STRIP_FILES ON)
 # Per-generator settings (which components make DEBs) are read when cpack runs.
 set(CPACK_PROJECT_CONFIG_FILE "${CMAKE_CURRENT_LIST_DIR}/CPackProjectConfig.cmake")
 set(CPACK_TPACF_GUI_BUILD ${TPACF_GUI})
+set(CPACK_TPACF_CLI_PLOT ${TPACF_CLI_PLOT})
 
 # Debian: one package per component, named and described here. Descriptions are written without
 # the control file's indent: CPackDeb adds it (and " ." for an empty line).

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Builds the Debian packages from two fresh Release builds (no test suites) and checks them with
+# Builds the Debian packages from one fresh Release build (no test suites) and checks them with
 # lintian (packaging/Packaging.cmake says what goes where):
-#   build/deb-cli  TPACF_GUI=OFF  ->  tpacf, libtpacf-core<N>, tpacf-dev   (no Qt anywhere)
-#   build/deb-gui  TPACF_GUI=ON   ->  tpacf-studio
-# both with the shared libtpacf_core, Debian's hardening flags and prefix /usr. The packages end in
-# build/debs/. Arguments after the options go to both configurations, e.g. -DTPACF_CUDA=OFF (a
-# CPU-only build: minutes instead of half an hour on 2 cores) or -DCMAKE_CUDA_ARCHITECTURES=90.
+#   build/deb  TPACF_GUI=ON, TPACF_CLI_PLOT=OFF  ->  tpacf, libtpacf-core<N>, tpacf-dev (no Qt in
+#                                                    any of them) and tpacf-studio
+# with the shared libtpacf_core, Debian's hardening flags and prefix /usr. The packages end in
+# build/debs/. Arguments after the options go to the configuration, e.g. -DTPACF_CUDA=OFF (a
+# CPU-only build: minutes instead of a quarter of an hour on 2 cores) or
+# -DCMAKE_CUDA_ARCHITECTURES=90.
 #
 #   --no-build      check and test the packages already in build/debs (after an earlier run)
 #   --install-test  then, as root, install the packages (apt-get, which also fetches their
@@ -69,7 +70,7 @@ build_tree() { # build_tree DIR GUI(ON|OFF) [cmake args...]
   shift 2
   rm -rf "$dir"
   cmake -S "$package_source" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
-        -DTPACF_GUI="$gui" -DTPACF_SHARED_CORE=ON -DTPACF_HARDENING=ON \
+        -DTPACF_GUI="$gui" -DTPACF_CLI_PLOT=OFF -DTPACF_SHARED_CORE=ON -DTPACF_HARDENING=ON \
         -DCMAKE_INSTALL_PREFIX=/usr "$@"
   local start=$SECONDS
   cmake --build "$dir" -j "$jobs"
@@ -86,8 +87,7 @@ if ((build)); then
   copy_source "$package_source"
   umask 002
   start=$SECONDS
-  build_tree build/deb-cli OFF "$@"
-  build_tree build/deb-gui ON "$@"
+  build_tree build/deb ON "$@"
   echo "Built in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s:"
 fi
 ls -1 "$out"/*.deb
@@ -160,6 +160,8 @@ else
   echo "ok: tpacf run --plot refuses: $(head -n 1 "$work/out.txt")"
 fi
 check "man page tpacf-run" test -s /usr/share/man/man1/tpacf-run.1.gz
+# The tpacf package pulls no GUI stack: its program links no Qt library.
+check "ldd tpacf: no Qt" sh -c '! ldd /usr/bin/tpacf | grep -i qt'
 check "xvfb-run -a tpacf-studio --version" xvfb-run -a /usr/bin/tpacf-studio --version
 check "ldd tpacf-studio: libtpacf_core from the package" \
   sh -c 'ldd /usr/bin/tpacf-studio | grep -E "libtpacf_core[^ ]* => /(usr/)?lib/"'
