@@ -321,17 +321,11 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    const auto provider = cuda::makeProvider();
-    if (gputest::skipWithoutDevice(*provider))
-        return kSkip;
-    Stats stats;
-    try {
-        auto gpuDouble = provider->create(Precision::Double, {});
-        auto gpuFloat = provider->create(Precision::Float, {});
-        CpuPairCounter cpu(0);
-        std::printf("counter: %s%s\n", gpuFloat->deviceDescription().c_str(),
-                    quick ? " (quick)" : "");
+    return gputest::runCounterSuite(argc, argv, [&](Stats& stats, gputest::CounterFixture& fixture) {
+        [[maybe_unused]] const bool quick = fixture.quick;
+        [[maybe_unused]] auto& gpuDouble = fixture.gpuDouble;
+        [[maybe_unused]] auto& gpuFloat = fixture.gpuFloat;
+        [[maybe_unused]] CpuPairCounter& cpu = fixture.cpu;
         const Counters counters{&cpu, gpuDouble.get(), gpuFloat.get()};
 
         std::uint64_t seed = 1;
@@ -468,10 +462,5 @@ int main(int argc, char** argv) {
             std::printf("N=200000 done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
         runControlChecks(stats, *gpuFloat);
-    } catch (const std::exception& e) {
-        expect(stats, false, std::string("unexpected exception: ") + e.what());
-    }
-    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
-                stats.failures);
-    return stats.failures == 0 ? 0 : 1;
+    });
 }

@@ -310,23 +310,11 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    const auto provider = cuda::makeProvider();
-    if (gputest::skipWithoutDevice(*provider))
-        return kSkip;
-    const auto devices = provider->devices();
-    std::printf("%s\n", provider->versionDescription().c_str());
-    for (const GpuDeviceInfo& d : devices)
-        std::printf("device %d: %s, %d SMs, cc %d.%d, %.1f GiB\n", d.index, d.name.c_str(),
-                    d.multiprocessors, d.computeMajor, d.computeMinor,
-                    static_cast<double>(d.memoryBytes) / (1 << 30));
-
-    Stats stats;
-    try {
-        auto gpuDouble = provider->create(Precision::Double, {});
-        auto gpuFloat = provider->create(Precision::Float, {});
-        std::printf("counter: %s\n", gpuFloat->deviceDescription().c_str());
-        CpuPairCounter cpu(0);
+    return gputest::runCounterSuite(argc, argv, [&](Stats& stats, gputest::CounterFixture& fixture) {
+        [[maybe_unused]] const bool quick = fixture.quick;
+        [[maybe_unused]] auto& gpuDouble = fixture.gpuDouble;
+        [[maybe_unused]] auto& gpuFloat = fixture.gpuFloat;
+        [[maybe_unused]] CpuPairCounter& cpu = fixture.cpu;
         const auto bins = binCases();
 
         const std::size_t sizes[] = {1, 2, 31, 32, 33, 1000, 4097};
@@ -368,11 +356,5 @@ int main(int argc, char** argv) {
             std::printf("N=100000 done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
         runControlChecks(stats, *gpuFloat);
-    } catch (const std::exception& e) {
-        std::printf("FAIL: unexpected exception: %s\n", e.what());
-        ++stats.failures;
-    }
-    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
-                stats.failures);
-    return stats.failures == 0 ? 0 : 1;
+    });
 }

@@ -307,16 +307,11 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    const auto provider = cuda::makeProvider();
-    if (gputest::skipWithoutDevice(*provider))
-        return kSkip;
-    Stats stats;
-    try {
-        auto gpuDouble = provider->create(Precision::Double, {});
-        auto gpuFloat = provider->create(Precision::Float, {});
-        std::printf("counter: %s\n", gpuFloat->deviceDescription().c_str());
-        CpuPairCounter cpu(0);
+    return gputest::runCounterSuite(argc, argv, [&](Stats& stats, gputest::CounterFixture& fixture) {
+        [[maybe_unused]] const bool quick = fixture.quick;
+        [[maybe_unused]] auto& gpuDouble = fixture.gpuDouble;
+        [[maybe_unused]] auto& gpuFloat = fixture.gpuFloat;
+        [[maybe_unused]] CpuPairCounter& cpu = fixture.cpu;
         std::printf("CpuPairCounter regions: %s\n",
                     cpu.supportsRegions() ? "yes (also compared)" : "no (brute force only)");
         const BinSpec full = BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 30);
@@ -367,11 +362,5 @@ int main(int argc, char** argv) {
             std::printf("N=100001 done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
         runControlChecks(stats, *gpuFloat);
-    } catch (const std::exception& e) {
-        std::printf("FAIL: unexpected exception: %s\n", e.what());
-        ++stats.failures;
-    }
-    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
-                stats.failures);
-    return stats.failures == 0 ? 0 : 1;
+    });
 }

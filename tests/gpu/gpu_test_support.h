@@ -3,6 +3,7 @@
 // Shared by the GPU suite and the GPU benchmark: seeded catalogs and small helpers.
 #include "tpacf/backend.h"
 #include "tpacf/catalog.h"
+#include "tpacf/cpu_pair_counter.h"
 #include "tpacf/cuda/cuda_backend.h"
 #include "tpacf/errors.h"
 #include "tpacf/pair_counter.h"
@@ -46,6 +47,48 @@ inline bool skipWithoutDevice(const BackendModule& provider) {
         return false;
     std::printf("SKIP: no CUDA device: %s\n", provider.unavailableReason().c_str());
     return true;
+}
+
+/// The line every suite ends with, "PASS|FAIL: N checks, M failures", and its exit status.
+inline int finish(const Stats& stats) {
+    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
+                stats.failures);
+    return stats.failures == 0 ? 0 : 1;
+}
+
+/// What the pair-count suites compare: double and float counters of the CUDA module on every
+/// device, and the CPU reference; `quick` from --quick (smaller catalogs).
+struct CounterFixture {
+    bool quick = false;
+    std::unique_ptr<PairCounter> gpuDouble, gpuFloat;
+    CpuPairCounter cpu{0};
+};
+
+/// Runs a pair-count suite: skipped (kSkip) without a device; the module and its devices printed,
+/// the fixture made, `body(stats, fixture)` run, anything it throws counted as a failure; ends
+/// with finish().
+template <class Body> int runCounterSuite(int argc, char** argv, Body&& body) {
+    const auto provider = cuda::makeProvider();
+    if (skipWithoutDevice(*provider))
+        return kSkip;
+    std::printf("%s\n", provider->versionDescription().c_str());
+    for (const GpuDeviceInfo& d : provider->devices())
+        std::printf("device %d: %s, %d SMs, cc %d.%d, %.1f GiB\n", d.index, d.name.c_str(),
+                    d.multiprocessors, d.computeMajor, d.computeMinor,
+                    static_cast<double>(d.memoryBytes) / (1 << 30));
+    Stats stats;
+    try {
+        CounterFixture fixture;
+        fixture.quick = argc > 1 && std::string(argv[1]) == "--quick";
+        fixture.gpuDouble = provider->create(Precision::Double, {});
+        fixture.gpuFloat = provider->create(Precision::Float, {});
+        std::printf("counter: %s%s\n", fixture.gpuFloat->deviceDescription().c_str(),
+                    fixture.quick ? " (quick)" : "");
+        body(stats, fixture);
+    } catch (const std::exception& e) {
+        expect(stats, false, std::string("unexpected exception: ") + e.what());
+    }
+    return finish(stats);
 }
 
 /// Double and float counters over every device with a tuning (histogram path, brute force,

@@ -483,18 +483,12 @@ void runNoPairs(Stats& stats, const Counters& counters) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    const auto provider = cuda::makeProvider();
-    if (gputest::skipWithoutDevice(*provider))
-        return kSkip;
-    Stats stats;
-    try {
-        auto gpuDouble = provider->create(Precision::Double, {});
-        auto gpuFloat = provider->create(Precision::Float, {});
-        CpuPairCounter cpu(0);
+    return gputest::runCounterSuite(argc, argv, [&](Stats& stats, gputest::CounterFixture& fixture) {
+        [[maybe_unused]] const bool quick = fixture.quick;
+        [[maybe_unused]] auto& gpuDouble = fixture.gpuDouble;
+        [[maybe_unused]] auto& gpuFloat = fixture.gpuFloat;
+        [[maybe_unused]] CpuPairCounter& cpu = fixture.cpu;
         const Counters counters{gpuDouble.get(), gpuFloat.get(), &cpu};
-        std::printf("counter: %s%s\n", gpuFloat->deviceDescription().c_str(),
-                    quick ? " (quick)" : "");
 
         // Data: clustered, weights in [0.5, 1.5]. Randoms: uniform, one without weights, one
         // with 15% of its weights negative. Odd sizes.
@@ -584,13 +578,8 @@ int main(int argc, char** argv) {
                         stats.failures);
         }
 #endif
-    } catch (const std::exception& e) {
-        expect(stats, false, std::string("unexpected exception: ") + e.what());
-    }
-    std::printf("weighted accuracy: worst |diff| / sum|w_i*w_j| per bin: double %.3g, float "
-                "%.3g (pairs near an edge aside)\n",
-                g_worstDoubleRelative, g_worstFloatRelative);
-    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
-                stats.failures);
-    return stats.failures == 0 ? 0 : 1;
+        std::printf("weighted accuracy: worst |diff| / sum|w_i*w_j| per bin: double %.3g, float "
+                    "%.3g (pairs near an edge aside)\n",
+                    g_worstDoubleRelative, g_worstFloatRelative);
+    });
 }

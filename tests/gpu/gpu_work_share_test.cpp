@@ -203,17 +203,11 @@ void invalidShares(Stats& stats, PairCounter& gpu, const Catalogs& plain, const 
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-    const auto provider = cuda::makeProvider();
-    if (gputest::skipWithoutDevice(*provider))
-        return kSkip;
-    Stats stats;
-    try {
-        auto gpuDouble = provider->create(Precision::Double, {});
-        auto gpuFloat = provider->create(Precision::Float, {});
-        CpuPairCounter cpu(0);
-        std::printf("counter: %s%s\n", gpuFloat->deviceDescription().c_str(),
-                    quick ? " (quick)" : "");
+    return gputest::runCounterSuite(argc, argv, [&](Stats& stats, gputest::CounterFixture& fixture) {
+        [[maybe_unused]] const bool quick = fixture.quick;
+        [[maybe_unused]] auto& gpuDouble = fixture.gpuDouble;
+        [[maybe_unused]] auto& gpuFloat = fixture.gpuFloat;
+        [[maybe_unused]] CpuPairCounter& cpu = fixture.cpu;
 
         // Odd sizes; regions: 7 coherent ones (nearest of 7 centres), as the jackknife makes.
         const Catalogs plain = makeCatalogs(quick ? 3001 : 6001, 11);
@@ -316,10 +310,5 @@ int main(int argc, char** argv) {
 #endif
         invalidShares(stats, *gpuFloat, plain, zoned,
                       Binning(BinSpec::logCount(0.01, 600, AngleUnit::Arcminute, 20)));
-    } catch (const std::exception& e) {
-        expect(stats, false, std::string("unexpected exception: ") + e.what());
-    }
-    std::printf("%s: %d checks, %d failures\n", stats.failures == 0 ? "PASS" : "FAIL", stats.checks,
-                stats.failures);
-    return stats.failures == 0 ? 0 : 1;
+    });
 }
