@@ -40,12 +40,51 @@ void writeJsonArray(std::ostream& out, const Values& values, Format format) {
 auto jsonDouble = [](double value) { return jsonShortestNumber(value); };
 auto jsonInteger = [](std::uint64_t value) { return std::to_string(value); };
 
-} // namespace
+// The document, one member a part, in the order they are written; each part ends with the
+// ",\n" that separates it from the next, the jackknife's closes the document.
+class JsonResultWriter {
+public:
+    JsonResultWriter(std::ostream& out, const CorrelationResult& result)
+        : out(out), result(result), m_rows(checkedRowCount(result)) {}
+    void write();
 
-void writeResultJson(std::ostream& out, const CorrelationResult& result) {
-    const std::size_t rows = checkedRowCount(result);
-    const auto field = [&out](std::string_view key) { out << "  " << jsonQuoted(key) << ": "; };
+private:
+    void field(std::string_view key) { out << "  " << jsonQuoted(key) << ": "; }
+    void provenance();
+    void input(const InputSummary& summary);
+    void inputList(const std::vector<InputSummary>& summaries);
+    void inputs();
+    void setup();
+    void thetaColumns();
+    void counts();
+    void normalised();
+    void estimate();
+    void jackknife();
 
+    std::ostream& out;
+    const CorrelationResult& result;
+    std::size_t m_rows;
+};
+
+void JsonResultWriter::write() {
+    provenance();
+    inputs();
+    setup();
+    thetaColumns();
+    counts();
+    normalised();
+    estimate();
+    // Without jackknife the key is still there (null), so readers need no second schema.
+    field("jackknife");
+    if (!result.hasJackknife()) {
+        out << "null\n}\n";
+        return;
+    }
+    jackknife();
+}
+
+// Tool, version, time, status, command, mode, weighted.
+void JsonResultWriter::provenance() {
     out << "{\n";
     field("tool");
     out << jsonQuoted(kToolName) << ",\n";
@@ -61,41 +100,46 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << jsonQuoted(result.isCross() ? "cross" : "auto") << ",\n";
     field("weighted");
     out << (result.isWeighted() ? "true" : "false") << ",\n";
-    const auto input = [&](const InputSummary& summary) {
-        out << "{\"name\": " << jsonQuoted(summary.name)
-            << ", \"size\": " << std::to_string(summary.size);
-        if (summary.weighted)
-            out << ", \"sum_w\": " << jsonShortestNumber(summary.weightSum)
-                << ", \"sum_w2\": " << jsonShortestNumber(summary.weightSquareSum)
-                << ", \"negative_weights\": " << std::to_string(summary.negativeWeights);
-        if (!summary.fingerprint.empty())
-            out << ", \"fingerprint\": " << jsonQuoted(summary.fingerprint);
-        const CatalogOrigin& origin = summary.origin;
-        if (origin.known())
-            out << ", \"read_as\": {\"format\": " << jsonQuoted(origin.format)
-                << ", \"ra\": " << jsonQuoted(origin.raColumn)
-                << ", \"dec\": " << jsonQuoted(origin.decColumn)
-                << ", \"weight\": " << jsonQuoted(origin.weightColumn)
-                << ", \"region\": " << jsonQuoted(origin.regionColumn)
-                << ", \"unit\": " << jsonQuoted(origin.unit)
-                << ", \"column_choice\": " << jsonQuoted(origin.columnChoice)
-                << ", \"selection\": " << jsonQuoted(origin.selection)
-                << ", \"rows\": " << std::to_string(origin.rows) << '}';
-        out << '}';
-    };
-    const auto inputs = [&](const std::vector<InputSummary>& summaries) {
-        out << '[';
-        for (std::size_t i = 0; i < summaries.size(); ++i) {
-            out << (i ? ", " : "");
-            input(summaries[i]);
-        }
-        out << ']';
-    };
+}
+
+void JsonResultWriter::input(const InputSummary& summary) {
+    out << "{\"name\": " << jsonQuoted(summary.name)
+        << ", \"size\": " << std::to_string(summary.size);
+    if (summary.weighted)
+        out << ", \"sum_w\": " << jsonShortestNumber(summary.weightSum)
+            << ", \"sum_w2\": " << jsonShortestNumber(summary.weightSquareSum)
+            << ", \"negative_weights\": " << std::to_string(summary.negativeWeights);
+    if (!summary.fingerprint.empty())
+        out << ", \"fingerprint\": " << jsonQuoted(summary.fingerprint);
+    const CatalogOrigin& origin = summary.origin;
+    if (origin.known())
+        out << ", \"read_as\": {\"format\": " << jsonQuoted(origin.format)
+            << ", \"ra\": " << jsonQuoted(origin.raColumn)
+            << ", \"dec\": " << jsonQuoted(origin.decColumn)
+            << ", \"weight\": " << jsonQuoted(origin.weightColumn)
+            << ", \"region\": " << jsonQuoted(origin.regionColumn)
+            << ", \"unit\": " << jsonQuoted(origin.unit)
+            << ", \"column_choice\": " << jsonQuoted(origin.columnChoice)
+            << ", \"selection\": " << jsonQuoted(origin.selection)
+            << ", \"rows\": " << std::to_string(origin.rows) << '}';
+    out << '}';
+}
+
+void JsonResultWriter::inputList(const std::vector<InputSummary>& summaries) {
+    out << '[';
+    for (std::size_t i = 0; i < summaries.size(); ++i) {
+        out << (i ? ", " : "");
+        input(summaries[i]);
+    }
+    out << ']';
+}
+
+void JsonResultWriter::inputs() {
     field("data");
     input(result.data);
     out << ",\n";
     field("randoms");
-    inputs(result.randoms);
+    inputList(result.randoms);
     out << ",\n";
     if (result.isCross()) {
         // The second sample; "randoms2": [] where it uses the first's randoms.
@@ -103,9 +147,13 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
         input(result.data2);
         out << ",\n";
         field("randoms2");
-        inputs(result.randoms2);
+        inputList(result.randoms2);
         out << ",\n";
     }
+}
+
+// Notes, bins, estimator, backend, device, precision, ranks, culling, time, conventions.
+void JsonResultWriter::setup() {
     field("notes");
     writeJsonArray(out, result.notes, [](const std::string& note) { return jsonQuoted(note); });
     out << ",\n";
@@ -151,9 +199,11 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
                    [](const std::string& s) { return jsonQuoted(s); });
     out << ",\n";
 
-    const bool hasRows = rows > 0;
+}
+
+void JsonResultWriter::thetaColumns() {
+    const bool hasRows = m_rows > 0;
     const std::vector<double> noDoubles;
-    const std::vector<std::uint64_t> noCounts;
     field("theta_lo");
     writeJsonArray(out,
                    hasRows ? std::vector<double>(result.edges.begin(), result.edges.end() - 1)
@@ -170,7 +220,13 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     writeJsonArray(out, hasRows ? result.centres : noDoubles, jsonDouble);
     out << ",\n";
 
+}
+
+// Raw counts per set and summed; weighted sums where the result is weighted.
+void JsonResultWriter::counts() {
     field("counts");
+    const bool hasRows = m_rows > 0;
+    const std::vector<std::uint64_t> noCounts;
     const auto perSet = [&](const char* key, const auto& sets, auto format) {
         out << ",\n    \"" << key << "\": [";
         for (std::size_t set = 0; set < sets.size(); ++set) {
@@ -204,6 +260,9 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     }
     out << "\n  },\n";
 
+}
+
+void JsonResultWriter::normalised() {
     field("normalised");
     out << "{\n    \"dd\": ";
     writeJsonArray(out, result.normalised.dd, jsonDouble);
@@ -217,6 +276,10 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     writeJsonArray(out, result.normalised.rr, jsonDouble);
     out << "\n  },\n";
 
+}
+
+// w and σ (null without jackknife).
+void JsonResultWriter::estimate() {
     field("w");
     writeJsonArray(out, result.w, jsonDouble);
     out << ",\n";
@@ -228,11 +291,9 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     else
         out << "null";
     out << ",\n";
-    field("jackknife");
-    if (!result.hasJackknife()) {
-        out << "null\n}\n";
-        return;
-    }
+}
+
+void JsonResultWriter::jackknife() {
     const JackknifeRegionsSummary& regions = result.jackknifeRegions;
     out << "{\n    \"regions\": " << std::to_string(regions.count)
         << ",\n    \"method\": " << jsonQuoted(regions.method) << ",\n    \"data_per_region\": ";
@@ -242,10 +303,10 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << ",\n    \"warnings\": ";
     writeJsonArray(out, regions.warnings, [](const std::string& w) { return jsonQuoted(w); });
     out << ",\n    \"covariance\": [";
-    for (std::size_t row = 0; row < rows; ++row) {
+    for (std::size_t row = 0; row < m_rows; ++row) {
         out << (row ? ",\n      " : "\n      ");
-        const auto first = result.covariance.begin() + static_cast<std::ptrdiff_t>(row * rows);
-        writeJsonArray(out, std::vector<double>(first, first + static_cast<std::ptrdiff_t>(rows)),
+        const auto first = result.covariance.begin() + static_cast<std::ptrdiff_t>(row * m_rows);
+        writeJsonArray(out, std::vector<double>(first, first + static_cast<std::ptrdiff_t>(m_rows)),
                        jsonDouble);
     }
     out << "],\n    \"samples\": [";
@@ -256,5 +317,10 @@ void writeResultJson(std::ostream& out, const CorrelationResult& result) {
     out << "]\n  }\n}\n";
 }
 
+} // namespace
+
+void writeResultJson(std::ostream& out, const CorrelationResult& result) {
+    JsonResultWriter(out, result).write();
+}
 
 } // namespace tpacf
