@@ -182,8 +182,10 @@ double integralConstraint(std::span<const double> centres, std::span<const doubl
     return sum / sumRr;
 }
 
-PowerLawFit fitPowerLaw(const PowerLawFitInput& input, const PowerLawFitOptions& options) {
-    checkRange(options);
+namespace {
+
+// Sizes of w, σ, the covariance and RR against the bins.
+void checkInputSizes(const PowerLawFitInput& input, const PowerLawFitOptions& options) {
     const std::size_t bins = input.centres.size();
     if (input.w.size() != bins)
         throw ConfigError("power-law fit: " + std::to_string(input.w.size()) + " w values for " +
@@ -199,25 +201,28 @@ PowerLawFit fitPowerLaw(const PowerLawFitInput& input, const PowerLawFitOptions&
         throw ConfigError("power-law fit: the integral constraint needs RR counts for every "
                           "bin (" + std::to_string(input.rr.size()) + " for " +
                           std::to_string(bins) + " bins)");
+}
 
-    PowerLawFit fit;
-    fit.weighting = !input.covariance.empty() ? FitWeighting::Covariance
-                    : !input.sigma.empty()    ? FitWeighting::Diagonal
-                                              : FitWeighting::Unweighted;
-    auto diagonal = [&](std::size_t i) {
-        return fit.weighting == FitWeighting::Covariance ? input.covariance[i * bins + i]
-               : fit.weighting == FitWeighting::Diagonal ? input.sigma[i] * input.sigma[i]
-                                                         : 1.0;
-    };
+// The variance of bin i as the weighting reads it (1 unweighted).
+double varianceOf(const PowerLawFitInput& input, FitWeighting weighting, std::size_t i) {
+    const std::size_t bins = input.centres.size();
+    return weighting == FitWeighting::Covariance ? input.covariance[i * bins + i]
+           : weighting == FitWeighting::Diagonal ? input.sigma[i] * input.sigma[i]
+                                                 : 1.0;
+}
+
+// fit.bins: the bins in the θ range with a finite w and, weighted, an error; at least 3.
+void chooseFitBins(PowerLawFit& fit, const PowerLawFitInput& input,
+                   const PowerLawFitOptions& options) {
     std::size_t withoutError = 0;
-    for (std::size_t i = 0; i < bins; ++i) {
+    for (std::size_t i = 0; i < input.centres.size(); ++i) {
         const double t = input.centres[i];
         if (!(t >= options.thetaMin && t <= options.thetaMax) || !std::isfinite(input.w[i]))
             continue;
         // A bin without an error (a leave-one-out sample with no pairs there) would read as
         // exact and pin the fit: leave it out and say so.
-        if (fit.weighting != FitWeighting::Unweighted &&
-            !(diagonal(i) > 0 && std::isfinite(diagonal(i)))) {
+        const double variance = varianceOf(input, fit.weighting, i);
+        if (fit.weighting != FitWeighting::Unweighted && !(variance > 0 && std::isfinite(variance))) {
             ++withoutError;
             continue;
         }
@@ -235,7 +240,12 @@ PowerLawFit fitPowerLaw(const PowerLawFitInput& input, const PowerLawFitOptions&
     if (withoutError > 0)
         fit.notes.push_back(std::to_string(withoutError) +
                             " bins in the fit range left out: no jackknife error");
+}
 
+// The fit bins' θ and w, and the Cholesky factor of their covariance (or variances).
+Problem makeProblem(const PowerLawFit& fit, const PowerLawFitInput& input,
+                    const PowerLawFitOptions& options) {
+    const std::size_t bins = input.centres.size(), n = fit.bins.size();
     Problem problem;
     problem.n = n;
     problem.allCentres = input.centres;
@@ -254,14 +264,20 @@ PowerLawFit fitPowerLaw(const PowerLawFitInput& input, const PowerLawFitOptions&
             if (fit.weighting == FitWeighting::Covariance)
                 m[a * n + b] = input.covariance[i * bins + j];
             else if (a == b)
-                m[a * n + b] = diagonal(i);
+                m[a * n + b] = varianceOf(input, fit.weighting, i);
         }
     }
     if (options.integralConstraint) // validates RR and the centres behind it
         (void)integralConstraint(input.centres, input.rr, 2.0);
     problem.lower = cholesky(std::move(m), n, fit.bins, input.centres);
     problem.yWhite = whiten(problem.lower, n, y);
+    return problem;
+}
 
+// The Hartlap factor of a covariance from K jackknife samples, and the notes on the weighting.
+void noteWeighting(PowerLawFit& fit, const PowerLawFitInput& input,
+                   const PowerLawFitOptions& options) {
+    const std::size_t n = fit.bins.size();
     if (fit.weighting == FitWeighting::Covariance && options.hartlap &&
         input.jackknifeSamples > 0) {
         const double k = static_cast<double>(input.jackknifeSamples);
@@ -277,8 +293,14 @@ PowerLawFit fitPowerLaw(const PowerLawFitInput& input, const PowerLawFitOptions&
     if (fit.weighting == FitWeighting::Unweighted)
         fit.notes.push_back("no errors: unweighted fit, χ² undefined; the A and γ errors are "
                             "from the residual scatter");
+}
 
-    // Start: the best γ of a coarse profile scan over the range power laws of w(θ) take.
+struct FitPoint {
+    double amplitude, gamma, rss;
+};
+
+// The best γ of a coarse profile scan over the range power laws of w(θ) take.
+FitPoint startingPoint(const Problem& problem) {
     double gamma = 1.8, amplitude = kNaN, best = std::numeric_limits<double>::infinity();
     for (int s = 0; s <= 100; ++s) {
         const double g = -2.0 + 0.06 * s;
@@ -291,11 +313,16 @@ PowerLawFit fitPowerLaw(const PowerLawFitInput& input, const PowerLawFitOptions&
     }
     if (!std::isfinite(amplitude))
         throw ConfigError("power-law fit: no start found (the model is degenerate on these bins)");
+    return {amplitude, gamma, problem.rss(amplitude, gamma)};
+}
 
-    // Gauss–Newton with step halving: exact (quadratic) convergence where the residuals vanish.
-    double rss = problem.rss(amplitude, gamma);
+// Gauss–Newton with step halving from `at`: exact (quadratic) convergence where the residuals
+// vanish. `iterations` gets the iterations taken.
+FitPoint minimise(const Problem& problem, FitPoint at, int& iterations) {
+    const std::size_t n = problem.n;
+    double amplitude = at.amplitude, gamma = at.gamma, rss = at.rss;
     bool converged = false;
-    for (fit.iterations = 1; fit.iterations <= 200 && !converged; ++fit.iterations) {
+    for (iterations = 1; iterations <= 200 && !converged; ++iterations) {
         const Shape s = problem.shape(gamma);
         std::vector<double> f(n), dA = s.g, dG(n);
         for (std::size_t i = 0; i < n; ++i) {
@@ -331,54 +358,77 @@ PowerLawFit fitPowerLaw(const PowerLawFitInput& input, const PowerLawFitOptions&
                     std::abs(stepA) <= 1e-12 * std::abs(amplitude);
         rss = trial;
     }
-    if (!converged) {
-        // A stop for want of a lowering step is the minimum at rounding level; only running out
-        // of iterations without one is a failure.
-        if (fit.iterations > 200)
-            throw ConfigError("power-law fit: no convergence in 200 iterations (γ = " +
-                              num(gamma) + ")");
-    }
+    // A stop for want of a lowering step is the minimum at rounding level; only running out of
+    // iterations without one is a failure.
+    if (!converged && iterations > 200)
+        throw ConfigError("power-law fit: no convergence in 200 iterations (γ = " + num(gamma) +
+                          ")");
+    return {amplitude, gamma, rss};
+}
 
-    // Inverse Fisher matrix F = h·JᵀM⁻¹J at the minimum.
-    const Shape s = problem.shape(gamma);
+// A, γ, χ² and the errors from the inverse Fisher matrix F = h·JᵀM⁻¹J at the minimum.
+void setEstimates(PowerLawFit& fit, const Problem& problem, const FitPoint& at) {
+    const std::size_t n = problem.n;
+    const Shape s = problem.shape(at.gamma);
     std::vector<double> dG(n);
     for (std::size_t i = 0; i < n; ++i)
-        dG[i] = amplitude * s.dg[i];
+        dG[i] = at.amplitude * s.dg[i];
     const std::vector<double> ja = whiten(problem.lower, n, s.g);
     const std::vector<double> jg = whiten(problem.lower, n, dG);
     double scale = fit.hartlapFactor;
     fit.dof = static_cast<int>(n) - 2;
     if (fit.weighting == FitWeighting::Unweighted) {
         fit.chi2 = kNaN;
-        scale = fit.dof > 0 ? fit.dof / rss : 0; // σ² estimated as rss/dof
+        scale = fit.dof > 0 ? fit.dof / at.rss : 0; // σ² estimated as rss/dof
     } else {
-        fit.chi2 = fit.hartlapFactor * rss;
+        fit.chi2 = fit.hartlapFactor * at.rss;
     }
     const double faa = scale * dot(ja, ja), fag = scale * dot(ja, jg), fgg = scale * dot(jg, jg);
     const double det = faa * fgg - fag * fag;
     const double varA = fgg / det, varG = faa / det, covAG = -fag / det;
-    fit.amplitude = amplitude;
-    fit.gamma = gamma;
+    fit.amplitude = at.amplitude;
+    fit.gamma = at.gamma;
     fit.amplitudeError = std::sqrt(varA);
     fit.gammaError = std::sqrt(varG);
     fit.correlation = covAG / std::sqrt(varA * varG);
+}
 
+// The model, the power law alone and (with the integral constraint) w + A·C on every bin.
+void setCurves(PowerLawFit& fit, const PowerLawFitInput& input, const PowerLawFitOptions& options) {
+    const std::size_t bins = input.centres.size();
     if (options.integralConstraint) {
         fit.integralConstraintApplied = true;
-        fit.integralConstraint = integralConstraint(input.centres, input.rr, gamma);
+        fit.integralConstraint = integralConstraint(input.centres, input.rr, fit.gamma);
     }
     fit.model.resize(bins);
     fit.powerLaw.resize(bins);
     for (std::size_t i = 0; i < bins; ++i) {
         const double t = input.centres[i];
-        fit.powerLaw[i] = t > 0 ? amplitude * std::pow(t, 1 - gamma) : kNaN;
-        fit.model[i] = fit.powerLaw[i] - amplitude * fit.integralConstraint;
+        fit.powerLaw[i] = t > 0 ? fit.amplitude * std::pow(t, 1 - fit.gamma) : kNaN;
+        fit.model[i] = fit.powerLaw[i] - fit.amplitude * fit.integralConstraint;
     }
     if (fit.integralConstraintApplied) {
         fit.correctedW.resize(bins);
         for (std::size_t i = 0; i < bins; ++i)
-            fit.correctedW[i] = input.w[i] + amplitude * fit.integralConstraint;
+            fit.correctedW[i] = input.w[i] + fit.amplitude * fit.integralConstraint;
     }
+}
+
+} // namespace
+
+PowerLawFit fitPowerLaw(const PowerLawFitInput& input, const PowerLawFitOptions& options) {
+    checkRange(options);
+    checkInputSizes(input, options);
+    PowerLawFit fit;
+    fit.weighting = !input.covariance.empty() ? FitWeighting::Covariance
+                    : !input.sigma.empty()    ? FitWeighting::Diagonal
+                                              : FitWeighting::Unweighted;
+    chooseFitBins(fit, input, options);
+    const Problem problem = makeProblem(fit, input, options);
+    noteWeighting(fit, input, options);
+    const FitPoint minimum = minimise(problem, startingPoint(problem), fit.iterations);
+    setEstimates(fit, problem, minimum);
+    setCurves(fit, input, options);
     return fit;
 }
 
