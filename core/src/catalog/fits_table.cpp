@@ -3,11 +3,12 @@
 // found.
 #include "catalog/fits_table.h"
 
+#include "catalog/fits_gzip.h"
+
 #include "tpacf/errors.h"
 #include "tpacf/units.h"
 
 #include <fitsio.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -31,94 +32,6 @@ namespace tpacf::detail {
 namespace {
 
 using io::FitsPtr;
-
-// A decompressed copy of a .fits.gz in a private temporary directory; both go with the object.
-struct TemporaryCopy {
-    std::string dir, file;
-    std::uint64_t size = 0;
-
-    TemporaryCopy() = default;
-    TemporaryCopy(const TemporaryCopy&) = delete;
-    TemporaryCopy& operator=(const TemporaryCopy&) = delete;
-    ~TemporaryCopy() {
-        if (!file.empty())
-            ::unlink(file.c_str());
-        if (!dir.empty())
-            ::rmdir(dir.c_str());
-    }
-};
-
-struct GzCloser {
-    void operator()(gzFile_s* file) const noexcept { gzclose(file); }
-};
-
-// Decompresses the gzip file behind `fd` to disk, in chunks between which a cancel request is
-// honoured. cfitsio would decompress it into memory, all of it, however few of its bytes the
-// table uses: a .fits.gz that expands to 1 GiB would take 1 GiB of memory.
-void decompressToTemporary(const std::string& path, int fd, const ReadOptions& options,
-                           TemporaryCopy& copy) {
-    std::error_code ec;
-    const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    std::string pattern = (ec ? std::filesystem::path("/tmp") : base) / "tpacf-XXXXXX";
-    if (!::mkdtemp(pattern.data()))
-        throw InputError(path, 0, 0,
-                         "cannot make a temporary folder to decompress into (" + pattern +
-                             "): " + std::strerror(errno) + "; set TMPDIR to a writable folder");
-    copy.dir = pattern;
-    copy.file = copy.dir + "/catalog.fits";
-    const FileDescriptor out(
-        ::open(copy.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (out.get() < 0)
-        throw InputError(path, 0, 0,
-                         "cannot create a temporary file to decompress into (" + copy.file +
-                             "): " + std::strerror(errno));
-    const int input = ::dup(fd); // gzclose closes what it was given
-    std::unique_ptr<gzFile_s, GzCloser> gz(input >= 0 ? gzdopen(input, "rb") : nullptr);
-    if (!gz) {
-        if (input >= 0)
-            ::close(input);
-        throw InputError(path, 0, 0, "cannot read the gzip data: out of memory or descriptors");
-    }
-    gzbuffer(gz.get(), 1 << 17);
-    std::vector<char> buffer(std::size_t(1) << 20);
-    auto gzipProblem = [&]() -> std::optional<std::string> {
-        int code = Z_OK;
-        const char* message = gzerror(gz.get(), &code);
-        if (code == Z_OK || code == Z_STREAM_END)
-            return std::nullopt;
-        std::string text = message ? message : "unknown zlib error";
-        // zlib names the descriptor ("<fd:5>: unexpected end of file"), which says nothing here.
-        if (text.starts_with("<fd:"))
-            if (const auto colon = text.find(": "); colon != std::string::npos)
-                text.erase(0, colon + 2);
-        return text;
-    };
-    while (true) {
-        throwIfCancelled(options);
-        const int got = gzread(gz.get(), buffer.data(), static_cast<unsigned>(buffer.size()));
-        if (got <= 0) {
-            // 0 is the end, or a truncated stream that gzerror reports.
-            if (const auto problem = gzipProblem())
-                throw InputError(path, 0, 0,
-                                 "the gzip data is damaged or cut short after " +
-                                     std::to_string(copy.size) + " bytes (zlib: " + *problem + ")");
-            break;
-        }
-        for (std::size_t done = 0; done < static_cast<std::size_t>(got);) {
-            const ssize_t wrote =
-                ::write(out.get(), buffer.data() + done, static_cast<std::size_t>(got) - done);
-            if (wrote < 0 && errno == EINTR)
-                continue;
-            if (wrote <= 0)
-                throw InputError(path, 0, 0,
-                                 "cannot decompress into " + copy.dir + ": " +
-                                     std::strerror(errno) +
-                                     " (set TMPDIR to a folder with room for the table)");
-            done += static_cast<std::size_t>(wrote);
-        }
-        copy.size += static_cast<std::uint64_t>(got);
-    }
-}
 
 // The compression a file's first bytes announce, if any ("gzip", "Unix compress", ...).
 std::optional<std::string> compressionOf(const std::array<unsigned char, 4>& magic,
@@ -334,13 +247,13 @@ void moveToNamedHdu(fitsfile* raw, const std::string& path, const std::string& s
 
 } // namespace
 
-FitsTable openTable(const std::string& path, const ReadOptions& options, bool wantListing) {
-    const CatalogPath split = splitCatalogPath(path);
-    const SelectionParts selection = parseSelection(path, split.selection);
-    // Every check on the file is on the file part: "d.fits[1]" is d.fits.
-    OpenedFile opened = openRegularFile(split.file);
+namespace {
+
+// The file's first bytes: gzip (returned), another compression (refused), or no FITS where a
+// selection asks for one.
+std::optional<std::string> checkHead(const std::string& path, const CatalogPath& split, int fd) {
     std::array<unsigned char, 8> magic{};
-    const ssize_t magicLength = ::pread(opened.fd.get(), magic.data(), magic.size(), 0);
+    const ssize_t magicLength = ::pread(fd, magic.data(), magic.size(), 0);
     const std::size_t headLength = magicLength > 0 ? static_cast<std::size_t>(magicLength) : 0;
     const auto compression = compressionOf({magic[0], magic[1], magic[2], magic[3]},
                                            std::min<std::size_t>(headLength, 4));
@@ -355,48 +268,76 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
                          "the file is no FITS file (it does not start with SIMPLE =); a selection "
                          "such as " +
                              quoteField(split.selection) + " applies to FITS tables only");
+    return compression;
+}
 
-    // What cfitsio opens, and a descriptor on the same bytes for the checks below.
-    TemporaryCopy copy;
-    std::string fitsPath = split.file;
-    std::uint64_t fileSize = opened.size;
+// What cfitsio opens, and a descriptor on the same bytes for the checks of the table's size.
+struct FitsSource {
+    TemporaryCopy copy; // the decompressed file of a gzip one
+    std::string fitsPath;
+    std::uint64_t size = 0;
     FileDescriptor copyFd;
-    int bytesFd = opened.fd.get();
-    if (compression) {
-        decompressToTemporary(path, opened.fd.get(), options, copy);
-        fitsPath = copy.file;
-        fileSize = copy.size;
-        copyFd = FileDescriptor(::open(copy.file.c_str(), O_RDONLY | O_CLOEXEC));
-        bytesFd = copyFd.get();
-    } else {
+    int bytesFd = -1;
+};
+
+void prepareSource(FitsSource& source, const std::string& path, const std::string& file,
+                   const OpenedFile& opened, bool gzip, const ReadOptions& options) {
+    source.fitsPath = file;
+    source.size = opened.size;
+    source.bytesFd = opened.fd.get();
+    if (gzip) {
+        decompressToTemporary(path, opened.fd.get(), options, source.copy);
+        source.fitsPath = source.copy.file;
+        source.size = source.copy.size;
+        source.copyFd = FileDescriptor(::open(source.copy.file.c_str(), O_RDONLY | O_CLOEXEC));
+        source.bytesFd = source.copyFd.get();
+        return;
+    }
 #ifdef __linux__
-        // The very file checked above, even if the name now points elsewhere (say, a FIFO).
-        const std::string self = "/proc/self/fd/" + std::to_string(opened.fd.get());
-        if (::access(self.c_str(), R_OK) == 0)
-            fitsPath = self;
+    // The very file checked above, even if the name now points elsewhere (say, a FIFO).
+    const std::string self = "/proc/self/fd/" + std::to_string(opened.fd.get());
+    if (::access(self.c_str(), R_OK) == 0)
+        source.fitsPath = self;
 #endif
-    }
+}
 
-    FitsTable table;
-    table.nameHolder = std::move(opened.fd); // still opened.fd's number: bytesFd stays valid
+// Why no binary table was found: fits_get_num_hdus stops quietly at an HDU it cannot read, such
+// as a table whose header is wrong; say so, or that bytes follow which are no HDU at all (a
+// header before them may give a wrong data size). "" when neither.
+std::string whyNoTable(fitsfile* raw, int hduCount, const FitsSource& source) {
+    fits_clear_errmsg();
     int fitsStatus = 0;
-    fitsfile* raw = nullptr;
-    fits_clear_errmsg(); // what earlier reads left there is not about this file
-    // First the plain file (the disk-file form takes the path literally): the HDU is found and
-    // its size checked before cfitsio filters anything, which would read what NAXIS2 claims.
-    if (fits_open_diskfile(&raw, fitsPath.c_str(), READONLY, &fitsStatus)) {
-        if (raw) {
-            int ignored = 0;
-            fits_close_file(raw, &ignored);
-        }
-        throw InputError(path, 0, 0, "cannot open as FITS: " + io::fitsStatusText(fitsStatus));
+    LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
+    int type = 0, nextStatus = 0;
+    std::string trailing;
+    if (fits_movabs_hdu(raw, hduCount + 1, &type, &nextStatus) && nextStatus != END_OF_FILE)
+        trailing = "; " + hduLabel(hduCount + 1, {}) +
+                   " cannot be read: " + io::fitsStatusText(nextStatus);
+    else if (fits_movabs_hdu(raw, hduCount, &type, &fitsStatus) == 0 &&
+             fits_get_hduaddrll(raw, &headStart, &dataStart, &dataEnd, &fitsStatus) == 0) {
+        const auto end = static_cast<std::uint64_t>(dataEnd);
+        const auto start = static_cast<std::uint64_t>(dataStart);
+        // The last HDU's data run past the file (by more than the final padding).
+        if (start < end && end > source.size + 2879)
+            trailing = "; " + hduLabel(hduCount, {}) + ": its header gives " +
+                       std::to_string(end - start) + " bytes of data, but the file ends " +
+                       std::to_string(source.size > start ? source.size - start : 0) +
+                       " bytes after it: cut short, or a header gives a wrong size";
+        else if (end < source.size && source.bytesFd >= 0 &&
+                 nonZeroBytesFrom(source.bytesFd, end, source.size, std::uint64_t(16) << 20))
+            trailing = "; " + std::to_string(source.size - end) + " bytes after " +
+                       hduLabel(hduCount, {}) +
+                       " are not an HDU: a header may give a wrong data size";
     }
-    table.file.reset(raw);
+    return trailing;
+}
 
-    int hduCount = 0;
-    if (fits_get_num_hdus(raw, &hduCount, &fitsStatus))
-        throw InputError(path, 0, 0,
-                         "cannot read the FITS structure: " + io::fitsStatusText(fitsStatus));
+// Moves to the binary table the selection, the options or (by default) the first one names;
+// table.hdu gets its number.
+void findTable(FitsTable& table, fitsfile* raw, const std::string& path,
+               const SelectionParts& selection, const ReadOptions& options, int hduCount,
+               const FitsSource& source) {
+    int fitsStatus = 0;
     const std::string hduSpec = !selection.hdu.empty() ? selection.hdu : options.hdu;
     if (!hduSpec.empty()) {
         // The path shows an HDU it names; one from the read options is said to be one.
@@ -430,46 +371,24 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
                      (empty ? std::string("empty") : hduKind(type));
         }
     }
-    if (table.hdu == 0) {
-        // fits_get_num_hdus stops quietly at an HDU it cannot read, such as a table whose
-        // header is wrong: say why, or that bytes follow which are no HDU at all (a header
-        // before them may give a wrong data size).
-        fits_clear_errmsg();
-        LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
-        int type = 0, nextStatus = 0;
-        std::string trailing;
-        if (fits_movabs_hdu(raw, hduCount + 1, &type, &nextStatus) && nextStatus != END_OF_FILE)
-            trailing = "; " + hduLabel(hduCount + 1, {}) +
-                       " cannot be read: " + io::fitsStatusText(nextStatus);
-        else if (fits_movabs_hdu(raw, hduCount, &type, &fitsStatus) == 0 &&
-                 fits_get_hduaddrll(raw, &headStart, &dataStart, &dataEnd, &fitsStatus) == 0) {
-            const auto end = static_cast<std::uint64_t>(dataEnd);
-            const auto start = static_cast<std::uint64_t>(dataStart);
-            // The last HDU's data run past the file (by more than the final padding).
-            if (start < end && end > fileSize + 2879)
-                trailing = "; " + hduLabel(hduCount, {}) + ": its header gives " +
-                           std::to_string(end - start) + " bytes of data, but the file ends " +
-                           std::to_string(fileSize > start ? fileSize - start : 0) +
-                           " bytes after it: cut short, or a header gives a wrong size";
-            else if (end < fileSize && bytesFd >= 0 &&
-                     nonZeroBytesFrom(bytesFd, end, fileSize, std::uint64_t(16) << 20))
-                trailing = "; " + std::to_string(fileSize - end) + " bytes after " +
-                           hduLabel(hduCount, {}) +
-                           " are not an HDU: a header may give a wrong data size";
-        }
+    if (table.hdu == 0)
         throw InputError(path, 0, 0,
                          "the FITS file holds no binary table (" + kinds +
-                             (hduCount > 5 ? "; ..." : "") + trailing + ")");
-    }
+                             (hduCount > 5 ? "; ..." : "") + whyNoTable(raw, hduCount, source) +
+                             ")");
+}
 
+// The table's rows and columns; NAXIS2 (rows) checked against the file before anything is
+// allocated for it: a lying header must not make us reserve terabytes, nor read rows that are
+// not there. Returns the column count.
+int checkTableSize(FitsTable& table, fitsfile* raw, const std::string& path, int hduCount,
+                   const FitsSource& source) {
+    int fitsStatus = 0;
     int columnCount = 0;
     if (fits_get_num_rowsll(raw, &table.rows, &fitsStatus) ||
         fits_get_num_cols(raw, &columnCount, &fitsStatus))
         throw InputError(path, 0, 0,
                          "cannot read the table size: " + io::fitsStatusText(fitsStatus));
-
-    // A header's NAXIS2 (rows) is checked against the file before anything is allocated for
-    // it: a lying header must not make us reserve terabytes, nor read rows that are not there.
     long long rowBytes = 0, heapBytes = 0;
     LONGLONG headStart = 0, dataStart = 0, dataEnd = 0;
     if (fits_read_key_lnglng(raw, "NAXIS1", &rowBytes, nullptr, &fitsStatus) ||
@@ -486,7 +405,7 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
                              " has an impossible size (NAXIS1 = " + std::to_string(rowBytes) +
                              ", NAXIS2 = " + std::to_string(table.rows) + ")");
     const auto start = static_cast<std::uint64_t>(dataStart);
-    const std::uint64_t room = fileSize > start ? fileSize - start : 0;
+    const std::uint64_t room = source.size > start ? source.size - start : 0;
     const auto rows = static_cast<std::uint64_t>(table.rows);
     const auto width = static_cast<std::uint64_t>(rowBytes);
     const auto heap = static_cast<std::uint64_t>(heapBytes);
@@ -500,51 +419,52 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
     const std::uint64_t usedEnd = start + rows * width + heap;
     const std::uint64_t paddedEnd = static_cast<std::uint64_t>(dataEnd);
     const bool last = table.hdu == hduCount;
-    if (bytesFd >= 0 &&
-        nonZeroBytesFrom(bytesFd, usedEnd, last ? fileSize : paddedEnd, std::uint64_t(16) << 20))
+    if (source.bytesFd >= 0 &&
+        nonZeroBytesFrom(source.bytesFd, usedEnd, last ? source.size : paddedEnd, std::uint64_t(16) << 20))
         throw InputError(path, 0, 0,
                          tableName + ": data follow its " + std::to_string(table.rows) +
                              " rows (NAXIS2) where only zero padding belongs; NAXIS2 or NAXIS1 "
                              "is wrong, or the file is damaged");
 
-    if (wantListing) {
-        table.hdus = listExtensions(raw, hduCount);
-        int type = 0;
-        if (fits_movabs_hdu(raw, table.hdu, &type, &fitsStatus))
-            throw InputError(path, 0, 0,
-                             "cannot read " + table.hduLabel + ": " +
-                                 io::fitsStatusText(fitsStatus));
-    }
+    return columnCount;
+}
 
-    // Now the checked table through cfitsio's filters: the column list, then the row filter
-    // (cfitsio's order, whatever the order written), into a copy in memory of the rows kept.
+// The checked table through cfitsio's filters: the column list, then the row filter (cfitsio's
+// order, whatever the order written), into a copy in memory of the rows kept. Returns the
+// filtered table's column count (columnCount where there is no selection).
+int applySelection(FitsTable& table, const std::string& path, const std::string& fitsPath,
+                   const SelectionParts& selection, int columnCount) {
     table.rowFilter = selection.rowFilter;
     table.columnSpec = selection.columnSpec;
-    if (!table.rowFilter.empty() || !table.columnSpec.empty()) {
-        std::string url = fitsPath + "[" + std::to_string(table.hdu - 1) + "]";
-        if (!table.columnSpec.empty())
-            url += "[" + table.columnSpec + "]";
-        if (!table.rowFilter.empty())
-            url += "[" + table.rowFilter + "]";
-        fitsfile* filtered = nullptr;
-        int status = 0;
-        fits_clear_errmsg();
-        if (fits_open_file(&filtered, url.c_str(), READONLY, &status)) {
-            if (filtered) {
-                int ignored = 0;
-                fits_close_file(filtered, &ignored);
-            }
-            throw InputError(path, 0, 0, table.hduLabel + ": " + filterFailure(status, selection));
+    if (table.rowFilter.empty() && table.columnSpec.empty())
+        return columnCount;
+    std::string url = fitsPath + "[" + std::to_string(table.hdu - 1) + "]";
+    if (!table.columnSpec.empty())
+        url += "[" + table.columnSpec + "]";
+    if (!table.rowFilter.empty())
+        url += "[" + table.rowFilter + "]";
+    fitsfile* filtered = nullptr;
+    int status = 0;
+    fits_clear_errmsg();
+    if (fits_open_file(&filtered, url.c_str(), READONLY, &status)) {
+        if (filtered) {
+            int ignored = 0;
+            fits_close_file(filtered, &ignored);
         }
-        table.file.reset(filtered);
-        raw = filtered;
-        if (fits_get_num_rowsll(raw, &table.rows, &fitsStatus) ||
-            fits_get_num_cols(raw, &columnCount, &fitsStatus))
-            throw InputError(path, 0, 0,
-                             "cannot read the filtered table's size: " +
-                                 io::fitsStatusText(fitsStatus));
+        throw InputError(path, 0, 0, table.hduLabel + ": " + filterFailure(status, selection));
     }
+    table.file.reset(filtered);
+    int fitsStatus = 0;
+    if (fits_get_num_rowsll(filtered, &table.rows, &fitsStatus) ||
+        fits_get_num_cols(filtered, &columnCount, &fitsStatus))
+        throw InputError(path, 0, 0,
+                         "cannot read the filtered table's size: " +
+                             io::fitsStatusText(fitsStatus));
+    return columnCount;
+}
 
+void readColumns(FitsTable& table, fitsfile* raw, const std::string& path, int columnCount) {
+    int fitsStatus = 0;
     for (int col = 1; col <= columnCount; ++col) {
         FitsColumn column;
         char keyName[FLEN_KEYWORD] = {};
@@ -561,6 +481,51 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
                              "cannot read the column's type: " + io::fitsStatusText(fitsStatus));
         table.columns.push_back(std::move(column));
     }
+}
+
+} // namespace
+
+FitsTable openTable(const std::string& path, const ReadOptions& options, bool wantListing) {
+    const CatalogPath split = splitCatalogPath(path);
+    const SelectionParts selection = parseSelection(path, split.selection);
+    // Every check on the file is on the file part: "d.fits[1]" is d.fits.
+    OpenedFile opened = openRegularFile(split.file);
+    const std::optional<std::string> compression = checkHead(path, split, opened.fd.get());
+    FitsSource source;
+    prepareSource(source, path, split.file, opened, compression.has_value(), options);
+
+    FitsTable table;
+    table.nameHolder = std::move(opened.fd); // still opened.fd's number: bytesFd stays valid
+    int fitsStatus = 0;
+    fitsfile* raw = nullptr;
+    fits_clear_errmsg(); // what earlier reads left there is not about this file
+    // First the plain file (the disk-file form takes the path literally): the HDU is found and
+    // its size checked before cfitsio filters anything, which would read what NAXIS2 claims.
+    if (fits_open_diskfile(&raw, source.fitsPath.c_str(), READONLY, &fitsStatus)) {
+        if (raw) {
+            int ignored = 0;
+            fits_close_file(raw, &ignored);
+        }
+        throw InputError(path, 0, 0, "cannot open as FITS: " + io::fitsStatusText(fitsStatus));
+    }
+    table.file.reset(raw);
+
+    int hduCount = 0;
+    if (fits_get_num_hdus(raw, &hduCount, &fitsStatus))
+        throw InputError(path, 0, 0,
+                         "cannot read the FITS structure: " + io::fitsStatusText(fitsStatus));
+    findTable(table, raw, path, selection, options, hduCount, source);
+    int columnCount = checkTableSize(table, raw, path, hduCount, source);
+    if (wantListing) {
+        table.hdus = listExtensions(raw, hduCount);
+        int type = 0;
+        if (fits_movabs_hdu(raw, table.hdu, &type, &fitsStatus))
+            throw InputError(path, 0, 0,
+                             "cannot read " + table.hduLabel + ": " +
+                                 io::fitsStatusText(fitsStatus));
+    }
+    columnCount = applySelection(table, path, source.fitsPath, selection, columnCount);
+    readColumns(table, table.file.get(), path, columnCount);
     return table;
 }
 
