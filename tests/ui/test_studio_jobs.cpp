@@ -137,8 +137,9 @@ void TestStudioJobs::cancelIsImmediateAndANewRunWorks() {
     QVERIFY(window->startRun());
     QVERIFY(progress.wait(15000)); // the job is really counting
     QVERIFY(window->isRunning());
-    // Live plots: within a few 4 Hz ticks the plots show a partial result of this run.
-    QTRY_VERIFY_WITH_TIMEOUT(window->plotPanel()->result() != nullptr, 3000);
+    // Live plots: while the run counts, the plots show a partial result of it (within a few
+    // 4 Hz ticks on an idle machine; the limit leaves room for one busy with other suites).
+    QTRY_VERIFY_WITH_TIMEOUT(window->plotPanel()->result() != nullptr, 15000);
     QVERIFY(window->plotPanel()->result()->binCount() > 0);
     QVERIFY(window->isRunning());
 
