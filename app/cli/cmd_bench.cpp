@@ -5,10 +5,12 @@
 #include "cli/bench_read.h"
 #include "cli/context.h"
 #include "cli/failure.h"
+#include "cli/flag_help.h"
 #include "cli/rank_group.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "bench_flags.h"
 #include "tpacf/backend.h"
 #include "tpacf/device_choice.h"
 #include "tpacf/bins.h"
@@ -31,12 +33,11 @@
 
 namespace tpacf::cli {
 
-std::string benchHelp() {
-    return std::string(
-               R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
-                   [--bins B] [--theta-min X --theta-max Y --unit U] [--sets S]
+std::string benchHelp(const BackendRegistry& backends) {
+    return R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
+                   [--nbins N] [--min X --max Y --unit U] [--sets S]
                    [--footprint F] [--clustered [clustering]] [--culling auto|on|off]
-                   [--weighted] [--repeat R] [--seed S] [--json] [--cuda-... tuning]
+                   [--weighted] [--repeat R] [--seed S] [--json] [--quiet] [--cuda-... tuning]
        tpacf bench --read FILE [--repeat R] [--threads N] [--json]
 
 Times pair counting on N generated points (default: uniform over the whole sky), for every
@@ -51,53 +52,12 @@ With --read FILE it times reading a catalog instead: readCatalog on FILE once to
 R times (default 3); the report gives the file size, points, parser threads, the best wall
 time and MB/s (10^6 bytes per second).
 
-  --backend B        cpu, cuda or all (default all; unavailable ones are listed as skipped)
-  --precision P      double, float or all (default all; the CPU backend is double only)
-  --n N              points per catalog (default 10000)
-  --bins B           number of log bins (default 30)
-  --theta-min X      smallest bin edge (default 0.01)
-  --theta-max Y      largest bin edge (default 10000)
-  --unit U           unit of --theta-min/--theta-max: deg, arcmin (default), arcsec
-  --sets S           random sets of the batch measurement (default 0: no batch)
-  --footprint F      where the points lie (degrees): full-sky (default),
-                     box:RA_MIN,RA_MAX,DEC_MIN,DEC_MAX (RA_MIN > RA_MAX wraps through RA 0)
-                     or cap:RA,DEC,RADIUS
-  --clustered        the data catalog is a Soneira-Peebles clustered mock, as 'tpacf mock'
-                     writes it, instead of uniform (the randoms stay uniform); shaped by:
-)") + std::string(clusteringOptionsHelp()) +
-           std::string(cullingOptionHelp()) +
-           R"(  --weighted         give every catalog per-object weights (seeded, uniform in [0.5, 1.5]):
-                     every count is then weighted (sum of w_i*w_j per bin beside the raw counts),
-                     to compare with the unweighted pairs/s on the same points
-  --repeat R         timed runs per measurement (default 3)
-  --seed S           seed of the generated points (default 1)
-  --threads N        CPU threads, also of --read's parser (default: all hardware threads)
-  --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU; under MPI each rank
-                     its own share of its host's GPUs)
-  --gpu-memory-limit SIZE
-                     the most memory of each GPU the catalogs may take (e.g. 6G); larger
-                     catalogs are streamed through the GPU in pieces (timed with it)
-  --only dd|dr       measure only DD (no second catalog is generated) or only DR
-  --no-warm-up       time the first run too (counts too large to run twice)
-  --json             machine-readable report on stdout instead of the table
-
-CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed):
-  --cuda-hist H      force the histogram path: thread, thread-atomic, warp or global
-                     (default: the planner's choice)
-  --cuda-brute-force brute force whatever --culling says: every tile pair, every pair computed
-  --cuda-trace       note where each count's wall time went: host seconds from its start to
-                     each device's catalogs issued, work list ready, first and last launch
-  --cuda-block N     cap the pair kernel's block size: a multiple of 32 in 64..256
-  --cuda-subtiles on|off
-                     with culling, skip out-of-range 32-point sub-tiles (default on)
-  --cuda-region-level L
-                     coarse cells of the jackknife region layout, 0..5 (default 0)
-
+)" + flagHelp(flags::kBenchFlags, backends) + R"(
 Examples:
   tpacf bench --n 100000 --backend all --precision all --sets 2 --repeat 5
   tpacf bench --read d.txt --repeat 5
-  tpacf bench --backend cpu --n 100000 --clustered --footprint box:150,190,0,40 --bins 20 \
-              --theta-min 0.01 --theta-max 10 --unit deg --culling on
+  tpacf bench --backend cpu --n 100000 --clustered --footprint box:150,190,0,40 --nbins 20 \
+              --min 0.01 --max 10 --unit deg --culling on
 )";
 }
 
@@ -346,46 +306,18 @@ void printJson(std::ostream& out, const std::vector<Configuration>& configuratio
 } // namespace
 
 int benchCommand(const Context& context) {
-    OptionSet options;
-    options.addValue("--backend")
-        .addValue("--precision")
-        .addValue("--n")
-        .addValue("--bins")
-        .addValue("--theta-min")
-        .addValue("--theta-max")
-        .addValue("--unit")
-        .addValue("--sets")
-        .addValue("--repeat")
-        .addValue("--seed")
-        .addValue("--threads")
-        .addValue("--devices")
-        .addValue("--gpu-memory-limit")
-        .addValue("--only")
-        .addSwitch("--no-warm-up")
-        .addValue("--culling")
-        .addValue("--footprint")
-        .addSwitch("--clustered")
-        .addSwitch("--weighted")
-        .addSwitch("--json")
-        .addValue("--cuda-hist")
-        .addSwitch("--cuda-brute-force")
-        .addSwitch("--cuda-trace")
-        .addValue("--cuda-block")
-        .addValue("--cuda-subtiles")
-        .addValue("--cuda-region-level")
-        .addValue("--read");
-    addClusteringOptions(options);
-    const ParsedArgs args = parseArgs("bench", options, context.args);
+    using namespace flags::bench;
+    const ParsedArgs args = parseArgs(flags::kBenchFlags, context.args);
     RankGroup& ranks = context.ranks;
     const bool distributed = ranks.distributed();
-    if (distributed && args.has("--read"))
+    if (distributed && args.has(kRead))
         args.fail("--read times one process reading a file: run it without MPI");
-    if (args.has("--read"))
+    if (args.has(kRead))
         return benchReadCommand(args, context);
 
     // "all" is bench's own word; single values go through the same parsing as everywhere else.
-    const std::string backendText = args.value("--backend").value_or("all");
-    const std::string precisionText = args.value("--precision").value_or("all");
+    const std::string backendText = args.value(kBackend).value_or("all");
+    const std::string precisionText = args.value(kPrecision).value_or("all");
     const bool allBackends = backendText == "all";
     const bool allPrecisions = precisionText == "all";
     std::vector<std::string> kinds = context.backends.names(); // every backend but "auto"
@@ -416,48 +348,49 @@ int benchCommand(const Context& context) {
         precisions = {*precision};
     }
 
-    const auto n = static_cast<std::size_t>(args.integer("--n", 10000, 2, 1'000'000'000));
+    const auto n = static_cast<std::size_t>(args.integer(kN, 10000, 2, 1'000'000'000));
     const int binCount =
-        static_cast<int>(args.integer("--bins", 30, 1, static_cast<std::int64_t>(kMaxBinCount)));
+        static_cast<int>(args.integer(kNbins, 30, 1, static_cast<std::int64_t>(kMaxBinCount)));
     const AngleUnit unit = [&] {
-        const auto text = args.value("--unit");
+        const auto text = args.value(flags::kUnit);
         if (!text)
             return AngleUnit::Arcminute;
         const auto parsed = parseAngleUnit(*text);
         if (!parsed)
-            args.fail("--unit: " + quote(*text) + " is not an angle unit (deg, arcmin, arcsec)");
+            args.fail(args.spelling(flags::kUnit) + ": " + quote(*text) +
+                      " is not an angle unit (deg, arcmin, arcsec)");
         return *parsed;
     }();
-    const Binning binning(BinSpec::logCount(args.number("--theta-min", 0.01),
-                                            args.number("--theta-max", 10000.0), unit, binCount));
-    const int sets = static_cast<int>(args.integer("--sets", 0, 0, 1000));
-    const int repeats = static_cast<int>(args.integer("--repeat", 3, 1, 1000));
-    const std::uint64_t seed = args.unsignedInteger("--seed").value_or(1);
-    const bool json = args.has("--json");
+    const Binning binning(BinSpec::logCount(args.number(kMin, 0.01),
+                                            args.number(kMax, 10000.0), unit, binCount));
+    const int sets = static_cast<int>(args.integer(kSets, 0, 0, 1000));
+    const int repeats = static_cast<int>(args.integer(kRepeat, 3, 1, 1000));
+    const std::uint64_t seed = args.unsignedInteger(kSeed).value_or(1);
+    const bool json = args.has(kJson);
     BackendOptions common;
-    common.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
+    common.cpuThreads = static_cast<int>(args.integer(kThreads, 0, 0, 4096));
     common.gpuDevices = gpuDevicesFrom(args);
     common.culling = cullingModeFrom(args);
-    common.deviceMemoryLimit = byteSizeFrom(args, "--gpu-memory-limit");
+    common.deviceMemoryLimit = byteSizeFrom(args, kGpuMemoryLimit);
 
     // CUDA tuning from the flags (never from the environment): a provider of its own when set.
     cuda::CudaTuning tuning;
-    if (const auto text = args.value("--cuda-hist")) {
+    if (const auto text = args.value(kCudaHist)) {
         const auto histogram = cuda::parseCudaHistogram(*text);
         if (!histogram)
             args.fail("--cuda-hist: " + quote(*text) +
                       " is not a histogram path (thread, thread-atomic, warp, global)");
         tuning.histogram = *histogram;
     }
-    tuning.bruteForce = args.has("--cuda-brute-force");
-    tuning.trace = args.has("--cuda-trace");
-    tuning.blockSizeCap = static_cast<int>(args.integer("--cuda-block", 0, 0, 256));
-    if (const auto text = args.value("--cuda-subtiles")) {
+    tuning.bruteForce = args.has(kCudaBruteForce);
+    tuning.trace = args.has(kCudaTrace);
+    tuning.blockSizeCap = static_cast<int>(args.integer(kCudaBlock, 0, 0, 256));
+    if (const auto text = args.value(kCudaSubtiles)) {
         if (*text != "on" && *text != "off")
             args.fail("--cuda-subtiles: " + quote(*text) + " is not on or off");
         tuning.subTileCulling = *text == "on";
     }
-    tuning.regionCellLevel = static_cast<int>(args.integer("--cuda-region-level", 0, 0, 5));
+    tuning.regionCellLevel = static_cast<int>(args.integer(kCudaRegionLevel, 0, 0, 5));
     try {
         tuning.validate();
     } catch (const ConfigError& error) {
@@ -471,10 +404,9 @@ int benchCommand(const Context& context) {
     BenchSetup setup;
     setup.n = n;
     setup.culling = common.culling;
-    if (const auto text = args.value("--footprint"))
-        setup.footprint = parseFootprint("--footprint", *text);
-    setup.clustered = args.has("--clustered");
-    setup.weighted = args.has("--weighted");
+    setup.footprint = footprintFrom(args);
+    setup.clustered = args.has(kClustered);
+    setup.weighted = args.has(kWeighted);
     if (hasClusteringOptions(args) && !setup.clustered)
         args.fail("--levels, --eta, --lambda and --outer-radius shape the clustering of "
                   "--clustered data; add --clustered");
@@ -509,12 +441,12 @@ int benchCommand(const Context& context) {
 
     // The data as 'tpacf mock' would write it; the randoms uniform over the same footprint.
     const Footprint& sky = setup.footprint;
-    const std::string only = args.value("--only").value_or("");
+    const std::string only = args.value(kOnly).value_or("");
     if (!only.empty() && only != "dd" && only != "dr")
         args.fail("--only: " + quote(only) + " is not a measurement (dd or dr)");
     if (!only.empty() && sets > 0)
         args.fail("--only measures DD or DR alone: no --sets batch with it");
-    const bool warmUp = !args.has("--no-warm-up");
+    const bool warmUp = !args.has(kNoWarmUp);
     // DD alone needs no second catalog: at 10^9 points that is 40 GB not generated.
     BenchInputs inputs{setup.clustered ? generateClusteredMock(setup.mock, "bench-data")
                                        : generateUniformRandoms(n, sky, seed, "bench-data"),
@@ -548,7 +480,7 @@ int benchCommand(const Context& context) {
             batch.push_back(CountTask{random, nullptr});
     }
 
-    const bool showProgress = context.errIsTerminal;
+    const bool showProgress = context.errIsTerminal && !args.has(kQuiet);
     std::vector<Configuration> configurations;
     for (const std::string& kind : kinds) {
         for (const Precision precision : precisions) {

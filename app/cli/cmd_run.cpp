@@ -4,6 +4,7 @@
 #include "cli/context.h"
 #include "cli/distributed_count.h"
 #include "cli/failure.h"
+#include "cli/flag_help.h"
 #include "cli/rank_group.h"
 #include "cli/file_plan.h"
 #include "cli/input_loading.h"
@@ -12,6 +13,7 @@
 #include "cli/plot_output.h"
 #include "cli/progress.h"
 #include "cli/run_report.h"
+#include "run_flags.h"
 #include "tpacf/catalog_formats.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/count_store.h"
@@ -40,8 +42,7 @@
 namespace tpacf::cli {
 
 std::string runHelp(const BackendRegistry& backends) {
-    return std::string(
-               R"(Usage: tpacf run --data D --random R1 [--random R2 ...] [bins] [flags] --output result.csv
+    return R"(Usage: tpacf run --data D --random R1 [--random R2 ...] [bins] [flags] --output result.csv
        tpacf run --data D1 --data2 D2 --random R1 [--random2 R2 ...] [...] --output cross.csv
 
 Computes w(theta) of the data catalog D against one or more random catalogs of the same
@@ -56,76 +57,7 @@ the columns DD, DR, RD, RR (and their _norm forms), and the two-sample estimator
 D1D2/R1R2 - 1, Hamilton D1D2 R1R2/(D1R2 R1D2) - 1). Without --random2 the second sample
 uses the first's randoms (R1D2 is D2 against R1, R1R2 is R1R1; the metadata says so).
 
-Inputs and outputs:
-  --data FILE        data catalog (formats below); D1 with --data2
-  --random FILE      random catalog; repeat for several sets (DR and RR are averaged)
-  --data2 FILE       second data catalog: cross-correlation of --data with it
-  --random2 FILE     random catalog of the second sample; none, or as many as --random
-                     (set i pairs with set i)
-  --output FILE      result CSV (required, except with --share)
-  --format F         the --output table: csv (default; ECSV 1.0, a CSV with a YAML header
-                     giving every column's unit and type, which astropy, TOPCAT and pandas
-                     read) or fits (a FITS binary table, the metadata as header keywords)
-  --json FILE        the same result as JSON, with per-set raw counts
-  --estimator E      )" +
-               describeEstimators(CorrelationParams{}.estimator) + R"(
-  --quiet            no progress bar and no summary on the terminal
-  --timings          where the time went (reading each catalog, starting the backend, the
-                     job's stages, writing), in seconds on stderr
-  --plot FILE        the w(theta) figure as TPACF Studio draws it (jackknife error bars when
-                     there are some; log axes for log bins; the fitted curve with --fit):
-                     FILE.png (1800 x 1200 px at 300 dpi), FILE.pdf or FILE.svg (vector,
-                     6 x 4 in). Drawn offscreen: no display needed. Needs a build with the
-                     GUI (Qt))" +
-               std::string(plotsAvailable() ? "" : "; this build has none (built without Qt)") + R"(
-  --plot-style FILE  the figure's style as TPACF Studio's Export Plot dialog saves it (Save
-                     Style...): size (journal presets: 3.5 in single, 7.2 in double column),
-                     fonts, PNG dpi, legend, title, axes, markers, error bars, theta unit
-
-Count files (every count with its bins and each catalog's content fingerprint; JSON, or
-FITS binary tables for a name ending .fits):
-  --save-counts FILE every count of the run (DD, DR_i, RD_i, RR_i; weighted sums and
-                     region tallies where the run has them) for later runs and 'tpacf combine'
-  --reuse-counts FILE
-                     take every count whose catalogs (by content, not name), bins and
-                     jackknife regions match from FILE and count only the rest (typically
-                     all RR_i, and DR_i while the data is unchanged); bins that differ, a
-                     random catalog whose content is not in FILE or regions that differ are
-                     errors. The CSV metadata says which counts were reused. Impossible
-                     numbers are refused (more pairs than the catalogs have, weighted sums
-                     beyond their weights, two different counts of the same catalogs), but a
-                     count file carries no signature: an edited, plausible number is not caught
-  --share K/N        count only part K of N of the work (1 <= K <= N) into --save-counts;
-                     no w is written. 'tpacf combine' adds the N parts into one count file
-                     that --reuse-counts takes
-
-Error bars (jackknife: w is recomputed with each sky region left out):
-  --jackknife K      K regions of about equal data count, grown on the sky by k-means;
-                     adds w_err (sigma) to the CSV, and the regions, covariance and the
-                     K leave-one-out samples to the JSON. K from 2 to )" +
-               std::to_string(kMaxJackknifeRegions) + R"(
-  --jackknife-column C
-                     regions from column C of the data and every random catalog (header name
-                     or 1-based index; integer labels, any values); with --jackknife K too,
-                     the column must hold K distinct labels
-  --jackknife-seed S seed of the k-means regions (default 1); the same seed on the same data
-                     gives the same regions
-  --covariance FILE  the bins x bins covariance matrix of w as CSV (needs jackknife)
-
-Fit (printed on stderr after the result is written):
-  --fit MIN:MAX      w = A theta^(1-gamma) over the bins whose centre lies in MIN..MAX (bin
-                     unit), by generalised least squares with the jackknife covariance
-                     (Hartlap-corrected inverse), sigma only without it, unweighted without
-                     errors
-  --fit-output FILE  the fit's parameters and errors as CSV
-
-Catalog formats:
-)") + describeCatalogFormats() +
-           "\n" + std::string(readOptionsHelp()) + "\n" +
-           weightOptionsHelp({{"data", "--data and --data2"}, {"random", "--random and --random2"}}) +
-           "\n" + std::string(binOptionsHelp()) + "\n" +
-           backendOptionsHelp(backends) +
-           R"(
+)" + flagHelp(flags::kRunFlags, backends) + R"(
 A progress bar (percent, pairs/s, ETA) appears on stderr when it is a terminal.
 Ctrl-C cancels cleanly (exit 130).
 
@@ -236,33 +168,8 @@ static std::optional<PowerLawFitOptions> fitOptionsFrom(const ParsedArgs& args) 
 
 int runCommand(const Context& context) {
     const auto commandStart = std::chrono::steady_clock::now();
-    OptionSet options;
-    options.addValue("--data")
-        .addRepeated("--random")
-        .addValue("--data2")
-        .addRepeated("--random2")
-        .addValue("--output")
-        .addValue("--json")
-        .addValue("--estimator")
-        .addValue("--jackknife")
-        .addValue("--jackknife-column")
-        .addValue("--jackknife-seed")
-        .addValue("--covariance")
-        .addValue("--plot")
-        .addValue("--plot-style")
-        .addValue("--format")
-        .addValue("--save-counts")
-        .addValue("--reuse-counts")
-        .addValue("--share")
-        .addValue("--fit")
-        .addValue("--fit-output")
-        .addSwitch("--quiet")
-        .addSwitch("--timings");
-    addReadOptions(options);
-    addWeightOptions(options, {"data", "random"});
-    addBinOptions(options);
-    addBackendOptions(options);
-    const ParsedArgs args = parseArgs("run", options, context.args);
+    using namespace flags::run;
+    const ParsedArgs args = parseArgs(flags::kRunFlags, context.args);
 
     if (!args.has("--data") && args.has("--data2"))
         args.fail("--data2 needs --data: the cross-correlation is of --data with --data2");
@@ -285,11 +192,12 @@ int runCommand(const Context& context) {
     if (share) {
         if (!savePath)
             args.fail("--share counts part of the work into a count file: add --save-counts FILE");
-        for (const char* flag : {"--output", "--json", "--covariance", "--plot"})
-            if (args.has(flag))
-                args.fail(std::string("--share counts part of the work, whose w means nothing: ") +
-                          flag + " is not written with it ('tpacf combine' the parts, then run "
-                                 "with --reuse-counts)");
+        for (const Flag* flag : {&kOutput, &kJsonOutput, &kCovariance, &kPlot})
+            if (args.has(*flag))
+                args.fail("--share counts part of the work, whose w means nothing: " +
+                          args.spelling(*flag) +
+                          " is not written with it ('tpacf combine' the parts, then run with "
+                          "--reuse-counts)");
         if (reusePath)
             args.fail("--share counts part of every count: it cannot --reuse-counts");
     }
@@ -311,7 +219,7 @@ int runCommand(const Context& context) {
             }
         }
     const std::string outputPath = share ? std::string() : args.required("--output");
-    const std::string jsonPath = args.value("--json").value_or("");
+    const std::string jsonPath = args.value(kJsonOutput).value_or("");
     const std::string covariancePath = args.value("--covariance").value_or("");
     const bool quiet = args.has("--quiet");
     // The result table as ECSV (default) or as a FITS binary table.
@@ -345,8 +253,8 @@ int runCommand(const Context& context) {
     readOptions.regionColumn = jackknife.column; // read from the data and every random set
     ReadOptions dataOptions = readOptions;
     ReadOptions randomOptions = readOptions;
-    dataOptions.weightColumn = weightColumnFor(args, "data");
-    randomOptions.weightColumn = weightColumnFor(args, "random");
+    dataOptions.weightColumn = weightColumnFor(args, kDataWeightCol);
+    randomOptions.weightColumn = weightColumnFor(args, kRandomWeightCol);
 
     // Everything that can be checked cheaply is checked before the catalogs are read.
     static_cast<void>(Binning(params.bins)); // throws ConfigError naming the bad bin value
@@ -381,7 +289,7 @@ int runCommand(const Context& context) {
     if (savePath)
         files.output("--save-counts", *savePath);
     if (!jsonPath.empty())
-        files.output("--json", jsonPath);
+        files.output(args.spelling(kJsonOutput), jsonPath);
     if (!covariancePath.empty())
         files.output("--covariance", covariancePath);
     if (plot)
