@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "command_line_export.h"
 
+#include "run_flags.h"
+
 #include <tpacf/units.h>
 
 #include <QCoreApplication>
@@ -14,12 +16,19 @@ namespace tpacf::ui {
 
 namespace {
 
+namespace flags = cli::flags;
+
 QString tr(const char* text) {
     return QCoreApplication::translate("tpacf::ui::CommandLineExport", text);
 }
 
 QString latin1(std::string_view text) {
     return QString::fromLatin1(text.data(), qsizetype(text.size()));
+}
+
+// A flag's name, from the CLI's table of `tpacf run` (so that a renamed flag renames here too).
+QString flagName(const cli::Flag& row) {
+    return latin1(row.name);
 }
 
 // The shortest text that reads back as the same double: the CLI parses with from_chars, so
@@ -112,16 +121,16 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
 
     QList<Entry> entries;
     if (session.data)
-        entries.append({&*session.data, QStringLiteral("--data"), true, tr("the data catalog")});
+        entries.append({&*session.data, flagName(flags::run::kData), true, tr("the data catalog")});
     for (qsizetype i = 0; i < session.randoms.size(); ++i)
-        entries.append({&session.randoms[i], QStringLiteral("--random"), false,
+        entries.append({&session.randoms[i], flagName(flags::run::kRandom), false,
                         session.randoms.size() == 1 ? tr("the random catalog")
                                                     : tr("random catalog %1").arg(i + 1)});
     if (session.data2)
         entries.append(
-            {&*session.data2, QStringLiteral("--data2"), true, tr("the second data catalog")});
+            {&*session.data2, flagName(flags::run::kData2), true, tr("the second data catalog")});
     for (qsizetype i = 0; i < session.randoms2.size(); ++i)
-        entries.append({&session.randoms2[i], QStringLiteral("--random2"), false,
+        entries.append({&session.randoms2[i], flagName(flags::run::kRandom2), false,
                         tr("random catalog %1 of the second sample").arg(i + 1)});
 
     // HDUs: one --hdu where every catalog names the same, else each in its path (cfitsio's
@@ -148,11 +157,11 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
         notes.append(tr("The bundled sample is built into TPACF Studio, not a file: the command "
                         "names its files as they are in the source tree (resources/samples/)."));
     if (!session.data) {
-        add(QStringLiteral("--data"), QStringLiteral("DATA"));
+        add(flagName(flags::run::kData), QStringLiteral("DATA"));
         notes.append(tr("No data catalog is loaded: replace DATA with its path."));
     }
     if (session.randoms.isEmpty()) {
-        add(QStringLiteral("--random"), QStringLiteral("RANDOM"));
+        add(flagName(flags::run::kRandom), QStringLiteral("RANDOM"));
         notes.append(tr("No random catalog is loaded: replace RANDOM with its path."));
     }
 
@@ -161,28 +170,28 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
         const auto columnOf = [](int column) { return columnText(column); };
         const int ra = commonValue<int>(
             entries, [](const CatalogSource& s) { return s.raColumn; }, columnOf,
-            tr("the RA column"), QStringLiteral("--ra-col"), notes);
+            tr("the RA column"), flagName(flags::kRaCol), notes);
         if (ra > 0)
-            add(QStringLiteral("--ra-col"), QString::number(ra));
+            add(flagName(flags::kRaCol), QString::number(ra));
         const int dec = commonValue<int>(
             entries, [](const CatalogSource& s) { return s.decColumn; }, columnOf,
-            tr("the Dec column"), QStringLiteral("--dec-col"), notes);
+            tr("the Dec column"), flagName(flags::kDecCol), notes);
         if (dec > 0)
-            add(QStringLiteral("--dec-col"), QString::number(dec));
+            add(flagName(flags::kDecCol), QString::number(dec));
         const AngleUnit unit = commonValue<AngleUnit>(
             entries, [](const CatalogSource& s) { return s.unit; },
             [](const AngleUnit& u) { return unitLabel(u); }, tr("the coordinate unit"),
-            QStringLiteral("--coord-unit"), notes);
+            flagName(flags::kCoordUnit), notes);
         if (unit != AngleUnit::Degree)
-            add(QStringLiteral("--coord-unit"), unitLabel(unit));
+            add(flagName(flags::kCoordUnit), unitLabel(unit));
         const bool hours = commonValue<bool>(
             entries, [](const CatalogSource& s) { return s.raInHours; },
             [](const bool& h) { return h ? tr("RA in hours") : tr("RA in the coordinate unit"); },
-            tr("the RA unit"), QStringLiteral("--ra-hours"), notes);
+            tr("the RA unit"), flagName(flags::kRaHours), notes);
         if (hours)
-            args.append(QStringLiteral("--ra-hours"));
+            args.append(flagName(flags::kRaHours));
         if (oneHdu && !entries.front().source->hdu.isEmpty())
-            add(QStringLiteral("--hdu"), entries.front().source->hdu);
+            add(flagName(flags::kHdu), entries.front().source->hdu);
 
         // Weights: one --weight-col where all agree, else one per role (data and data2 share
         // --data-weight-col, every random set --random-weight-col).
@@ -198,11 +207,11 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
             allSame = allSame && entry.source->weightColumn == entries.front().source->weightColumn;
         if (allSame) {
             if (const int weight = entries.front().source->weightColumn; weight > 0)
-                add(QStringLiteral("--weight-col"), QString::number(weight));
+                add(flagName(flags::kWeightCol), QString::number(weight));
         } else {
             for (const auto& [role, flag] :
-                 {std::pair{&dataRole, QStringLiteral("--data-weight-col")},
-                  std::pair{&randomRole, QStringLiteral("--random-weight-col")}}) {
+                 {std::pair{&dataRole, flagName(flags::run::kDataWeightCol)},
+                  std::pair{&randomRole, flagName(flags::run::kRandomWeightCol)}}) {
                 if (role->isEmpty())
                     continue;
                 const int weight = commonValue<int>(*role, weightOf, weightText,
@@ -220,52 +229,52 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
         QStringList edges;
         for (const double edge : bins.edges)
             edges.append(number(edge));
-        add(QStringLiteral("--edges"), edges.join(QLatin1Char(',')));
-        add(QStringLiteral("--unit"), unit);
+        add(flagName(flags::kEdges), edges.join(QLatin1Char(',')));
+        add(flagName(flags::kUnit), unit);
     } else {
         const bool log = bins.scale == BinScale::Logarithmic;
-        add(QStringLiteral("--bins"), log ? QStringLiteral("log") : QStringLiteral("linear"));
-        add(QStringLiteral("--min"), number(bins.min));
-        add(QStringLiteral("--max"), number(bins.max));
-        add(QStringLiteral("--unit"), unit);
+        add(flagName(flags::kBins), log ? QStringLiteral("log") : QStringLiteral("linear"));
+        add(flagName(flags::kMin), number(bins.min));
+        add(flagName(flags::kMax), number(bins.max));
+        add(flagName(flags::kUnit), unit);
         // The one size the spec holds, in the order Binning reads them.
         if (log && bins.perDecade > 0)
-            add(QStringLiteral("--per-decade"), number(bins.perDecade));
+            add(flagName(flags::kPerDecade), number(bins.perDecade));
         else if (!log && bins.count <= 0 && bins.width > 0)
-            add(QStringLiteral("--width"), number(bins.width));
+            add(flagName(flags::kWidth), number(bins.width));
         else
-            add(QStringLiteral("--nbins"), QString::number(bins.count));
+            add(flagName(flags::kNbins), QString::number(bins.count));
     }
 
-    add(QStringLiteral("--estimator"), latin1(estimatorKey(session.settings.estimator)));
+    add(flagName(flags::run::kEstimator), latin1(estimatorKey(session.settings.estimator)));
 
     const ErrorSettings& errors = session.settings.errors;
     if (errors.method == ErrorSettings::Method::Regions) {
-        add(QStringLiteral("--jackknife"), QString::number(errors.regions));
+        add(flagName(flags::run::kJackknife), QString::number(errors.regions));
         if (errors.seed != JackknifeSettings{}.seed)
-            add(QStringLiteral("--jackknife-seed"), QString::number(errors.seed));
+            add(flagName(flags::run::kJackknifeSeed), QString::number(errors.seed));
     } else if (errors.method == ErrorSettings::Method::Column) {
-        add(QStringLiteral("--jackknife-column"), errors.regionColumn);
+        add(flagName(flags::run::kJackknifeColumn), errors.regionColumn);
     }
 
     const BackendOptions& backend = session.settings.backend;
-    add(QStringLiteral("--backend"), QString::fromStdString(backend.name));
-    add(QStringLiteral("--precision"),
+    add(flagName(flags::kBackend), QString::fromStdString(backend.name));
+    add(flagName(flags::kPrecision),
         backend.precision ? latin1(precisionName(*backend.precision)) : QStringLiteral("auto"));
     if (backend.cpuThreads > 0)
-        add(QStringLiteral("--threads"), QString::number(backend.cpuThreads));
+        add(flagName(flags::kThreads), QString::number(backend.cpuThreads));
     if (!backend.gpuDevices.empty()) {
         QStringList devices;
         for (const int device : backend.gpuDevices)
             devices.append(QString::number(device));
-        add(QStringLiteral("--devices"), devices.join(QLatin1Char(',')));
+        add(flagName(flags::kDevices), devices.join(QLatin1Char(',')));
     }
     if (backend.culling != CullingMode::Auto)
-        add(QStringLiteral("--culling"), latin1(cullingModeName(backend.culling)));
+        add(flagName(flags::kCulling), latin1(cullingModeName(backend.culling)));
 
-    add(QStringLiteral("--output"), outputs.result);
+    add(flagName(flags::run::kOutput), outputs.result);
     if (errors.method != ErrorSettings::Method::None && !outputs.covariance.isEmpty())
-        add(QStringLiteral("--covariance"), outputs.covariance);
+        add(flagName(flags::run::kCovariance), outputs.covariance);
     return command;
 }
 

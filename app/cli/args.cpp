@@ -7,32 +7,11 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
 namespace tpacf::cli {
-
-OptionSet& OptionSet::addSwitch(std::string name) {
-    m_kinds[std::move(name)] = Kind::Switch;
-    return *this;
-}
-
-OptionSet& OptionSet::addValue(std::string name) {
-    m_kinds[std::move(name)] = Kind::Value;
-    return *this;
-}
-
-OptionSet& OptionSet::addRepeated(std::string name) {
-    m_kinds[std::move(name)] = Kind::Repeated;
-    return *this;
-}
-
-std::optional<OptionSet::Kind> OptionSet::kindOf(std::string_view name) const {
-    const auto found = m_kinds.find(name);
-    if (found == m_kinds.end())
-        return std::nullopt;
-    return found->second;
-}
 
 std::string commandLine(std::string_view subcommand, std::span<const std::string> args) {
     const auto shellWord = [](std::string_view word) {
@@ -158,15 +137,30 @@ std::uint64_t parseUnsigned(std::string_view what, std::string_view text) {
     return value;
 }
 
-ParsedArgs::ParsedArgs(std::string command,
-                       std::map<std::string, std::vector<std::string>, std::less<>> values)
-    : m_command(std::move(command)), m_values(std::move(values)) {}
+ParsedArgs::ParsedArgs(const CommandFlags& table,
+                       std::map<std::string, std::vector<std::string>, std::less<>> values,
+                       std::map<std::string, std::string, std::less<>> spellings)
+    : m_table(&table), m_values(std::move(values)), m_spellings(std::move(spellings)) {}
+
+bool ParsedArgs::declares(std::string_view name) const {
+    const Flag* flag = m_table->find(name);
+    return flag && flag->name == name;
+}
+
+void ParsedArgs::requireDeclared(std::string_view name) const {
+    // A reader that names a flag its table lacks (or only an alias) would never see it given.
+    if (!declares(name))
+        throw std::logic_error("tpacf " + std::string(m_table->command) + " reads " +
+                               std::string(name) + ", which its flag table does not declare");
+}
 
 bool ParsedArgs::has(std::string_view name) const {
+    requireDeclared(name);
     return m_values.contains(name);
 }
 
 std::optional<std::string> ParsedArgs::value(std::string_view name) const {
+    requireDeclared(name);
     const auto found = m_values.find(name);
     if (found == m_values.end() || found->second.empty())
         return std::nullopt;
@@ -181,15 +175,22 @@ std::string ParsedArgs::required(std::string_view name) const {
 }
 
 std::vector<std::string> ParsedArgs::values(std::string_view name) const {
+    requireDeclared(name);
     const auto found = m_values.find(name);
     return found == m_values.end() ? std::vector<std::string>{} : found->second;
+}
+
+std::string ParsedArgs::spelling(std::string_view name) const {
+    requireDeclared(name);
+    const auto found = m_spellings.find(name);
+    return found == m_spellings.end() ? std::string(name) : found->second;
 }
 
 std::optional<double> ParsedArgs::number(std::string_view name) const {
     const auto text = value(name);
     if (!text)
         return std::nullopt;
-    return parseNumber(name, *text);
+    return parseNumber(spelling(name), *text);
 }
 
 double ParsedArgs::number(std::string_view name, double fallback) const {
@@ -201,7 +202,7 @@ std::optional<std::int64_t> ParsedArgs::integer(std::string_view name, std::int6
     const auto text = value(name);
     if (!text)
         return std::nullopt;
-    return parseInteger(name, *text, minimum, maximum);
+    return parseInteger(spelling(name), *text, minimum, maximum);
 }
 
 std::int64_t ParsedArgs::integer(std::string_view name, std::int64_t fallback, std::int64_t minimum,
@@ -213,14 +214,14 @@ std::optional<std::uint64_t> ParsedArgs::unsignedInteger(std::string_view name) 
     const auto text = value(name);
     if (!text)
         return std::nullopt;
-    return parseUnsigned(name, *text);
+    return parseUnsigned(spelling(name), *text);
 }
 
 std::optional<std::vector<double>> ParsedArgs::numberList(std::string_view name) const {
     const auto text = value(name);
     if (!text)
         return std::nullopt;
-    return parseNumberList(name, *text);
+    return parseNumberList(spelling(name), *text);
 }
 
 void ParsedArgs::fail(const std::string& message) const {
@@ -238,46 +239,66 @@ bool wantsHelp(std::span<const std::string> args) {
     return false;
 }
 
-ParsedArgs parseArgs(const std::string& command, const OptionSet& options,
-                     std::span<const std::string> args) {
+ParsedArgs parseArgs(const CommandFlags& table, std::span<const std::string> args) {
     std::map<std::string, std::vector<std::string>, std::less<>> values;
+    std::map<std::string, std::string, std::less<>> spellings;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& word = args[i];
         if (word.size() < 3 || !word.starts_with("--"))
             throw UsageError(
                 "unexpected argument " + quote(word) +
                 (word.starts_with("-") && word.size() > 1 ? " (flags start with --)" : ""));
-        std::string name = word;
+        std::string typed = word;
         std::optional<std::string> inlineValue;
         if (const auto equals = word.find('='); equals != std::string::npos) {
-            name = word.substr(0, equals);
+            typed = word.substr(0, equals);
             inlineValue = word.substr(equals + 1);
         }
-        const auto kind = options.kindOf(name);
-        if (!kind)
+        const Flag* flag = table.find(typed);
+        if (!flag)
             // Unquoted as typed, unless long enough to need quote()'s cut.
-            throw UsageError("unknown flag " + (name.size() > 40 ? quote(name) : name));
-        if (*kind == OptionSet::Kind::Switch) {
-            if (inlineValue)
-                throw UsageError(name + " takes no value");
-            values[name]; // presence is the value
-            continue;
+            throw UsageError("unknown flag " + (typed.size() > 40 ? quote(typed) : typed));
+        // How this spelling takes its value: as the flag does, or as its alias says.
+        FlagAlias::Form form = FlagAlias::Form::Same;
+        std::string_view implied;
+        for (const FlagAlias& alias : flag->aliases)
+            if (alias.name == typed) {
+                form = alias.form;
+                implied = alias.value;
+            }
+        const std::string name(flag->name);
+        const bool takesValue =
+            form != FlagAlias::Form::Fixed && flag->kind != FlagKind::Switch;
+        if (!takesValue && inlineValue)
+            throw UsageError(typed + " takes no value");
+        std::optional<std::string> text;
+        if (takesValue) {
+            if (inlineValue) {
+                text = *inlineValue;
+            } else {
+                // A following "--flag" means the value was forgotten; "-5" is a value.
+                if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
+                    throw UsageError(typed + " needs a value");
+                text = args[++i];
+            }
+            if (form == FlagAlias::Form::Prefix)
+                text = std::string(implied) + *text;
+        } else if (form == FlagAlias::Form::Fixed) {
+            text = std::string(implied);
         }
-        std::string text;
-        if (inlineValue) {
-            text = *inlineValue;
-        } else {
-            // A following "--flag" means the value was forgotten; "-5" is a value.
-            if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
-                throw UsageError(name + " needs a value");
-            text = args[++i];
+        auto& slot = values[name]; // presence alone is a switch's value
+        if (flag->kind == FlagKind::Value && spellings.contains(name)) {
+            const std::string& before = spellings[name];
+            if (before == typed)
+                throw UsageError(typed + " given more than once");
+            throw UsageError("give only one of " + before + " and " + typed + " (both set " +
+                             name + ")");
         }
-        auto& slot = values[name];
-        if (*kind == OptionSet::Kind::Value && !slot.empty())
-            throw UsageError(name + " given more than once");
-        slot.push_back(std::move(text));
+        spellings[name] = typed;
+        if (text)
+            slot.push_back(std::move(*text));
     }
-    return ParsedArgs(command, std::move(values));
+    return ParsedArgs(table, std::move(values), std::move(spellings));
 }
 
 } // namespace tpacf::cli

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Command-line argument parsing for the subcommands: a declared set of --flags, values
-// checked as they are read, and a UsageError (exit 2) naming the flag and quoting the value.
+// Command-line argument parsing for the subcommands: the flags of the command's table
+// (flags/*.h), values checked as they are read, and a UsageError (exit 2) naming the flag as it
+// was typed and quoting the value.
+#include "flag_table.h"
 #include "tpacf/errors.h"
 
 #include <cstdint>
@@ -21,31 +23,16 @@ public:
     using ConfigError::ConfigError;
 };
 
-/// The flags one subcommand accepts.
-class OptionSet {
-public:
-    enum class Kind { Switch, Value, Repeated };
-
-    /// A flag without value (e.g. --quiet).
-    OptionSet& addSwitch(std::string name);
-    /// A flag with one value (--name VALUE or --name=VALUE); given at most once.
-    OptionSet& addValue(std::string name);
-    /// A flag with a value that may be given several times (e.g. --random).
-    OptionSet& addRepeated(std::string name);
-
-    std::optional<Kind> kindOf(std::string_view name) const;
-
-private:
-    std::map<std::string, Kind, std::less<>> m_kinds;
-};
-
-/// Flags as given. Accessors convert and validate; errors name the flag.
+/// Flags as given, under their names (an alias typed is stored under the flag it spells).
+/// Accessors take a flag's name or its row, convert and validate; errors name the spelling
+/// that was typed. Asking for a flag the command's table does not declare is a logic_error.
 class ParsedArgs {
 public:
-    ParsedArgs(std::string command,
-               std::map<std::string, std::vector<std::string>, std::less<>> values);
+    ParsedArgs(const CommandFlags& table,
+               std::map<std::string, std::vector<std::string>, std::less<>> values,
+               std::map<std::string, std::string, std::less<>> spellings);
 
-    const std::string& command() const noexcept { return m_command; }
+    std::string_view command() const noexcept { return m_table->command; }
     bool has(std::string_view name) const;
     /// The value of a single-valued flag, if given.
     std::optional<std::string> value(std::string_view name) const;
@@ -53,6 +40,10 @@ public:
     std::string required(std::string_view name) const;
     /// Every value of a repeated flag, in order.
     std::vector<std::string> values(std::string_view name) const;
+    /// The flag as the user typed it (its name, or the alias used); the name when not given.
+    std::string spelling(std::string_view name) const;
+    /// Whether the command's table has this flag (helpers shared by several commands ask).
+    bool declares(std::string_view name) const;
 
     std::optional<double> number(std::string_view name) const;
     double number(std::string_view name, double fallback) const;
@@ -70,14 +61,17 @@ public:
     [[noreturn]] void fail(const std::string& message) const;
 
 private:
-    std::string m_command;
+    void requireDeclared(std::string_view name) const;
+
+    const CommandFlags* m_table;
     std::map<std::string, std::vector<std::string>, std::less<>> m_values;
+    std::map<std::string, std::string, std::less<>> m_spellings;
 };
 
-/// Parses `args` (the words after the subcommand). Throws UsageError on an unknown flag, a
-/// missing value, a repeated single-valued flag or a stray positional argument.
-ParsedArgs parseArgs(const std::string& command, const OptionSet& options,
-                     std::span<const std::string> args);
+/// Parses `args` (the words after the subcommand) by the command's table: aliases become the
+/// flags they spell. Throws UsageError on an unknown flag, a missing value, a single-valued flag
+/// given twice (under any of its spellings) or a stray positional argument.
+ParsedArgs parseArgs(const CommandFlags& table, std::span<const std::string> args);
 
 /// True when -h or --help is among the words: help wins over every other error.
 bool wantsHelp(std::span<const std::string> args);

@@ -4,6 +4,10 @@
 #include <iosfwd>
 #include <string>
 
+namespace tpacf {
+class BackendRegistry;
+}
+
 namespace tpacf::cli {
 
 /// Exit codes: 0 success, 2 bad usage or input, 1 internal failure, 130 cancelled by Ctrl-C
@@ -22,6 +26,6 @@ int runCli(int argc, char** argv, std::ostream& out, std::ostream& err);
 struct Context;
 /// tpacf combine (cmd_combine.cpp): adds count files of the shares of one batch.
 int combineCommand(const Context& context);
-std::string combineHelp();
+std::string combineHelp(const BackendRegistry& backends);
 
 } // namespace tpacf::cli

@@ -7,9 +7,11 @@
 #include "cli/autocorr.h"
 #include "cli/context.h"
 #include "cli/file_plan.h"
+#include "cli/flag_help.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "autocorr_flags.h"
 #include "tpacf/backend.h"
 #include "tpacf/errors.h"
 #include "tpacf/fcs_io.h"
@@ -28,12 +30,6 @@
 namespace tpacf::cli {
 
 std::string autocorrHelp(const BackendRegistry& backends) {
-    std::string moduleNames;
-    for (const auto& module : backends.modules()) {
-        // Appended piecewise: GCC 12 warns (-Wrestrict, a false alarm) on "|" + name.
-        moduleNames += ", ";
-        moduleNames += module->name();
-    }
     return R"(Usage: tpacf autocorr --input frames.u8 --channels C --output g.csv [options]
        tpacf autocorr --input counts.txt --output g.csv [options]
        tpacf autocorr --simulate [--frames N --channels C ...] --output g.csv [options]
@@ -46,53 +42,7 @@ pieces, so files may be larger than memory. The table (ECSV) has one row per cha
 columns channel,level,j,tau_frames,tau_s,A,G (A: the exact sum of products), then one row per
 lag with channel "mean": G averaged over the channels.
 
-Input (one of):
-  --input FILE       the photon counts: with --channels, raw interleaved uint8 frames (frame
-                     after frame, one byte per channel); without, ASCII with one channel per
-                     column (blank or comma separated, '#' comments, an optional header line)
-  --channels C       channels of a raw file (its size must be a multiple of C)
-  --simulate         a synthetic stream: particles diffusing through a 3D Gaussian focus,
-                     Poisson photon counts, C independent channels (known G(tau))
-  --bench            time the correlator on random frames in memory (see below)
-
-Correlator:
-  --lags-per-level P lags per level, even (default 32)
-  --levels L         levels (default 12: lags up to 31 x 2^11 = 63488 frames)
-  --frame-time S     seconds per frame, for tau_s (default 1.6e-6: 128 periods of 80 MHz)
-  --backend B        auto (default: a GPU correlator where usable, else the CPU), cpu)" +
-           moduleNames + R"(
-  --devices LIST     GPU indices, e.g. 0 (default: the first GPU)
-  --threads N        CPU threads (default: all hardware threads)
-  --chunk F          frames fed to the correlator at a time (default: 16 MiB of frames, 1 MiB
-                     when simulating)
-
-Output:
-  --output FILE      the G table (ECSV)
-  --write-frames F   also write the frames as raw uint8 (a simulated stream, or ASCII converted)
-  --quiet            no progress bar and no G summary on the terminal
-
-Simulation (with --simulate; lengths in units of the focus radius w0, times in frames):
-  --frames N         frames (default 262144)
-  --channels C       independent channels (default 4)
-  --particles X      mean particles in the focus, N_eff (default 2)
-  --tau-d-frames T   diffusion time tau_D = w0^2/4D (default 50)
-  --kappa K          axial over lateral focus radius z0/w0 (default 5)
-  --brightness B     photons per frame of a particle at the focus centre (default 0.5)
-  --background B     photons per frame from elsewhere (default 0.05)
-  --seed S           seed (default 1): the same seed gives the same frames
-
-Benchmark (with --bench; also --backend, --devices, --threads, --lags-per-level, --levels):
-  --frames N         frames in memory (default 65536)
-  --channels C       channels (default 1024)
-  --chunk F          frames per feed (default 4096)
-  --repeat R         timed passes after one warm-up pass (default 3); the median is reported
-  --seed S           seed of the random frames (default 1)
-  --check            compare the counts with the CPU reference (for a GPU backend)
-  --json             the report as JSON on stdout
-  Samples/s = frames x channels / median pass time (the feeds and the final counts(); for a GPU
-  the host-to-device copies are included, as feed() takes host bytes). Real time: 1/frame-time
-  frames per second per channel (625 kHz by default).
-
+)" + flagHelp(flags::kAutocorrFlags, backends) + R"(
 Examples:
   tpacf autocorr --input spad.u8 --channels 1024 --output g.csv
   tpacf autocorr --simulate --frames 1048576 --channels 16 --output g.csv --write-frames sim.u8
@@ -249,32 +199,7 @@ void printSummaryTable(std::ostream& out, const fcs::MultiTauCounts& counts, dou
 } // namespace
 
 int autocorrCommand(const Context& context) {
-    OptionSet options;
-    options.addValue("--input")
-        .addValue("--channels")
-        .addSwitch("--simulate")
-        .addSwitch("--bench")
-        .addValue("--lags-per-level")
-        .addValue("--levels")
-        .addValue("--frame-time")
-        .addValue("--backend")
-        .addValue("--devices")
-        .addValue("--threads")
-        .addValue("--chunk")
-        .addValue("--output")
-        .addValue("--write-frames")
-        .addSwitch("--quiet")
-        .addValue("--frames")
-        .addValue("--particles")
-        .addValue("--tau-d-frames")
-        .addValue("--kappa")
-        .addValue("--brightness")
-        .addValue("--background")
-        .addValue("--seed")
-        .addValue("--repeat")
-        .addSwitch("--check")
-        .addSwitch("--json");
-    const ParsedArgs args = parseArgs("autocorr", options, context.args);
+    const ParsedArgs args = parseArgs(flags::kAutocorrFlags, context.args);
 
     const int modes = args.has("--input") + args.has("--simulate") + args.has("--bench");
     if (modes != 1)

@@ -3,12 +3,15 @@
 // clustered, full sky or a footprint), with spatial culling as asked.
 #include "cli/args.h"
 #include "cli/bench_read.h"
+#include "cli/bench_report.h"
 #include "cli/context.h"
 #include "cli/failure.h"
+#include "cli/flag_help.h"
 #include "cli/rank_group.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "bench_flags.h"
 #include "tpacf/backend.h"
 #include "tpacf/device_choice.h"
 #include "tpacf/bins.h"
@@ -31,12 +34,11 @@
 
 namespace tpacf::cli {
 
-std::string benchHelp() {
-    return std::string(
-               R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
-                   [--bins B] [--theta-min X --theta-max Y --unit U] [--sets S]
+std::string benchHelp(const BackendRegistry& backends) {
+    return R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
+                   [--nbins N] [--min X --max Y --unit U] [--sets S]
                    [--footprint F] [--clustered [clustering]] [--culling auto|on|off]
-                   [--weighted] [--repeat R] [--seed S] [--json] [--cuda-... tuning]
+                   [--weighted] [--repeat R] [--seed S] [--json] [--quiet] [--cuda-... tuning]
        tpacf bench --read FILE [--repeat R] [--threads N] [--json]
 
 Times pair counting on N generated points (default: uniform over the whole sky), for every
@@ -51,79 +53,17 @@ With --read FILE it times reading a catalog instead: readCatalog on FILE once to
 R times (default 3); the report gives the file size, points, parser threads, the best wall
 time and MB/s (10^6 bytes per second).
 
-  --backend B        cpu, cuda or all (default all; unavailable ones are listed as skipped)
-  --precision P      double, float or all (default all; the CPU backend is double only)
-  --n N              points per catalog (default 10000)
-  --bins B           number of log bins (default 30)
-  --theta-min X      smallest bin edge (default 0.01)
-  --theta-max Y      largest bin edge (default 10000)
-  --unit U           unit of --theta-min/--theta-max: deg, arcmin (default), arcsec
-  --sets S           random sets of the batch measurement (default 0: no batch)
-  --footprint F      where the points lie (degrees): full-sky (default),
-                     box:RA_MIN,RA_MAX,DEC_MIN,DEC_MAX (RA_MIN > RA_MAX wraps through RA 0)
-                     or cap:RA,DEC,RADIUS
-  --clustered        the data catalog is a Soneira-Peebles clustered mock, as 'tpacf mock'
-                     writes it, instead of uniform (the randoms stay uniform); shaped by:
-)") + std::string(clusteringOptionsHelp()) +
-           std::string(cullingOptionHelp()) +
-           R"(  --weighted         give every catalog per-object weights (seeded, uniform in [0.5, 1.5]):
-                     every count is then weighted (sum of w_i*w_j per bin beside the raw counts),
-                     to compare with the unweighted pairs/s on the same points
-  --repeat R         timed runs per measurement (default 3)
-  --seed S           seed of the generated points (default 1)
-  --threads N        CPU threads, also of --read's parser (default: all hardware threads)
-  --devices LIST     GPU indices, e.g. 0,1 (default: every visible GPU; under MPI each rank
-                     its own share of its host's GPUs)
-  --gpu-memory-limit SIZE
-                     the most memory of each GPU the catalogs may take (e.g. 6G); larger
-                     catalogs are streamed through the GPU in pieces (timed with it)
-  --only dd|dr       measure only DD (no second catalog is generated) or only DR
-  --no-warm-up       time the first run too (counts too large to run twice)
-  --json             machine-readable report on stdout instead of the table
-
-CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed):
-  --cuda-hist H      force the histogram path: thread, thread-atomic, warp or global
-                     (default: the planner's choice)
-  --cuda-brute-force brute force whatever --culling says: every tile pair, every pair computed
-  --cuda-trace       note where each count's wall time went: host seconds from its start to
-                     each device's catalogs issued, work list ready, first and last launch
-  --cuda-block N     cap the pair kernel's block size: a multiple of 32 in 64..256
-  --cuda-subtiles on|off
-                     with culling, skip out-of-range 32-point sub-tiles (default on)
-  --cuda-region-level L
-                     coarse cells of the jackknife region layout, 0..5 (default 0)
-
+)" + flagHelp(flags::kBenchFlags, backends) + R"(
 Examples:
   tpacf bench --n 100000 --backend all --precision all --sets 2 --repeat 5
   tpacf bench --read d.txt --repeat 5
-  tpacf bench --backend cpu --n 100000 --clustered --footprint box:150,190,0,40 --bins 20 \
-              --theta-min 0.01 --theta-max 10 --unit deg --culling on
+  tpacf bench --backend cpu --n 100000 --clustered --footprint box:150,190,0,40 --nbins 20 \
+              --min 0.01 --max 10 --unit deg --culling on
 )";
 }
 
 namespace {
 
-struct Measurement {
-    std::string kind;    // "DD", "DR", "batch"
-    bool culled = false; // the counter's lastBatchCulled() after the timed runs
-    std::size_t taskCount = 0;
-    std::uint64_t pairs = 0;
-    std::vector<double> wallSeconds;
-    std::vector<double> deviceSeconds; // empty where the backend has no device timer
-    double medianWall = 0;
-    std::optional<double> medianDevice;
-};
-
-struct Configuration {
-    std::string backend;
-    std::string precision;
-    std::string kernel; // the CPU's inner-loop variant; "" for backends without variants
-    bool skipped = false;
-    std::string reason;
-    std::string device;
-    std::vector<Measurement> measurements;
-    std::vector<std::string> notes; // how the counts were made (PairCounter::lastBatchNotes)
-};
 
 double median(std::vector<double> values) {
     if (values.empty())
@@ -133,36 +73,10 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
 }
 
-double pairsPerSecond(std::uint64_t pairs, double seconds) {
-    return seconds > 0 ? static_cast<double>(pairs) / seconds : 0.0;
-}
 
 struct BenchInputs {
     Catalog data, other;
     std::vector<Catalog> randomSets;
-};
-
-/// What the points are and how the counters are set.
-struct BenchSetup {
-    std::size_t n = 0;
-    Footprint footprint = Footprint::fullSky();
-    bool clustered = false;
-    MockParams mock; // count, seed, footprint and clustering of the data when clustered
-    CullingMode culling = CullingMode::Auto;
-    bool weighted = false; // every catalog carries weights (uniform in [0.5, 1.5])
-
-    /// "100000 clustered (Soneira-Peebles) data points and uniform randoms per catalog, box RA…".
-    std::string describe() const {
-        std::string text = std::to_string(n);
-        text += clustered ? " clustered (Soneira-Peebles) data points and uniform randoms"
-                          : " uniform points";
-        text += " per catalog, ";
-        text += footprint.shape == Footprint::Shape::FullSky ? std::string("full sky")
-                                                             : footprint.describe();
-        if (weighted)
-            text += ", weighted (w uniform in [0.5, 1.5])";
-        return text;
-    }
 };
 
 /// The same points with seeded weights, uniform in [0.5, 1.5] (bench --weighted).
@@ -233,164 +147,27 @@ Measurement measure(PairCounter& counter, const std::string& kind,
     return measurement;
 }
 
-std::string withThousands(std::uint64_t value) {
-    const std::string digits = std::to_string(value);
-    std::string grouped;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            grouped.push_back(',');
-        grouped.push_back(digits[i]);
-    }
-    return grouped;
-}
+/// What bench times: the backends (every one but "auto", or the one asked for) and the
+/// precisions (both, or the one asked for).
+struct BenchTargets {
+    std::vector<std::string> kinds;
+    std::vector<Precision> precisions;
+    bool allBackends = true;
+    bool allPrecisions = true;
+};
 
-void printTable(std::ostream& out, const std::vector<Configuration>& configurations) {
-    char line[320];
-    std::snprintf(line, sizeof line, "%-8s %-9s %-9s %-6s %-7s %18s %12s %12s %10s  %s\n",
-                  "backend", "precision", "kernel", "count", "culling", "pairs", "median wall",
-                  "device time", "pairs/s", "device");
-    out << line;
-    for (const auto& configuration : configurations) {
-        if (configuration.skipped) {
-            std::snprintf(line, sizeof line, "%-8s %-9s skipped: %s\n",
-                          configuration.backend.c_str(), configuration.precision.c_str(),
-                          configuration.reason.c_str());
-            out << line;
-            continue;
-        }
-        for (const auto& m : configuration.measurements) {
-            const std::string device =
-                m.medianDevice ? formatSeconds(*m.medianDevice) : std::string("-");
-            std::snprintf(line, sizeof line, "%-8s %-9s %-9s %-6s %-7s %18s %12s %12s %10s  %s\n",
-                          configuration.backend.c_str(), configuration.precision.c_str(),
-                          configuration.kernel.empty() ? "-" : configuration.kernel.c_str(),
-                          m.kind.c_str(), m.culled ? "on" : "off", withThousands(m.pairs).c_str(),
-                          formatSeconds(m.medianWall).c_str(), device.c_str(),
-                          formatRate(pairsPerSecond(m.pairs, m.medianWall)).c_str(),
-                          configuration.device.c_str());
-            out << line;
-        }
-    }
-}
-
-std::string jsonArray(const std::vector<double>& values) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < values.size(); ++i)
-        text += (i ? ", " : "") + jsonNumber(values[i]);
-    return text + "]";
-}
-
-void printJson(std::ostream& out, const std::vector<Configuration>& configurations,
-               const BenchSetup& setup, const Binning& binning, int sets, int repeats,
-               std::uint64_t seed, const std::string& cudaTuning, int mpiRanks, bool warmUp) {
-    out << "{\n";
-    out << "  \"tool\": \"tpacf bench\",\n";
-    out << "  \"version\": " << jsonString(version()) << ",\n";
-    out << "  \"points\": " << setup.n << ",\n";
-    out << "  \"footprint\": " << jsonString(setup.footprint.describe()) << ",\n";
-    out << "  \"data\": " << jsonString(setup.clustered ? "clustered" : "uniform") << ",\n";
-    out << "  \"clustering\": ";
-    if (setup.clustered)
-        out << "{\"model\": \"Soneira-Peebles\", \"levels\": " << setup.mock.levels
-            << ", \"eta\": " << setup.mock.eta << ", \"lambda\": " << jsonNumber(setup.mock.lambda)
-            << ", \"outer_radius_deg\": " << jsonNumber(setup.mock.outerRadiusDeg) << "},\n";
-    else
-        out << "null,\n";
-    out << "  \"culling_requested\": " << jsonString(cullingModeName(setup.culling)) << ",\n";
-    out << "  \"weighted\": " << (setup.weighted ? "true" : "false") << ",\n";
-    out << "  \"cuda_tuning\": " << jsonString(cudaTuning.empty() ? "default" : cudaTuning)
-        << ",\n";
-    out << "  \"bins\": {\"count\": " << binning.count()
-        << ", \"description\": " << jsonString(binning.spec().describe()) << "},\n";
-    out << "  \"sets\": " << sets << ",\n";
-    out << "  \"mpi_ranks\": " << mpiRanks << ",\n";
-    out << "  \"repeat\": " << repeats << ",\n";
-    out << "  \"warmup\": " << (warmUp ? 1 : 0) << ",\n";
-    out << "  \"seed\": " << seed << ",\n";
-    out << "  \"results\": [";
-    for (std::size_t c = 0; c < configurations.size(); ++c) {
-        const auto& configuration = configurations[c];
-        out << (c ? ",\n" : "\n") << "    {\"backend\": " << jsonString(configuration.backend)
-            << ", \"precision\": " << jsonString(configuration.precision);
-        if (configuration.skipped) {
-            out << ", \"status\": \"skipped\", \"reason\": " << jsonString(configuration.reason)
-                << "}";
-            continue;
-        }
-        out << ", \"status\": \"ok\", \"kernel\": "
-            << (configuration.kernel.empty() ? std::string("null")
-                                             : jsonString(configuration.kernel))
-            << ", \"device\": " << jsonString(configuration.device) << ", \"notes\": [";
-        for (std::size_t i = 0; i < configuration.notes.size(); ++i)
-            out << (i ? ", " : "") << jsonString(configuration.notes[i]);
-        out << "], \"measurements\": [";
-        for (std::size_t i = 0; i < configuration.measurements.size(); ++i) {
-            const auto& m = configuration.measurements[i];
-            out << (i ? ",\n" : "\n") << "      {\"count\": " << jsonString(m.kind)
-                << ", \"culling\": " << jsonString(m.culled ? "on" : "off")
-                << ", \"tasks\": " << m.taskCount << ", \"pairs\": " << m.pairs
-                << ", \"median_seconds\": " << jsonNumber(m.medianWall)
-                << ", \"pairs_per_second\": " << jsonNumber(pairsPerSecond(m.pairs, m.medianWall))
-                << ", \"device_median_seconds\": "
-                << (m.medianDevice ? jsonNumber(*m.medianDevice) : "null")
-                << ", \"device_pairs_per_second\": "
-                << (m.medianDevice ? jsonNumber(pairsPerSecond(m.pairs, *m.medianDevice)) : "null")
-                << ", \"seconds\": " << jsonArray(m.wallSeconds)
-                << ", \"device_seconds\": " << jsonArray(m.deviceSeconds) << "}";
-        }
-        out << "\n    ]}";
-    }
-    out << "\n  ]\n}\n";
-}
-
-} // namespace
-
-int benchCommand(const Context& context) {
-    OptionSet options;
-    options.addValue("--backend")
-        .addValue("--precision")
-        .addValue("--n")
-        .addValue("--bins")
-        .addValue("--theta-min")
-        .addValue("--theta-max")
-        .addValue("--unit")
-        .addValue("--sets")
-        .addValue("--repeat")
-        .addValue("--seed")
-        .addValue("--threads")
-        .addValue("--devices")
-        .addValue("--gpu-memory-limit")
-        .addValue("--only")
-        .addSwitch("--no-warm-up")
-        .addValue("--culling")
-        .addValue("--footprint")
-        .addSwitch("--clustered")
-        .addSwitch("--weighted")
-        .addSwitch("--json")
-        .addValue("--cuda-hist")
-        .addSwitch("--cuda-brute-force")
-        .addSwitch("--cuda-trace")
-        .addValue("--cuda-block")
-        .addValue("--cuda-subtiles")
-        .addValue("--cuda-region-level")
-        .addValue("--read");
-    addClusteringOptions(options);
-    const ParsedArgs args = parseArgs("bench", options, context.args);
-    RankGroup& ranks = context.ranks;
-    const bool distributed = ranks.distributed();
-    if (distributed && args.has("--read"))
-        args.fail("--read times one process reading a file: run it without MPI");
-    if (args.has("--read"))
-        return benchReadCommand(args, context);
-
+BenchTargets benchTargetsFrom(const ParsedArgs& args, const Context& context) {
+    using namespace flags::bench;
+    BenchTargets targets;
     // "all" is bench's own word; single values go through the same parsing as everywhere else.
-    const std::string backendText = args.value("--backend").value_or("all");
-    const std::string precisionText = args.value("--precision").value_or("all");
-    const bool allBackends = backendText == "all";
-    const bool allPrecisions = precisionText == "all";
-    std::vector<std::string> kinds = context.backends.names(); // every backend but "auto"
+    const std::string backendText = args.value(kBackend).value_or("all");
+    const std::string precisionText = args.value(kPrecision).value_or("all");
+    targets.allBackends = backendText == "all";
+    targets.allPrecisions = precisionText == "all";
+    std::vector<std::string>& kinds = targets.kinds;
+    kinds = context.backends.names(); // every backend but "auto"
     kinds.erase(std::remove(kinds.begin(), kinds.end(), kAutoBackend), kinds.end());
-    if (!allBackends) {
+    if (!targets.allBackends) {
         const auto kind = context.backends.resolve(backendText);
         if (!kind || *kind == kAutoBackend) {
             std::string names;
@@ -402,126 +179,135 @@ int benchCommand(const Context& context) {
         kinds = {*kind};
     }
     // The ranks must measure the same things in the same order: one configuration.
-    if (distributed && (allBackends || allPrecisions))
+    if (context.ranks.distributed() && (targets.allBackends || targets.allPrecisions))
         args.fail("under MPI, bench times one backend and precision across the ranks: give "
                   "--backend and --precision");
-    std::vector<Precision> precisions;
-    if (allPrecisions) {
-        precisions = {Precision::Double, Precision::Float};
+    if (targets.allPrecisions) {
+        targets.precisions = {Precision::Double, Precision::Float};
     } else {
         const auto precision = parsePrecision(precisionText);
         if (!precision)
             args.fail("--precision: " + quote(precisionText) +
                       " is not a precision (float, double, all)");
-        precisions = {*precision};
+        targets.precisions = {*precision};
     }
+    return targets;
+}
 
-    const auto n = static_cast<std::size_t>(args.integer("--n", 10000, 2, 1'000'000'000));
+/// Log bins from --nbins, --min, --max, --unit (bench's defaults: 30 bins, 0.01'-10000').
+Binning benchBinningFrom(const ParsedArgs& args) {
+    using namespace flags::bench;
     const int binCount =
-        static_cast<int>(args.integer("--bins", 30, 1, static_cast<std::int64_t>(kMaxBinCount)));
-    const AngleUnit unit = [&] {
-        const auto text = args.value("--unit");
-        if (!text)
-            return AngleUnit::Arcminute;
+        static_cast<int>(args.integer(kNbins, 30, 1, static_cast<std::int64_t>(kMaxBinCount)));
+    AngleUnit unit = AngleUnit::Arcminute;
+    if (const auto text = args.value(flags::kUnit)) {
         const auto parsed = parseAngleUnit(*text);
         if (!parsed)
-            args.fail("--unit: " + quote(*text) + " is not an angle unit (deg, arcmin, arcsec)");
-        return *parsed;
-    }();
-    const Binning binning(BinSpec::logCount(args.number("--theta-min", 0.01),
-                                            args.number("--theta-max", 10000.0), unit, binCount));
-    const int sets = static_cast<int>(args.integer("--sets", 0, 0, 1000));
-    const int repeats = static_cast<int>(args.integer("--repeat", 3, 1, 1000));
-    const std::uint64_t seed = args.unsignedInteger("--seed").value_or(1);
-    const bool json = args.has("--json");
-    BackendOptions common;
-    common.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
-    common.gpuDevices = gpuDevicesFrom(args);
-    common.culling = cullingModeFrom(args);
-    common.deviceMemoryLimit = byteSizeFrom(args, "--gpu-memory-limit");
+            args.fail(args.spelling(flags::kUnit) + ": " + quote(*text) +
+                      " is not an angle unit (deg, arcmin, arcsec)");
+        unit = *parsed;
+    }
+    return Binning(
+        BinSpec::logCount(args.number(kMin, 0.01), args.number(kMax, 10000.0), unit, binCount));
+}
 
-    // CUDA tuning from the flags (never from the environment): a provider of its own when set.
+/// The CUDA tuning flags (never the environment): the module's provider replaced by a tuned
+/// one in `backends` where any is given. Returns the tuning in words ("" for none).
+std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
+    using namespace flags::bench;
     cuda::CudaTuning tuning;
-    if (const auto text = args.value("--cuda-hist")) {
+    if (const auto text = args.value(kCudaHist)) {
         const auto histogram = cuda::parseCudaHistogram(*text);
         if (!histogram)
             args.fail("--cuda-hist: " + quote(*text) +
                       " is not a histogram path (thread, thread-atomic, warp, global)");
         tuning.histogram = *histogram;
     }
-    tuning.bruteForce = args.has("--cuda-brute-force");
-    tuning.trace = args.has("--cuda-trace");
-    tuning.blockSizeCap = static_cast<int>(args.integer("--cuda-block", 0, 0, 256));
-    if (const auto text = args.value("--cuda-subtiles")) {
+    tuning.bruteForce = args.has(kCudaBruteForce);
+    tuning.trace = args.has(kCudaTrace);
+    tuning.blockSizeCap = static_cast<int>(args.integer(kCudaBlock, 0, 0, 256));
+    if (const auto text = args.value(kCudaSubtiles)) {
         if (*text != "on" && *text != "off")
             args.fail("--cuda-subtiles: " + quote(*text) + " is not on or off");
         tuning.subTileCulling = *text == "on";
     }
-    tuning.regionCellLevel = static_cast<int>(args.integer("--cuda-region-level", 0, 0, 5));
+    tuning.regionCellLevel = static_cast<int>(args.integer(kCudaRegionLevel, 0, 0, 5));
     try {
         tuning.validate();
     } catch (const ConfigError& error) {
         args.fail(error.what());
     }
-    const std::string tuningText = tuning.describe();
-    BackendRegistry backends = context.backends;
-    if (!tuningText.empty())
+    const std::string text = tuning.describe();
+    if (!text.empty())
         backends.replace(cuda::makeProvider(tuning));
+    return text;
+}
 
+/// The points (how many, where, clustered or not, weighted) and how they are timed.
+BenchSetup benchSetupFrom(const ParsedArgs& args, CullingMode culling) {
+    using namespace flags::bench;
     BenchSetup setup;
-    setup.n = n;
-    setup.culling = common.culling;
-    if (const auto text = args.value("--footprint"))
-        setup.footprint = parseFootprint("--footprint", *text);
-    setup.clustered = args.has("--clustered");
-    setup.weighted = args.has("--weighted");
+    setup.n = static_cast<std::size_t>(args.integer(kN, 10000, 2, 1'000'000'000));
+    setup.sets = static_cast<int>(args.integer(kSets, 0, 0, 1000));
+    setup.repeats = static_cast<int>(args.integer(kRepeat, 3, 1, 1000));
+    setup.seed = args.unsignedInteger(kSeed).value_or(1);
+    setup.culling = culling;
+    setup.footprint = footprintFrom(args);
+    setup.clustered = args.has(kClustered);
+    setup.weighted = args.has(kWeighted);
     if (hasClusteringOptions(args) && !setup.clustered)
         args.fail("--levels, --eta, --lambda and --outer-radius shape the clustering of "
                   "--clustered data; add --clustered");
     if (setup.clustered) {
-        setup.mock.count = n;
-        setup.mock.seed = seed;
+        setup.mock.count = setup.n;
+        setup.mock.seed = setup.seed;
         setup.mock.footprint = setup.footprint;
         applyClusteringOptions(args, setup.mock);
     }
+    return setup;
+}
 
-    // Explicit requests that cannot run are errors; under "all" they are reported as skipped.
-    if (!allBackends && kinds.front() == kCpuBackend && !allPrecisions &&
-        precisions.front() == Precision::Float)
+/// Explicit requests that cannot run are errors (under "all" they are reported as skipped);
+/// then the GPUs the bench uses are reserved and the others kept out of the driver.
+void reserveBenchDevices(const ParsedArgs& args, const Context& context,
+                         const BenchTargets& targets, const BackendRegistry& backends,
+                         BackendOptions& common) {
+    RankGroup& ranks = context.ranks;
+    const std::string& only = targets.kinds.front();
+    if (!targets.allBackends && only == kCpuBackend && !targets.allPrecisions &&
+        targets.precisions.front() == Precision::Float)
         args.fail("--precision float needs a GPU backend; the CPU backend counts in double");
-    if (!allBackends && kinds.front() != kCpuBackend)
+    if (!targets.allBackends && only != kCpuBackend)
         collectively(ranks, "bench", [&] {
             BackendOptions check = common;
-            check.name = kinds.front();
+            check.name = only;
             checkBackendUsable(check, backends);
         });
     // Each rank of a host counts on its own share of the host's GPUs (a single process: every
     // one, or those of --devices), and the GPUs the bench does not use stay out of the driver.
     common.placement = {ranks.hostRank(), ranks.hostSize()};
-    if (allBackends || kinds.front() != kCpuBackend) {
+    if (targets.allBackends || only != kCpuBackend) {
         BackendOptions gpus = common;
-        if (!allBackends)
-            gpus.name = kinds.front();
+        if (!targets.allBackends)
+            gpus.name = only;
         gpus = reserveJobDevices(gpus, backends, nullptr);
         common.gpuDevices = gpus.gpuDevices;
         common.placement = gpus.placement;
     }
+}
 
-    // The data as 'tpacf mock' would write it; the randoms uniform over the same footprint.
+/// The data as 'tpacf mock' would write it; the randoms uniform over the same footprint. DD
+/// alone (--only dd) needs no second catalog: at 10^9 points that is 40 GB not generated.
+BenchInputs generateBenchInputs(const BenchSetup& setup, const std::string& only) {
     const Footprint& sky = setup.footprint;
-    const std::string only = args.value("--only").value_or("");
-    if (!only.empty() && only != "dd" && only != "dr")
-        args.fail("--only: " + quote(only) + " is not a measurement (dd or dr)");
-    if (!only.empty() && sets > 0)
-        args.fail("--only measures DD or DR alone: no --sets batch with it");
-    const bool warmUp = !args.has("--no-warm-up");
-    // DD alone needs no second catalog: at 10^9 points that is 40 GB not generated.
+    const std::size_t n = setup.n;
+    const std::uint64_t seed = setup.seed;
     BenchInputs inputs{setup.clustered ? generateClusteredMock(setup.mock, "bench-data")
                                        : generateUniformRandoms(n, sky, seed, "bench-data"),
                        only == "dd" ? Catalog()
                                     : generateUniformRandoms(n, sky, seed + 1, "bench-random-1"),
                        {}};
-    for (int i = 1; i < sets; ++i)
+    for (int i = 1; i < setup.sets; ++i)
         inputs.randomSets.push_back(
             generateUniformRandoms(n, sky, seed + 1 + static_cast<std::uint64_t>(i),
                                    "bench-random-" + std::to_string(i + 1)));
@@ -535,126 +321,172 @@ int benchCommand(const Context& context) {
             inputs.randomSets[i] =
                 withBenchWeights(inputs.randomSets[i], (seed + 2 + i) ^ kWeightSeed);
     }
+    return inputs;
+}
 
+/// The batch of a run with S random sets: DD, every DR_i, every RR_i.
+std::vector<CountTask> batchTasks(const BenchInputs& inputs, int sets) {
     std::vector<CountTask> batch;
-    if (sets > 0) {
-        std::vector<const Catalog*> randoms{&inputs.other};
-        for (const auto& set : inputs.randomSets)
-            randoms.push_back(&set);
-        batch.push_back(CountTask{&inputs.data, nullptr});
-        for (const Catalog* random : randoms)
-            batch.push_back(CountTask{&inputs.data, random});
-        for (const Catalog* random : randoms)
-            batch.push_back(CountTask{random, nullptr});
-    }
+    if (sets <= 0)
+        return batch;
+    std::vector<const Catalog*> randoms{&inputs.other};
+    for (const auto& set : inputs.randomSets)
+        randoms.push_back(&set);
+    batch.push_back(CountTask{&inputs.data, nullptr});
+    for (const Catalog* random : randoms)
+        batch.push_back(CountTask{&inputs.data, random});
+    for (const Catalog* random : randoms)
+        batch.push_back(CountTask{random, nullptr});
+    return batch;
+}
 
-    const bool showProgress = context.errIsTerminal;
+/// The counters of one backend x precision: on the CPU one per inner-loop variant this
+/// processor has (the vector kernel and the portable one, so that the bench shows what the
+/// vector code buys). Empty, with `configuration` marked skipped, where it cannot run here.
+std::vector<std::unique_ptr<PairCounter>> countersFor(const Context& context,
+                                                      const BenchTargets& targets,
+                                                      const BackendRegistry& backends,
+                                                      const BackendOptions& common,
+                                                      Configuration& configuration,
+                                                      Precision precision) {
+    std::vector<std::unique_ptr<PairCounter>> counters;
+    const std::string& kind = configuration.backend;
+    if (kind == kCpuBackend && precision == Precision::Float) {
+        configuration.skipped = true;
+        configuration.reason = "the CPU backend counts in double only";
+        return counters;
+    }
+    const BackendModule* module = backends.find(kind);
+    if (module && module->devices().empty()) {
+        configuration.skipped = true;
+        configuration.reason = module->unavailableReason();
+        return counters;
+    }
+    const bool distributed = context.ranks.distributed();
+    if (kind == kCpuBackend) {
+        auto best = std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Best);
+        // Under MPI only the best: nodes may differ in what vector code they have.
+        const bool vectorised = best->kernelName() != "portable" && !distributed;
+        counters.push_back(std::move(best));
+        if (vectorised)
+            counters.push_back(
+                std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Portable));
+        for (const auto& counter : counters)
+            counter->setCulling(common.culling);
+        return counters;
+    }
+    BackendOptions backend = common;
+    backend.name = kind;
+    backend.precision = precision;
+    try {
+        if (distributed)
+            collectively(context.ranks, "bench", [&] {
+                counters.push_back(selectBackend(backend, backends).counter);
+            });
+        else
+            counters.push_back(selectBackend(backend, backends).counter);
+    } catch (const BackendUnavailable& error) {
+        if (!targets.allBackends)
+            throw;
+        configuration.skipped = true;
+        configuration.reason = error.what();
+    }
+    return counters;
+}
+
+/// What one bench measures per counter: DD, DR and the batch, as asked.
+struct BenchWork {
+    const BenchInputs& inputs;
+    const std::vector<CountTask>& batch;
+    const Binning& binning;
+    const BenchSetup& setup;
+    std::string only; // "dd", "dr" or "" for both
+    bool showProgress = false;
+};
+
+Configuration measureCounter(const Context& context, const BenchWork& work,
+                             const Configuration& configuration, PairCounter& counter) {
+    Configuration variant = configuration;
+    if (const auto* cpu = dynamic_cast<const CpuPairCounter*>(&counter))
+        variant.kernel = cpu->kernelName();
+    variant.device = counter.deviceDescription();
+    std::string label = variant.backend + " " + variant.precision;
+    if (!variant.kernel.empty())
+        label += " " + variant.kernel;
+    const Catalog& data = work.inputs.data;
+    const int repeats = work.setup.repeats;
+    const bool warmUp = work.setup.warmUp;
+    if (work.only != "dr")
+        variant.measurements.push_back(measure(counter, "DD", {CountTask{&data, nullptr}},
+                                               work.binning, repeats, context, work.showProgress,
+                                               label + " DD", warmUp));
+    if (work.only != "dd")
+        variant.measurements.push_back(
+            measure(counter, "DR", {CountTask{&data, &work.inputs.other}}, work.binning, repeats,
+                    context, work.showProgress, label + " DR", warmUp));
+    if (!work.batch.empty())
+        variant.measurements.push_back(measure(counter, "batch", work.batch, work.binning, repeats,
+                                               context, work.showProgress, label + " batch",
+                                               warmUp));
+    // How a count was made (in chunks through a GPU's memory) goes with its figures.
+    for (const std::string& note : counter.lastBatchNotes())
+        variant.notes.push_back(note);
+    return variant;
+}
+
+} // namespace
+
+int benchCommand(const Context& context) {
+    using namespace flags::bench;
+    const ParsedArgs args = parseArgs(flags::kBenchFlags, context.args);
+    RankGroup& ranks = context.ranks;
+    if (ranks.distributed() && args.has(kRead))
+        args.fail("--read times one process reading a file: run it without MPI");
+    if (args.has(kRead))
+        return benchReadCommand(args, context);
+
+    const BenchTargets targets = benchTargetsFrom(args, context);
+    const Binning binning = benchBinningFrom(args);
+    BackendOptions common;
+    common.cpuThreads = static_cast<int>(args.integer(kThreads, 0, 0, 4096));
+    common.gpuDevices = gpuDevicesFrom(args);
+    common.culling = cullingModeFrom(args);
+    common.deviceMemoryLimit = byteSizeFrom(args, kGpuMemoryLimit);
+    BackendRegistry backends = context.backends;
+    const std::string tuningText = applyCudaTuning(args, backends);
+    BenchSetup setup = benchSetupFrom(args, common.culling);
+    setup.cudaTuning = tuningText;
+    reserveBenchDevices(args, context, targets, backends, common);
+
+    const std::string only = args.value(kOnly).value_or("");
+    if (!only.empty() && only != "dd" && only != "dr")
+        args.fail("--only: " + quote(only) + " is not a measurement (dd or dr)");
+    if (!only.empty() && setup.sets > 0)
+        args.fail("--only measures DD or DR alone: no --sets batch with it");
+    setup.warmUp = !args.has(kNoWarmUp);
+    const BenchInputs inputs = generateBenchInputs(setup, only);
+    const std::vector<CountTask> batch = batchTasks(inputs, setup.sets);
+
+    const BenchWork work{inputs, batch, binning, setup, only,
+                         context.errIsTerminal && !args.has(kQuiet)};
     std::vector<Configuration> configurations;
-    for (const std::string& kind : kinds) {
-        for (const Precision precision : precisions) {
+    for (const std::string& kind : targets.kinds)
+        for (const Precision precision : targets.precisions) {
             Configuration configuration;
             configuration.backend = kind;
             configuration.precision = std::string(precisionName(precision));
-            if (kind == kCpuBackend && precision == Precision::Float) {
-                configuration.skipped = true;
-                configuration.reason = "the CPU backend counts in double only";
+            const auto counters =
+                countersFor(context, targets, backends, common, configuration, precision);
+            if (configuration.skipped)
                 configurations.push_back(std::move(configuration));
-                continue;
-            }
-            const BackendModule* module = backends.find(kind);
-            if (module && module->devices().empty()) {
-                configuration.skipped = true;
-                configuration.reason = module->unavailableReason();
-                configurations.push_back(std::move(configuration));
-                continue;
-            }
-            // The CPU runs once per inner-loop variant this processor has (the vector kernel and
-            // the portable one), so the bench shows what the vector code buys.
-            std::vector<std::unique_ptr<PairCounter>> counters;
-            if (kind == kCpuBackend) {
-                auto best = std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Best);
-                // Under MPI only the best: nodes may differ in what vector code they have.
-                const bool vectorised = best->kernelName() != "portable" && !distributed;
-                counters.push_back(std::move(best));
-                if (vectorised)
-                    counters.push_back(
-                        std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Portable));
-                for (const auto& counter : counters)
-                    counter->setCulling(common.culling);
-            } else {
-                BackendOptions backend = common;
-                backend.name = kind;
-                backend.precision = precision;
-                try {
-                    if (distributed)
-                        collectively(ranks, "bench", [&] {
-                            counters.push_back(selectBackend(backend, backends).counter);
-                        });
-                    else
-                        counters.push_back(selectBackend(backend, backends).counter);
-                } catch (const BackendUnavailable& error) {
-                    if (!allBackends)
-                        throw;
-                    configuration.skipped = true;
-                    configuration.reason = error.what();
-                    configurations.push_back(std::move(configuration));
-                    continue;
-                }
-            }
-            for (const auto& counter : counters) {
-                Configuration variant = configuration;
-                if (const auto* cpu = dynamic_cast<const CpuPairCounter*>(counter.get()))
-                    variant.kernel = cpu->kernelName();
-                variant.device = counter->deviceDescription();
-                std::string label = variant.backend + " " + variant.precision;
-                if (!variant.kernel.empty())
-                    label += " " + variant.kernel;
-                const Catalog& data = inputs.data;
-                if (only != "dr")
-                    variant.measurements.push_back(
-                        measure(*counter, "DD", {CountTask{&data, nullptr}}, binning, repeats,
-                                context, showProgress, label + " DD", warmUp));
-                if (only != "dd")
-                    variant.measurements.push_back(
-                        measure(*counter, "DR", {CountTask{&data, &inputs.other}}, binning,
-                                repeats, context, showProgress, label + " DR", warmUp));
-                if (!batch.empty())
-                    variant.measurements.push_back(measure(*counter, "batch", batch, binning,
-                                                           repeats, context, showProgress,
-                                                           label + " batch", warmUp));
-                // How a count was made (in chunks through a GPU's memory) goes with its figures.
-                for (const std::string& note : counter->lastBatchNotes())
-                    variant.notes.push_back(note);
-                configurations.push_back(std::move(variant));
-            }
+            for (const auto& counter : counters)
+                configurations.push_back(measureCounter(context, work, configuration, *counter));
         }
-    }
 
-    if (json) {
-        printJson(context.out, configurations, setup, binning, sets, repeats, seed, tuningText,
-                  ranks.size(), warmUp);
-        return 0;
-    }
-    auto& out = context.out;
-    out << "tpacf bench: " << setup.describe() << ", "
-        << describeBins(binning.spec(), binning.count()) << ", culling "
-        << cullingModeName(setup.culling) << ", median of " << repeats
-        << (repeats == 1 ? " run" : " runs") << (warmUp ? " after 1 warm-up" : ", no warm-up")
-        << ", seed " << seed;
-    if (!tuningText.empty())
-        out << ", CUDA tuning: " << tuningText;
-    if (distributed)
-        out << ", across " << ranks.size()
-            << " MPI ranks (each counts a share; the wall time is the slowest rank's)";
-    out << '\n';
-    if (sets > 0)
-        out << "batch = DD + " << sets << " DR_i + " << sets << " RR_i in one countBatch\n";
-    out << '\n';
-    printTable(out, configurations);
-    for (const auto& configuration : configurations)
-        for (const std::string& note : configuration.notes)
-            out << "note (" << configuration.backend << ' ' << configuration.precision
-                << "): " << note << '\n';
+    if (args.has(kJson))
+        printBenchJson(context.out, configurations, setup, binning, ranks.size());
+    else
+        printBenchText(context.out, configurations, setup, binning, ranks.size());
     return 0;
 }
 

@@ -2,6 +2,7 @@
 // tpacf bench --read FILE: the reading side of the end-to-end time, measured on its own so
 // that a change to the readers has a reproducible figure (best of R reads, page cache warm).
 #include "cli/bench_read.h"
+#include "bench_flags.h"
 #include "cli/output.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/work_runner.h"
@@ -18,18 +19,18 @@
 namespace tpacf::cli {
 
 int benchReadCommand(const ParsedArgs& args, const Context& context) {
-    const std::string path = args.required("--read");
-    for (const char* flag :
-         {"--backend", "--precision", "--n", "--bins", "--theta-min", "--theta-max", "--unit",
-          "--sets", "--seed", "--devices", "--culling", "--footprint", "--clustered", "--weighted",
-          "--cuda-hist", "--cuda-brute-force", "--cuda-block", "--cuda-subtiles",
-          "--cuda-region-level"})
-        if (args.has(flag))
-            args.fail(std::string(flag) + " shapes the pair-counting bench; --read times reading "
-                                          "a catalog only");
-    const int repeats = static_cast<int>(args.integer("--repeat", 3, 1, 1000));
+    using namespace flags::bench;
+    const std::string path = args.required(kRead);
+    // Every flag but those --read takes shapes the pair count, which --read does not run.
+    for (const FlagGroup* group : flags::kBenchFlags.groups)
+        for (const Flag* flag : group->flags)
+            if (flag != &kRead && flag != &kRepeat && flag != &kThreads && flag != &kJson &&
+                flag != &kQuiet && args.has(*flag))
+                args.fail(args.spelling(*flag) + " shapes the pair-counting bench; --read times "
+                                                 "reading a catalog only");
+    const int repeats = static_cast<int>(args.integer(kRepeat, 3, 1, 1000));
     ReadOptions options;
-    options.threads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
+    options.threads = static_cast<int>(args.integer(kThreads, 0, 0, 4096));
     options.cancelRequested = context.cancelRequested;
     std::error_code error;
     const std::uintmax_t bytes = std::filesystem::file_size(path, error);
@@ -46,7 +47,7 @@ int benchReadCommand(const ParsedArgs& args, const Context& context) {
     const double megabytes = error ? 0.0 : static_cast<double>(bytes) / 1e6;
     const std::size_t threads =
         options.threads > 0 ? static_cast<std::size_t>(options.threads) : hardwareThreads();
-    if (args.has("--json")) {
+    if (args.has(kJson)) {
         context.out << "{\"tool\": \"tpacf bench --read\", \"file\": " << jsonString(path)
                     << ", \"bytes\": " << (error ? 0 : bytes) << ", \"points\": " << points
                     << ", \"threads\": " << threads << ", \"repeat\": " << repeats

@@ -5,7 +5,9 @@
 #include "cli/cli_main.h"
 #include "cli/context.h"
 #include "cli/file_plan.h"
+#include "cli/flag_help.h"
 #include "cli/output.h"
+#include "tool_flags.h"
 #include "tpacf/count_store.h"
 #include "tpacf/errors.h"
 
@@ -15,7 +17,7 @@
 
 namespace tpacf::cli {
 
-std::string combineHelp() {
+std::string combineHelp(const BackendRegistry& backends) {
     return R"(Usage: tpacf combine PART1.counts.json PART2.counts.json ... --output total.counts.json
 
 Adds count files of disjoint work: the parts of one batch counted by
@@ -26,12 +28,7 @@ region tallies add exactly. A file of all N parts is whole: 'tpacf run --reuse-c
 it and computes w without counting. Count files are JSON or FITS (read as what they hold;
 written as FITS for a name ending .fits, .fit or .fts), mixed freely.
 
-  --output FILE      the combined count file (JSON, or FITS by its name; never one of the
-                     parts)
-  --partial          write the sum even when parts are missing (it can be combined later
-                     with the rest); without it, missing parts are an error that names them
-  --quiet            no summary on stdout
-
+)" + flagHelp(flags::kCombineFlags, backends) + R"(
 Example:
   tpacf run --data d.txt --random r.txt --preset log5 --share 1/2 --save-counts p1.json
   tpacf run --data d.txt --random r.txt --preset log5 --share 2/2 --save-counts p2.json
@@ -42,21 +39,23 @@ Example:
 
 int combineCommand(const Context& context) {
     // The count files are positional; the flags go through the usual parser.
-    std::vector<std::string> flags, inputs;
+    std::vector<std::string> flagWords, inputs;
     for (std::size_t i = 0; i < context.args.size(); ++i) {
         const std::string& word = context.args[i];
         if (word.starts_with("--")) {
-            flags.push_back(word);
-            if (word == "--output" && i + 1 < context.args.size())
-                flags.push_back(context.args[++i]);
+            flagWords.push_back(word);
+            // A value of --output (or an alias of it) that does not start with "--".
+            const Flag* flag = flags::kCombineFlags.find(word.substr(0, word.find('=')));
+            if (flag && flag->kind != FlagKind::Switch && word.find('=') == std::string::npos &&
+                i + 1 < context.args.size())
+                flagWords.push_back(context.args[++i]);
         } else {
             inputs.push_back(word);
         }
     }
-    OptionSet options;
-    options.addValue("--output").addSwitch("--partial").addSwitch("--quiet");
-    const ParsedArgs args = parseArgs("combine", options, flags);
-    const std::string outputPath = args.required("--output");
+    using namespace flags::combine;
+    const ParsedArgs args = parseArgs(flags::kCombineFlags, flagWords);
+    const std::string outputPath = args.required(kOutput);
     if (inputs.empty())
         args.fail("name the count files to combine (at least one)");
     try {
@@ -75,7 +74,7 @@ int combineCommand(const Context& context) {
     for (const std::string& input : inputs)
         stores.push_back(readCountFile(input));
     CountStore total = combineCountStores(stores);
-    if (!total.whole() && !args.has("--partial")) {
+    if (!total.whole() && !args.has(kPartial)) {
         std::string missing;
         for (const std::uint32_t part : total.missingShares())
             missing += (missing.empty() ? "" : ", ") + std::to_string(part + 1);
@@ -84,7 +83,7 @@ int combineCommand(const Context& context) {
                           " missing (add them, or --partial to write an incomplete sum)");
     }
     writeCountFile(outputPath, total);
-    if (!args.has("--quiet"))
+    if (!args.has(kQuiet))
         context.out << "combined " << stores.size() << " count file"
                     << (stores.size() == 1 ? "" : "s") << " ("
                     << (total.whole() ? "all " + std::to_string(total.shareParts) +

@@ -4,11 +4,13 @@
 #include "cli/context.h"
 #include "cli/distributed_count.h"
 #include "cli/failure.h"
+#include "cli/flag_help.h"
 #include "cli/rank_group.h"
 #include "cli/file_plan.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "run_flags.h"
 #include "tpacf/backend.h"
 #include "tpacf/device_choice.h"
 #include "tpacf/catalog_formats.h"
@@ -28,51 +30,34 @@
 namespace tpacf::cli {
 
 std::string countHelp(const BackendRegistry& backends) {
-    return std::string(R"(Usage: tpacf count --a A [--b B] [bins] [flags] --output counts.csv
+    return R"(Usage: tpacf count --a A [--b B] [bins] [flags] --output counts.csv
 
 Counts the pairs of catalog A with itself (auto: each unordered pair once) or, with --b, the
 pairs between A and B (cross: all N_A x N_B pairs), per angular bin. Writes a CSV with '#'
 metadata lines and one row per bin: theta_lo,theta_hi,theta_mid,count, and weighted (the sum
 of w_i*w_j over the bin's pairs) when a weight column is given.
 
-Inputs and outputs:
-  --a FILE           first catalog (formats below)
-  --b FILE           second catalog (cross count); omit for the auto count of A
-  --output FILE      counts CSV (required)
-  --quiet            no progress bar and no summary on the terminal
-
-Catalog formats:
-)") + describeCatalogFormats() +
-           "\n" + std::string(readOptionsHelp()) + "\n" +
-           weightOptionsHelp({{"a", "--a"}, {"b", "--b"}}) + "\n" + std::string(binOptionsHelp()) +
-           "\n" +
-           backendOptionsHelp(backends) +
-           R"(
+)" + flagHelp(flags::kCountFlags, backends) + R"(
 Example:
   tpacf count --a data.txt --b randoms.txt --preset quarter-degree --output dr.csv
 )";
 }
 
 int countCommand(const Context& context) {
-    OptionSet options;
-    options.addValue("--a").addValue("--b").addValue("--output").addSwitch("--quiet");
-    addReadOptions(options);
-    addWeightOptions(options, {"a", "b"});
-    addBinOptions(options);
-    addBackendOptions(options);
-    const ParsedArgs args = parseArgs("count", options, context.args);
+    using namespace flags::count;
+    const ParsedArgs args = parseArgs(flags::kCountFlags, context.args);
 
-    const std::string firstPath = args.required("--a");
-    const std::optional<std::string> secondPath = args.value("--b");
-    const std::string outputPath = args.required("--output");
-    const bool quiet = args.has("--quiet");
+    const std::string firstPath = args.required(kA);
+    const std::optional<std::string> secondPath = args.value(kB);
+    const std::string outputPath = args.required(kOutput);
+    const bool quiet = args.has(flags::run::kQuiet);
     const Binning binning(binSpecFrom(args));
     BackendOptions backendOptions = backendOptionsFrom(args, context.backends);
     ReadOptions firstOptions = readOptionsFrom(args);
     ReadOptions secondOptions = firstOptions;
-    firstOptions.weightColumn = weightColumnFor(args, "a");
-    secondOptions.weightColumn = weightColumnFor(args, "b");
-    if (args.has("--b-weight-col") && !secondPath)
+    firstOptions.weightColumn = weightColumnFor(args, kAWeightCol);
+    secondOptions.weightColumn = weightColumnFor(args, kBWeightCol);
+    if (args.has(kBWeightCol) && !secondPath)
         args.fail("--b-weight-col names a column of --b, and no --b was given");
     RankGroup& ranks = context.ranks;
     const bool distributed = ranks.distributed();

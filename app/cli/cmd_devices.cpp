@@ -2,6 +2,8 @@
 // tpacf devices: what can count pairs here, and where a GPU is missing, why.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/flag_help.h"
+#include "tool_flags.h"
 #include "tpacf/backend.h"
 #include "tpacf/cpu_pair_counter.h"
 
@@ -52,7 +54,7 @@ void listModule(std::ostream& out, const BackendModule& module) {
 
 } // namespace
 
-std::string devicesHelp() {
+std::string devicesHelp(const BackendRegistry& backends) {
     return R"(Usage: tpacf devices [--threads N]
 
 Lists the backends this build of tpacf can use: the CPU (threads) and, for each GPU backend,
@@ -62,15 +64,12 @@ GPU, or a GPU this build has no code for, it says why. The GPUs are read without
 (NVML: no GPU driver start, ~0.25 s a GPU on a multi-GPU host). Always exits 0 when the listing
 itself works.
 
-  --threads N        show the CPU backend as configured with N threads (default: all)
-)";
+)" + flagHelp(flags::kDevicesFlags, backends);
 }
 
 int devicesCommand(const Context& context) {
-    OptionSet options;
-    options.addValue("--threads");
-    const ParsedArgs args = parseArgs("devices", options, context.args);
-    const int threads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
+    const ParsedArgs args = parseArgs(flags::kDevicesFlags, context.args);
+    const int threads = static_cast<int>(args.integer(flags::devices::kThreads, 0, 0, 4096));
 
     auto& out = context.out;
     const CpuPairCounter cpu(threads);

@@ -5,10 +5,12 @@
 // cmd_lab_demo.cpp.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/flag_help.h"
 #include "cli/lab_output.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "lab_flags.h"
 #include "tpacf/backend.h"
 #include "tpacf/bins.h"
 #include "tpacf/errors.h"
@@ -28,13 +30,13 @@
 
 namespace tpacf::cli {
 
-std::string labHelp() {
-    return std::string(R"(Usage: tpacf lab [--n N] [--seed S] [--data FILE [--random FILE]]
+std::string labHelp(const BackendRegistry& backends) {
+    return R"(Usage: tpacf lab [--n N] [--seed S] [--a FILE [--b FILE]]
                  [--backend cpu|cuda|all] [--variants K1,K2,...] [--repeat R] [--threads T]
-                 [bins] [--json]
+                 [bins] [--json] [--quiet]
        tpacf lab --list
        tpacf lab --explain KEY
-       tpacf lab --demo precision|overflow [--n N] [--data FILE] [bins] [--json]
+       tpacf lab --demo precision|overflow [--n N] [--a FILE] [bins] [--json]
 
 The Kernel Lab: a ladder of pair-counting variants written to be read, from what a course's
 first version does (float, acos, 32-bit counters) to the product's path, each timed on the same
@@ -44,25 +46,7 @@ the speed-up over the row before and over the first row of the same backend, and
 counts equal the reference (the bins that differ, the largest relative difference). Variants
 that are expected to be wrong say so; their differing bins are listed under the table.
 
-  --n N              points of the generated catalog (default 10000: uniform in a cap of
-                     radius 5 deg, dense enough that the arcminute bins hold pairs)
-  --seed S           seed of the generated points (default 1)
-  --data FILE        count this catalog instead (auto count)
-  --random FILE      with --data: count data x random (a cross count) instead
-  --backend B        cpu, cuda or all (default all: every backend with a device)
-  --variants LIST    only these variants, by key (see --list)
-  --repeat R         timed runs per variant, the best is kept (default 1)
-  --threads T        CPU threads of the threaded rungs and the reference (default: all)
-  --json             the report as JSON on stdout
-  --list             the variants, their keys and backends
-  --explain KEY      a variant's explanation and the code it runs (its key lines)
-  --demo precision   binning on the float dot product against chord^2 thresholds, 0.01'-1'
-                     (default catalog: N points in a cap of radius 0.5 deg)
-  --demo overflow    one bin 0-180 deg counted with 32-bit and 64-bit counters (default
-                     N = 100000 over the whole sky: 4,999,950,000 pairs, ~10 s on 2 cores)
-)") + std::string(readOptionsHelp()) +
-           std::string(binOptionsHelp()) +
-           R"(
+)" + flagHelp(flags::kLabFlags, backends) + R"(
 Examples:
   tpacf lab --backend cpu
   tpacf lab --n 5000 --variants cpu-1-naive,cpu-2-chord2 --min 0.01 --max 100 --nbins 20
@@ -163,7 +147,7 @@ int explainCommand(const Context& context, const Offered& offered, const std::st
 /// The variants to run: --variants by key (in ladder order), or those of --backend.
 lab::LabVariantList chooseVariants(const ParsedArgs& args, const Context& context,
                                    Offered offered) {
-    const std::string backendText = args.value("--backend").value_or("all");
+    const std::string backendText = args.value(flags::lab::kBackend).value_or("all");
     std::string backend = "all";
     if (backendText != "all") {
         const auto name = context.backends.resolve(backendText);
@@ -185,7 +169,7 @@ lab::LabVariantList chooseVariants(const ParsedArgs& args, const Context& contex
                                      " backend unavailable: " + module->unavailableReason());
     }
     std::vector<std::string> wanted;
-    if (const auto list = args.value("--variants")) {
+    if (const auto list = args.value(flags::lab::kVariants)) {
         std::stringstream stream(*list);
         for (std::string key; std::getline(stream, key, ',');) {
             if (key.empty())
@@ -234,81 +218,66 @@ lab::LabVariantList chooseVariants(const ParsedArgs& args, const Context& contex
 } // namespace
 
 int labCommand(const Context& context) {
-    OptionSet options;
-    options.addValue("--n")
-        .addValue("--seed")
-        .addValue("--data")
-        .addValue("--random")
-        .addValue("--backend")
-        .addValue("--variants")
-        .addValue("--repeat")
-        .addValue("--threads")
-        .addValue("--explain")
-        .addValue("--demo")
-        .addSwitch("--list")
-        .addSwitch("--json");
-    addReadOptions(options);
-    addBinOptions(options);
-    const ParsedArgs args = parseArgs("lab", options, context.args);
+    using namespace flags::lab;
+    const ParsedArgs args = parseArgs(flags::kLabFlags, context.args);
 
-    const int threads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
-    if (args.has("--list"))
+    const int threads = static_cast<int>(args.integer(kThreads, 0, 0, 4096));
+    if (args.has(kList))
         return listCommand(context, offeredVariants(context, threads));
-    if (const auto key = args.value("--explain"))
+    if (const auto key = args.value(kExplain))
         return explainCommand(context, offeredVariants(context, threads), *key);
-    if (args.has("--random") && !args.has("--data"))
-        args.fail("--random needs --data (the lab counts data x random)");
+    if (args.has(kB) && !args.has(kA))
+        args.fail(args.spelling(kB) + " needs --a (the lab counts a x b)");
 
     LabInputs inputs;
-    inputs.seed = args.unsignedInteger("--seed").value_or(1);
-    if (args.has("--n")) {
-        if (args.has("--data"))
-            args.fail("--n sets the size of the generated catalog; not with --data");
+    inputs.seed = args.unsignedInteger(kSeed).value_or(1);
+    if (args.has(kN)) {
+        if (args.has(kA))
+            args.fail("--n sets the size of the generated catalog; not with " + args.spelling(kA));
         // Below 2 there is no pair to count: the range names the problem.
-        inputs.points = static_cast<std::size_t>(*args.integer("--n", 2, 1'000'000'000));
+        inputs.points = static_cast<std::size_t>(*args.integer(kN, 2, 1'000'000'000));
     }
-    if (const auto data = args.value("--data")) {
+    if (const auto data = args.value(kA)) {
         const ReadOptions read = readOptionsFrom(args);
         inputs.first = loadCatalog(*data, read);
-        if (const auto random = args.value("--random"))
+        if (const auto random = args.value(kB))
             inputs.second = loadCatalog(*random, read);
         const std::size_t smallest =
             inputs.second ? std::min(inputs.first->size(), inputs.second->size())
                           : inputs.first->size();
         if (inputs.first->size() < 2 && !inputs.second)
-            throw ConfigError("--data: " + quote(*data) + " holds " +
+            throw ConfigError(args.spelling(kA) + ": " + quote(*data) + " holds " +
                               std::to_string(inputs.first->size()) +
                               " point(s); a count needs two");
         if (smallest == 0)
-            throw ConfigError("--random: a cross count needs points in both catalogs");
+            throw ConfigError(args.spelling(kB) + ": a cross count needs points in both catalogs");
     }
-    const bool binsGiven = std::any_of(
-        kBinFlags.begin(), kBinFlags.end(), [&](std::string_view flag) { return args.has(flag); });
-    const bool json = args.has("--json");
+    const bool binsChosen = binsGiven(args);
+    const bool json = args.has(kJson);
 
-    if (const auto demo = args.value("--demo")) {
+    if (const auto demo = args.value(kDemo)) {
         if (*demo != "precision" && *demo != "overflow")
             args.fail("--demo: " + quote(*demo) + " is not a demonstration (precision, overflow)");
-        if (args.has("--variants") || args.has("--backend") || args.has("--repeat"))
+        if (args.has(kVariants) || args.has(kBackend) || args.has(kRepeat))
             args.fail("--demo runs on the CPU alone: not with --variants, --backend or --repeat");
         return *demo == "precision"
-                   ? precisionDemoCommand(context, inputs, binsGiven ? binSpecFrom(args)
+                   ? precisionDemoCommand(context, inputs, binsChosen ? binSpecFrom(args)
                                                                      : lab::precisionDemoBins(),
                                           json)
                    : overflowDemoCommand(context, inputs,
-                                         binsGiven ? binSpecFrom(args) : lab::overflowDemoBins(),
+                                         binsChosen ? binSpecFrom(args) : lab::overflowDemoBins(),
                                          threads, json);
     }
 
     const Binning binning(binSpecFrom(args));
-    const int repeats = static_cast<int>(args.integer("--repeat", 1, 1, 1000));
+    const int repeats = static_cast<int>(args.integer(kRepeat, 1, 1, 1000));
     const lab::LabVariantList variants =
         chooseVariants(args, context, offeredVariants(context, threads));
     if (!inputs.first)
         inputs.first = std::make_shared<const Catalog>(lab::generatedLabCatalog(
             inputs.points ? inputs.points : lab::kDefaultLabPoints, inputs.seed));
 
-    ProgressBar bar(context.err, context.errIsTerminal && !json, "lab");
+    ProgressBar bar(context.err, context.errIsTerminal && !json && !args.has(kQuiet), "lab");
     const lab::LabReport report = lab::runLab(
         variants, *inputs.first, inputs.second.get(), binning, repeats,
         [&](int done, int total) {

@@ -3,8 +3,10 @@
 #include "cli/args.h"
 #include "cli/context.h"
 #include "cli/file_plan.h"
+#include "cli/flag_help.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "tool_flags.h"
 #include "tpacf/mock.h"
 
 #include <cmath>
@@ -15,82 +17,62 @@
 
 namespace tpacf::cli {
 
-std::string mockHelp() {
-    return std::string(R"(Usage: tpacf mock --n N [--seed S] --output data.txt
-                  [--randoms M --random-output r.txt [--random-seed S2]] [footprint] [clustering]
+std::string mockHelp(const BackendRegistry& backends) {
+    return R"(Usage: tpacf mock --n N [--seed S] --output data.txt
+                  [--randoms M --random-output r.txt [--random-seed S2]] [--footprint F]
+                  [clustering] [--quiet]
 
 Writes a clustered mock catalog (Soneira-Peebles hierarchy: w(theta) is a power law of known
 slope between the innermost and the outermost scale) and/or a catalog of uniform random
 points over the same footprint, as ASCII "ra dec" in degrees. The same seed gives the same file.
 Either part may be left out: --randoms alone writes only randoms.
 
-Catalogs:
-  --n N              points in the clustered mock
-  --seed S           seed of the mock (default 1)
-  --output FILE      where the mock goes (required with --n)
-  --randoms M        uniform random points
-  --random-output F  where the randoms go (required with --randoms)
-  --random-seed S2   seed of the randoms (default: --seed + 1, so they differ from the mock)
-
-Footprint (degrees; default --full-sky):
-  --full-sky                             the whole sphere
-  --box RA_MIN,RA_MAX,DEC_MIN,DEC_MAX    RA/Dec box (RA_MIN > RA_MAX wraps through RA 0)
-  --cap RA,DEC,RADIUS                    spherical cap
-
-Clustering (Soneira-Peebles):
-)") + std::string(clusteringOptionsHelp()) +
-           R"(
+)" + flagHelp(flags::kMockFlags, backends) + R"(
 Example:
-  tpacf mock --n 5000 --seed 1 --box 150,190,0,40 --output data.txt \
+  tpacf mock --n 5000 --seed 1 --footprint box:150,190,0,40 --output data.txt \
              --randoms 10000 --random-output randoms.txt --random-seed 2
 )";
 }
 
 int mockCommand(const Context& context) {
-    OptionSet options;
-    options.addValue("--n")
-        .addValue("--seed")
-        .addValue("--output")
-        .addValue("--randoms")
-        .addValue("--random-output")
-        .addValue("--random-seed");
-    addFootprintOptions(options);
-    addClusteringOptions(options);
-    const ParsedArgs args = parseArgs("mock", options, context.args);
+    using namespace flags::mock;
+    const ParsedArgs args = parseArgs(flags::kMockFlags, context.args);
 
     // 10^9 points is 16 GB of coordinates: beyond that a typo is likelier than a wish.
     constexpr std::int64_t kMaxPoints = 1'000'000'000;
-    const auto count = args.integer("--n", 1, kMaxPoints);
-    const auto randomCount = args.integer("--randoms", 1, kMaxPoints);
+    const auto count = args.integer(kN, 1, kMaxPoints);
+    const auto randomCount = args.integer(kRandoms, 1, kMaxPoints);
     if (!count && !randomCount)
         args.fail("give --n N (clustered mock) and/or --randoms M (uniform randoms)");
-    if (count && !args.has("--output"))
+    if (count && !args.has(kOutput))
         args.fail("--output is required with --n");
-    if (!count && args.has("--output"))
+    if (!count && args.has(kOutput))
         args.fail("--output needs --n (the number of mock points)");
-    if (randomCount && !args.has("--random-output"))
+    if (randomCount && !args.has(kRandomOutput))
         args.fail("--random-output is required with --randoms");
-    if (!randomCount && args.has("--random-output"))
+    if (!randomCount && args.has(kRandomOutput))
         args.fail("--random-output needs --randoms (the number of random points)");
 
     MockParams params;
-    params.seed = args.unsignedInteger("--seed").value_or(1);
+    params.seed = args.unsignedInteger(kSeed).value_or(1);
     params.footprint = footprintFrom(args);
     applyClusteringOptions(args, params);
     const std::uint64_t randomSeed =
-        args.unsignedInteger("--random-seed").value_or(params.seed + 1);
+        args.unsignedInteger(kRandomSeed).value_or(params.seed + 1);
 
     // Both files checked before either is generated: a clash must not cost the first one.
     FilePlan files;
     if (count)
-        files.output("--output", args.required("--output"));
+        files.output("--output", args.required(kOutput));
     if (randomCount)
-        files.output("--random-output", args.required("--random-output"));
+        files.output("--random-output", args.required(kRandomOutput));
     files.check();
 
-    auto& out = context.out;
+    // --quiet: the files all the same, no summary.
+    std::ostream discard(nullptr);
+    std::ostream& out = args.has(kQuiet) ? discard : context.out;
     if (count) {
-        const std::string path = args.required("--output");
+        const std::string path = args.required(kOutput);
         params.count = static_cast<std::size_t>(*count);
         const Catalog mock = generateClusteredMock(params, path);
         writeCatalogAscii(path, mock);
@@ -107,7 +89,7 @@ int mockCommand(const Context& context) {
         out << line;
     }
     if (randomCount) {
-        const std::string path = args.required("--random-output");
+        const std::string path = args.required(kRandomOutput);
         const Catalog randoms = generateUniformRandoms(static_cast<std::size_t>(*randomCount),
                                                        params.footprint, randomSeed, path);
         writeCatalogAscii(path, randoms);

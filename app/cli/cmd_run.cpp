@@ -4,6 +4,7 @@
 #include "cli/context.h"
 #include "cli/distributed_count.h"
 #include "cli/failure.h"
+#include "cli/flag_help.h"
 #include "cli/rank_group.h"
 #include "cli/file_plan.h"
 #include "cli/input_loading.h"
@@ -12,6 +13,7 @@
 #include "cli/plot_output.h"
 #include "cli/progress.h"
 #include "cli/run_report.h"
+#include "run_flags.h"
 #include "tpacf/catalog_formats.h"
 #include "tpacf/correlation_job.h"
 #include "tpacf/count_store.h"
@@ -40,8 +42,7 @@
 namespace tpacf::cli {
 
 std::string runHelp(const BackendRegistry& backends) {
-    return std::string(
-               R"(Usage: tpacf run --data D --random R1 [--random R2 ...] [bins] [flags] --output result.csv
+    return R"(Usage: tpacf run --data D --random R1 [--random R2 ...] [bins] [flags] --output result.csv
        tpacf run --data D1 --data2 D2 --random R1 [--random2 R2 ...] [...] --output cross.csv
 
 Computes w(theta) of the data catalog D against one or more random catalogs of the same
@@ -56,76 +57,7 @@ the columns DD, DR, RD, RR (and their _norm forms), and the two-sample estimator
 D1D2/R1R2 - 1, Hamilton D1D2 R1R2/(D1R2 R1D2) - 1). Without --random2 the second sample
 uses the first's randoms (R1D2 is D2 against R1, R1R2 is R1R1; the metadata says so).
 
-Inputs and outputs:
-  --data FILE        data catalog (formats below); D1 with --data2
-  --random FILE      random catalog; repeat for several sets (DR and RR are averaged)
-  --data2 FILE       second data catalog: cross-correlation of --data with it
-  --random2 FILE     random catalog of the second sample; none, or as many as --random
-                     (set i pairs with set i)
-  --output FILE      result CSV (required, except with --share)
-  --format F         the --output table: csv (default; ECSV 1.0, a CSV with a YAML header
-                     giving every column's unit and type, which astropy, TOPCAT and pandas
-                     read) or fits (a FITS binary table, the metadata as header keywords)
-  --json FILE        the same result as JSON, with per-set raw counts
-  --estimator E      )" +
-               describeEstimators(CorrelationParams{}.estimator) + R"(
-  --quiet            no progress bar and no summary on the terminal
-  --timings          where the time went (reading each catalog, starting the backend, the
-                     job's stages, writing), in seconds on stderr
-  --plot FILE        the w(theta) figure as TPACF Studio draws it (jackknife error bars when
-                     there are some; log axes for log bins; the fitted curve with --fit):
-                     FILE.png (1800 x 1200 px at 300 dpi), FILE.pdf or FILE.svg (vector,
-                     6 x 4 in). Drawn offscreen: no display needed. Needs a build with the
-                     GUI (Qt))" +
-               std::string(plotsAvailable() ? "" : "; this build has none (built without Qt)") + R"(
-  --plot-style FILE  the figure's style as TPACF Studio's Export Plot dialog saves it (Save
-                     Style...): size (journal presets: 3.5 in single, 7.2 in double column),
-                     fonts, PNG dpi, legend, title, axes, markers, error bars, theta unit
-
-Count files (every count with its bins and each catalog's content fingerprint; JSON, or
-FITS binary tables for a name ending .fits):
-  --save-counts FILE every count of the run (DD, DR_i, RD_i, RR_i; weighted sums and
-                     region tallies where the run has them) for later runs and 'tpacf combine'
-  --reuse-counts FILE
-                     take every count whose catalogs (by content, not name), bins and
-                     jackknife regions match from FILE and count only the rest (typically
-                     all RR_i, and DR_i while the data is unchanged); bins that differ, a
-                     random catalog whose content is not in FILE or regions that differ are
-                     errors. The CSV metadata says which counts were reused. Impossible
-                     numbers are refused (more pairs than the catalogs have, weighted sums
-                     beyond their weights, two different counts of the same catalogs), but a
-                     count file carries no signature: an edited, plausible number is not caught
-  --share K/N        count only part K of N of the work (1 <= K <= N) into --save-counts;
-                     no w is written. 'tpacf combine' adds the N parts into one count file
-                     that --reuse-counts takes
-
-Error bars (jackknife: w is recomputed with each sky region left out):
-  --jackknife K      K regions of about equal data count, grown on the sky by k-means;
-                     adds w_err (sigma) to the CSV, and the regions, covariance and the
-                     K leave-one-out samples to the JSON. K from 2 to )" +
-               std::to_string(kMaxJackknifeRegions) + R"(
-  --jackknife-column C
-                     regions from column C of the data and every random catalog (header name
-                     or 1-based index; integer labels, any values); with --jackknife K too,
-                     the column must hold K distinct labels
-  --jackknife-seed S seed of the k-means regions (default 1); the same seed on the same data
-                     gives the same regions
-  --covariance FILE  the bins x bins covariance matrix of w as CSV (needs jackknife)
-
-Fit (printed on stderr after the result is written):
-  --fit MIN:MAX      w = A theta^(1-gamma) over the bins whose centre lies in MIN..MAX (bin
-                     unit), by generalised least squares with the jackknife covariance
-                     (Hartlap-corrected inverse), sigma only without it, unweighted without
-                     errors
-  --fit-output FILE  the fit's parameters and errors as CSV
-
-Catalog formats:
-)") + describeCatalogFormats() +
-           "\n" + std::string(readOptionsHelp()) + "\n" +
-           weightOptionsHelp({{"data", "--data and --data2"}, {"random", "--random and --random2"}}) +
-           "\n" + std::string(binOptionsHelp()) + "\n" +
-           backendOptionsHelp(backends) +
-           R"(
+)" + flagHelp(flags::kRunFlags, backends) + R"(
 A progress bar (percent, pairs/s, ETA) appears on stderr when it is a terminal.
 Ctrl-C cancels cleanly (exit 130).
 
@@ -234,103 +166,110 @@ static std::optional<PowerLawFitOptions> fitOptionsFrom(const ParsedArgs& args) 
 }
 
 
-int runCommand(const Context& context) {
-    const auto commandStart = std::chrono::steady_clock::now();
-    OptionSet options;
-    options.addValue("--data")
-        .addRepeated("--random")
-        .addValue("--data2")
-        .addRepeated("--random2")
-        .addValue("--output")
-        .addValue("--json")
-        .addValue("--estimator")
-        .addValue("--jackknife")
-        .addValue("--jackknife-column")
-        .addValue("--jackknife-seed")
-        .addValue("--covariance")
-        .addValue("--plot")
-        .addValue("--plot-style")
-        .addValue("--format")
-        .addValue("--save-counts")
-        .addValue("--reuse-counts")
-        .addValue("--share")
-        .addValue("--fit")
-        .addValue("--fit-output")
-        .addSwitch("--quiet")
-        .addSwitch("--timings");
-    addReadOptions(options);
-    addWeightOptions(options, {"data", "random"});
-    addBinOptions(options);
-    addBackendOptions(options);
-    const ParsedArgs args = parseArgs("run", options, context.args);
+namespace {
 
-    if (!args.has("--data") && args.has("--data2"))
+using namespace flags::run;
+
+/// What a run's flags ask for, checked before anything is read.
+struct RunRequest {
+    std::string dataPath;
+    std::vector<std::string> randomPaths;
+    std::optional<std::string> data2Path;
+    std::vector<std::string> random2Paths;
+    std::optional<std::string> savePath, reusePath;
+    std::optional<WorkShare> share;
+    std::string outputPath, jsonPath, covariancePath, fitOutputPath;
+    bool quiet = false;
+    bool fitsFormat = false;
+    std::optional<PowerLawFitOptions> fitOptions;
+    std::optional<PlotOutput> plot;
+    CorrelationParams params;
+    ReadOptions dataOptions, randomOptions;
+};
+
+/// --data, --random, --data2, --random2.
+void readCatalogFlags(const ParsedArgs& args, RunRequest& run) {
+    if (!args.has(kData) && args.has(kData2))
         args.fail("--data2 needs --data: the cross-correlation is of --data with --data2");
-    const std::string dataPath = args.required("--data");
-    const auto randomPaths = args.values("--random");
-    if (randomPaths.empty())
+    run.dataPath = args.required(kData);
+    run.randomPaths = args.values(kRandom);
+    if (run.randomPaths.empty())
         args.fail("--random is required (at least one random catalog)");
-    const std::optional<std::string> data2Path = args.value("--data2");
-    const auto random2Paths = args.values("--random2");
-    if (!random2Paths.empty() && !data2Path)
+    run.data2Path = args.value(kData2);
+    run.random2Paths = args.values(kRandom2);
+    if (!run.random2Paths.empty() && !run.data2Path)
         args.fail("--random2 gives randoms of the second sample: add --data2");
-    if (!random2Paths.empty() && random2Paths.size() != randomPaths.size())
-        args.fail("--random2 names " + std::to_string(random2Paths.size()) +
-                  " random catalog(s) and --random " + std::to_string(randomPaths.size()) +
+    if (!run.random2Paths.empty() && run.random2Paths.size() != run.randomPaths.size())
+        args.fail("--random2 names " + std::to_string(run.random2Paths.size()) +
+                  " random catalog(s) and --random " + std::to_string(run.randomPaths.size()) +
                   ": give as many (set i of each sample pairs with set i of the other) or no "
                   "--random2 (the second sample then uses the first's randoms)");
-    const std::optional<std::string> savePath = args.value("--save-counts");
-    const std::optional<std::string> reusePath = args.value("--reuse-counts");
-    const std::optional<WorkShare> share = shareFrom(args);
-    if (share) {
-        if (!savePath)
+}
+
+/// --save-counts, --reuse-counts, --share: what they allow, alone and under MPI.
+void readCountFileFlags(const ParsedArgs& args, bool distributed, RunRequest& run) {
+    run.savePath = args.value(kSaveCounts);
+    run.reusePath = args.value(kReuseCounts);
+    run.share = shareFrom(args);
+    if (run.share) {
+        if (!run.savePath)
             args.fail("--share counts part of the work into a count file: add --save-counts FILE");
-        for (const char* flag : {"--output", "--json", "--covariance", "--plot"})
-            if (args.has(flag))
-                args.fail(std::string("--share counts part of the work, whose w means nothing: ") +
-                          flag + " is not written with it ('tpacf combine' the parts, then run "
-                                 "with --reuse-counts)");
-        if (reusePath)
+        for (const Flag* flag : {&kOutput, &kJsonOutput, &kCovariance, &kPlot})
+            if (args.has(*flag))
+                args.fail("--share counts part of the work, whose w means nothing: " +
+                          args.spelling(*flag) +
+                          " is not written with it ('tpacf combine' the parts, then run with "
+                          "--reuse-counts)");
+        if (run.reusePath)
             args.fail("--share counts part of every count: it cannot --reuse-counts");
     }
-    RankGroup& ranks = context.ranks;
-    const bool distributed = ranks.distributed();
-    if (distributed && share)
+    if (distributed && run.share)
         args.fail("--share splits the work by hand: under MPI the ranks split it themselves "
                   "(leave --share out)");
-    if (distributed && reusePath)
+    if (distributed && run.reusePath)
         args.fail("--reuse-counts is not taken under MPI: the ranks count shares of every count "
                   "and reused counts are whole (reuse them in a run of one process)");
-    for (const auto& path : {savePath, reusePath})
+    for (const auto& path : {run.savePath, run.reusePath})
         if (path) {
             try {
                 requireCountFileFormat(*path);
             } catch (const ConfigError& error) {
-                args.fail(std::string(path == savePath ? "--save-counts: " : "--reuse-counts: ") +
+                args.fail(std::string(path == run.savePath ? "--save-counts: "
+                                                           : "--reuse-counts: ") +
                           error.what());
             }
         }
-    const std::string outputPath = share ? std::string() : args.required("--output");
-    const std::string jsonPath = args.value("--json").value_or("");
-    const std::string covariancePath = args.value("--covariance").value_or("");
-    const bool quiet = args.has("--quiet");
+}
+
+/// --output, --json-output, --covariance, --format, --quiet, the jackknife and the fit.
+JackknifeRequest readOutputFlags(const ParsedArgs& args, RunRequest& run) {
+    run.outputPath = run.share ? std::string() : args.required(kOutput);
+    run.jsonPath = args.value(kJsonOutput).value_or("");
+    run.covariancePath = args.value(kCovariance).value_or("");
+    run.quiet = args.has(kQuiet);
     // The result table as ECSV (default) or as a FITS binary table.
-    const std::string format = args.value("--format").value_or("csv");
+    const std::string format = args.value(kFormat).value_or("csv");
     if (format != "csv" && format != "ecsv" && format != "fits")
         args.fail("--format: " + quote(format) + " is not a table format (csv or fits)");
-    const bool fitsFormat = format == "fits";
-    if (fitsFormat && !fitsOutputSupported())
+    run.fitsFormat = format == "fits";
+    if (run.fitsFormat && !fitsOutputSupported())
         args.fail("--format fits: this build writes no FITS tables (built without cfitsio)");
     const JackknifeRequest jackknife = jackknifeFrom(args);
-    const std::optional<PowerLawFitOptions> fitOptions = fitOptionsFrom(args);
-    const std::string fitOutputPath = args.value("--fit-output").value_or("");
-    if (!fitOutputPath.empty() && !fitOptions)
+    run.fitOptions = fitOptionsFrom(args);
+    run.fitOutputPath = args.value(kFitOutput).value_or("");
+    if (!run.fitOutputPath.empty() && !run.fitOptions)
         args.fail("--fit-output writes the power-law fit: add --fit THETA_MIN:THETA_MAX");
-    if (fitOptions && share)
+    if (run.fitOptions && run.share)
         args.fail("--share counts part of the work, whose w means nothing: no --fit with it");
+    return jackknife;
+}
 
-    CorrelationParams params;
-    if (const auto text = args.value("--estimator")) {
+/// The job's settings (estimator, bins, backend, jackknife, how catalogs are read), checked as
+/// far as they can be without the catalogs; then the figure, which needs a build with Qt.
+void readJobSettings(const ParsedArgs& args, const Context& context,
+                     const JackknifeRequest& jackknife, RunRequest& run) {
+    CorrelationParams& params = run.params;
+    if (const auto text = args.value(kEstimator)) {
         const auto estimator = parseEstimator(*text);
         if (!estimator)
             args.fail("--estimator: " + quote(*text) + " is not an estimator (" +
@@ -343,129 +282,140 @@ int runCommand(const Context& context) {
     params.jackknife = jackknife.settings;
     ReadOptions readOptions = readOptionsFrom(args);
     readOptions.regionColumn = jackknife.column; // read from the data and every random set
-    ReadOptions dataOptions = readOptions;
-    ReadOptions randomOptions = readOptions;
-    dataOptions.weightColumn = weightColumnFor(args, "data");
-    randomOptions.weightColumn = weightColumnFor(args, "random");
+    run.dataOptions = readOptions;
+    run.randomOptions = readOptions;
+    run.dataOptions.weightColumn = weightColumnFor(args, kDataWeightCol);
+    run.randomOptions.weightColumn = weightColumnFor(args, kRandomWeightCol);
 
-    // Everything that can be checked cheaply is checked before the catalogs are read.
     static_cast<void>(Binning(params.bins)); // throws ConfigError naming the bad bin value
     if (params.jackknife.regions > 0) { // a column's K is known once read: the job checks that
         const JackknifeMemory memory = estimateJackknifeMemory(
             static_cast<std::size_t>(params.jackknife.regions), Binning(params.bins).count(),
             // Two samples count 1 + 3n pairs of catalogs, as (3n + 1)/2 sets of one sample.
-            data2Path ? (3 * randomPaths.size() + 2) / 2 : randomPaths.size(),
+            run.data2Path ? (3 * run.randomPaths.size() + 2) / 2 : run.randomPaths.size(),
             params.backend.cpuThreads);
         checkJackknifeMemory(memory);
         if (memory.peak() > kJackknifeMemoryNoticeBytes)
             printNotice(context.err, memory.describe());
     }
     // A build without Qt or a bad plot suffix fails here, not after the count.
-    std::optional<PlotOutput> plot;
-    if (args.has("--plot-style") && !args.has("--plot"))
+    if (args.has(kPlotStyle) && !args.has(kPlot))
         args.fail("--plot-style styles the figure of --plot: add --plot FILE");
-    if (const auto plotPath = args.value("--plot"))
-        plot.emplace(*plotPath, args.value("--plot-style"));
+    if (const auto plotPath = args.value(kPlot))
+        run.plot.emplace(*plotPath, args.value(kPlotStyle));
+}
+
+/// Every file the run reads and writes, checked together before any is touched.
+FilePlan runFiles(const ParsedArgs& args, const RunRequest& run) {
     FilePlan files;
-    files.input("--data", dataPath);
-    for (const auto& path : randomPaths)
+    files.input("--data", run.dataPath);
+    for (const auto& path : run.randomPaths)
         files.input("--random", path);
-    if (data2Path)
-        files.input("--data2", *data2Path);
-    for (const auto& path : random2Paths)
+    if (run.data2Path)
+        files.input("--data2", *run.data2Path);
+    for (const auto& path : run.random2Paths)
         files.input("--random2", path);
-    if (reusePath)
-        files.input("--reuse-counts", *reusePath);
-    if (!share)
-        files.output("--output", outputPath);
-    if (savePath)
-        files.output("--save-counts", *savePath);
-    if (!jsonPath.empty())
-        files.output("--json", jsonPath);
-    if (!covariancePath.empty())
-        files.output("--covariance", covariancePath);
-    if (plot)
-        files.output("--plot", plot->path());
-    if (const auto stylePath = args.value("--plot-style"))
+    if (run.reusePath)
+        files.input("--reuse-counts", *run.reusePath);
+    if (!run.share)
+        files.output("--output", run.outputPath);
+    if (run.savePath)
+        files.output("--save-counts", *run.savePath);
+    if (!run.jsonPath.empty())
+        files.output(args.spelling(kJsonOutput), run.jsonPath);
+    if (!run.covariancePath.empty())
+        files.output("--covariance", run.covariancePath);
+    if (run.plot)
+        files.output("--plot", run.plot->path());
+    if (const auto stylePath = args.value(kPlotStyle))
         files.input("--plot-style", *stylePath);
-    if (!fitOutputPath.empty())
-        files.output("--fit-output", fitOutputPath);
-    // Under MPI every rank checks, reads and counts for itself, and the ranks agree on how it
-    // went before anything is sent: a file missing on one node ends the run on all of them.
-    // Each rank reads the catalogs itself rather than receive them from rank 0: a cluster's
-    // nodes read from a shared file system at once, where sending 24 bytes a point from one rank
-    // would take longer; that every rank read the same content is checked on the counts'
-    // fingerprints (sumCountStoresToRoot).
+    if (!run.fitOutputPath.empty())
+        files.output("--fit-output", run.fitOutputPath);
+    return files;
+}
+
+/// The catalogs (and a count file) as read, with how long each took, for --timings.
+struct RunInputs {
     double countFileSeconds = -1.0; // negative: no count file was read
     std::vector<CatalogRequest> requests;
     LoadedCatalogs loaded;
-    collectively(ranks, "run", [&] {
-        files.check();
+};
 
-        // A count file is read (and found foreign or broken) before any catalog.
-        const auto countFileStart = std::chrono::steady_clock::now();
-        if (reusePath) {
-            params.reuse = std::make_shared<const CountStore>(readCountFile(*reusePath));
-            countFileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                             countFileStart)
-                                   .count();
-        }
-        // The catalogs in flag order (data, randoms, data2, randoms2) while the backend starts.
-        requests.push_back({dataPath, dataOptions});
-        for (const auto& path : randomPaths)
-            requests.push_back({path, randomOptions});
-        if (data2Path)
-            requests.push_back({*data2Path, dataOptions});
-        for (const auto& path : random2Paths)
-            requests.push_back({path, randomOptions});
-        // Before reading: the job's GPUs (none asked for: as many as its work, judged from the
-        // files' sizes, wants; under MPI this rank's share), every other GPU kept out of the
-        // driver; they start beside the reading.
-        params.backend.placement = {ranks.hostRank(), ranks.hostSize()};
-        params.backend = reserveDevicesBeforeReading(
-            requests, requestCounts(randomPaths.size(), data2Path.has_value(), random2Paths.size()),
-            params.bins, params.backend, context.backends, 1.0 / static_cast<double>(ranks.size()));
-        loaded = loadCatalogsWhileBackendStarts(requests, params.backend, context.backends,
-                                                context.cancelRequested);
-        std::size_t next = 0;
-        params.data = loaded.catalogs[next++];
-        for (std::size_t i = 0; i < randomPaths.size(); ++i)
-            params.randoms.push_back(loaded.catalogs[next++]);
-        if (data2Path)
-            params.data2 = loaded.catalogs[next++];
-        for (std::size_t i = 0; i < random2Paths.size(); ++i)
-            params.randoms2.push_back(loaded.catalogs[next++]);
-        if (context.cancelRequested && context.cancelRequested->load())
-            throw Cancelled();
-    });
+/// Checks the files, reads a count file, then the catalogs while the backend starts; fills the
+/// job's catalogs and reuse. Under MPI every rank does this itself (collectively, in the caller).
+RunInputs loadRunInputs(const ParsedArgs& args, const Context& context, RunRequest& run) {
+    RunInputs inputs;
+    runFiles(args, run).check();
+    CorrelationParams& params = run.params;
+    // A count file is read (and found foreign or broken) before any catalog.
+    const auto countFileStart = std::chrono::steady_clock::now();
+    if (run.reusePath) {
+        params.reuse = std::make_shared<const CountStore>(readCountFile(*run.reusePath));
+        inputs.countFileSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - countFileStart)
+                .count();
+    }
+    // The catalogs in flag order (data, randoms, data2, randoms2) while the backend starts.
+    inputs.requests.push_back({run.dataPath, run.dataOptions});
+    for (const auto& path : run.randomPaths)
+        inputs.requests.push_back({path, run.randomOptions});
+    if (run.data2Path)
+        inputs.requests.push_back({*run.data2Path, run.dataOptions});
+    for (const auto& path : run.random2Paths)
+        inputs.requests.push_back({path, run.randomOptions});
+    // Before reading: the job's GPUs (none asked for: as many as its work, judged from the
+    // files' sizes, wants; under MPI this rank's share), every other GPU kept out of the
+    // driver; they start beside the reading.
+    RankGroup& ranks = context.ranks;
+    params.backend.placement = {ranks.hostRank(), ranks.hostSize()};
+    params.backend = reserveDevicesBeforeReading(
+        inputs.requests,
+        requestCounts(run.randomPaths.size(), run.data2Path.has_value(), run.random2Paths.size()),
+        params.bins, params.backend, context.backends, 1.0 / static_cast<double>(ranks.size()));
+    inputs.loaded = loadCatalogsWhileBackendStarts(inputs.requests, params.backend,
+                                                   context.backends, context.cancelRequested);
+    std::size_t next = 0;
+    params.data = inputs.loaded.catalogs[next++];
+    for (std::size_t i = 0; i < run.randomPaths.size(); ++i)
+        params.randoms.push_back(inputs.loaded.catalogs[next++]);
+    if (run.data2Path)
+        params.data2 = inputs.loaded.catalogs[next++];
+    for (std::size_t i = 0; i < run.random2Paths.size(); ++i)
+        params.randoms2.push_back(inputs.loaded.catalogs[next++]);
+    if (context.cancelRequested && context.cancelRequested->load())
+        throw Cancelled();
+    return inputs;
+}
 
-    // Each rank counts its share of the batch's work list into a count store; rank 0 adds them
-    // up and estimates from the sum (countAcrossRanks).
-    params.collectCounts = savePath.has_value() || distributed;
-    if (share)
-        params.share = *share;
-    if (distributed)
-        params.share = WorkShare{static_cast<std::uint32_t>(ranks.rank()),
-                                 static_cast<std::uint32_t>(ranks.size())};
-    CorrelationJob job(std::move(params), context.backends);
-    ProgressBar bar(context.err, context.errIsTerminal && !quiet, "counting");
+/// The job's progress on the terminal: one bar for all ranks, and the backend's notice (a
+/// fallback to the CPU) as soon as it is known.
+struct RunProgress {
+    ProgressBar bar;
     bool noticeShown = false;
+};
+
+/// Runs the job. Under MPI each rank counts its share; the ranks agree on how it went, then
+/// rank 0 estimates from the sum.
+CorrelationResult countRun(CorrelationJob& job, const Context& context, RunProgress& progress) {
+    RankGroup& ranks = context.ranks;
+    const bool distributed = ranks.distributed();
     ProgressAcrossRanks across(ranks);
     // Under MPI the job stops on Ctrl-C or when another rank failed; both are seen here.
     std::atomic<bool> stop{false};
     RankProgress mine;
     const auto show = [&](const RankProgress& all) {
-        bar.update(all.fraction, all.pairsDone, all.pairsPerSecond, all.preparing);
+        progress.bar.update(all.fraction, all.pairsDone, all.pairsPerSecond, all.preparing);
     };
-    const auto onProgress = [&](const JobProgress& progress) {
+    const auto onProgress = [&](const JobProgress& jobProgress) {
         // Say early that the job fell back to the CPU, not after an hour of counting.
-        if (!noticeShown && progress.partial && !progress.partial->backendNotice.empty()) {
-            bar.finish();
-            printNotice(context.err, progress.partial->backendNotice);
-            noticeShown = true;
+        if (!progress.noticeShown && jobProgress.partial &&
+            !jobProgress.partial->backendNotice.empty()) {
+            progress.bar.finish();
+            printNotice(context.err, jobProgress.partial->backendNotice);
+            progress.noticeShown = true;
         }
-        mine = {progress.fraction, progress.pairsDone, progress.pairsPerSecond,
-                progress.preparing, false};
+        mine = {jobProgress.fraction, jobProgress.pairsDone, jobProgress.pairsPerSecond,
+                jobProgress.preparing, false};
         if (distributed && ((context.cancelRequested && context.cancelRequested->load()) ||
                             ranks.peerFailed()))
             stop.store(true);
@@ -497,76 +447,125 @@ int runCommand(const Context& context) {
                     .count());
         });
     }
+    return result;
+}
+
+/// What the user must know about the result before the files: the backend's notice, the
+/// result's notes, doubtful error bars, reused counts.
+void printRunNotices(const Context& context, const RunRequest& run, const CorrelationJob& job,
+                     const CorrelationResult& result, bool backendNoticeShown) {
+    if (!backendNoticeShown)
+        printNotice(context.err, result.backendNotice);
+    // Error bars were asked for: a result without them must not pass for one with them.
+    if (job.params().jackknife.enabled() && !result.hasJackknife())
+        throw std::logic_error("the job returned no jackknife error bars");
+    // Negative weights, shared randoms: what the numbers mean depends on them.
+    for (const auto& note : result.notes)
+        if (note != result.deviceChoice) // the summary's "devices" line says it
+            printNotice(context.err, note);
+    // Empty or tiny regions make the error bars doubtful: say so even with --quiet.
+    for (const auto& warning : result.jackknifeRegions.warnings)
+        printNotice(context.err, warning);
+    // A finite w without σ (a leave-one-out sample has no pairs in that bin) must not read as
+    // an exact value in the CSV's nan.
+    const std::size_t withoutSigma = result.binsWithoutSigma();
+    if (withoutSigma > 0 && !run.quiet)
+        printNotice(context.err, std::to_string(withoutSigma) +
+                                     " bins with a finite w have no jackknife sigma (w_err nan): "
+                                     "a leave-one-out sample has no pairs there");
+    for (const auto& reused : result.reusedCounts)
+        printNotice(context.err, "reused " + reused);
+}
+
+/// The result's files: the table, JSON, covariance, figure and fit (after the result is
+/// written, so that a fit that fails loses no count).
+void writeRunFiles(const Context& context, const RunRequest& run, const CorrelationResult& result) {
+    if (run.fitsFormat)
+        writeResultFitsFile(run.outputPath, result);
+    else
+        writeResultCsvFile(run.outputPath, result);
+    if (!run.jsonPath.empty())
+        writeFileAtomically(run.jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
+    if (!run.covariancePath.empty())
+        writeCovarianceCsvFile(run.covariancePath, result);
+    if (run.plot && !run.fitOptions)
+        run.plot->write(result);
+    if (run.fitOptions) {
+        const PowerLawFit fit = fitPowerLaw(result, *run.fitOptions);
+        printFit(context.err, fit, result);
+        if (!run.fitOutputPath.empty())
+            writeFileAtomically(run.fitOutputPath, [&](std::ostream& out) {
+                out << powerLawFitCsv(fit, *run.fitOptions, angleUnitName(result.bins.unit));
+            });
+        if (run.plot)
+            run.plot->write(result, &fit, &*run.fitOptions); // with the fitted curve
+    }
+}
+
+} // namespace
+
+int runCommand(const Context& context) {
+    const auto commandStart = std::chrono::steady_clock::now();
+    const ParsedArgs args = parseArgs(flags::kRunFlags, context.args);
+    RankGroup& ranks = context.ranks;
+    const bool distributed = ranks.distributed();
+    // Everything that can be checked cheaply is checked before the catalogs are read.
+    RunRequest run;
+    readCatalogFlags(args, run);
+    readCountFileFlags(args, distributed, run);
+    const JackknifeRequest jackknife = readOutputFlags(args, run);
+    readJobSettings(args, context, jackknife, run);
+    // Under MPI every rank checks, reads and counts for itself, and the ranks agree on how it
+    // went before anything is sent: a file missing on one node ends the run on all of them.
+    // Each rank reads the catalogs itself rather than receive them from rank 0: a cluster's
+    // nodes read from a shared file system at once, where sending 24 bytes a point from one rank
+    // would take longer; that every rank read the same content is checked on the counts'
+    // fingerprints (sumCountStoresToRoot).
+    RunInputs inputs;
+    collectively(ranks, "run", [&] { inputs = loadRunInputs(args, context, run); });
+
+    // Each rank counts its share of the batch's work list into a count store; rank 0 adds them
+    // up and estimates from the sum (countAcrossRanks).
+    CorrelationParams params = std::move(run.params);
+    params.collectCounts = run.savePath.has_value() || distributed;
+    if (run.share)
+        params.share = *run.share;
+    if (distributed)
+        params.share = WorkShare{static_cast<std::uint32_t>(ranks.rank()),
+                                 static_cast<std::uint32_t>(ranks.size())};
+    CorrelationJob job(std::move(params), context.backends);
+    RunProgress progress{ProgressBar(context.err, context.errIsTerminal && !run.quiet, "counting")};
+    const CorrelationResult result = countRun(job, context, progress);
+
     // What is left (the notices, the files, the summary) is rank 0's; under MPI the others wait
     // for it, so that a file rank 0 cannot write ends every rank with its exit code.
     const auto finish = [&] {
-        bar.finish();
-        if (!noticeShown)
-            printNotice(context.err, result.backendNotice);
-        // Error bars were asked for: a result without them must not pass for one with them.
-        if (job.params().jackknife.enabled() && !result.hasJackknife())
-            throw std::logic_error("the job returned no jackknife error bars");
-        // Negative weights, shared randoms: what the numbers mean depends on them.
-        for (const auto& note : result.notes)
-            if (note != result.deviceChoice) // the summary's "devices" line says it
-                printNotice(context.err, note);
-        // Empty or tiny regions make the error bars doubtful: say so even with --quiet.
-        for (const auto& warning : result.jackknifeRegions.warnings)
-            printNotice(context.err, warning);
-        // A finite w without σ (a leave-one-out sample has no pairs in that bin) must not read as
-        // an exact value in the CSV's nan.
-        const std::size_t withoutSigma = result.binsWithoutSigma();
-        if (withoutSigma > 0 && !quiet)
-            printNotice(context.err, std::to_string(withoutSigma) +
-                                         " bins with a finite w have no jackknife sigma (w_err nan): "
-                                         "a leave-one-out sample has no pairs there");
-
-        for (const auto& reused : result.reusedCounts)
-            printNotice(context.err, "reused " + reused);
+        progress.bar.finish();
+        printRunNotices(context, run, job, result, progress.noticeShown);
         const auto writeStart = std::chrono::steady_clock::now();
-        if (savePath) {
+        if (run.savePath) {
             if (!result.counts)
                 throw std::logic_error("the job returned no counts to save");
-            writeCountFile(*savePath, *result.counts);
+            writeCountFile(*run.savePath, *result.counts);
         }
-        if (share) {
-            if (!quiet)
-                context.out << "counts of part " << share->part + 1 << " of " << share->parts
-                            << " written to " << *savePath << '\n';
+        if (run.share) {
+            if (!run.quiet)
+                context.out << "counts of part " << run.share->part + 1 << " of "
+                            << run.share->parts << " written to " << *run.savePath << '\n';
             return;
         }
-        if (fitsFormat)
-            writeResultFitsFile(outputPath, result);
-        else
-            writeResultCsvFile(outputPath, result);
-        if (!jsonPath.empty())
-            writeFileAtomically(jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
-        if (!covariancePath.empty())
-            writeCovarianceCsvFile(covariancePath, result);
-        if (plot && !fitOptions)
-            plot->write(result);
-        // After the result is written: a fit that fails (too few bins in range) loses no count.
-        if (fitOptions) {
-            const PowerLawFit fit = fitPowerLaw(result, *fitOptions);
-            printFit(context.err, fit, result);
-            if (!fitOutputPath.empty())
-                writeFileAtomically(fitOutputPath, [&](std::ostream& out) {
-                    out << powerLawFitCsv(fit, *fitOptions, angleUnitName(result.bins.unit));
-                });
-            if (plot)
-                plot->write(result, &fit, &*fitOptions); // with the fitted curve
-        }
-        if (args.has("--timings")) {
+        writeRunFiles(context, run, result);
+        if (args.has(kTimings)) {
             const auto now = std::chrono::steady_clock::now();
-            printTimings(context.err, requests, loaded, countFileSeconds, result,
-                         std::chrono::duration<double>(now - writeStart).count(),
+            printTimings(context.err, inputs.requests, inputs.loaded, inputs.countFileSeconds,
+                         result, std::chrono::duration<double>(now - writeStart).count(),
                          std::chrono::duration<double>(now - commandStart).count());
         }
-        if (!quiet) {
-            printSummary(context.out, result, outputPath, jsonPath, covariancePath,
-                         plot ? plot->path() : std::string());
-            if (savePath)
-                context.out << "counts written to " << *savePath << '\n';
+        if (!run.quiet) {
+            printSummary(context.out, result, run.outputPath, run.jsonPath, run.covariancePath,
+                         run.plot ? run.plot->path() : std::string());
+            if (run.savePath)
+                context.out << "counts written to " << *run.savePath << '\n';
         }
     };
     if (!distributed)

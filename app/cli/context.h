@@ -41,9 +41,9 @@ int autocorrCommand(const Context& context);
 /// The subcommands' --help texts; those with --backend list `backends`.
 std::string runHelp(const BackendRegistry& backends);
 std::string countHelp(const BackendRegistry& backends);
-std::string devicesHelp();
-std::string mockHelp();
-std::string benchHelp();
+std::string devicesHelp(const BackendRegistry& backends);
+std::string mockHelp(const BackendRegistry& backends);
+std::string benchHelp(const BackendRegistry& backends);
 std::string autocorrHelp(const BackendRegistry& backends);
 
 } // namespace tpacf::cli

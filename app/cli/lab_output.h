@@ -19,15 +19,9 @@ struct Context;
 
 /// tpacf lab (cmd_lab.cpp) and its --help text.
 int labCommand(const Context& context);
-std::string labHelp();
+std::string labHelp(const BackendRegistry& backends);
 
-/// The flags that choose bins (options.h's addBinOptions): a demonstration keeps its own bins
-/// unless one of them is given.
-inline constexpr std::array<std::string_view, 9> kBinFlags = {
-    "--bins", "--min", "--max", "--unit", "--per-decade", "--nbins", "--width", "--preset",
-    "--edges"};
-
-/// The catalogs: read (--data, --random) or generated (points: --n, 0 for the default; seed).
+/// The catalogs: read (--a, --b) or generated (points: --n, 0 for the default; seed).
 struct LabInputs {
     std::shared_ptr<const Catalog> first, second;
     std::size_t points = 0;

@@ -26,7 +26,7 @@ AngleUnit angleUnitFlag(const ParsedArgs& args, std::string_view flag, AngleUnit
         return fallback;
     const auto unit = parseAngleUnit(*text);
     if (!unit)
-        throw UsageError(std::string(flag) + ": " + quote(*text) +
+        throw UsageError(args.spelling(flag) + ": " + quote(*text) +
                          " is not an angle unit (deg, arcmin, arcsec, rad)");
     return *unit;
 }
@@ -38,33 +38,27 @@ ColumnRef columnFlag(const ParsedArgs& args, std::string_view flag) {
     try {
         return ColumnRef::parse(*text);
     } catch (const ConfigError& error) {
-        throw UsageError(std::string(flag) + ": " + error.what());
+        throw UsageError(args.spelling(flag) + ": " + error.what());
     }
 }
 
 } // namespace
 
-void addReadOptions(OptionSet& options) {
-    options.addValue("--coord-unit")
-        .addSwitch("--ra-hours")
-        .addValue("--ra-col")
-        .addValue("--dec-col")
-        .addValue("--hdu");
-}
-
 ReadOptions readOptionsFrom(const ParsedArgs& args) {
     // Every command that reads catalogs comes here before reading them, and here the flag
     // that named a catalog is still known: an empty name would otherwise read "input: ...".
     for (const std::string_view flag : {"--a", "--b", "--data", "--random", "--data2", "--random2"})
-        for (const std::string& path : args.values(flag))
-            if (path.empty())
-                throw UsageError(std::string(flag) + ": empty file name (give the catalog's path)");
+        if (args.declares(flag))
+            for (const std::string& path : args.values(flag))
+                if (path.empty())
+                    throw UsageError(args.spelling(flag) +
+                                     ": empty file name (give the catalog's path)");
     ReadOptions options;
-    options.coordUnit = angleUnitFlag(args, "--coord-unit", AngleUnit::Degree);
-    options.raInHours = args.has("--ra-hours");
-    options.raColumn = columnFlag(args, "--ra-col");
-    options.decColumn = columnFlag(args, "--dec-col");
-    if (const auto hdu = args.value("--hdu")) {
+    options.coordUnit = angleUnitFlag(args, flags::kCoordUnit, AngleUnit::Degree);
+    options.raInHours = args.has(flags::kRaHours);
+    options.raColumn = columnFlag(args, flags::kRaCol);
+    options.decColumn = columnFlag(args, flags::kDecCol);
+    if (const auto hdu = args.value(flags::kHdu)) {
         if (hdu->find_first_not_of(" \t") == std::string::npos)
             throw UsageError("--hdu: empty (give an extension number, 1 for the first, or an "
                              "EXTNAME)");
@@ -73,69 +67,8 @@ ReadOptions readOptionsFrom(const ParsedArgs& args) {
     return options;
 }
 
-namespace {
-
-std::string weightFlag(std::string_view role) {
-    return "--" + std::string(role) + "-weight-col";
-}
-
-} // namespace
-
-void addWeightOptions(OptionSet& options, std::initializer_list<std::string_view> roles) {
-    options.addValue("--weight-col");
-    for (const std::string_view role : roles)
-        options.addValue(weightFlag(role));
-}
-
-ColumnRef weightColumnFor(const ParsedArgs& args, std::string_view role) {
-    const std::string flag = weightFlag(role);
-    return args.has(flag) ? columnFlag(args, flag) : columnFlag(args, "--weight-col");
-}
-
-std::string weightOptionsHelp(
-    std::initializer_list<std::pair<std::string_view, std::string_view>> roles) {
-    std::string text = R"(Weights (per-object weights: pairs count w_i*w_j, summed in double beside the raw counts):
-  --weight-col C     weight column of every catalog, by header name or 1-based index
-                     (a catalog without it is an error; weights must be finite, negative
-                     weights are allowed and reported)
-)";
-    for (const auto& [role, what] : roles) {
-        std::string flag = "  " + weightFlag(role) + " C";
-        flag.resize(std::max<std::size_t>(flag.size() + 1, 21), ' ');
-        text += flag + "weight column of " + std::string(what) + " (overrides --weight-col)\n";
-    }
-    return text;
-}
-
-std::string_view readOptionsHelp() {
-    return R"(Reading catalogs (applies to every catalog of the command):
-  --coord-unit U     unit of RA and Dec in the files: deg (default), arcmin, arcsec, rad
-  --ra-hours         RA is in hours (Dec stays in --coord-unit)
-  --ra-col C         RA column by header name or 1-based index
-                     (default: the column named ra, else the first numeric column)
-  --dec-col C        Dec column by header name or 1-based index
-                     (default: the column named dec, else the next numeric column)
-  --hdu N|NAME       FITS: the table's HDU, by extension number (1 is the first) or EXTNAME
-                     (default: the first binary table)
-  FITS paths take cfitsio's selections (quote them in the shell): 'd.fits[CATALOG]',
-  'd.fits[1][Z>0.4 && Z<0.8]' (rows kept), 'd.fits[1][col RA;DEC;W=WEIGHT*WFKP]'
-  (columns, computed ones too), 'd.fits[1][col RA=POS[1];DEC=POS[2]]' (vector elements);
-  the column list is applied before the row filter; an HDU in the path overrides --hdu.
-  A selection never reads another file: '@file' and regfilter(), gtifilter(), gtioverlap(),
-  gtifind() are refused (write the expression itself in the brackets).
-)";
-}
-
-void addBinOptions(OptionSet& options) {
-    options.addValue("--bins")
-        .addValue("--min")
-        .addValue("--max")
-        .addValue("--unit")
-        .addValue("--per-decade")
-        .addValue("--nbins")
-        .addValue("--width")
-        .addValue("--preset")
-        .addValue("--edges");
+ColumnRef weightColumnFor(const ParsedArgs& args, const Flag& roleFlag) {
+    return args.has(roleFlag) ? columnFlag(args, roleFlag) : columnFlag(args, flags::kWeightCol);
 }
 
 namespace {
@@ -194,6 +127,13 @@ BinSpec edgesSpecFrom(const std::string& text, AngleUnit unit) {
 }
 
 } // namespace
+
+bool binsGiven(const ParsedArgs& args) {
+    for (const Flag* flag : flags::kBinFlags)
+        if (args.has(*flag))
+            return true;
+    return false;
+}
 
 BinSpec binSpecFrom(const ParsedArgs& args) {
     static const std::vector<std::string_view> explicitFlags = {
@@ -274,21 +214,6 @@ BinSpec binSpecFrom(const ParsedArgs& args) {
     throw UsageError("--bins linear needs --nbins N or --width W");
 }
 
-std::string_view binOptionsHelp() {
-    return R"(Bins (default: --preset log5):
-  --preset NAME      log5 (5 per decade, 0.01'-10000') or quarter-degree (linear 0-90 deg)
-  --bins log|linear  bin scale for bins given by hand (default log)
-  --min X --max Y    range of theta, in --unit
-  --unit U           deg, arcmin (default), arcsec, rad
-  --per-decade K     log bins per decade (default 5)
-  --nbins N          number of bins (log or linear)
-  --width W          linear bin width, in --unit
-  --edges E          custom bins from their edges, in --unit: a comma list (0.1,0.3,1,3) or
-                     a file with one edge per line, or "lo hi" per line as Corrfunc's bin
-                     file ('#' comments allowed); not with the flags above but --unit
-)";
-}
-
 std::string describeBins(const BinSpec& spec, std::size_t count) {
     std::string text = spec.describe();
     if (text.find(" bins") == std::string::npos)
@@ -296,16 +221,7 @@ std::string describeBins(const BinSpec& spec, std::size_t count) {
     return text;
 }
 
-void addBackendOptions(OptionSet& options) {
-    options.addValue("--backend")
-        .addValue("--precision")
-        .addValue("--threads")
-        .addValue("--devices")
-        .addValue("--gpu-memory-limit")
-        .addValue("--culling");
-}
-
-std::uint64_t byteSizeFrom(const ParsedArgs& args, const char* flag) {
+std::uint64_t byteSizeFrom(const ParsedArgs& args, std::string_view flag) {
     const auto text = args.value(flag);
     if (!text)
         return 0;
@@ -355,7 +271,7 @@ BackendOptions backendOptionsFrom(const ParsedArgs& args, const BackendRegistry&
     options.cpuThreads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
     options.gpuDevices = gpuDevicesFrom(args);
     options.culling = cullingModeFrom(args);
-    options.deviceMemoryLimit = byteSizeFrom(args, "--gpu-memory-limit");
+    options.deviceMemoryLimit = byteSizeFrom(args, flags::kGpuMemoryLimit);
     return options;
 }
 
@@ -367,13 +283,6 @@ CullingMode cullingModeFrom(const ParsedArgs& args) {
     if (!mode)
         throw UsageError("--culling: " + quote(*text) + " is not a culling mode (auto, on, off)");
     return *mode;
-}
-
-std::string_view cullingOptionHelp() {
-    return R"(  --culling M        spatial culling: auto (default: the backend decides from theta_max and
-                     N), on (visit only the cell pairs of the sky that can hold a pair below
-                     theta_max) or off (brute force, every pair); counts are the same either way
-)";
 }
 
 std::vector<int> gpuDevicesFrom(const ParsedArgs& args) {
@@ -395,28 +304,6 @@ std::vector<int> gpuDevicesFrom(const ParsedArgs& args) {
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
         throw UsageError("--devices: " + quote(*text) + " names a device twice");
     return devices;
-}
-
-std::string backendOptionsHelp(const BackendRegistry& backends) {
-    std::string moduleNames;
-    for (const auto& module : backends.modules())
-        moduleNames += ", " + module->name();
-    return "Backend:\n"
-           "  --backend B        auto (default: the GPU where usable, else the CPU), cpu" +
-           moduleNames + "\n" +
-           R"(  --precision P      float, double or auto (auto, the default: double on the CPU
-                     and on GPUs with full-rate FP64 (H100, A100, V100), float
-                     (hi+lo) on GPUs with slow FP64 (GeForce, RTX); the result
-                     says which and why)
-  --threads N        CPU threads (default: all hardware threads)
-  --devices LIST     GPU indices to use, e.g. 0,1 (default: as many as the job's work
-                     pays for, each GPU costing ~0.3 s to start; under MPI each rank
-                     takes its own share of its host's GPUs); see 'tpacf devices'
-  --gpu-memory-limit SIZE
-                     the most memory of each GPU the catalogs may take (e.g. 6G; default:
-                     what the GPU has free). Catalogs that need more are streamed through
-                     the GPU in pieces: the same counts, more uploads (the result notes it)
-)" + std::string(cullingOptionHelp());
 }
 
 void checkBackendUsable(const BackendOptions& options, const BackendRegistry& backends) {
@@ -441,8 +328,7 @@ void checkBackendUsable(const BackendOptions& options, const BackendRegistry& ba
 
 namespace {
 
-// The one place that turns a shape and its numbers into a Footprint, for both spellings
-// (mock's --box/--cap flags, bench's --footprint box:/cap:). `what` names the flag.
+// The one place that turns a shape and its numbers into a Footprint. `what` names the flag.
 Footprint footprintOfShape(const std::string& what, std::string_view shape,
                            const std::vector<double>& numbers) {
     Footprint footprint = Footprint::fullSky();
@@ -461,59 +347,37 @@ Footprint footprintOfShape(const std::string& what, std::string_view shape,
 
 } // namespace
 
-void addFootprintOptions(OptionSet& options) {
-    options.addSwitch("--full-sky").addValue("--box").addValue("--cap");
-}
-
 Footprint footprintFrom(const ParsedArgs& args) {
-    const int shapes = (args.has("--full-sky") ? 1 : 0) + (args.has("--box") ? 1 : 0) +
-                       (args.has("--cap") ? 1 : 0);
-    if (shapes > 1)
-        args.fail("give only one of --full-sky, --box, --cap");
-    if (const auto box = args.numberList("--box"))
-        return footprintOfShape("--box", "box", *box);
-    if (const auto cap = args.numberList("--cap"))
-        return footprintOfShape("--cap", "cap", *cap);
-    return Footprint::fullSky();
-}
-
-Footprint parseFootprint(std::string_view flag, std::string_view text) {
-    const std::string name(flag);
-    if (text == "full-sky" || text == "full")
+    const auto text = args.value(flags::kFootprint);
+    if (!text || *text == "full-sky" || *text == "full")
         return Footprint::fullSky();
-    const auto colon = text.find(':');
-    const std::string_view shape = text.substr(0, colon);
+    // Typed as --box V or --cap V (aliases that add the shape): errors name that flag alone.
+    const std::string flag = args.spelling(flags::kFootprint);
+    const bool shapeInFlag = flag != flags::kFootprint.name;
+    const std::string_view value = *text;
+    const auto colon = value.find(':');
+    const std::string_view shape = value.substr(0, colon);
     if (colon == std::string_view::npos || (shape != "box" && shape != "cap"))
-        throw UsageError(name + ": " + quote(text) +
+        throw UsageError(flag + ": " + quote(value) +
                          " is not a footprint (full-sky, box:RA_MIN,RA_MAX,DEC_MIN,DEC_MAX or "
                          "cap:RA,DEC,RADIUS, in degrees)");
-    return footprintOfShape(name + " " + std::string(shape), shape,
-                            parseNumberList(flag, text.substr(colon + 1)));
-}
-
-void addClusteringOptions(OptionSet& options) {
-    options.addValue("--levels").addValue("--eta").addValue("--lambda").addValue("--outer-radius");
+    return footprintOfShape(shapeInFlag ? flag : flag + " " + std::string(shape), shape,
+                            parseNumberList(flag, value.substr(colon + 1)));
 }
 
 void applyClusteringOptions(const ParsedArgs& args, MockParams& params) {
     // Ranges of the clustering parameters are core's to judge (ConfigError, exit 2).
-    params.levels = static_cast<int>(args.integer("--levels", params.levels, 1, 30));
-    params.eta = static_cast<int>(args.integer("--eta", params.eta, 1, 1000));
-    params.lambda = args.number("--lambda", params.lambda);
-    params.outerRadiusDeg = args.number("--outer-radius", params.outerRadiusDeg);
+    params.levels = static_cast<int>(args.integer(flags::kLevels, params.levels, 1, 30));
+    params.eta = static_cast<int>(args.integer(flags::kEta, params.eta, 1, 1000));
+    params.lambda = args.number(flags::kLambda, params.lambda);
+    params.outerRadiusDeg = args.number(flags::kOuterRadius, params.outerRadiusDeg);
 }
 
 bool hasClusteringOptions(const ParsedArgs& args) {
-    return args.has("--levels") || args.has("--eta") || args.has("--lambda") ||
-           args.has("--outer-radius");
-}
-
-std::string_view clusteringOptionsHelp() {
-    return R"(  --levels L         levels of the hierarchy (default 8)
-  --eta E            sub-spheres per sphere (default 2)
-  --lambda X         radius ratio between levels, > 1 (default 1.7818: slope -0.8)
-  --outer-radius D   radius of the top-level spheres in degrees (default 10)
-)";
+    for (const Flag* flag : flags::kClusteringFlags)
+        if (args.has(*flag))
+            return true;
+    return false;
 }
 
 std::shared_ptr<const Catalog> loadCatalog(const std::string& path, const ReadOptions& options) {

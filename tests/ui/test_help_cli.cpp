@@ -13,6 +13,7 @@
 #include "cli/args.h"
 #include "cli/cli_main.h"
 #include "cli/options.h"
+#include "run_flags.h"
 
 #include <tpacf/correlation_job.h>
 #include <tpacf/cuda/cuda_backend.h>
@@ -41,27 +42,6 @@ using namespace tpacf::ui;
 Q_DECLARE_METATYPE(tpacf::ui::Session)
 
 namespace {
-
-// The flags of `tpacf run` the command may use, declared as runCommand declares them (the
-// end-to-end test runs the real command, whose parser must accept the same words).
-cli::OptionSet runFlags() {
-    cli::OptionSet options;
-    options.addValue("--data")
-        .addRepeated("--random")
-        .addValue("--data2")
-        .addRepeated("--random2")
-        .addValue("--output")
-        .addValue("--estimator")
-        .addValue("--jackknife")
-        .addValue("--jackknife-column")
-        .addValue("--jackknife-seed")
-        .addValue("--covariance");
-    cli::addReadOptions(options);
-    cli::addWeightOptions(options, {"data", "random"});
-    cli::addBinOptions(options);
-    cli::addBackendOptions(options);
-    return options;
-}
 
 std::vector<std::string> stdWords(const QStringList& words) {
     std::vector<std::string> result;
@@ -249,12 +229,12 @@ void TestHelpCli::commandParsesBackToTheSettings() {
     QCOMPARE(command.arguments.front(), QStringLiteral("run"));
 
     const std::vector<std::string> words = stdWords(command.arguments.mid(1));
-    const cli::ParsedArgs args = cli::parseArgs("run", runFlags(), words);
+    const cli::ParsedArgs args = cli::parseArgs(cli::flags::kRunFlags, words);
 
     // Catalogs, in order, with how each is read (the CLI's options plus what its path selects).
     const ReadOptions read = cli::readOptionsFrom(args);
     const auto checkCatalog = [&](const CatalogSource& expected, const std::string& path,
-                                  const std::string& role) {
+                                  const cli::Flag& role) {
         const ReadOptions wanted = expected.readOptions();
         QCOMPARE(read.raColumn.index, wanted.raColumn.index);
         QCOMPARE(read.decColumn.index, wanted.decColumn.index);
@@ -274,18 +254,18 @@ void TestHelpCli::commandParsesBackToTheSettings() {
     QVERIFY(session.data);
     const auto data = args.value("--data");
     QVERIFY(data);
-    checkCatalog(*session.data, *data, "data");
+    checkCatalog(*session.data, *data, cli::flags::run::kDataWeightCol);
     const auto randoms = args.values("--random");
     QCOMPARE(randoms.size(), std::size_t(session.randoms.size()));
     for (qsizetype i = 0; i < session.randoms.size(); ++i)
-        checkCatalog(session.randoms[i], randoms[std::size_t(i)], "random");
+        checkCatalog(session.randoms[i], randoms[std::size_t(i)], cli::flags::run::kRandomWeightCol);
     QCOMPARE(args.has("--data2"), session.data2.has_value());
     if (session.data2)
-        checkCatalog(*session.data2, *args.value("--data2"), "data");
+        checkCatalog(*session.data2, *args.value("--data2"), cli::flags::run::kDataWeightCol);
     const auto randoms2 = args.values("--random2");
     QCOMPARE(randoms2.size(), std::size_t(session.randoms2.size()));
     for (qsizetype i = 0; i < session.randoms2.size(); ++i)
-        checkCatalog(session.randoms2[i], randoms2[std::size_t(i)], "random");
+        checkCatalog(session.randoms2[i], randoms2[std::size_t(i)], cli::flags::run::kRandomWeightCol);
 
     // Bins: the same edges, bit for bit, in the same unit.
     const Binning expectedBins(session.settings.bins);
