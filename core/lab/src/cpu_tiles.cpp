@@ -3,7 +3,7 @@
 // AVX-512 where the processor has it, else portable C++), driven by a loop written here to be
 // read: every tile, brute force, first on one thread, then on all of them through the runner.
 #include "counting/cpu_tile_kernels.h"
-#include "lab/cpu_rungs.h"
+#include "cpu_rungs.h"
 #include "tpacf/work_runner.h"
 
 #include <algorithm>
@@ -122,7 +122,7 @@ public:
                    "that consecutive pairs landing in the same bin do not wait on each other's "
                    "increment. 32-bit counters per tile (at most 2^20 pairs, no wrap) added "
                    "into 64-bit ones. Same arithmetic as rung 2: exact.",
-                   "core/src/lab/cpu_tiles.cpp"}) {}
+                   "core/lab/src/cpu_tiles.cpp"}) {}
 
     LabCounts count(const Catalog& first, const Catalog* second, const Binning& binning,
                     int repeats, const std::atomic<bool>* cancel) override {
@@ -147,7 +147,7 @@ public:
                    "once at the end: nothing is shared per pair, so the speed-up is close to "
                    "the number of physical cores (hyper-threads add less: they share the vector "
                    "units). Exact.",
-                   "core/src/lab/cpu_tiles.cpp"}),
+                   "core/lab/src/cpu_tiles.cpp"}),
           m_threads(threads) {}
 
     LabCounts count(const Catalog& first, const Catalog* second, const Binning& binning,

@@ -2,7 +2,7 @@
 // Kernel Lab, CPU rung 5: the product itself, as a run uses it, with spatial culling on. The
 // rung is here to close the ladder: its code is the CPU backend (counting/cpu_pair_counter.cpp),
 // of which this file shows how it is called.
-#include "lab/cpu_rungs.h"
+#include "cpu_rungs.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/work_runner.h"
 
@@ -44,7 +44,7 @@ public:
                    "above double rounding, and the pairs left are binned exactly as before. "
                    "The gain grows as the bins' largest angle shrinks against the catalog's "
                    "extent, and with wide outer bins.",
-                   "core/src/lab/cpu_product.cpp"}),
+                   "core/lab/src/cpu_product.cpp"}),
           m_threads(threads) {}
 
     LabCounts count(const Catalog& first, const Catalog* second, const Binning& binning,

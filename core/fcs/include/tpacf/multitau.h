@@ -3,13 +3,16 @@
 // Multi-tau autocorrelation of photon-count streams (fluorescence correlation spectroscopy): C
 // channels, each delivering one count (0-255) per frame, correlated in a streaming fashion. The
 // correlator is defined exactly in docs/fcs-multitau.md; every backend (the CPU reference here,
-// CUDA in kernels/) follows it and gives identical integer sums.
+// CUDA in kernels/fcs/, offered through a CorrelatorProvider the programs register) follows it
+// and gives identical integer sums.
 //
 // Definition (P lags per level, L levels): level 0 uses the raw series y[n], lags j = 0 .. P-1;
 // level k >= 1 uses the coalesced series y_k[m] = sum_{i < 2^k} y[m 2^k + i], lags
 // j = P/2 .. P-1 (tau = j 2^k frames). Over the M_k complete coalesced samples seen so far,
 // A_k(j) = sum_{m=j}^{M_k-1} y_k[m] y_k[m-j] (exact, 64-bit) and S_k = sum_m y_k[m];
 // G(tau) = [A_k(j) / (M_k - j)] / (S_k / M_k)^2 - 1.
+#include "tpacf/provider_registry.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -105,5 +108,26 @@ public:
 /// them). Throws ConfigError for bad settings or channels == 0.
 std::unique_ptr<MultiTauCorrelator> makeCpuCorrelator(const MultiTauSettings& settings,
                                                       std::size_t channels, int threads = 0);
+
+/// A correlator beside the CPU's (the CUDA one), registered by the programs in a
+/// CorrelatorRegistry beside their backends. The queries never throw.
+class CorrelatorProvider {
+public:
+    virtual ~CorrelatorProvider() = default;
+    /// Lower-case, unique in a registry: what --backend and the FCS window call it ("cuda").
+    virtual std::string name() const = 0;
+    /// For messages ("CUDA unavailable: ...").
+    virtual std::string displayName() const = 0;
+    /// Why it cannot correlate here ("" when it can): no device, built without it.
+    virtual std::string unavailableReason() const = 0;
+    /// A correlator on the first of `deviceIndices` (empty: the first device; a stream is one
+    /// sequence, counted in order). Throws BackendUnavailable or ConfigError.
+    virtual std::unique_ptr<MultiTauCorrelator> create(const MultiTauSettings& settings,
+                                                       std::size_t channels,
+                                                       const std::vector<int>& deviceIndices) const = 0;
+};
+
+/// The correlators a program offers beside the CPU's, in the order "auto" tries them.
+using CorrelatorRegistry = ProviderRegistry<CorrelatorProvider>;
 
 } // namespace tpacf::fcs

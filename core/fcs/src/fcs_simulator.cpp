@@ -4,7 +4,7 @@
 // brightness x sum_i W(r_i).
 #include "tpacf/fcs_simulation.h"
 
-#include "fcs/fcs_lattice.h"
+#include "fcs_lattice.h"
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
 

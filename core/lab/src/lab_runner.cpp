@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Kernel Lab's runner: the reference counted once, every variant timed and compared with it
 // bin by bin, and the variants' code excerpts read from the source they are built from.
-#include "lab/cpu_rungs.h"
-#include "tpacf/backend.h"
+#include "cpu_rungs.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
 #include "tpacf/lab.h"
@@ -26,10 +25,10 @@ LabVariantList cpuLabVariants(int threads) {
     return variants;
 }
 
-LabVariantList allLabVariants(const BackendRegistry& registry, int cpuThreads) {
+LabVariantList allLabVariants(const LabRegistry& registry, int cpuThreads) {
     LabVariantList variants = cpuLabVariants(cpuThreads);
-    for (const auto& module : registry.modules())
-        for (auto& variant : module->labVariants())
+    for (const auto& provider : registry.providers())
+        for (auto& variant : provider->variants())
             variants.push_back(std::move(variant));
     return variants;
 }

@@ -8,7 +8,6 @@
 #include "kernel_lab_results.h"
 #include "kernel_lab_worker.h"
 
-#include <tpacf/backend.h>
 #include <tpacf/bins.h>
 #include <tpacf/lab.h>
 
@@ -64,7 +63,7 @@ public:
     enum class Source { Generated, Data, DataCrossRandom };
 
     /// Every variant the program offers (tpacf::lab::allLabVariants(registry)).
-    explicit KernelLabWindow(const BackendRegistry& registry, QWidget* parent = nullptr);
+    explicit KernelLabWindow(const lab::LabRegistry& registry, QWidget* parent = nullptr);
     /// These variants (tests pass fakes).
     KernelLabWindow(lab::LabVariantList variants, Options options, QWidget* parent = nullptr);
     ~KernelLabWindow() override;

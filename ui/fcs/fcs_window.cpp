@@ -46,8 +46,8 @@ bool isSquare(std::size_t n, int* side) {
 
 } // namespace
 
-FcsWindow::FcsWindow(BackendRegistry backends, QWidget* parent)
-    : QMainWindow(parent, Qt::Window), m_backends(std::move(backends)) {
+FcsWindow::FcsWindow(fcs::CorrelatorRegistry correlators, QWidget* parent)
+    : QMainWindow(parent, Qt::Window), m_correlators(std::move(correlators)) {
     setObjectName(QStringLiteral("fcsWindow"));
     setWindowTitle(tr("FCS / time correlation — TPACF Studio"));
     buildUi();
@@ -158,17 +158,14 @@ bool FcsWindow::run() {
     }
     const QString moduleName = m_backend->currentData().toString();
     if (m_backend->currentIndex() != kCpuIndex && !moduleName.isEmpty()) {
-        const BackendRegistry backends = m_backends;
+        const fcs::CorrelatorRegistry correlators = m_correlators;
         const std::string name = moduleName.toStdString();
-        request.makeCorrelator = [backends, name](const fcs::MultiTauSettings& settings,
-                                                  std::size_t channels) {
-            const BackendModule* module = backends.find(name);
-            std::unique_ptr<fcs::MultiTauCorrelator> correlator;
-            if (module)
-                correlator = module->createCorrelator(settings, channels, {});
-            if (!correlator)
+        request.makeCorrelator = [correlators, name](const fcs::MultiTauSettings& settings,
+                                                     std::size_t channels) {
+            const fcs::CorrelatorProvider* provider = correlators.find(name);
+            if (!provider)
                 throw BackendUnavailable("the " + name + " backend has no multi-tau correlator");
-            return correlator;
+            return provider->create(settings, channels, {});
         };
     }
     m_counts.reset();

@@ -2,7 +2,7 @@
 // Kernel Lab, CPU rung 1: what a course's first version looks like. Float unit vectors, the
 // angle from acosf of their dot product, the bin found among the edges, one 32-bit counter per
 // bin. Fast to write, easy to read, and wrong where the lesson is.
-#include "lab/cpu_rungs.h"
+#include "cpu_rungs.h"
 #include "tpacf/lab_demos.h"
 
 #include <algorithm>
@@ -77,7 +77,7 @@ public:
                        "of a bin at 10', nothing visible beyond a degree. (2) A 32-bit counter "
                        "wraps past 2^32 = 4.29e9 pairs in one bin (N = 100,000 over the whole "
                        "sky has 5e9 pairs: 'tpacf lab --demo overflow').",
-                   "core/src/lab/cpu_naive.cpp"}) {}
+                   "core/lab/src/cpu_naive.cpp"}) {}
 
     LabCounts count(const Catalog& first, const Catalog* second, const Binning& binning,
                     int repeats, const std::atomic<bool>* cancel) override {

@@ -8,7 +8,7 @@
 // blocks of 2^k frames, a geometric sum per mode in closed form.
 #include "tpacf/fcs_simulation.h"
 
-#include "fcs/fcs_lattice.h"
+#include "fcs_lattice.h"
 
 #include <cmath>
 #include <limits>

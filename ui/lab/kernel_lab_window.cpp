@@ -51,23 +51,23 @@ std::uint64_t pairsOf(std::uint64_t first, std::uint64_t second, bool cross) {
 namespace {
 // The registry's backends that offer rungs but have no device here (a build with CUDA on a
 // machine without a GPU): their rungs could only fail.
-std::map<QString, QString> unavailableLabBackends(const BackendRegistry& registry) {
+std::map<QString, QString> unavailableLabBackends(const lab::LabRegistry& registry) {
     std::map<QString, QString> unavailable;
-    for (const auto& module : registry.modules())
-        if (module->devices().empty())
-            unavailable[QString::fromStdString(module->name())] =
-                QString::fromStdString(module->unavailableReason());
+    for (const auto& provider : registry.providers())
+        if (const std::string reason = provider->unavailableReason(); !reason.empty())
+            unavailable[QString::fromStdString(provider->name())] =
+                QString::fromStdString(reason);
     return unavailable;
 }
 
-KernelLabWindow::Options optionsFor(const BackendRegistry& registry) {
+KernelLabWindow::Options optionsFor(const lab::LabRegistry& registry) {
     KernelLabWindow::Options options;
     options.unavailable = unavailableLabBackends(registry);
     return options;
 }
 } // namespace
 
-KernelLabWindow::KernelLabWindow(const BackendRegistry& registry, QWidget* parent)
+KernelLabWindow::KernelLabWindow(const lab::LabRegistry& registry, QWidget* parent)
     : KernelLabWindow(lab::allLabVariants(registry), optionsFor(registry), parent) {}
 
 KernelLabWindow::KernelLabWindow(lab::LabVariantList variants, Options options, QWidget* parent)

@@ -6,7 +6,7 @@
 // channels (a 32 x 32 SPAD array), the map of one lag's G over the array.
 #include "fcs_worker.h"
 
-#include <tpacf/backend.h>
+#include <tpacf/multitau.h>
 
 #include <QMainWindow>
 #include <QThread>
@@ -29,7 +29,7 @@ namespace tpacf::ui {
 class FcsWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit FcsWindow(BackendRegistry backends, QWidget* parent = nullptr);
+    explicit FcsWindow(fcs::CorrelatorRegistry correlators, QWidget* parent = nullptr);
     ~FcsWindow() override;
 
     // For tests and scripts: the controls' values, and what is on screen.
@@ -78,7 +78,7 @@ private:
     void exportPlotInteractive();
     fcs::MultiTauSettings settings() const;
 
-    BackendRegistry m_backends;
+    fcs::CorrelatorRegistry m_correlators;
     QThread m_thread;
     FcsWorker* m_worker = nullptr;
     FcsCountsPtr m_counts;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The key code excerpt of a lab variant, read from the lab's sources as the Studio ships them
-// (the lab.qrc that ui/CMakeLists.txt generates from kernels/lab/ and core/src/lab/): the
+// (the lab.qrc that ui/CMakeLists.txt generates from kernels/lab/ and core/lab/src/): the
 // same files the variants are built from, so the excerpt shown is the code that runs.
 #include <QString>
 

@@ -2,7 +2,7 @@
 // Kernel Lab, CPU rung 2: the product's binning idea in its plainest form. No angle is ever
 // computed: the squared chord between two unit vectors is compared with the squared chords of
 // the edges, computed once in double. Still one thread and one pair at a time.
-#include "lab/cpu_rungs.h"
+#include "cpu_rungs.h"
 
 #include <algorithm>
 
@@ -53,7 +53,7 @@ public:
                    "0.01' apart has a chord^2 of 8.5e-12 known to 16 digits, where 1 - cos theta "
                    "in float is 0. Counters are 64-bit. Exact, bin for bin; still one pair at a "
                    "time on one core, the binary search costing more than the arithmetic.",
-                   "core/src/lab/cpu_chord2.cpp"}) {}
+                   "core/lab/src/cpu_chord2.cpp"}) {}
 
     LabCounts count(const Catalog& first, const Catalog* second, const Binning& binning,
                     int repeats, const std::atomic<bool>* cancel) override {

@@ -94,10 +94,10 @@ void FcsWindow::buildUi() {
     m_backend = new QComboBox;
     m_backend->setObjectName(QStringLiteral("fcsBackend"));
     m_backend->addItem(tr("CPU"), QString());
-    for (const auto& module : m_backends.modules())
-        if (!module->devices().empty())
-            m_backend->addItem(QString::fromStdString(module->displayName()),
-                               QString::fromStdString(module->name()));
+    for (const auto& provider : m_correlators.providers())
+        if (provider->unavailableReason().empty())
+            m_backend->addItem(QString::fromStdString(provider->displayName()),
+                               QString::fromStdString(provider->name()));
     corrForm->addRow(tr("P (lags/level)"), m_lagsPerLevel);
     corrForm->addRow(tr("L (levels)"), m_levels);
     corrForm->addRow(tr("Frame time"), m_frameMicros);

@@ -2,7 +2,7 @@
 // The Kernel Lab's precision demonstrations and generated catalogs (lab_demos.h).
 #include "tpacf/lab_demos.h"
 
-#include "lab/cpu_rungs.h"
+#include "cpu_rungs.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/mock.h"
 #include "tpacf/work_runner.h"

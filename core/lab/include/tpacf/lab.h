@@ -5,11 +5,13 @@
 // measured and checked bin by bin against the double-precision reference. Teaching material,
 // kept apart from the product: no variant here is ever used by a CorrelationJob.
 //
-// Variants come from core (the CPU rungs, cpuLabVariants) and from backend modules
-// (BackendModule::labVariants: the CUDA rungs live in kernels/lab/), so that core names no GPU.
+// Variants come from this library (the CPU rungs, cpuLabVariants) and from the providers the
+// programs register in a LabRegistry beside their backends (the CUDA rungs: kernels/lab/,
+// tpacf/cuda/cuda_lab.h), so that neither core nor the pair-counting interface names the Lab.
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
 #include "tpacf/pair_counter.h"
+#include "tpacf/provider_registry.h"
 
 #include <atomic>
 #include <cstdint>
@@ -17,10 +19,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace tpacf {
-class BackendRegistry;
-}
 
 namespace tpacf::lab {
 
@@ -75,8 +73,26 @@ using LabVariantList = std::vector<std::unique_ptr<LabVariant>>;
 /// tile kernel on one thread, all threads, culled. `threads` <= 0: all hardware threads.
 LabVariantList cpuLabVariants(int threads = 0);
 
-/// Every variant the program offers: the CPU's, then each registry module's.
-LabVariantList allLabVariants(const BackendRegistry& registry, int cpuThreads = 0);
+/// A source of variants beside the CPU rungs (the CUDA rungs), registered by the programs.
+/// Implementations never throw from the queries.
+class LabProvider {
+public:
+    virtual ~LabProvider() = default;
+    /// Lower-case, unique in a registry: the backend its variants run on (LabVariant::backend()).
+    virtual std::string name() const = 0;
+    /// For messages ("CUDA backend unavailable: ...").
+    virtual std::string displayName() const = 0;
+    /// Why its variants cannot run here ("" when they can): no device, built without it.
+    virtual std::string unavailableReason() const = 0;
+    /// Its rungs (listed even where they cannot run, so that a listing shows them).
+    virtual LabVariantList variants() const = 0;
+};
+
+/// The providers a program offers, in the order their variants are listed after the CPU's.
+using LabRegistry = ProviderRegistry<LabProvider>;
+
+/// Every variant the program offers: the CPU's, then each provider's.
+LabVariantList allLabVariants(const LabRegistry& registry, int cpuThreads = 0);
 
 /// One row of the lab's table.
 struct LabRow {

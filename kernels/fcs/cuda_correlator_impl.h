@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The CUDA multi-tau correlator (internal; callers get it through the provider's
-// BackendModule::createCorrelator).
+// The CUDA multi-tau correlator (internal; callers get it through the CorrelatorProvider of
+// tpacf/cuda/cuda_correlator.h, correlator_provider.cpp).
 #include "tpacf/multitau.h"
 
 #include <cstddef>
