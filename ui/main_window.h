@@ -13,6 +13,7 @@
 #include "session.h"
 
 #include <tpacf/backend.h>
+#include <tpacf/provider_registry.h>
 
 #include <QHash>
 #include <QList>
@@ -27,6 +28,13 @@ class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
+
+namespace tpacf::lab {
+class LabProvider; // lab.h
+}
+namespace tpacf::fcs {
+class CorrelatorProvider; // multitau.h
+}
 
 namespace tpacf::ui {
 
@@ -68,6 +76,11 @@ public:
         /// recent file whose folder moved); an empty answer gives up. Empty: a file dialog when
         /// interactive, else no answer.
         std::function<QString(const QString& missingPath)> locate;
+        /// The side tools' providers beside the CPU (the programs' registries): the Kernel Lab's
+        /// rungs (lab.h) and the FCS correlators (multitau.h; unused in a build without the
+        /// FCS window). Null: the CPU's alone.
+        std::shared_ptr<const ProviderRegistry<lab::LabProvider>> labProviders;
+        std::shared_ptr<const ProviderRegistry<fcs::CorrelatorProvider>> correlators;
     };
 
     /// Runs choose their backend from `backends` (by default the CPU alone).

@@ -9,8 +9,10 @@
 #include "covariance_view.h"
 #include "figure_dialog.h"
 #include "help_window.h"
-#include "fcs_window.h"
-#include "kernel_lab_window.h"
+#if TPACF_HAVE_FCS
+#include "fcs/fcs_window.h"
+#endif
+#include "lab/kernel_lab_window.h"
 #include "binning_panel.h"
 #include "plot_panel.h"
 
@@ -257,11 +259,14 @@ void MainWindow::createMenus() {
            "read each rung's code");
     kernelLab->setToolTip(kernelLabTip);
     kernelLab->setStatusTip(kernelLabTip);
+#if TPACF_HAVE_FCS
     // A child window (closed with this one, its worker joined then), found again on reopening.
     QAction* fcsAction = tools->addAction(tr("&FCS / Time Correlation…"), this, [this] {
         auto* window = findChild<FcsWindow*>(QString(), Qt::FindDirectChildrenOnly);
         if (!window)
-            window = new FcsWindow(m_backends, this);
+            window = new FcsWindow(m_options.correlators ? *m_options.correlators
+                                                         : fcs::CorrelatorRegistry{},
+                                   this);
         window->show();
         window->raise();
         window->activateWindow();
@@ -269,6 +274,7 @@ void MainWindow::createMenus() {
     fcsAction->setObjectName(QStringLiteral("fcsAction"));
     fcsAction->setStatusTip(tr("Multi-tau autocorrelation of photon streams (FCS): simulate or "
                                "open a stream, watch G(tau) as the frames arrive"));
+#endif
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(new UserGuideAction(this));
@@ -448,7 +454,8 @@ void MainWindow::showAbout() {
 KernelLabWindow* MainWindow::openKernelLab() {
     if (!m_kernelLab) {
         // A child window: it closes with this one, and its worker thread is joined then.
-        m_kernelLab = new KernelLabWindow(m_backends, this);
+        m_kernelLab = new KernelLabWindow(
+            m_options.labProviders ? *m_options.labProviders : lab::LabRegistry{}, this);
         connect(this, &MainWindow::catalogsChanged, m_kernelLab,
                 [this] { updateKernelLabInputs(); });
         connect(m_binningPanel, &BinningPanel::changed, m_kernelLab,

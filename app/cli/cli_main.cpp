@@ -11,6 +11,10 @@
 #include "cli/lab_output.h"
 #include "tpacf/backend.h"
 #include "tpacf/cuda/cuda_backend.h"
+#include "tpacf/cuda/cuda_lab.h"
+#if TPACF_HAVE_FCS
+#include "tpacf/cuda/cuda_correlator.h"
+#endif
 #include "tpacf/errors.h"
 #include "tpacf/version.h"
 
@@ -38,6 +42,15 @@ struct Subcommand {
     bool distributed = false;
 };
 
+#if TPACF_HAVE_FCS
+// The correlators beside the CPU's (tpacf autocorr): a new one is one more add().
+fcs::CorrelatorRegistry makeCorrelators() {
+    fcs::CorrelatorRegistry correlators;
+    correlators.add(tpacf::cuda::makeCorrelatorProvider());
+    return correlators;
+}
+#endif
+
 constexpr Subcommand kSubcommands[] = {
     {"run", "compute w(theta) of a data catalog against one or more random catalogs", runCommand,
      runHelp, true},
@@ -53,7 +66,10 @@ constexpr Subcommand kSubcommands[] = {
      benchHelp, true},
     {"lab", "the Kernel Lab: teaching variants of the pair count, timed and checked", labCommand,
      labHelp},
-    {"autocorr", "multi-tau autocorrelation of photon-count streams (FCS)", autocorrCommand, autocorrHelp},
+#if TPACF_HAVE_FCS
+    {"autocorr", "multi-tau autocorrelation of photon-count streams (FCS)", autocorrCommand,
+     autocorrHelp},
+#endif
 };
 
 // The one place the command line names its backend modules: a new backend is one more add().
@@ -62,6 +78,13 @@ BackendRegistry makeBackends() {
     BackendRegistry backends;
     backends.add(tpacf::cuda::makeProvider());
     return backends;
+}
+
+// The side tools' providers, beside the backends: the Kernel Lab's rungs and the correlators.
+lab::LabRegistry makeLabProviders() {
+    lab::LabRegistry providers;
+    providers.add(tpacf::cuda::makeLabProvider());
+    return providers;
 }
 
 std::string toolHelp() {
@@ -103,13 +126,19 @@ int runSubcommand(const Subcommand& command, std::span<const std::string> args,
             streams.out << command.help(backends);
             return kExitOk;
         }
-        const Context context{args,
-                              streams.out,
-                              streams.err,
-                              streams.errIsTerminal,
-                              streams.cancelRequested,
-                              backends,
-                              streams.ranks};
+        const lab::LabRegistry labProviders = makeLabProviders();
+        Context context{args,
+                        streams.out,
+                        streams.err,
+                        streams.errIsTerminal,
+                        streams.cancelRequested,
+                        backends,
+                        streams.ranks};
+        context.lab = &labProviders;
+#if TPACF_HAVE_FCS
+        const fcs::CorrelatorRegistry correlators = makeCorrelators();
+        context.correlators = &correlators;
+#endif
         // A command that knows nothing of ranks would run whole on each of them (and write the
         // same files K times): under MPI only those that split their work run.
         if (streams.ranks.distributed() && !command.distributed)

@@ -73,11 +73,12 @@ fcs::MultiTauSettings multiTauSettingsFrom(const ParsedArgs& args) {
 
 ChosenCorrelator chooseCorrelator(const Context& context, const ParsedArgs& args,
                                   const fcs::MultiTauSettings& settings, std::size_t channels) {
-    const BackendRegistry& backends = context.backends;
+    const fcs::CorrelatorRegistry& correlators = *context.correlators;
     const std::string text = args.value("--backend").value_or(std::string(kAutoBackend));
-    const auto name = backends.resolve(text);
+    const auto name = correlators.resolve(text);
     if (!name)
-        args.fail("--backend: " + quote(text) + " is not a backend (" + backends.namesText() + ")");
+        args.fail("--backend: " + quote(text) + " is not a backend (" + correlators.namesText() +
+                  ")");
     const int threads = static_cast<int>(args.integer("--threads", 0, 0, 4096));
     const std::vector<int> devices = gpuDevicesFrom(args);
     if (*name == kCpuBackend) {
@@ -87,15 +88,13 @@ ChosenCorrelator chooseCorrelator(const Context& context, const ParsedArgs& args
     }
     if (*name == kAutoBackend) {
         std::string why;
-        for (const auto& module : backends.modules()) {
-            if (module->devices().empty()) {
-                why = module->displayName() + " unavailable: " + module->unavailableReason();
+        for (const auto& provider : correlators.providers()) {
+            if (const std::string reason = provider->unavailableReason(); !reason.empty()) {
+                why = provider->displayName() + " unavailable: " + reason;
                 continue;
             }
             try {
-                if (auto correlator = module->createCorrelator(settings, channels, devices))
-                    return {std::move(correlator), ""};
-                why = "the " + module->displayName() + " backend has no multi-tau correlator";
+                return {provider->create(settings, channels, devices), ""};
             } catch (const BackendUnavailable& error) {
                 why = error.what();
             }
@@ -103,14 +102,10 @@ ChosenCorrelator chooseCorrelator(const Context& context, const ParsedArgs& args
         return {fcs::makeCpuCorrelator(settings, channels, threads),
                 why.empty() ? std::string() : "correlating on the CPU (" + why + ")"};
     }
-    const BackendModule* module = backends.find(*name);
-    if (module->devices().empty())
-        throw BackendUnavailable(module->displayName() +
-                                 " backend unavailable: " + module->unavailableReason());
-    auto correlator = module->createCorrelator(settings, channels, devices);
-    if (!correlator)
-        throw BackendUnavailable("the " + module->displayName() +
-                                 " backend has no multi-tau correlator in this build");
+    const fcs::CorrelatorProvider* provider = correlators.find(*name);
+    if (const std::string reason = provider->unavailableReason(); !reason.empty())
+        throw BackendUnavailable(provider->displayName() + " backend unavailable: " + reason);
+    auto correlator = provider->create(settings, channels, devices);
     return {std::move(correlator), ""};
 }
 

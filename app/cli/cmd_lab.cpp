@@ -63,7 +63,7 @@ std::string sourceRoot() {
     namespace fs = std::filesystem;
     std::error_code error;
 #ifdef TPACF_SOURCE_DIR
-    if (fs::is_directory(fs::path(TPACF_SOURCE_DIR) / "core" / "src" / "lab", error))
+    if (fs::is_directory(fs::path(TPACF_SOURCE_DIR) / "core" / "lab" / "src", error))
         return TPACF_SOURCE_DIR;
 #endif
     const fs::path exe = fs::read_symlink("/proc/self/exe", error);
@@ -83,13 +83,12 @@ struct Offered {
 
 Offered offeredVariants(const Context& context, int threads) {
     Offered offered;
-    offered.variants = lab::allLabVariants(context.backends, threads);
+    offered.variants = lab::allLabVariants(*context.lab, threads);
     for (const auto& variant : offered.variants) {
-        const BackendModule* module = context.backends.find(variant->backend());
-        offered.unavailable.push_back(module && module->devices().empty()
-                                          ? module->displayName() + " backend unavailable: " +
-                                                module->unavailableReason()
-                                          : "");
+        const lab::LabProvider* provider = context.lab->find(variant->backend());
+        const std::string reason = provider ? provider->unavailableReason() : std::string();
+        offered.unavailable.push_back(
+            reason.empty() ? "" : provider->displayName() + " backend unavailable: " + reason);
     }
     return offered;
 }
@@ -150,23 +149,23 @@ lab::LabVariantList chooseVariants(const ParsedArgs& args, const Context& contex
     const std::string backendText = args.value(flags::lab::kBackend).value_or("all");
     std::string backend = "all";
     if (backendText != "all") {
-        const auto name = context.backends.resolve(backendText);
+        const auto name = context.lab->resolve(backendText);
         if (!name || *name == kAutoBackend)
             args.fail("--backend: " + quote(backendText) + " is not a lab backend (cpu, " +
                       [&] {
                           std::string names;
-                          for (const auto& module : context.backends.modules())
-                              names += module->name() + ", ";
+                          for (const auto& provider : context.lab->providers())
+                              names += provider->name() + ", ";
                           return names;
                       }() +
                       "all)");
         backend = *name;
         // No device: say so before anything else (a build without the module has no variants
         // of it either).
-        if (const BackendModule* module = context.backends.find(backend);
-            module && module->devices().empty())
-            throw BackendUnavailable(module->displayName() +
-                                     " backend unavailable: " + module->unavailableReason());
+        if (const lab::LabProvider* provider = context.lab->find(backend))
+            if (const std::string reason = provider->unavailableReason(); !reason.empty())
+                throw BackendUnavailable(provider->displayName() +
+                                         " backend unavailable: " + reason);
     }
     std::vector<std::string> wanted;
     if (const auto list = args.value(flags::lab::kVariants)) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What every subcommand gets: its words, the streams, whether stderr is a terminal (for the
-// progress bar), the cancel flag Ctrl-C sets, and the backends the program offers.
+// progress bar), the cancel flag Ctrl-C sets, and the backends and side tools the program offers.
 #include "cli/cli_main.h"
 
 #include <atomic>
@@ -11,7 +11,15 @@
 
 namespace tpacf {
 class BackendRegistry;
+template <typename Provider>
+class ProviderRegistry; // provider_registry.h
+namespace lab {
+class LabProvider;
 }
+namespace fcs {
+class CorrelatorProvider;
+}
+} // namespace tpacf
 
 namespace tpacf::cli {
 
@@ -27,6 +35,11 @@ struct Context {
     /// This process alone, or the ranks of an MPI job (commands marked distributed split their
     /// work across them; every other rank's streams discard what is written to them).
     RankGroup& ranks;
+    /// The Kernel Lab's providers beside the CPU rungs (lab.h's LabRegistry).
+    const ProviderRegistry<lab::LabProvider>* lab = nullptr;
+    /// The multi-tau correlators beside the CPU's (multitau.h's CorrelatorRegistry); null in a
+    /// build without the FCS part (TPACF_FCS=OFF), which has no autocorr command.
+    const ProviderRegistry<fcs::CorrelatorProvider>* correlators = nullptr;
 };
 
 /// One function per subcommand; each returns the exit code and throws tpacf errors (the

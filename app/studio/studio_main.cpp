@@ -5,6 +5,10 @@
 #include "plot_panel.h"
 
 #include <tpacf/cuda/cuda_backend.h>
+#include <tpacf/cuda/cuda_lab.h>
+#if TPACF_HAVE_FCS
+#include <tpacf/cuda/cuda_correlator.h>
+#endif
 #include <tpacf/version.h>
 
 #include <QApplication>
@@ -131,10 +135,19 @@ int main(int argc, char** argv) {
     const QCommandLineOption& screenshotTab = studioOptions.screenshotTab;
     const QCommandLineOption& screenshotJackknife = studioOptions.screenshotJackknife;
 
-    // The one place the studio names its backend modules: a new backend is one more add().
+    // The one place the studio names its backend modules and, beside them, the side tools'
+    // providers: a new one is one more add().
     tpacf::BackendRegistry backends;
     backends.add(tpacf::cuda::makeProvider());
     tpacf::ui::MainWindow::Options options;
+    auto labProviders = std::make_shared<tpacf::lab::LabRegistry>();
+    labProviders->add(tpacf::cuda::makeLabProvider());
+    options.labProviders = std::move(labProviders);
+#if TPACF_HAVE_FCS
+    auto correlators = std::make_shared<tpacf::fcs::CorrelatorRegistry>();
+    correlators->add(tpacf::cuda::makeCorrelatorProvider());
+    options.correlators = std::move(correlators);
+#endif
     if (parser.isSet(screenshot))
         options.useSettings = false; // documentation shots show the defaults
     tpacf::ui::MainWindow window(backends, options);

@@ -5,7 +5,7 @@
 // runs while the other is uploaded and counted: two streams, events between them) and, per
 // chunk, runs one pass per level (all channels in one launch) and one coalescing step between
 // levels. The counts are exact integers, identical to the CPU reference's.
-#include "cuda_correlator.h"
+#include "cuda_correlator_impl.h"
 
 #include "cuda_check.h"
 #include "multitau_kernels.h"

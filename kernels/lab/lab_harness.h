@@ -3,7 +3,7 @@
 // What every CUDA rung of the Kernel Lab shares and none of them teaches: the device check, the
 // catalogs' upload, the timed loop of launches (chunked for cancellation) and the occupancy
 // facts. Internal to kernels/lab; the rungs' kernels stay in their own files.
-#include "../src/cuda_check.h"
+#include "cuda_check.h"
 #include "tpacf/catalog.h"
 #include "tpacf/lab.h"
 

@@ -3,7 +3,7 @@
 // (kernels/src/cuda_pair_counter.cpp, its kernel in kernels/src/pair_kernels.cu and
 // pair_loops.cuh), created as the program creates it, so this rung times exactly what users
 // get: same precision rule, same culling rule, same tuning.
-#include "../src/cuda_pair_counter.h"
+#include "cuda_pair_counter.h"
 #include "lab_harness.h"
 #include "lab_variants.h"
 

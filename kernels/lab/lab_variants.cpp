@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The CUDA rungs of the Kernel Lab, in ladder order (the CUDA module's labVariants()).
+// The CUDA rungs of the Kernel Lab, in ladder order (what the CUDA lab provider offers).
 #include "lab_variants.h"
 
 namespace tpacf::cuda::lab {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The CUDA rungs of the Kernel Lab (tpacf/lab.h), one factory per rung; each rung's kernel is
-// in its own file of kernels/lab/. The CUDA module's labVariants() returns makeCudaLabVariants.
+// in its own file of kernels/lab/. The CUDA lab provider (lab_provider.cpp) offers them.
 #include "tpacf/cuda/cuda_backend.h"
 #include "tpacf/lab.h"
 #include "tpacf/pair_counter.h"

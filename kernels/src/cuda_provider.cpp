@@ -5,8 +5,6 @@
 
 #include "cuda_pair_counter.h"
 #include "cuda_session.h"
-#include "../fcs/cuda_correlator.h"
-#include "../lab/lab_variants.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -95,43 +93,6 @@ public:
         }
         description += ")";
         return detail::makeCudaPairCounter(precision, std::move(runtime), description, m_tuning);
-    }
-
-    /// The Kernel Lab's CUDA rungs on the first device; the product rung in the precision
-    /// "auto" picks there (float where no device answers: its count then reports why).
-    tpacf::lab::LabVariantList labVariants() const override {
-        const std::vector<GpuDeviceInfo> available = devices();
-        int device = 0;
-        if (!available.empty()) {
-            try {
-                device = CudaSession::instance().runtimeIndices({available.front().index}).front();
-            } catch (const Error&) {
-                device = available.front().index; // the rung's count reports the problem
-            }
-        }
-        const Precision precision = available.empty()
-                                        ? Precision::Float
-                                        : autoPrecision({available.front()}).precision;
-        return cuda::lab::makeCudaLabVariants(device, precision, m_tuning);
-    }
-
-    /// The multi-tau correlator on the first device asked for (one device: a photon stream is
-    /// one sequence, counted in order).
-    std::unique_ptr<tpacf::fcs::MultiTauCorrelator>
-    createCorrelator(const tpacf::fcs::MultiTauSettings& settings, std::size_t channels,
-                     const std::vector<int>& deviceIndices) const override {
-        const std::vector<GpuDeviceInfo> available = devices();
-        if (available.empty())
-            throw BackendUnavailable("CUDA backend unavailable: " + unavailableReason());
-        const int device = deviceIndices.empty() ? available.front().index : deviceIndices.front();
-        const auto info = std::find_if(available.begin(), available.end(),
-                                       [&](const GpuDeviceInfo& d) { return d.index == device; });
-        if (info == available.end())
-            throw ConfigError("CUDA device " + std::to_string(device) +
-                              " does not exist (this machine has " +
-                              std::to_string(available.size()) + ")");
-        const int runtime = CudaSession::instance().start({device}).front();
-        return detail::fcs::makeCudaCorrelator(settings, channels, runtime, info->name);
     }
 
 private:

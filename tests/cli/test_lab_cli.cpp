@@ -110,7 +110,7 @@ private slots:
             QVERIFY2(list.out.contains(QLatin1String(key)), key);
         const Outcome explain = runTpacf(tpacf::test::words({"lab", "--explain", "cpu-2-chord2"}));
         QCOMPARE(explain.exitCode, 0);
-        QVERIFY(explain.out.contains(QStringLiteral("core/src/lab/cpu_chord2.cpp")));
+        QVERIFY(explain.out.contains(QStringLiteral("core/lab/src/cpu_chord2.cpp")));
         QVERIFY(explain.out.contains(QStringLiteral("const double chord2 = dx * dx")));
         QVERIFY(!explain.out.contains(QStringLiteral("source not available")));
     }

@@ -6,7 +6,7 @@
 // within the spread across channels (and a model with a wrong tau_D or N does not); a Poisson
 // stream of constant rate has G = 0 (1/mean at lag 0) within its noise.
 #include "tpacf_test_main.h"
-#include "fcs/fcs_lattice.h"
+#include "fcs_lattice.h"
 #include "tpacf/errors.h"
 #include "tpacf/fcs_simulation.h"
 #include "tpacf/multitau.h"

@@ -188,8 +188,8 @@ private slots:
             QCOMPARE(QString::fromStdString(variants[v]->backend()), QStringLiteral("cpu"));
             QVERIFY(!variants[v]->explanation().empty());
         }
-        // With no module registered, all variants are the CPU's.
-        QCOMPARE(lab::allLabVariants(tpacf::BackendRegistry{}).size(), variants.size());
+        // With no provider registered, all variants are the CPU's.
+        QCOMPARE(lab::allLabVariants(lab::LabRegistry{}).size(), variants.size());
     }
 
     void floatThresholdsAreWhatTheExplanationStates() {
@@ -343,10 +343,10 @@ private slots:
                      variant->key().c_str());
             QVERIFY(excerpt.front() != ' '); // the shared indent is taken off
         }
-        QVERIFY(lab::sourceExcerpt(TPACF_SOURCE_DIR, "core/src/lab/cpu_naive.cpp", "cpu-1").empty());
-        QVERIFY(lab::sourceExcerpt(TPACF_SOURCE_DIR, "core/src/lab/missing.cpp", "cpu-1-naive")
+        QVERIFY(lab::sourceExcerpt(TPACF_SOURCE_DIR, "core/lab/src/cpu_naive.cpp", "cpu-1").empty());
+        QVERIFY(lab::sourceExcerpt(TPACF_SOURCE_DIR, "core/lab/src/missing.cpp", "cpu-1-naive")
                     .empty());
-        QVERIFY(lab::sourceExcerpt("", "core/src/lab/cpu_naive.cpp", "cpu-1-naive").empty());
+        QVERIFY(lab::sourceExcerpt("", "core/lab/src/cpu_naive.cpp", "cpu-1-naive").empty());
         // An excerpt that is never closed is no excerpt.
         QTemporaryDir folder;
         {

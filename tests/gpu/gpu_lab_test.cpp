@@ -17,6 +17,7 @@
 #include "tpacf/bins.h"
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/cuda/cuda_backend.h"
+#include "tpacf/cuda/cuda_lab.h"
 #include "tpacf/errors.h"
 #include "tpacf/lab.h"
 #include "tpacf/units.h"
@@ -302,7 +303,7 @@ int main(int argc, char** argv) {
         return kSkip;
     }
     Stats stats;
-    const lab::LabVariantList variants = provider->labVariants();
+    const lab::LabVariantList variants = cuda::makeLabProvider()->variants();
     const auto devices = provider->devices();
     const Precision productPrecision =
         devices.empty() ? Precision::Float : autoPrecision({devices.front()}).precision;

@@ -7,6 +7,7 @@
 // Exit 0: all passed; 1: a failure; 77: skipped.
 #include "gpu_test_support.h"
 #include "tpacf/cuda/cuda_backend.h"
+#include "tpacf/cuda/cuda_correlator.h"
 #include "tpacf/errors.h"
 #include "tpacf/multitau.h"
 
@@ -108,6 +109,7 @@ std::string describe(const fcs::MultiTauCounts& a, const fcs::MultiTauCounts& b)
 } // namespace
 
 int main() {
+    const auto correlators = cuda::makeCorrelatorProvider();
     const auto provider = cuda::makeProvider();
     if (gputest::skipWithoutDevice(*provider))
         return kSkip;
@@ -134,7 +136,7 @@ int main() {
                                             std::size_t{1} << 30}) {
                 if (chunk == 1 && c.frames * c.channels > 200000)
                     continue; // frame by frame: kept to the small cases (a launch per level each)
-                auto gpu = provider->createCorrelator(settings, c.channels, {});
+                auto gpu = correlators->create(settings, c.channels, {});
                 if (!expect(stats, gpu != nullptr, "the CUDA module offers a correlator"))
                     return 1;
                 const fcs::MultiTauCounts counts = feedInChunks(*gpu, bytes, c.channels, chunk);
@@ -153,7 +155,7 @@ int main() {
             const fcs::MultiTauSettings settings{32, 12};
             const std::size_t channels = 1024, frames = 70000;
             const auto bytes = makeFrames(frames, channels, 77);
-            auto gpu = provider->createCorrelator(settings, channels, {});
+            auto gpu = correlators->create(settings, channels, {});
             auto cpu = fcs::makeCpuCorrelator(settings, channels, 0);
             const auto gpuCounts = feedInChunks(*gpu, bytes, channels, frames);
             const auto cpuCounts = feedInChunks(*cpu, bytes, channels, 10007);
@@ -164,14 +166,14 @@ int main() {
         // Refused: lags per level the kernels are not built for; bytes that are not frames.
         bool refused = false;
         try {
-            provider->createCorrelator(fcs::MultiTauSettings{12, 4}, 4, {});
+            correlators->create(fcs::MultiTauSettings{12, 4}, 4, {});
         } catch (const ConfigError&) {
             refused = true;
         }
         expect(stats, refused, "P = 12 is refused by the CUDA correlator (ConfigError)");
         refused = false;
         try {
-            auto gpu = provider->createCorrelator(fcs::MultiTauSettings{32, 4}, 4, {});
+            auto gpu = correlators->create(fcs::MultiTauSettings{32, 4}, 4, {});
             const std::vector<std::uint8_t> bytes(10, 1);
             gpu->feed(bytes);
         } catch (const ConfigError&) {

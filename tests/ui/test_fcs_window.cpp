@@ -4,7 +4,7 @@
 // window streams them in chunks on its worker); Stop ends a long stream early with the counts so
 // far; a raw file whose size is not a multiple of the channels is reported, not a crash; the
 // exports write files; the Tools menu opens the window.
-#include "fcs_window.h"
+#include "fcs/fcs_window.h"
 #include "main_window.h"
 #include "tpacf_test_main.h"
 
@@ -67,7 +67,7 @@ void TestFcsWindow::plottedMeanGIsTheCpuCorrelators() {
     QFETCH(int, chunk);
     constexpr std::uint64_t kFrames = 1u << 15;
     const auto params = smallStream();
-    FcsWindow window(BackendRegistry{});
+    FcsWindow window(fcs::CorrelatorRegistry{});
     window.setSimulation(params, kFrames);
     window.setChunkFrames(std::size_t(chunk));
     QVERIFY(runToEnd(window));
@@ -149,7 +149,7 @@ void TestFcsWindow::stopCancelsALongStream() {
     auto params = smallStream();
     params.channels = 64;
     constexpr std::uint64_t kFrames = 1u << 28; // hours on this machine: only Stop ends it
-    FcsWindow window(BackendRegistry{});
+    FcsWindow window(fcs::CorrelatorRegistry{});
     window.setSimulation(params, kFrames);
     QSignalSpy ended(&window, &FcsWindow::runEnded);
     QVERIFY(window.run());
@@ -175,7 +175,7 @@ void TestFcsWindow::badRawFileIsReported() {
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write(QByteArray(10, '\1')); // 10 bytes: not a multiple of 4 channels
     file.close();
-    FcsWindow window(BackendRegistry{});
+    FcsWindow window(fcs::CorrelatorRegistry{});
     window.setFile(path, 4);
     QVERIFY(runToEnd(window));
     QVERIFY2(window.lastError().contains(QStringLiteral("not a multiple of 4")),

@@ -4,10 +4,10 @@
 // Cancel stops a run, the excerpt shown is the selected variant's, exports write what the window
 // shows. Then the real CPU rungs on 2,000 points (exact rows: "0 wrong bins"), the bundled
 // excerpts equal to the source tree's, and the float-dot precision demonstration.
-#include "kernel_lab_demos.h"
-#include "kernel_lab_excerpt.h"
-#include "kernel_lab_results.h"
-#include "kernel_lab_window.h"
+#include "lab/kernel_lab_demos.h"
+#include "lab/kernel_lab_excerpt.h"
+#include "lab/kernel_lab_results.h"
+#include "lab/kernel_lab_window.h"
 #include "main_window.h"
 #include "tpacf_test_main.h"
 

@@ -2,9 +2,9 @@
 #pragma once
 // Choosing a backend. The CPU is built in; every other backend is a BackendModule that the
 // program registers at start-up (kernels/ offers one), so core names none of them and a new
-// backend is one registry entry. selectBackend() picks from the registry by name.
-#include "tpacf/lab.h"
-#include "tpacf/multitau.h"
+// backend is one registry entry. selectBackend() picks from the registry by name. Pair counting
+// only: the side tools have registries of their own (lab.h's LabRegistry, multitau.h's
+// CorrelatorRegistry) that the programs fill beside this one.
 #include "tpacf/pair_counter.h"
 
 #include <cstdint>
@@ -125,14 +125,6 @@ public:
     /// use no other device of the module in its lifetime (the CLI's one job); the devices left
     /// out are then listed with reachable = false. Never throws. Default: nothing.
     virtual void reserveDevices(const std::vector<int>& deviceIndices) const;
-    /// The module's rungs of the Kernel Lab (lab.h): teaching kernels, never used by a job.
-    /// Default: none.
-    virtual lab::LabVariantList labVariants() const;
-    /// A multi-tau correlator of photon streams (multitau.h) on `deviceIndices` (empty: the
-    /// first device); null where the module has none (the default). Throws like create().
-    virtual std::unique_ptr<fcs::MultiTauCorrelator>
-    createCorrelator(const fcs::MultiTauSettings& settings, std::size_t channels,
-                     const std::vector<int>& deviceIndices) const;
 };
 
 /// The backends a program offers: the built-in CPU and the modules added at start-up, in the

@@ -2,7 +2,7 @@
 #pragma once
 // Power-law fit w(θ) = A·θ^(1−γ) over a θ range by generalised least squares with the
 // jackknife covariance, and the integral constraint of a finite field (Roche & Eales 1999).
-#include "tpacf/correlation_job.h"
+#include "tpacf/correlation_result.h"
 
 #include <cstddef>
 #include <span>

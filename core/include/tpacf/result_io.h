@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Writers (and a reader) for results: the CSV every frontend writes, JSON, pair-count CSV.
-#include "tpacf/correlation_job.h"
+#include "tpacf/correlation_result.h"
 
 #include <iosfwd>
 #include <optional>

@@ -3,7 +3,7 @@
 // Comparing two runs bin by bin: w / w_ref or w − w_ref on their common bins, with the errors
 // propagated where both runs have jackknife σ (taken as independent: two runs on different
 // catalogs; for runs sharing data the bars overstate the scatter of the ratio).
-#include "tpacf/result_reader.h"
+#include "tpacf/loaded_result.h"
 
 #include <string>
 #include <vector>

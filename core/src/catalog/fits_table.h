@@ -5,7 +5,7 @@
 // decompressed to a private temporary file first), and its columns. fits_table.cpp opens it;
 // fits_reader.cpp reads columns and previews from it.
 #include "catalog/fits_reader.h"
-#include "io/fits_handle.h"
+#include "base/fits_handle.h"
 
 #include <algorithm>
 #include <cctype>

@@ -101,15 +101,6 @@ std::vector<std::string> BackendModule::unsupportedDevices() const {
     return {};
 }
 
-lab::LabVariantList BackendModule::labVariants() const {
-    return {};
-}
-
-std::unique_ptr<fcs::MultiTauCorrelator> BackendModule::createCorrelator(
-    const fcs::MultiTauSettings&, std::size_t, const std::vector<int>&) const {
-    return nullptr;
-}
-
 std::string BackendModule::displayName() const {
     std::string text = name();
     std::transform(text.begin(), text.end(), text.begin(),

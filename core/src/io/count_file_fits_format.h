@@ -22,7 +22,7 @@
 // Text columns lose trailing blanks in FITS; NAMELEN and LABELLEN give them back.
 // Internal to count_file_fits_write.cpp and count_file_fits_read.cpp: the layout above and what
 // both sides of it share.
-#include "io/fits_handle.h"
+#include "base/fits_handle.h"
 
 #include <cstddef>
 

@@ -4,7 +4,7 @@
 // memory and written through the staged output path. cfitsio never sees the target's name, so
 // no character of it ('(', '[', '!', a leading '-') can be read as cfitsio's extended syntax
 // (an output file, a template, a filter) and reach a file the user did not name.
-#include "io/fits_handle.h"
+#include "base/fits_handle.h"
 
 #include <cstddef>
 #include <string>

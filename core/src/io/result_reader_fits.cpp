@@ -2,7 +2,7 @@
 // The FITS form of a result read back (cfitsio builds only): the WTHETA binary table that
 // writeResultFitsFile writes, or else the file's first binary table; its TUNIT gives θ's unit and
 // its keywords the metadata (the writer keeps the original key in each keyword's comment).
-#include "io/fits_handle.h"
+#include "base/fits_handle.h"
 #include "io/result_reader_table.h"
 
 #include "tpacf/errors.h"

@@ -25,18 +25,6 @@ const char* const kToolName = "TPACF Studio";
 // Every number goes through std::to_chars/std::to_string, never operator<< on a number: a
 // stream imbued with a grouping locale would write 1,234 and break the CSV.
 
-std::string formatDouble(double value) {
-    if (std::isnan(value))
-        return "nan";
-    if (std::isinf(value))
-        return value > 0 ? "inf" : "-inf";
-    // Shortest form that reads back to the same double.
-    std::array<char, 32> buffer{};
-    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    return std::string(buffer.data(), result.ptr);
-}
-
-
 // Metadata values sit on one '#' line each; a name with a line break would end the comment.
 std::string oneLine(std::string text) {
     for (char& c : text)

@@ -2,8 +2,9 @@
 #pragma once
 // Internal to the result writers (result_io.cpp: tables; result_json.cpp: JSON): the metadata
 // and conventions every form of a result carries, and the checks and number formats they share.
+#include "base/number_text.h"
 #include "io/table.h"
-#include "tpacf/correlation_job.h"
+#include "tpacf/correlation_result.h"
 #include "tpacf/units.h"
 
 #include <cstddef>
@@ -16,8 +17,8 @@ extern const char* const kToolName;
 extern const char* const kBinConvention;
 extern const char* const kJackknifeConvention;
 
-/// Shortest text that reads back as the same double; "nan", "inf", "-inf".
-std::string formatDouble(double value);
+/// Shortest text that reads back as the same double (base/number_text.h).
+using detail::formatDouble;
 /// Line breaks replaced by spaces: a value stays on its metadata line.
 std::string oneLine(std::string text);
 /// UTC now as ISO 8601 ("2026-11-24T13:22:40Z").

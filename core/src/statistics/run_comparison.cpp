@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/run_comparison.h"
 
-#include "io/result_text.h"
+#include "base/number_text.h"
 
 #include "tpacf/errors.h"
 
@@ -45,9 +45,9 @@ std::string binsDifference(const LoadedResult& run, const LoadedResult& referenc
             continue;
         const auto range = [k](const LoadedResult& r) {
             if (k < r.thetaLo.size() && k < r.thetaHi.size())
-                return "[" + io::formatDouble(r.thetaLo[k]) + ", " + io::formatDouble(r.thetaHi[k]) +
+                return "[" + detail::formatDouble(r.thetaLo[k]) + ", " + detail::formatDouble(r.thetaHi[k]) +
                        ")" + unitText(r);
-            return io::formatDouble(r.thetaMid[k]) + unitText(r);
+            return detail::formatDouble(r.thetaMid[k]) + unitText(r);
         };
         return "bin " + std::to_string(k + 1) + " differs: " + runName + " " + range(run) +
                ", " + referenceName + " " + range(reference);
