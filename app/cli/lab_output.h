@@ -2,6 +2,7 @@
 #pragma once
 // tpacf lab's pieces beside its command (cmd_lab.cpp): what the lab counts, the report as a
 // table or JSON (lab_output.cpp) and the two precision demonstrations (cmd_lab_demo.cpp).
+#include "tpacf/backend.h"
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
 #include "tpacf/lab.h"

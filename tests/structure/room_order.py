@@ -65,7 +65,7 @@ class Core:
     """core's files, their rooms and the public headers' folders."""
 
     def __init__(self, root: Path):
-        self.root = root
+        self.root = Path(root).resolve()
         self.problems = []
         # Folders that hold public headers (tpacf/<name>.h): core/include, core/<side>/include.
         self.public_dirs = [p for p in [root / "include"] + sorted(root.glob("*/include"))
