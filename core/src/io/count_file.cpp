@@ -186,8 +186,8 @@ private:
     const std::string& m_file;
 };
 
-CountStore storeOf(const JsonValue& document, const std::string& name) {
-    const Reader read(name);
+// The parts of a count file's document, each read into `store` (storeOf reads them in order).
+void readFormat(const Reader& read, const JsonValue& document, const std::string& name) {
     if (document.kind != JsonValue::Kind::Object || !document.member("format") ||
         document.member("format")->kind != JsonValue::Kind::String ||
         document.member("format")->text != kFormatName)
@@ -199,9 +199,9 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
         read.fail(versionValue, "version " + std::to_string(version) +
                                     " is not one this build reads (version " +
                                     std::to_string(CountStore::kFormatVersion) + ")");
-    CountStore store;
-    store.source = name;
+}
 
+void readBins(const Reader& read, const JsonValue& document, CountStore& store) {
     const JsonValue& bins = read.member(document, "bins");
     store.binsDescription = read.string(read.member(bins, "description"), "bins.description");
     const JsonValue& unitValue = read.member(bins, "unit");
@@ -215,13 +215,15 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
                             " edges (2 to " + std::to_string(kMaxBinCount + 1) + " belong)");
     store.chord2Edges =
         read.doubles(read.member(bins, "chord2_edges"), "bins.chord2_edges", store.edges.size());
-    const std::size_t binCount = store.edges.size() - 1;
     const JsonValue& regionsValue = read.member(document, "jackknife_regions");
     store.regionCount = read.integer(regionsValue, "jackknife_regions");
     if (store.regionCount == 1 || store.regionCount > std::size_t(kMaxJackknifeRegions))
         read.fail(regionsValue, "jackknife_regions is " + std::to_string(store.regionCount) +
                                     " (0, or 2 to " + std::to_string(kMaxJackknifeRegions) + ")");
 
+}
+
+void readCountedBy(const Reader& read, const JsonValue& document, CountStore& store) {
     const JsonValue& countedBy = read.member(document, "counted_by");
     store.backend = read.string(read.member(countedBy, "backend"), "counted_by.backend");
     const JsonValue& precisionValue = read.member(countedBy, "precision");
@@ -236,6 +238,9 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
     store.culling = *culling;
     store.culled = read.boolean(read.member(countedBy, "culled"), "counted_by.culled");
 
+}
+
+void readShares(const Reader& read, const JsonValue& document, CountStore& store) {
     const JsonValue& shares = read.member(document, "shares");
     const JsonValue& partsValue = read.member(shares, "parts");
     const std::uint64_t parts = read.integer(partsValue, "shares.parts");
@@ -257,6 +262,9 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
     if (store.sharesHeld.empty())
         read.fail(heldValue, "shares.held is empty");
 
+}
+
+void readCatalogs(const Reader& read, const JsonValue& document, CountStore& store) {
     for (const JsonValue& item : read.array(read.member(document, "catalogs"), "catalogs")) {
         CountCatalog catalog;
         catalog.name = read.string(read.member(item, "name"), "catalogs.name");
@@ -277,56 +285,79 @@ CountStore storeOf(const JsonValue& document, const std::string& name) {
         store.catalogs.push_back(std::move(catalog));
     }
 
-    const std::size_t regionCells = store.regionCount * binCount;
-    for (const JsonValue& item : read.array(read.member(document, "counts"), "counts")) {
-        StoredCount count;
-        count.label = read.string(read.member(item, "label"), "counts.label");
-        const auto catalogIndex = [&](const JsonValue& value, std::string_view what) {
-            const std::uint64_t index = read.integer(value, what);
-            if (index >= store.catalogs.size())
-                read.fail(value, std::string(what) + " names catalog " + std::to_string(index) +
-                                     " of " + std::to_string(store.catalogs.size()));
-            return static_cast<std::size_t>(index);
-        };
-        count.first = catalogIndex(read.member(item, "first"), "counts.first");
-        const JsonValue& second = read.member(item, "second");
-        if (!read.isNull(second))
-            count.second = catalogIndex(second, "counts.second");
-        count.counts.raw = read.integers(read.member(item, "raw"), "counts.raw", binCount);
-        const JsonValue& weighted = read.member(item, "weighted");
-        if (!read.isNull(weighted))
-            count.counts.weighted = read.doubles(weighted, "counts.weighted", binCount);
-        const JsonValue& regions = read.member(item, "regions");
-        if (read.isNull(regions) != (store.regionCount == 0))
-            read.fail(regions, store.regionCount > 0
-                                   ? "count " + count.label + " has no region tallies"
-                                   : "count " + count.label +
-                                         " has region tallies without "
-                                         "jackknife regions");
-        if (!read.isNull(regions)) {
-            RegionPairCounts tallies;
-            tallies.regionCount = store.regionCount;
-            tallies.binCount = binCount;
-            tallies.total = read.integers(read.member(regions, "total"), "regions.total", binCount);
-            tallies.touching =
-                read.integers(read.member(regions, "touching"), "regions.touching", regionCells);
-            tallies.within =
-                read.integers(read.member(regions, "within"), "regions.within", regionCells);
-            if (count.counts.isWeighted()) {
-                tallies.weightedTotal = read.doubles(read.member(regions, "weighted_total"),
-                                                     "regions.weighted_total", binCount);
-                tallies.weightedTouching = read.doubles(read.member(regions, "weighted_touching"),
-                                                        "regions.weighted_touching", regionCells);
-                tallies.weightedWithin = read.doubles(read.member(regions, "weighted_within"),
-                                                      "regions.weighted_within", regionCells);
-            }
-            if (tallies.total != count.counts.raw)
-                read.fail(regions, "the region totals of count " + count.label +
-                                       " differ from its raw counts");
-            count.regions = std::move(tallies);
-        }
-        store.counts.push_back(std::move(count));
+}
+
+// A count's region tallies, which must add up to its raw counts.
+RegionPairCounts regionTalliesOf(const Reader& read, const JsonValue& regions,
+                                 const StoredCount& count, std::size_t regionCount,
+                                 std::size_t binCount) {
+    const std::size_t regionCells = regionCount * binCount;
+    RegionPairCounts tallies;
+    tallies.regionCount = regionCount;
+    tallies.binCount = binCount;
+    tallies.total = read.integers(read.member(regions, "total"), "regions.total", binCount);
+    tallies.touching =
+        read.integers(read.member(regions, "touching"), "regions.touching", regionCells);
+    tallies.within =
+        read.integers(read.member(regions, "within"), "regions.within", regionCells);
+    if (count.counts.isWeighted()) {
+        tallies.weightedTotal = read.doubles(read.member(regions, "weighted_total"),
+                                             "regions.weighted_total", binCount);
+        tallies.weightedTouching = read.doubles(read.member(regions, "weighted_touching"),
+                                                "regions.weighted_touching", regionCells);
+        tallies.weightedWithin = read.doubles(read.member(regions, "weighted_within"),
+                                              "regions.weighted_within", regionCells);
     }
+    if (tallies.total != count.counts.raw)
+        read.fail(regions, "the region totals of count " + count.label +
+                               " differ from its raw counts");
+    return tallies;
+}
+
+
+StoredCount countOf(const Reader& read, const JsonValue& item, const CountStore& store,
+                    std::size_t binCount) {
+    StoredCount count;
+    count.label = read.string(read.member(item, "label"), "counts.label");
+    const auto catalogIndex = [&](const JsonValue& value, std::string_view what) {
+        const std::uint64_t index = read.integer(value, what);
+        if (index >= store.catalogs.size())
+            read.fail(value, std::string(what) + " names catalog " + std::to_string(index) +
+                                 " of " + std::to_string(store.catalogs.size()));
+        return static_cast<std::size_t>(index);
+    };
+    count.first = catalogIndex(read.member(item, "first"), "counts.first");
+    const JsonValue& second = read.member(item, "second");
+    if (!read.isNull(second))
+        count.second = catalogIndex(second, "counts.second");
+    count.counts.raw = read.integers(read.member(item, "raw"), "counts.raw", binCount);
+    const JsonValue& weighted = read.member(item, "weighted");
+    if (!read.isNull(weighted))
+        count.counts.weighted = read.doubles(weighted, "counts.weighted", binCount);
+    const JsonValue& regions = read.member(item, "regions");
+    if (read.isNull(regions) != (store.regionCount == 0))
+        read.fail(regions, store.regionCount > 0
+                               ? "count " + count.label + " has no region tallies"
+                               : "count " + count.label +
+                                     " has region tallies without "
+                                     "jackknife regions");
+    if (!read.isNull(regions))
+        count.regions = regionTalliesOf(read, regions, count, store.regionCount, binCount);
+    return count;
+}
+
+CountStore storeOf(const JsonValue& document, const std::string& name) {
+    const Reader read(name);
+    readFormat(read, document, name);
+    CountStore store;
+    store.source = name;
+    readBins(read, document, store);
+    readCountedBy(read, document, store);
+    readShares(read, document, store);
+    readCatalogs(read, document, store);
+    const std::size_t binCount = store.edges.size() - 1;
+    for (const JsonValue& item : read.array(read.member(document, "counts"), "counts"))
+        store.counts.push_back(countOf(read, item, store, binCount));
     return store;
 }
 

@@ -222,26 +222,9 @@ Fingerprint fingerprintOf(const FitsReader& read, const std::string& text, const
     return *parsed;
 }
 
-} // namespace
-
-CountStore readCountStoreFits(const std::string& path) {
-    std::error_code error;
-    const std::uint64_t fileSize = std::filesystem::file_size(path, error);
-    if (error)
-        throw InputError(path, 0, 0, "cannot read the count file: " + error.message());
-    int status = 0;
-    fitsfile* raw = nullptr;
-    fits_clear_errmsg();
-    if (fits_open_diskfile(&raw, path.c_str(), READONLY, &status)) {
-        if (raw) {
-            int ignored = 0;
-            fits_close_file(raw, &ignored);
-        }
-        throw InputError(path, 0, 0, "cannot open the FITS count file: " + fitsStatusText(status));
-    }
-    FitsPtr file(raw);
-    FitsReader read(path, file.get(), fileSize);
-
+// The primary header: format and version, the bins' description and unit, NBINS and NREGION,
+// how the counts were made. Returns NBINS.
+long long readPrimaryHeader(FitsReader& read, const std::string& path, CountStore& store) {
     read.primary();
     const auto format = read.optionalText("TPFORMAT");
     if (!format || *format != kFormatName)
@@ -253,8 +236,6 @@ CountStore readCountStoreFits(const std::string& path) {
         read.fail("version " + std::to_string(formatVersion) +
                   " is not one this build reads (version " +
                   std::to_string(CountStore::kFormatVersion) + ")");
-    CountStore store;
-    store.source = path;
     store.binsDescription = read.text("BINDESC");
     const auto unit = parseAngleUnit(read.text("BINUNIT"));
     if (!unit)
@@ -283,6 +264,12 @@ CountStore readCountStoreFits(const std::string& path) {
     if (parts < 1 || parts > 0xffffffffLL)
         read.fail("SHPARTS is out of range");
     store.shareParts = std::uint32_t(parts);
+    return binCount;
+}
+
+// SHPARTS and SHHELD (1-based parts, ascending, no repeats).
+void readShares(FitsReader& read, CountStore& store) {
+    const long long parts = store.shareParts;
     store.sharesHeld.clear();
     std::istringstream held(read.text("SHHELD"));
     for (std::string word; std::getline(held, word, ',');) {
@@ -298,10 +285,10 @@ CountStore readCountStoreFits(const std::string& path) {
     if (store.sharesHeld.empty())
         read.fail("SHHELD is empty");
 
-    read.requireRows(read.moveTo("BINS", 0, "BINS"), binCount + 1, "NBINS + 1 edges");
-    store.edges = read.doubles("EDGE", binCount + 1, 1);
-    store.chord2Edges = read.doubles("CHORD2", binCount + 1, 1);
+}
 
+void readCatalogTable(FitsReader& read, CountStore& store) {
+    const long long regionCount = static_cast<long long>(store.regionCount);
     const LONGLONG catalogCount = read.moveTo("CATALOGS", 0, "CATALOGS");
     const auto names = read.texts("NAME", "NAMELEN", catalogCount);
     const auto contents = read.texts("FINGERPR", nullptr, catalogCount);
@@ -327,6 +314,10 @@ CountStore readCountStoreFits(const std::string& path) {
         store.catalogs.push_back(std::move(catalog));
     }
 
+}
+
+void readCountTable(FitsReader& read, CountStore& store, long long binCount) {
+    const LONGLONG catalogCount = LONGLONG(store.catalogs.size());
     const LONGLONG countRows = read.moveTo("COUNTS", 0, "COUNTS");
     const auto labels = read.texts("LABEL", "LABELLEN", countRows);
     const auto firsts =
@@ -357,6 +348,12 @@ CountStore readCountStoreFits(const std::string& path) {
                                          weightedSums.begin() + (i + 1) * bins);
         store.counts.push_back(std::move(count));
     }
+}
+
+// One REGIONS table per count (EXTVER: its COUNTS row).
+void readRegionTables(FitsReader& read, CountStore& store, long long binCount) {
+    const long long regionCount = static_cast<long long>(store.regionCount);
+    const std::size_t bins = std::size_t(binCount);
     for (std::size_t i = 0; i < store.counts.size() && regionCount > 0; ++i) {
         StoredCount& count = store.counts[i];
         const std::string label =
@@ -376,6 +373,39 @@ CountStore readCountStoreFits(const std::string& path) {
         }
         count.regions = std::move(tallies);
     }
+}
+
+} // namespace
+
+CountStore readCountStoreFits(const std::string& path) {
+    std::error_code error;
+    const std::uint64_t fileSize = std::filesystem::file_size(path, error);
+    if (error)
+        throw InputError(path, 0, 0, "cannot read the count file: " + error.message());
+    int status = 0;
+    fitsfile* raw = nullptr;
+    fits_clear_errmsg();
+    if (fits_open_diskfile(&raw, path.c_str(), READONLY, &status)) {
+        if (raw) {
+            int ignored = 0;
+            fits_close_file(raw, &ignored);
+        }
+        throw InputError(path, 0, 0, "cannot open the FITS count file: " + fitsStatusText(status));
+    }
+    FitsPtr file(raw);
+    FitsReader read(path, file.get(), fileSize);
+
+    CountStore store;
+    store.source = path;
+    const long long binCount = readPrimaryHeader(read, path, store);
+    readShares(read, store);
+    read.requireRows(read.moveTo("BINS", 0, "BINS"), binCount + 1, "NBINS + 1 edges");
+    store.edges = read.doubles("EDGE", binCount + 1, 1);
+    store.chord2Edges = read.doubles("CHORD2", binCount + 1, 1);
+
+    readCatalogTable(read, store);
+    readCountTable(read, store, binCount);
+    readRegionTables(read, store, binCount);
     fits_close_file(file.release(), &status);
     return store;
 }

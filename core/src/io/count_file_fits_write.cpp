@@ -132,14 +132,10 @@ std::vector<int> lengthsOf(const std::vector<std::string>& texts, const std::str
     return lengths;
 }
 
-} // namespace
-
-void writeCountStoreFits(const std::string& path, const CountStore& store) {
-    const FitsWriter write(path);
-    if (store.edges.size() < 2 || store.chord2Edges.size() != store.edges.size())
-        throw InputError(path, 0, 0, "cannot write the FITS count file: the counts have no bins");
-    const LONGLONG binCount = LONGLONG(store.edges.size() - 1);
-    const LONGLONG regionCount = LONGLONG(store.regionCount);
+// The bytes the tables will take (for the in-memory file's first size); InputError where a count
+// holds counts or region tallies of another size than the bins and regions.
+std::uint64_t checkedDataBytes(const std::string& path, const CountStore& store, LONGLONG binCount,
+                               LONGLONG regionCount) {
     const auto wrongSize = [&](const StoredCount& count, const char* what) {
         return InputError(path, 0, 0,
                           "cannot write the FITS count file: count " + count.label + " holds " +
@@ -171,11 +167,12 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
     for (const CountCatalog& catalog : store.catalogs)
         dataBytes += store.catalogs.size() * catalog.name.size() + 128;
 
-    // Built in memory and written through the safe output path (fits_memory_file.h).
-    const std::size_t estimate = std::size_t(dataBytes) + 2880 * (8 + 2 * store.counts.size()) +
-                                 4 * store.binsDescription.size();
-    MemoryFitsFile memory(path, "FITS count file", estimate);
-    fitsfile* const file = memory.get();
+    return dataBytes;
+}
+
+// The primary HDU: format, bins, regions, how the counts were made, the shares held.
+void writePrimaryHeader(const FitsWriter& write, fitsfile* file, const CountStore& store,
+                        LONGLONG binCount, LONGLONG regionCount) {
     int status = 0;
     fits_create_img(file, BYTE_IMG, 0, nullptr, &status);
     write.check(status, "primary HDU");
@@ -205,11 +202,10 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
         held += (held.empty() ? "" : ",") + std::to_string(std::uint64_t(share) + 1);
     write.header(file, "SHHELD", held, "the shares held (1-based K)");
 
-    const std::string unit(angleUnitName(store.unit));
-    write.table(file, "BINS", binCount + 1,
-                {{"EDGE", "1D", unit, TDOUBLE, 1, store.edges.data()},
-                 {"CHORD2", "1D", "", TDOUBLE, 1, store.chord2Edges.data()}});
+}
 
+void writeCatalogTable(const FitsWriter& write, fitsfile* file, const std::string& path,
+                       const CountStore& store) {
     std::vector<std::string> names, contents, regionPrints;
     std::vector<ULONGLONG> sizes;
     std::vector<char> catalogWeighted;
@@ -234,6 +230,10 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
                  {"SUM_W", "1D", "", TDOUBLE, 1, sums.data()},
                  {"SUM_W2", "1D", "", TDOUBLE, 1, sumSquares.data()}});
 
+}
+
+void writeCountTable(const FitsWriter& write, fitsfile* file, const std::string& path,
+                     const CountStore& store, LONGLONG binCount) {
     std::vector<std::string> labels;
     std::vector<LONGLONG> firsts, seconds;
     std::vector<char> countWeighted;
@@ -263,6 +263,13 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
                  {"RAW", vector + "W", "", TULONGLONG, binCount, rawCounts.data()},
                  {"WSUM", vector + "D", "", TDOUBLE, binCount, weightedSums.data()}});
 
+}
+
+// One REGIONS table per count (EXTVER: its COUNTS row).
+void writeRegionTables(const FitsWriter& write, fitsfile* file, const CountStore& store,
+                       LONGLONG binCount, LONGLONG regionCount) {
+    int status = 0;
+    const std::string vector = std::to_string(binCount);
     for (std::size_t i = 0; i < store.counts.size() && regionCount > 0; ++i) {
         const RegionPairCounts& r = *store.counts[i].regions;
         std::vector<OutColumn> columns{
@@ -281,6 +288,30 @@ void writeCountStoreFits(const std::string& path, const CountStore& store) {
         write.header(file, "LABEL", store.counts[i].label, "the count");
     }
 
+}
+
+} // namespace
+
+void writeCountStoreFits(const std::string& path, const CountStore& store) {
+    const FitsWriter write(path);
+    if (store.edges.size() < 2 || store.chord2Edges.size() != store.edges.size())
+        throw InputError(path, 0, 0, "cannot write the FITS count file: the counts have no bins");
+    const LONGLONG binCount = LONGLONG(store.edges.size() - 1);
+    const LONGLONG regionCount = LONGLONG(store.regionCount);
+    const std::uint64_t dataBytes = checkedDataBytes(path, store, binCount, regionCount);
+    // Built in memory and written through the safe output path (fits_memory_file.h).
+    const std::size_t estimate = std::size_t(dataBytes) + 2880 * (8 + 2 * store.counts.size()) +
+                                 4 * store.binsDescription.size();
+    MemoryFitsFile memory(path, "FITS count file", estimate);
+    fitsfile* const file = memory.get();
+    writePrimaryHeader(write, file, store, binCount, regionCount);
+    const std::string unit(angleUnitName(store.unit));
+    write.table(file, "BINS", binCount + 1,
+                {{"EDGE", "1D", unit, TDOUBLE, 1, store.edges.data()},
+                 {"CHORD2", "1D", "", TDOUBLE, 1, store.chord2Edges.data()}});
+    writeCatalogTable(write, file, path, store);
+    writeCountTable(write, file, path, store, binCount);
+    writeRegionTables(write, file, store, binCount, regionCount);
     memory.commit();
 }
 
