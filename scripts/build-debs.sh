@@ -144,6 +144,8 @@ check() { # check DESCRIPTION COMMAND...
 }
 cd "$work"
 check "tpacf --version" /usr/bin/tpacf --version
+check "tpacf --version: no plotting in the Qt-free package" \
+  sh -c '/usr/bin/tpacf --version | grep -Eq "^  plotting +no"'
 check "tpacf run on the bundled sample" /usr/bin/tpacf run --quiet \
   --data "$source_dir/resources/samples/sample_data.txt" \
   --random "$source_dir/resources/samples/sample_random_1.txt" \

@@ -4,6 +4,7 @@
 #include "cli/cli_main.h"
 
 #include "cli/args.h"
+#include "cli/build_parts.h"
 #include "cli/context.h"
 #include "cli/failure.h"
 #include "cli/rank_group.h"
@@ -184,7 +185,7 @@ int dispatch(const std::vector<std::string>& words, const Streams& streams) {
         return kExitOk;
     }
     if (first == "--version" || first == "-V") {
-        streams.out << "tpacf " << version() << '\n';
+        streams.out << versionText(makeBackends());
         return kExitOk;
     }
     for (const auto& command : kSubcommands)

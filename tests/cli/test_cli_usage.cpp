@@ -44,11 +44,35 @@ private slots:
         QVERIFY(outcome.err.isEmpty());
     }
 
+    // The first line is the version; then one line per optional part, "yes" or "no" as the
+    // libraries this suite links say (FITS from the core, CUDA from the module, plotting from how
+    // tpacf was built).
     void version() {
         const Outcome outcome = tpacf({QStringLiteral("--version")});
         QCOMPARE(outcome.exitCode, 0);
-        QCOMPARE(outcome.out.trimmed(),
-                 QStringLiteral("tpacf ") + q(std::string(tpacf::version())));
+        QVERIFY(outcome.err.isEmpty());
+        const QStringList lines = outcome.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY2(lines.size() >= 7, qPrintable(outcome.out));
+        QCOMPARE(lines[0], QStringLiteral("tpacf ") + q(std::string(tpacf::version())));
+        QCOMPARE(lines[1], QStringLiteral("parts of this build:"));
+        const auto part = [&](const QString& name) -> QString {
+            for (const QString& line : lines)
+                if (line.startsWith(QStringLiteral("  ") + name + QLatin1Char(' ')))
+                    return line.mid(2 + name.size()).trimmed().section(QLatin1Char(' '), 0, 0);
+            return {};
+        };
+        const auto yesNo = [](bool present) {
+            return present ? QStringLiteral("yes") : QStringLiteral("no");
+        };
+        QCOMPARE(part(QStringLiteral("fits")), yesNo(tpacf::fitsSupported()));
+        QCOMPARE(part(QStringLiteral("cuda")), yesNo(tpacf::cuda::makeProvider()->compiledIn()));
+#if TPACF_CLI_HAVE_PLOT
+        QCOMPARE(part(QStringLiteral("plotting")), QStringLiteral("yes"));
+#else
+        QCOMPARE(part(QStringLiteral("plotting")), QStringLiteral("no"));
+#endif
+        for (const char* name : {"mpi", "fcs"})
+            QVERIFY2(!part(QString::fromLatin1(name)).isEmpty(), name);
     }
 
     void noArgumentsIsUsageError() {

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli/build_parts.h"
+
+#include "cli/plot_output.h"
+#include "tpacf/catalog_reader.h"
+#include "tpacf/version.h"
+
+#include <cstdio>
+
+namespace tpacf::cli {
+
+namespace {
+
+std::string partLine(const std::string& name, bool present, const std::string& what) {
+    char line[32];
+    std::snprintf(line, sizeof line, "  %-10s%-4s", name.c_str(), present ? "yes" : "no");
+    return line + what + "\n";
+}
+
+} // namespace
+
+std::string versionText(const BackendRegistry& backends) {
+    std::string text = "tpacf " + std::string(version()) + "\nparts of this build:\n";
+    for (const auto& module : backends.modules())
+        text += partLine(module->name(), module->compiledIn(),
+                         module->compiledIn() ? "pair counting on " + module->name() + " devices"
+                                              : "(" + module->unavailableReason() + ")");
+#if TPACF_HAVE_MPI
+    text += partLine("mpi", true, "run, count and bench across MPI ranks");
+#else
+    text += partLine("mpi", false, "(built without MPI: one process)");
+#endif
+    text += partLine("fits", fitsSupported(),
+                     fitsSupported() ? "FITS catalogs, results and count files (cfitsio)"
+                                     : "(built without cfitsio: text catalogs and outputs only)");
+    if (plotsAvailable())
+        text += partLine("plotting", true,
+                         std::string("run --plot writes PNG, PDF") +
+                             (svgPlotsAvailable() ? ", SVG" : "") + " (Qt)");
+    else
+        text += partLine("plotting", false,
+                         "(this tpacf links no Qt: run --plot is refused; Studio draws figures)");
+#if TPACF_HAVE_FCS
+    text += partLine("fcs", true, "tpacf autocorr, the multi-tau FCS correlator");
+#else
+    text += partLine("fcs", false, "(built without the FCS correlator)");
+#endif
+    return text;
+}
+
+} // namespace tpacf::cli
