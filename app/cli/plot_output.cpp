@@ -102,8 +102,10 @@ struct PlotOutput::Gui {};
 PlotOutput::PlotOutput(std::string path, std::optional<std::string> stylePath)
     : m_path(std::move(path)) {
     if (!plotsAvailable())
-        throw UsageError("--plot: this build of tpacf has no plotting (built without Qt, "
-                         "TPACF_GUI=OFF); plot the CSV instead, or use a build with the GUI");
+        throw UsageError("--plot: this build of tpacf has no plotting (it links no Qt: built "
+                         "with TPACF_GUI=OFF or TPACF_CLI_PLOT=OFF, as the Debian package is); "
+                         "plot the CSV instead, export the figure from TPACF Studio, or use a "
+                         "build with plotting");
     const std::string suffix = lowerSuffix(m_path);
     if (suffix == "svg" && !svgPlotsAvailable())
         throw UsageError("--plot: " + quote(m_path) +
