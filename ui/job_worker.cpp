@@ -20,23 +20,22 @@ JobWorker::JobWorker(BackendRegistry backends, QObject* parent)
 }
 
 bool JobWorker::start(CorrelationParams params) {
-    if (m_busy.exchange(true))
+    if (!m_state.claim())
         return false;
-    m_cancelRequested.store(false);
     QMetaObject::invokeMethod(
         this, [this, params = std::move(params)] { execute(params); }, Qt::QueuedConnection);
     return true;
 }
 
 void JobWorker::requestCancel() noexcept {
-    m_cancelRequested.store(true);
+    m_state.requestCancel();
 }
 
 void JobWorker::execute(const CorrelationParams& params) {
-    // m_busy is cleared before each final signal so that a slot reacting to it can start the
+    // The worker is released before each final signal so that a slot reacting to it can start the
     // next run at once.
-    auto finish = [this] { m_busy.store(false); };
-    if (m_cancelRequested.load()) {
+    auto finish = [this] { m_state.release(); };
+    if (m_state.cancelRequested()) {
         finish();
         Q_EMIT cancelled();
         return;
@@ -66,7 +65,7 @@ void JobWorker::execute(const CorrelationParams& params) {
             Q_EMIT progress(update);
         };
         auto result =
-            std::make_shared<const CorrelationResult>(job.run(onProgress, &m_cancelRequested));
+            std::make_shared<const CorrelationResult>(job.run(onProgress, m_state.cancelFlag()));
         finish();
         if (result->status == JobStatus::Cancelled)
             Q_EMIT cancelled();

@@ -2,6 +2,8 @@
 #pragma once
 // Runs one tpacf::CorrelationJob at a time on the thread it lives on (the owner moves it to a
 // QThread) and reports back through queued signals carrying value types.
+#include "worker_state.h"
+
 #include <tpacf/backend.h>
 #include <tpacf/correlation_job.h>
 
@@ -41,7 +43,7 @@ class JobWorker : public QObject {
     /// Thread-safe. The job polls the flag between chunks (~100 ms), so it stops almost at once.
     void requestCancel() noexcept;
     /// Thread-safe. True from a successful start() until just before the final signal.
-    bool isBusy() const noexcept { return m_busy.load(); }
+    bool isBusy() const noexcept { return m_state.busy(); }
 
   Q_SIGNALS:
     void progress(const tpacf::ui::JobProgressUpdate& update);
@@ -53,8 +55,7 @@ class JobWorker : public QObject {
     void execute(const CorrelationParams& params);
 
     const BackendRegistry m_backends;
-    std::atomic<bool> m_cancelRequested{false};
-    std::atomic<bool> m_busy{false};
+    WorkerState m_state;
 };
 
 } // namespace tpacf::ui

@@ -17,16 +17,15 @@ FcsWorker::FcsWorker(QObject* parent) : QObject(parent) {
 }
 
 bool FcsWorker::start(FcsRunRequest request) {
-    if (m_busy.exchange(true))
+    if (!m_state.claim())
         return false;
-    m_cancelRequested.store(false);
     QMetaObject::invokeMethod(
         this, [this, request = std::move(request)] { execute(request); }, Qt::QueuedConnection);
     return true;
 }
 
 void FcsWorker::requestCancel() noexcept {
-    m_cancelRequested.store(true);
+    m_state.requestCancel();
 }
 
 void FcsWorker::execute(const FcsRunRequest& request) {
@@ -59,7 +58,7 @@ void FcsWorker::execute(const FcsRunRequest& request) {
         clock.start();
         qint64 lastSent = -1000;
         for (;;) {
-            if (m_cancelRequested.load())
+            if (m_state.cancelRequested())
                 throw Cancelled();
             std::size_t got = 0;
             double fraction = -1;
@@ -67,12 +66,12 @@ void FcsWorker::execute(const FcsRunRequest& request) {
                 const auto left = request.frames - simulator->framesGenerated();
                 got = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, left));
                 if (got)
-                    simulator->generate(got, frames, &m_cancelRequested);
+                    simulator->generate(got, frames, m_state.cancelFlag());
                 fraction = request.frames ? double(simulator->framesGenerated()) /
                                                 double(request.frames)
                                           : 1.0;
             } else {
-                got = reader->read(frames, chunk, &m_cancelRequested);
+                got = reader->read(frames, chunk, m_state.cancelFlag());
                 if (reader->fileBytes())
                     fraction = double(reader->bytesRead()) / double(reader->fileBytes());
             }
@@ -88,20 +87,20 @@ void FcsWorker::execute(const FcsRunRequest& request) {
         }
         auto counts = std::make_shared<const fcs::MultiTauCounts>(correlator->counts());
         const double seconds = double(clock.nsecsElapsed()) * 1e-9;
-        m_busy.store(false);
+        m_state.release();
         Q_EMIT finished(counts, QString::fromStdString(correlator->backendName()),
                         QString::fromStdString(correlator->deviceDescription()), seconds);
     } catch (const Cancelled&) {
         FcsCountsPtr counts;
         if (correlator)
             counts = std::make_shared<const fcs::MultiTauCounts>(correlator->counts());
-        m_busy.store(false);
+        m_state.release();
         Q_EMIT cancelled(counts);
     } catch (const std::exception& error) {
-        m_busy.store(false);
+        m_state.release();
         Q_EMIT failed(QString::fromStdString(error.what()));
     } catch (...) {
-        m_busy.store(false);
+        m_state.release();
         Q_EMIT failed(tr("The correlation failed for an unknown reason."));
     }
 }

@@ -3,6 +3,8 @@
 // Streams photon frames (a file or the simulator) through a multi-tau correlator on the thread it
 // lives on (the FCS window moves it to its own QThread), sending the counts after each chunk so
 // that the window can redraw G(tau) while the stream is still coming: a running experiment.
+#include "worker_state.h"
+
 #include <tpacf/fcs_simulation.h>
 #include <tpacf/multitau.h>
 
@@ -43,7 +45,7 @@ public:
     bool start(FcsRunRequest request);
     /// Thread-safe. The stream stops between chunks (or inside a read); ends with cancelled().
     void requestCancel() noexcept;
-    bool isBusy() const noexcept { return m_busy.load(); }
+    bool isBusy() const noexcept { return m_state.busy(); }
 
 Q_SIGNALS:
     /// The counts so far; `fraction` of the stream done (-1 where unknown, e.g. ASCII).
@@ -56,8 +58,7 @@ Q_SIGNALS:
 private:
     void execute(const FcsRunRequest& request);
 
-    std::atomic<bool> m_cancelRequested{false};
-    std::atomic<bool> m_busy{false};
+    WorkerState m_state;
 };
 
 } // namespace tpacf::ui

@@ -59,34 +59,32 @@ KernelLabWorker::KernelLabWorker(QObject* parent) : QObject(parent) {
 }
 
 bool KernelLabWorker::start(LabRunRequest request) {
-    if (m_busy.exchange(true))
+    if (!m_state.claim())
         return false;
-    m_cancelRequested.store(false);
     QMetaObject::invokeMethod(
         this, [this, request = std::move(request)] { execute(request); }, Qt::QueuedConnection);
     return true;
 }
 
 bool KernelLabWorker::startDemo(LabDemoRequest request) {
-    if (m_busy.exchange(true))
+    if (!m_state.claim())
         return false;
-    m_cancelRequested.store(false);
     QMetaObject::invokeMethod(
         this, [this, request] { executeDemo(request); }, Qt::QueuedConnection);
     return true;
 }
 
 void KernelLabWorker::requestCancel() noexcept {
-    m_cancelRequested.store(true);
+    m_state.requestCancel();
 }
 
 void KernelLabWorker::runGuarded(const std::function<std::function<void()>()>& work,
                                  const QString& unknownError) {
-    // m_busy is cleared before each final signal, so that a slot reacting to it can start the
+    // The worker is released before each final signal, so that a slot reacting to it can start the
     // next run; `work` returns the signal to send once it has succeeded.
-    auto finish = [this] { m_busy.store(false); };
+    auto finish = [this] { m_state.release(); };
     try {
-        if (m_cancelRequested.load())
+        if (m_state.cancelRequested())
             throw Cancelled();
         const std::function<void()> emitResult = work();
         finish();
@@ -117,8 +115,8 @@ void KernelLabWorker::execute(const LabRunRequest& request) {
         const auto onProgress = [this](int done, int total) { Q_EMIT progress(done, total); };
         auto report = std::make_shared<const lab::LabReport>(
             lab::runLab(variants, *first, second.get(), binning, request.repeats, onProgress,
-                        &m_cancelRequested));
-        if (m_cancelRequested.load())
+                        m_state.cancelFlag()));
+        if (m_state.cancelRequested())
             return [this] { Q_EMIT cancelled(); };
         return [this, report] { Q_EMIT finished(report); };
     }, tr("The lab run stopped with an unknown error."));
@@ -126,7 +124,7 @@ void KernelLabWorker::execute(const LabRunRequest& request) {
 
 void KernelLabWorker::executeDemo(const LabDemoRequest& request) {
     runGuarded([&]() -> std::function<void()> {
-        LabDemoResultPtr result = runLabDemo(request, &m_cancelRequested);
+        LabDemoResultPtr result = runLabDemo(request, m_state.cancelFlag());
         return [this, result] { Q_EMIT demoFinished(result); };
     }, tr("The demonstration stopped with an unknown error."));
 }

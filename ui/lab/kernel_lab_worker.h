@@ -2,6 +2,7 @@
 #pragma once
 // Runs the Kernel Lab (tpacf::lab::runLab) on the thread it lives on (the lab window moves it to
 // its own QThread), so that a slow rung never freezes the window; queued signals carry values.
+#include "worker_state.h"
 #include "kernel_lab_demos.h"
 
 #include <tpacf/bins.h>
@@ -54,7 +55,7 @@ public:
     bool startDemo(LabDemoRequest request);
     /// Thread-safe. runLab and the variants poll the flag; the run ends with cancelled().
     void requestCancel() noexcept;
-    bool isBusy() const noexcept { return m_busy.load(); }
+    bool isBusy() const noexcept { return m_state.busy(); }
 
 Q_SIGNALS:
     /// `done` of `total` variants counted (0 once the reference is counted).
@@ -72,8 +73,7 @@ private:
     void runGuarded(const std::function<std::function<void()>()>& work,
                     const QString& unknownError);
 
-    std::atomic<bool> m_cancelRequested{false};
-    std::atomic<bool> m_busy{false};
+    WorkerState m_state;
 };
 
 } // namespace tpacf::ui
