@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/bench_report.h"
 
+#include "cli/number_text.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -29,17 +30,6 @@ namespace {
 
 double pairsPerSecond(std::uint64_t pairs, double seconds) {
     return seconds > 0 ? static_cast<double>(pairs) / seconds : 0.0;
-}
-
-std::string withThousands(std::uint64_t value) {
-    const std::string digits = std::to_string(value);
-    std::string grouped;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            grouped.push_back(',');
-        grouped.push_back(digits[i]);
-    }
-    return grouped;
 }
 
 void printTable(std::ostream& out, const std::vector<Configuration>& configurations) {

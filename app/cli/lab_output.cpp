@@ -2,6 +2,7 @@
 // tpacf lab's report: the table for people, JSON for scripts (lab_output.h).
 #include "cli/lab_output.h"
 
+#include "cli/number_text.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -32,17 +33,6 @@ std::string wrapText(const std::string& text, std::size_t width) {
 }
 
 namespace {
-
-std::string withThousands(std::uint64_t value) {
-    const std::string digits = std::to_string(value);
-    std::string grouped;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            grouped.push_back(',');
-        grouped.push_back(digits[i]);
-    }
-    return grouped;
-}
 
 std::string catalogsText(const LabSetup& setup, const lab::LabReport& report) {
     const LabInputs& inputs = setup.inputs;
