@@ -263,7 +263,7 @@ private slots:
 #else
         QTest::newRow("plot without Qt")
             << run({QStringLiteral("--plot"), QStringLiteral("/tmp/tpacf-test-never.png")})
-            << QStringLiteral("no plotting (built without Qt");
+            << QStringLiteral("this build of tpacf has no plotting (it links no Qt");
 #endif
         QTest::newRow("no random")
             << QStringList{QStringLiteral("run"), QStringLiteral("--data"), m_data, out, csv}
