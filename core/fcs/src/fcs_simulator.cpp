@@ -3,6 +3,7 @@
 // through a 3D Gaussian focus, and in every frame a Poisson count of rate background +
 // brightness x sum_i W(r_i).
 #include "tpacf/fcs_simulation.h"
+#include "base/number_text.h"
 
 #include "fcs_lattice.h"
 #include "tpacf/errors.h"
@@ -18,12 +19,6 @@ namespace tpacf::fcs {
 namespace {
 
 constexpr double kMaxMeanCounts = 50;
-
-std::string number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", value);
-    return text;
-}
 
 std::uint64_t splitMix(std::uint64_t& state) {
     std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -106,27 +101,27 @@ void FcsSimulationParams::validate() const {
     check(channels >= 1 && channels <= (std::size_t(1) << 20),
           "simulation channels " + std::to_string(channels) + " must be 1 to 1048576");
     check(particles > 0 && particles <= 1000,
-          "simulated particles N_eff = " + number(particles) + " must be above 0 and at most 1000");
+          "simulated particles N_eff = " + tpacf::detail::formatShort(particles) + " must be above 0 and at most 1000");
     check(tauDFrames >= 2 && tauDFrames <= 1e9,
-          "diffusion time tau_D = " + number(tauDFrames) +
+          "diffusion time tau_D = " + tpacf::detail::formatShort(tauDFrames) +
               " frames must be 2 to 1e9 frames (the walk takes ~100/tau_D steps per frame)");
     check(kappa >= 1 && kappa <= 20,
-          "focus aspect kappa = z0/w0 = " + number(kappa) + " must be 1 to 20");
+          "focus aspect kappa = z0/w0 = " + tpacf::detail::formatShort(kappa) + " must be 1 to 20");
     check(brightness > 0 && brightness <= kMaxMeanCounts,
-          "brightness " + number(brightness) + " photons/frame must be above 0 and at most 50");
+          "brightness " + tpacf::detail::formatShort(brightness) + " photons/frame must be above 0 and at most 50");
     check(background >= 0 && background <= kMaxMeanCounts,
-          "background " + number(background) + " photons/frame must be 0 to 50");
+          "background " + tpacf::detail::formatShort(background) + " photons/frame must be 0 to 50");
     const double mean = background + brightness * particles / std::pow(2.0, 1.5);
     check(mean <= kMaxMeanCounts,
-          "the mean count " + number(mean) +
+          "the mean count " + tpacf::detail::formatShort(mean) +
               " photons/frame is above 50: counts are bytes (0-255), lower the brightness, "
               "background or particles");
 }
 
 std::string FcsSimulationParams::describe() const {
-    return "diffusion through a 3D Gaussian focus: N_eff = " + number(particles) +
-           ", tau_D = " + number(tauDFrames) + " frames, kappa = " + number(kappa) +
-           ", brightness " + number(brightness) + " and background " + number(background) +
+    return "diffusion through a 3D Gaussian focus: N_eff = " + tpacf::detail::formatShort(particles) +
+           ", tau_D = " + tpacf::detail::formatShort(tauDFrames) + " frames, kappa = " + tpacf::detail::formatShort(kappa) +
+           ", brightness " + tpacf::detail::formatShort(brightness) + " and background " + tpacf::detail::formatShort(background) +
            " photons/frame, seed " + std::to_string(seed);
 }
 

@@ -9,4 +9,8 @@ namespace tpacf::detail {
 /// Shortest text that reads back as the same double; "nan", "inf", "-inf".
 std::string formatDouble(double value);
 
+/// Six significant digits (printf's %.6g): for values quoted in messages, where the shortest
+/// round-trip text would be noise (a guessed unit's range, a simulation parameter).
+std::string formatShort(double value);
+
 } // namespace tpacf::detail

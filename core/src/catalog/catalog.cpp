@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/catalog.h"
+#include "base/number_text.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/units.h"
@@ -16,12 +17,6 @@ namespace {
 
 // Below this many points a thread costs more than it saves.
 constexpr std::size_t kPointsPerWorker = std::size_t(1) << 16;
-
-std::string number(double value) {
-    char buffer[64];
-    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return ec == std::errc() ? std::string(buffer, end) : std::to_string(value);
-}
 
 // fmod keeps the sign of its argument, and a tiny negative value plus a full turn can round
 // up to the full turn itself; both cases are folded back into [0, turn).
@@ -51,7 +46,7 @@ void checkWeights(const std::string& name, const std::vector<double>& weight) {
     for (std::size_t i = 0; i < weight.size(); ++i)
         if (!std::isfinite(weight[i]))
             throw InputError(name, static_cast<long>(i + 1), 0,
-                             "weight " + number(weight[i]) + " is not finite (row " +
+                             "weight " + detail::formatDouble(weight[i]) + " is not finite (row " +
                                  std::to_string(i + 1) + ")");
 }
 
@@ -68,15 +63,15 @@ Catalog Catalog::fromRadians(std::string name, std::vector<double> ra, std::vect
         const long row = static_cast<long>(i + 1);
         if (!std::isfinite(ra[i]))
             throw InputError(name, row, 0,
-                             "RA " + number(ra[i]) + " is not finite (row " + std::to_string(row) +
+                             "RA " + detail::formatDouble(ra[i]) + " is not finite (row " + std::to_string(row) +
                                  ")");
         if (!std::isfinite(dec[i]))
             throw InputError(name, row, 0,
-                             "Dec " + number(dec[i]) + " is not finite (row " +
+                             "Dec " + detail::formatDouble(dec[i]) + " is not finite (row " +
                                  std::to_string(row) + ")");
         if (dec[i] < -halfPi || dec[i] > halfPi)
             throw InputError(name, row, 0,
-                             "Dec " + number(dec[i]) + " rad is outside [-pi/2, pi/2] (row " +
+                             "Dec " + detail::formatDouble(dec[i]) + " rad is outside [-pi/2, pi/2] (row " +
                                  std::to_string(row) + ")");
     }
 
@@ -144,15 +139,15 @@ Catalog Catalog::fromDegrees(std::string name, std::vector<double> raDeg,
         const long row = static_cast<long>(i + 1);
         if (!std::isfinite(raDeg[i]))
             throw InputError(name, row, 0,
-                             "RA " + number(raDeg[i]) + " is not finite (row " +
+                             "RA " + detail::formatDouble(raDeg[i]) + " is not finite (row " +
                                  std::to_string(row) + ")");
         if (!std::isfinite(decDeg[i]))
             throw InputError(name, row, 0,
-                             "Dec " + number(decDeg[i]) + " is not finite (row " +
+                             "Dec " + detail::formatDouble(decDeg[i]) + " is not finite (row " +
                                  std::to_string(row) + ")");
         if (decDeg[i] < -90.0 || decDeg[i] > 90.0)
             throw InputError(name, row, 0,
-                             "Dec " + number(decDeg[i]) + " deg is outside [-90, 90] (row " +
+                             "Dec " + detail::formatDouble(decDeg[i]) + " deg is outside [-90, 90] (row " +
                                  std::to_string(row) + ")");
         raDeg[i] = wrapInto(raDeg[i], 360.0) * perDegree;
         // ±90° times the rounded π/180 may land one ulp beyond ±π/2; the check above was exact.

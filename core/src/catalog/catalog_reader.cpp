@@ -3,6 +3,7 @@
 // handling both readers share.
 #include "tpacf/catalog_reader.h"
 
+#include "base/number_text.h"
 #include "catalog/fits_reader.h"
 #include "tpacf/catalog_formats.h"
 #include "tpacf/errors.h"
@@ -287,12 +288,6 @@ std::optional<std::size_t> defaultColumnByName(const std::vector<std::string>& n
                          quoteField(names[candidates[1]]) + " both could" + ask);
 }
 
-std::string formatNumber(double value) {
-    char buffer[64];
-    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-    return ec == std::errc() ? std::string(buffer, end) : std::to_string(value);
-}
-
 namespace {
 double quarterTurnIn(AngleUnit unit) {
     switch (unit) {
@@ -333,8 +328,8 @@ std::string CoordinateConverter::decRangeProblem(std::string_view writtenValue,
     case AngleUnit::Radian:
         return problem + "[-pi/2, pi/2]";
     default:
-        return problem + "[-" + formatNumber(m_decLimit) + ", " + formatNumber(m_decLimit) + "] (" +
-               formatNumber(value / m_decLimit * 90.0) + " deg)";
+        return problem + "[-" + detail::formatDouble(m_decLimit) + ", " + detail::formatDouble(m_decLimit) + "] (" +
+               detail::formatDouble(value / m_decLimit * 90.0) + " deg)";
     }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // FITS catalogs through cfitsio: columns chosen and read from a table fits_table.cpp opened,
 // and previews. Compiled only where cfitsio was found.
+#include "base/number_text.h"
 #include "catalog/fits_reader.h"
 #include "catalog/fits_table.h"
 
@@ -107,7 +108,7 @@ std::vector<double> readColumn(const FitsTable& table, const std::string& path, 
                                      ": " + role + " value " +
                                      (isNull[static_cast<std::size_t>(i)]
                                           ? std::string("is undefined (null)")
-                                          : formatNumber(chunk[i]) + " is not finite"));
+                                          : detail::formatDouble(chunk[i]) + " is not finite"));
             }
     }
     return values;
@@ -197,7 +198,7 @@ Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
         region.reserve(labels.size());
         for (std::size_t i = 0; i < labels.size(); ++i)
             region.push_back(regionLabel(labels[i], path, static_cast<long>(i + 1), regionCol,
-                                         formatNumber(labels[i])));
+                                         detail::formatDouble(labels[i])));
     }
 
     const CoordinateConverter convert(options);
@@ -207,7 +208,7 @@ Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
             const long row = static_cast<long>(i + 1);
             throw InputError(path, row, decCol,
                              "row " + std::to_string(row) + ", " + columnLabel(table, decCol) +
-                                 ": " + convert.decRangeProblem(formatNumber(dec[i]), dec[i]));
+                                 ": " + convert.decRangeProblem(detail::formatDouble(dec[i]), dec[i]));
         }
         ra[i] = convert.raRadians(ra[i]);
         dec[i] = *decRadians;

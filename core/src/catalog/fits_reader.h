@@ -69,9 +69,6 @@ std::optional<std::size_t> defaultColumnByName(const std::vector<std::string>& n
                                                const std::function<bool(std::size_t)>& isFree,
                                                const std::string& source, long line);
 
-/// Shortest round-trip text of a double.
-std::string formatNumber(double value);
-
 /// Turns the values of a row into radians as ReadOptions says, and checks Dec in the unit
 /// the file uses (so that 90 deg, 5400 arcmin or pi/2 rad are accepted exactly).
 class CoordinateConverter {

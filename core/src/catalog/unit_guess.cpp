@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/unit_guess.h"
+#include "base/number_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +12,6 @@ namespace tpacf {
 namespace {
 
 // Values as a user would write them ("960.6", "1.2e+05"): they are quoted back in the reason.
-std::string shortNumber(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.6g", value);
-    return buffer;
-}
-
 // The largest |Dec| and the RA range each unit allows, in that unit.
 constexpr double kQuarterDeg = 90.0;
 constexpr double kQuarterArcmin = 90.0 * 60.0;
@@ -82,8 +77,8 @@ UnitGuess guessCoordinateUnits(const CoordinateRanges& ranges) {
     if (ranges.count == 0)
         return {};
     const double dec = ranges.decAbsMax;
-    const std::string decText = "|Dec| up to " + shortNumber(dec);
-    const std::string raText = "RA up to " + shortNumber(ranges.raMax);
+    const std::string decText = "|Dec| up to " + detail::formatShort(dec);
+    const std::string raText = "RA up to " + detail::formatShort(ranges.raMax);
 
     // Radians first: such values also fit degrees, but only as a field a few degrees wide at
     // RA ≈ 0, Dec ≈ 0, which is rare; a file in radians read as degrees is a silent disaster.

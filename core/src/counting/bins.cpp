@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/bins.h"
+#include "base/number_text.h"
 
 #include "tpacf/errors.h"
 
@@ -16,16 +17,8 @@ namespace tpacf {
 namespace {
 
 // Shortest text that reads back as the same double, so messages quote exactly what was given.
-std::string number(double value) {
-    char buffer[64];
-    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
-    if (ec != std::errc())
-        return std::to_string(value);
-    return std::string(buffer, end);
-}
-
 std::string withUnit(double value, AngleUnit unit) {
-    return number(value) + " " + std::string(angleUnitName(unit));
+    return detail::formatDouble(value) + " " + std::string(angleUnitName(unit));
 }
 
 // 180° written in `unit`, compared in that unit so that e.g. 10800 arcmin or π rad is accepted
@@ -49,7 +42,7 @@ double halfTurnIn(AngleUnit unit) {
 std::size_t derivedCount(double exactCount, const std::string& what) {
     const double rounded = std::ceil(exactCount - 1e-9);
     if (!(rounded <= static_cast<double>(kMaxBinCount)))
-        throw ConfigError("bins: " + what + " gives " + number(rounded) + " bins, more than the " +
+        throw ConfigError("bins: " + what + " gives " + detail::formatDouble(rounded) + " bins, more than the " +
                           std::to_string(kMaxBinCount) + " allowed");
     return rounded < 1.0 ? 1 : static_cast<std::size_t>(rounded);
 }
@@ -69,7 +62,7 @@ void validateEdges(const BinSpec& spec) {
         const std::string name = "edge " + std::to_string(k + 1);
         const double edge = edges[k];
         if (!std::isfinite(edge))
-            throw ConfigError("bins: " + name + " (" + number(edge) + ") is not finite");
+            throw ConfigError("bins: " + name + " (" + detail::formatDouble(edge) + ") is not finite");
         if (edge < 0)
             throw ConfigError("bins: " + name + " (" + withUnit(edge, spec.unit) +
                               ") is negative; angles start at 0");
@@ -91,7 +84,7 @@ void validate(const BinSpec& spec) {
     const std::string unit(angleUnitName(spec.unit));
     auto finite = [](double v, const char* name) {
         if (!std::isfinite(v))
-            throw ConfigError(std::string("bins: ") + name + " " + number(v) + " is not finite");
+            throw ConfigError(std::string("bins: ") + name + " " + detail::formatDouble(v) + " is not finite");
     };
     finite(spec.min, "min");
     finite(spec.max, "max");
@@ -111,13 +104,13 @@ void validate(const BinSpec& spec) {
                           " is beyond 180 deg, the largest separation on the sphere");
 
     if (spec.perDecade < 0)
-        throw ConfigError("bins: bins per decade must be > 0, got " + number(spec.perDecade));
+        throw ConfigError("bins: bins per decade must be > 0, got " + detail::formatDouble(spec.perDecade));
     if (spec.width < 0)
         throw ConfigError("bins: width must be > 0, got " + withUnit(spec.width, spec.unit));
     if (spec.count < 0)
         throw ConfigError("bins: count must be > 0, got " + std::to_string(spec.count));
     if (!log && spec.perDecade > 0)
-        throw ConfigError("bins: bins per decade (" + number(spec.perDecade) +
+        throw ConfigError("bins: bins per decade (" + detail::formatDouble(spec.perDecade) +
                           ") only applies to log bins; give a count or a width");
     if (log && spec.width > 0)
         throw ConfigError("bins: a width (" + withUnit(spec.width, spec.unit) +
@@ -249,21 +242,21 @@ std::string BinSpec::describe() const {
         text.append(" edges");
         if (!edges.empty()) {
             text.append(" ");
-            text.append(number(edges.front()));
+            text.append(detail::formatDouble(edges.front()));
             text.append("-");
-            text.append(number(edges.back()));
+            text.append(detail::formatDouble(edges.back()));
             text.append(" ");
             text.append(angleUnitName(unit));
         }
         return text;
     }
     const bool log = scale == BinScale::Logarithmic;
-    std::string text = std::string(log ? "log" : "linear") + ", " + number(min) + "-" +
-                       number(max) + " " + std::string(angleUnitName(unit)) + ", ";
+    std::string text = std::string(log ? "log" : "linear") + ", " + detail::formatDouble(min) + "-" +
+                       detail::formatDouble(max) + " " + std::string(angleUnitName(unit)) + ", ";
     if (perDecade > 0)
-        text += number(perDecade) + " per decade";
+        text += detail::formatDouble(perDecade) + " per decade";
     else if (width > 0)
-        text += "width " + number(width);
+        text += "width " + detail::formatDouble(width);
     else
         text += std::to_string(count) + " bins";
     return text;
@@ -289,7 +282,7 @@ Binning::Binning(const BinSpec& spec) : m_spec(spec) {
         count = static_cast<std::size_t>(spec.count);
     else if (spec.perDecade > 0)
         count = derivedCount(std::log10(spec.max / spec.min) * spec.perDecade,
-                             number(spec.perDecade) + " per decade");
+                             detail::formatDouble(spec.perDecade) + " per decade");
     else
         count = derivedCount((spec.max - spec.min) / spec.width,
                              "width " + withUnit(spec.width, spec.unit));
@@ -367,11 +360,11 @@ std::vector<double> parseBinEdgesText(std::string_view text, const std::string& 
     auto append = [&](double edge) {
         if (edge < 0)
             throw InputError(sourceName, lineNumber, 0,
-                             "edge " + number(edge) + " is negative; angles start at 0");
+                             "edge " + detail::formatDouble(edge) + " is negative; angles start at 0");
         if (!edges.empty() && !(edge > edges.back()))
             throw InputError(sourceName, lineNumber, 0,
-                             "edge " + number(edge) + " is not greater than the edge before it (" +
-                                 number(edges.back()) + "); edges must be strictly increasing");
+                             "edge " + detail::formatDouble(edge) + " is not greater than the edge before it (" +
+                                 detail::formatDouble(edges.back()) + "); edges must be strictly increasing");
         if (unit && edge > halfTurnIn(*unit))
             throw InputError(sourceName, lineNumber, 0,
                              "edge " + withUnit(edge, *unit) +
@@ -427,13 +420,13 @@ std::vector<double> parseBinEdgesText(std::string_view text, const std::string& 
         const double hi = edgeNumber(fields[1], sourceName, lineNumber);
         if (!(lo < hi))
             throw InputError(sourceName, lineNumber, 0,
-                             "lo " + number(lo) + " is not below hi " + number(hi));
+                             "lo " + detail::formatDouble(lo) + " is not below hi " + detail::formatDouble(hi));
         if (edges.empty())
             append(lo);
         else if (lo != edges.back())
             throw InputError(sourceName, lineNumber, 0,
-                             "lo " + number(lo) + " is not the previous row's hi " +
-                                 number(edges.back()) + " (rows must be contiguous)");
+                             "lo " + detail::formatDouble(lo) + " is not the previous row's hi " +
+                                 detail::formatDouble(edges.back()) + " (rows must be contiguous)");
         append(hi);
     }
     if (edges.size() < 2)

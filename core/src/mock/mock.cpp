@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/mock.h"
+#include "base/number_text.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/output_file.h"
@@ -187,12 +188,6 @@ bool containsRadians(const Footprint& footprint, double ra, double dec) noexcept
     return footprint.contains(ra / kDeg, dec / kDeg);
 }
 
-std::string number(double value) {
-    std::array<char, 32> buffer{};
-    const auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-    return error == std::errc() ? std::string(buffer.data(), end) : std::string("?");
-}
-
 void validateMock(const MockParams& params) {
     params.footprint.validate();
     if (params.levels < 1)
@@ -202,11 +197,11 @@ void validateMock(const MockParams& params) {
                           std::to_string(params.eta));
     if (!std::isfinite(params.lambda) || params.lambda <= 1.0)
         throw ConfigError("mock: lambda (radius ratio per level) must be > 1, got " +
-                          number(params.lambda));
+                          detail::formatDouble(params.lambda));
     if (!std::isfinite(params.outerRadiusDeg) || params.outerRadiusDeg <= 0 ||
         params.outerRadiusDeg > 180.0)
         throw ConfigError("mock: outer radius must be in (0, 180] degrees, got " +
-                          number(params.outerRadiusDeg));
+                          detail::formatDouble(params.outerRadiusDeg));
     if (std::pow(static_cast<double>(params.eta), params.levels) > kMaxPointsPerCluster)
         throw ConfigError("mock: eta^levels = " + std::to_string(params.eta) + "^" +
                           std::to_string(params.levels) +
@@ -246,26 +241,26 @@ void Footprint::validate() const {
         if (!std::isfinite(raMin) || !std::isfinite(raMax) || raMin < 0 || raMin > 360.0 ||
             raMax < 0 || raMax > 360.0)
             throw ConfigError("footprint: RA limits must lie in [0, 360] degrees, got " +
-                              number(raMin) + " to " + number(raMax) +
+                              detail::formatDouble(raMin) + " to " + detail::formatDouble(raMax) +
                               " (use raMin > raMax to wrap through RA = 0)");
         if (raMin == raMax || (raMin == 360.0 && raMax == 0.0))
-            throw ConfigError("footprint: RA range " + number(raMin) + " to " + number(raMax) +
+            throw ConfigError("footprint: RA range " + detail::formatDouble(raMin) + " to " + detail::formatDouble(raMax) +
                               " is empty");
         if (!std::isfinite(decMin) || !std::isfinite(decMax) || decMin < -90.0 || decMax > 90.0 ||
             decMin >= decMax)
             throw ConfigError(
                 "footprint: Dec limits must satisfy -90 <= decMin < decMax <= 90, got " +
-                number(decMin) + " to " + number(decMax));
+                detail::formatDouble(decMin) + " to " + detail::formatDouble(decMax));
         return;
     case Shape::Cap:
         if (!std::isfinite(capRa))
             throw ConfigError("footprint: cap centre RA must be finite");
         if (!std::isfinite(capDec) || capDec < -90.0 || capDec > 90.0)
             throw ConfigError("footprint: cap centre Dec must lie in [-90, 90] degrees, got " +
-                              number(capDec));
+                              detail::formatDouble(capDec));
         if (!std::isfinite(capRadius) || capRadius <= 0 || capRadius > 180.0)
             throw ConfigError("footprint: cap radius must be in (0, 180] degrees, got " +
-                              number(capRadius));
+                              detail::formatDouble(capRadius));
         return;
     }
     throw ConfigError("footprint: unknown shape");
@@ -312,12 +307,12 @@ std::string Footprint::describe() const {
     case Shape::FullSky:
         return "full sky";
     case Shape::Box:
-        return "box RA " + number(raMin) + " to " + number(raMax) + " deg" +
-               (raMin > raMax ? " (wrapping through 0)" : "") + ", Dec " + number(decMin) + " to " +
-               number(decMax) + " deg";
+        return "box RA " + detail::formatDouble(raMin) + " to " + detail::formatDouble(raMax) + " deg" +
+               (raMin > raMax ? " (wrapping through 0)" : "") + ", Dec " + detail::formatDouble(decMin) + " to " +
+               detail::formatDouble(decMax) + " deg";
     case Shape::Cap:
-        return "cap centred at RA " + number(capRa) + ", Dec " + number(capDec) + " deg, radius " +
-               number(capRadius) + " deg";
+        return "cap centred at RA " + detail::formatDouble(capRa) + ", Dec " + detail::formatDouble(capDec) + " deg, radius " +
+               detail::formatDouble(capRadius) + " deg";
     }
     return "unknown footprint";
 }
@@ -380,7 +375,7 @@ Catalog generateClusteredMock(const MockParams& params, std::string name) {
                                      1e9)
             throw ConfigError("mock: footprint " + params.footprint.describe() +
                               " is too small for spheres of radius " +
-                              number(params.outerRadiusDeg) + " deg");
+                              detail::formatDouble(params.outerRadiusDeg) + " deg");
         level.assign(1, centreRegion.draw(random));
         double radius = params.outerRadiusDeg * kDeg;
         for (int depth = 0; depth < params.levels; ++depth) {
