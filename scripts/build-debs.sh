@@ -10,6 +10,14 @@
 # -DCMAKE_CUDA_ARCHITECTURES=90.
 #
 #   --no-build      check and test the packages already in build/debs (after an earlier run)
+#   --from-tree DIR package from DIR, a build tree of this source made by `cmake --preset
+#                   testing` (which builds the shared core with the hardening flags, as the
+#                   packages have them), instead of a fresh build: DIR is reconfigured as the
+#                   fresh build would be (no suites, TPACF_CLI_PLOT=OFF, prefix /usr, the default
+#                   GPU code list) and only what that changes is built again: the CUDA code for
+#                   every architecture, the CLI's plotting unit, the links. scripts/test-all.sh
+#                   does this after the suites have run; the next `cmake --preset testing`
+#                   turns DIR back into a testing tree.
 #   --install-test  then, as root, install the packages (apt-get, which also fetches their
 #                   dependencies), run tpacf --version, tpacf run on the bundled sample, tpacf-studio
 #                   --version under xvfb-run and the examples/ pipeline against the installed
@@ -22,12 +30,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source_dir=$PWD
 
-install_test=0 build=1
+install_test=0 build=1 from_tree=
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --install-test) install_test=1 ;;
     --no-build) build=0 ;; # lintian and the install test on the packages already in build/debs
-    *) echo "unknown option $1 (--install-test, --no-build)"; exit 1 ;;
+    --from-tree)
+      from_tree=${2:-}
+      [[ -f $from_tree/CMakeCache.txt ]] || { echo "--from-tree: no build tree at '$from_tree'"; exit 1; }
+      shift ;;
+    *) echo "unknown option $1 (--install-test, --no-build, --from-tree DIR)"; exit 1 ;;
   esac
   shift
 done
@@ -65,13 +77,29 @@ copy_source() { # copy_source DIR
   chmod -R g+w "$dir"
 }
 
-build_tree() { # build_tree DIR GUI(ON|OFF) [cmake args...]
-  local dir=$1 gui=$2
-  shift 2
+# The configuration of every package build, fresh or from a testing tree.
+package_options=(-DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DTPACF_GUI=ON -DTPACF_CLI_PLOT=OFF
+                 -DTPACF_SHARED_CORE=ON -DTPACF_HARDENING=ON -DCMAKE_INSTALL_PREFIX=/usr)
+
+build_tree() { # build_tree DIR [cmake args...]: a fresh tree of the package source
+  local dir=$1
+  shift
   rm -rf "$dir"
-  cmake -S "$package_source" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
-        -DTPACF_GUI="$gui" -DTPACF_CLI_PLOT=OFF -DTPACF_SHARED_CORE=ON -DTPACF_HARDENING=ON \
-        -DCMAKE_INSTALL_PREFIX=/usr "$@"
+  cmake -S "$package_source" -B "$dir" -G Ninja "${package_options[@]}" "$@"
+  make_packages "$dir"
+}
+
+reuse_tree() { # reuse_tree DIR [cmake args...]: a testing tree of this source, reconfigured
+  local dir=$1
+  shift
+  rm -f "$dir"/cpack/*.deb
+  # -U: the testing preset's one GPU architecture gives way to the default list.
+  cmake -S "$source_dir" -B "$dir" -UCMAKE_CUDA_ARCHITECTURES "${package_options[@]}" "$@"
+  make_packages "$dir"
+}
+
+make_packages() { # make_packages DIR: builds DIR and writes its packages to $out
+  local dir=$1
   local start=$SECONDS
   cmake --build "$dir" -j "$jobs"
   echo "$dir: built in $((SECONDS - start)) s"
@@ -83,11 +111,15 @@ build_tree() { # build_tree DIR GUI(ON|OFF) [cmake args...]
 if ((build)); then
   rm -rf "$out"
   mkdir -p "$out"
-  package_source=$source_dir/build/deb-source
-  copy_source "$package_source"
   umask 002
   start=$SECONDS
-  build_tree build/deb ON "$@"
+  if [[ -n $from_tree ]]; then
+    reuse_tree "$from_tree" "$@"
+  else
+    package_source=$source_dir/build/deb-source
+    copy_source "$package_source"
+    build_tree build/deb "$@"
+  fi
   echo "Built in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s:"
 fi
 ls -1 "$out"/*.deb
