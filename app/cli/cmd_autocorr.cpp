@@ -191,6 +191,128 @@ void printSummaryTable(std::ostream& out, const fcs::MultiTauCounts& counts, dou
     }
 }
 
+// The frames as read or simulated, and how the report and the table name them.
+struct OpenedSource {
+    FrameSource source;
+    std::string inputText;
+    fcs::FcsSimulationParams simulation; // --simulate only
+};
+
+// The simulator (--simulate) or the file's reader: raw uint8 frames with --channels, else
+// ASCII columns.
+OpenedSource openFrameSource(const ParsedArgs& args, bool simulate) {
+    OpenedSource opened;
+    FrameSource& source = opened.source;
+    if (simulate) {
+        opened.simulation = simulationFrom(args);
+        source.simulatedFrames =
+            static_cast<std::uint64_t>(args.integer("--frames", 262144, 1, std::int64_t{1} << 40));
+        source.simulator = std::make_unique<fcs::FcsSimulator>(
+            opened.simulation, static_cast<int>(args.integer("--threads", 0, 0, 4096)));
+        opened.inputText = "simulated: " + opened.simulation.describe();
+        return opened;
+    }
+    const std::string path = args.required("--input");
+    if (args.has("--channels")) {
+        const auto channels = args.integer("--channels", 0, std::int64_t{1} << 24);
+        if (*channels == 0)
+            args.fail("--channels 0: a frame needs at least one channel (C >= 1)");
+        source.reader = fcs::openRawFrames(path, static_cast<std::size_t>(*channels));
+    } else {
+        source.reader = fcs::openAsciiCounts(path);
+    }
+    opened.inputText = path + " (" + source.reader->formatName() + ", " +
+                       std::to_string(source.reader->channels()) + " channels)";
+    return opened;
+}
+
+// --write-frames: the frames as they were fed, through a staged file that replaces the target
+// only once complete. Inactive without the flag.
+class FramesCopy {
+public:
+    explicit FramesCopy(const std::optional<std::string>& path) : m_path(path) {
+        if (!m_path)
+            return;
+        m_file.emplace(*m_path);
+        m_stream.open(m_file->temporaryPath(), std::ios::binary | std::ios::trunc);
+        if (!m_stream)
+            throw InputError(*m_path, 0, 0, "cannot write the frames here");
+    }
+    void write(const std::vector<std::uint8_t>& frames) {
+        if (m_path)
+            m_stream.write(reinterpret_cast<const char*>(frames.data()),
+                           static_cast<std::streamsize>(frames.size()));
+    }
+    void commit() {
+        if (!m_path)
+            return;
+        m_stream.close();
+        if (!m_stream)
+            throw InputError(*m_path, 0, 0, "writing the frames failed (disk full?)");
+        m_file->commit();
+    }
+
+private:
+    std::optional<std::string> m_path;
+    std::optional<StagedOutputFile> m_file;
+    std::ofstream m_stream;
+};
+
+// The stream fed through the correlator, piece by piece, with a progress bar.
+struct StreamedFrames {
+    std::uint64_t frames = 0;
+    double correlatorSeconds = 0; // in feed(): the correlator's own share
+};
+
+StreamedFrames streamFrames(const Context& context, FrameSource& source, std::size_t chunk,
+                            bool quiet, ChosenCorrelator& chosen, FramesCopy& copy) {
+    const std::size_t channels = source.channels();
+    StreamedFrames streamed;
+    ProgressBar bar(context.err, context.errIsTerminal && !quiet, "correlating");
+    std::vector<std::uint8_t> buffer;
+    while (const std::size_t count = source.read(buffer, chunk, context.cancelRequested)) {
+        if (cancelled(context))
+            throw Cancelled();
+        const auto fed = std::chrono::steady_clock::now();
+        chosen.correlator->feed(buffer);
+        streamed.correlatorSeconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - fed).count();
+        copy.write(buffer);
+        // Said once the stream reads well, as 'run' does once counting began: bad input then
+        // stays one line.
+        if (streamed.frames == 0)
+            printNotice(context.err, chosen.notice);
+        streamed.frames += count;
+        bar.update(source.fractionDone(), streamed.frames * channels);
+    }
+    return streamed;
+}
+
+// The G table (ECSV) with what produced it; a simulation's model in its metadata.
+void writeGTable(const Context& context, const std::string& path, const fcs::MultiTauCounts& counts,
+                 const fcs::MultiTauCorrelator& correlator, const OpenedSource& opened,
+                 bool simulate, double frameSeconds, double elapsed) {
+    fcs::AutocorrelationInfo info;
+    info.frameSeconds = frameSeconds;
+    info.invocation = commandLine("autocorr", context.args);
+    info.input = opened.inputText;
+    info.backend = correlator.backendName();
+    info.device = correlator.deviceDescription();
+    info.elapsedSeconds = elapsed;
+    if (simulate) {
+        const fcs::FcsModel model = fcs::fcsModelOf(opened.simulation);
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "%zu particles per channel in a periodic box, N_eff = %.6g, mean "
+                      "%.6g photons/frame, signal fraction %.6g",
+                      model.boxParticles, model.effectiveParticles, model.meanCounts,
+                      model.signalFraction);
+        info.extra.emplace_back("simulation", text);
+    }
+    writeFileAtomically(
+        path, [&](std::ostream& out) { fcs::writeAutocorrelationEcsv(out, counts, info); });
+}
+
 } // namespace
 
 int autocorrCommand(const Context& context) {
@@ -232,41 +354,11 @@ int autocorrCommand(const Context& context) {
         files.output("--write-frames", *framesOutput);
     files.check();
 
-    FrameSource source;
-    std::string inputText;
-    fcs::FcsSimulationParams simulation;
-    if (simulate) {
-        simulation = simulationFrom(args);
-        source.simulatedFrames =
-            static_cast<std::uint64_t>(args.integer("--frames", 262144, 1, std::int64_t{1} << 40));
-        source.simulator = std::make_unique<fcs::FcsSimulator>(
-            simulation, static_cast<int>(args.integer("--threads", 0, 0, 4096)));
-        inputText = "simulated: " + simulation.describe();
-    } else {
-        const std::string path = args.required("--input");
-        if (args.has("--channels")) {
-            const auto channels = args.integer("--channels", 0, std::int64_t{1} << 24);
-            if (*channels == 0)
-                args.fail("--channels 0: a frame needs at least one channel (C >= 1)");
-            source.reader = fcs::openRawFrames(path, static_cast<std::size_t>(*channels));
-        } else {
-            source.reader = fcs::openAsciiCounts(path);
-        }
-        inputText = path + " (" + source.reader->formatName() + ", " +
-                    std::to_string(source.reader->channels()) + " channels)";
-    }
-    const std::size_t channels = source.channels();
+    OpenedSource opened = openFrameSource(args, simulate);
+    const std::size_t channels = opened.source.channels();
     ChosenCorrelator chosen = chooseCorrelator(context, args, settings, channels);
     fcs::MultiTauCorrelator& correlator = *chosen.correlator;
-
-    std::optional<StagedOutputFile> framesFile;
-    std::ofstream framesStream;
-    if (framesOutput) {
-        framesFile.emplace(*framesOutput);
-        framesStream.open(framesFile->temporaryPath(), std::ios::binary | std::ios::trunc);
-        if (!framesStream)
-            throw InputError(*framesOutput, 0, 0, "cannot write the frames here");
-    }
+    FramesCopy framesCopy(framesOutput);
 
     // Pieces of ~16 MiB: large enough for a GPU's copies, small enough to stream any file. A
     // simulation takes ~0.2-0.5 us per sample: 1 MiB pieces keep the progress bar moving.
@@ -275,68 +367,24 @@ int autocorrCommand(const Context& context) {
                                         : std::max<std::size_t>(1, chunkBytes / channels);
     const bool quiet = args.has("--quiet");
     const auto start = std::chrono::steady_clock::now();
-    double correlatorSeconds = 0; // in feed() and counts(): the correlator's own share
-    std::uint64_t frames = 0;
-    {
-        ProgressBar bar(context.err, context.errIsTerminal && !quiet, "correlating");
-        std::vector<std::uint8_t> buffer;
-        while (const std::size_t count = source.read(buffer, chunk, context.cancelRequested)) {
-            if (cancelled(context))
-                throw Cancelled();
-            const auto fed = std::chrono::steady_clock::now();
-            correlator.feed(buffer);
-            correlatorSeconds +=
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - fed).count();
-            if (framesOutput)
-                framesStream.write(reinterpret_cast<const char*>(buffer.data()),
-                                   static_cast<std::streamsize>(buffer.size()));
-            // Said once the stream reads well, as 'run' does once counting began: bad input
-            // then stays one line.
-            if (frames == 0)
-                printNotice(context.err, chosen.notice);
-            frames += count;
-            bar.update(source.fractionDone(), frames * channels);
-        }
-    }
+    StreamedFrames streamed =
+        streamFrames(context, opened.source, chunk, quiet, chosen, framesCopy);
     if (cancelled(context))
         throw Cancelled();
+    // counts() waits for a GPU's work and copies back: the correlator's share too.
     const auto finishing = std::chrono::steady_clock::now();
     const fcs::MultiTauCounts counts = correlator.counts();
     const auto finished = std::chrono::steady_clock::now();
-    correlatorSeconds += std::chrono::duration<double>(finished - finishing).count();
+    const double correlatorSeconds =
+        streamed.correlatorSeconds + std::chrono::duration<double>(finished - finishing).count();
     const double elapsed = std::chrono::duration<double>(finished - start).count();
-    if (framesOutput) {
-        framesStream.close();
-        if (!framesStream)
-            throw InputError(*framesOutput, 0, 0, "writing the frames failed (disk full?)");
-        framesFile->commit();
-    }
+    framesCopy.commit();
 
     std::vector<double> expected;
     if (simulate)
-        expected = fcs::expectedMultiTauG(simulation, settings, counts.frames);
-    if (output) {
-        fcs::AutocorrelationInfo info;
-        info.frameSeconds = frameSeconds;
-        info.invocation = commandLine("autocorr", context.args);
-        info.input = inputText;
-        info.backend = correlator.backendName();
-        info.device = correlator.deviceDescription();
-        info.elapsedSeconds = elapsed;
-        if (simulate) {
-            const fcs::FcsModel model = fcs::fcsModelOf(simulation);
-            char text[200];
-            std::snprintf(text, sizeof text,
-                          "%zu particles per channel in a periodic box, N_eff = %.6g, mean "
-                          "%.6g photons/frame, signal fraction %.6g",
-                          model.boxParticles, model.effectiveParticles, model.meanCounts,
-                          model.signalFraction);
-            info.extra.emplace_back("simulation", text);
-        }
-        writeFileAtomically(*output, [&](std::ostream& out) {
-            fcs::writeAutocorrelationEcsv(out, counts, info);
-        });
-    }
+        expected = fcs::expectedMultiTauG(opened.simulation, settings, counts.frames);
+    if (output)
+        writeGTable(context, *output, counts, correlator, opened, simulate, frameSeconds, elapsed);
 
     std::ostream& out = context.out;
     const std::size_t lagCount = fcs::lagsOf(settings).size();
@@ -354,7 +402,7 @@ int autocorrCommand(const Context& context) {
                       : 0.0);
     out << line;
     if (simulate)
-        out << "simulated " << inputText.substr(11) << "\n";
+        out << "simulated " << opened.inputText.substr(11) << "\n";
     if (!quiet)
         printSummaryTable(out, counts, frameSeconds, simulate ? &expected : nullptr);
     if (output)

@@ -43,15 +43,26 @@ Example:
 )";
 }
 
-int countCommand(const Context& context) {
-    using namespace flags::count;
-    const ParsedArgs args = parseArgs(flags::kCountFlags, context.args);
+namespace {
 
+// What the flags ask for, read in the order the usage errors are checked.
+struct CountRequest {
+    std::string firstPath;
+    std::optional<std::string> secondPath;
+    std::string outputPath;
+    bool quiet = false;
+    Binning binning;
+    BackendOptions backendOptions;
+    ReadOptions firstOptions, secondOptions;
+};
+
+CountRequest countRequestFrom(const ParsedArgs& args, const Context& context) {
+    using namespace flags::count;
     const std::string firstPath = args.required(kA);
     const std::optional<std::string> secondPath = args.value(kB);
     const std::string outputPath = args.required(kOutput);
     const bool quiet = args.has(flags::run::kQuiet);
-    const Binning binning(binSpecFrom(args));
+    Binning binning(binSpecFrom(args));
     BackendOptions backendOptions = backendOptionsFrom(args, context.backends);
     ReadOptions firstOptions = readOptionsFrom(args);
     ReadOptions secondOptions = firstOptions;
@@ -59,39 +70,62 @@ int countCommand(const Context& context) {
     secondOptions.weightColumn = weightColumnFor(args, kBWeightCol);
     if (args.has(kBWeightCol) && !secondPath)
         args.fail("--b-weight-col names a column of --b, and no --b was given");
-    RankGroup& ranks = context.ranks;
-    const bool distributed = ranks.distributed();
-    // Every rank reads and checks for itself; the ranks agree before counting (run's reasons).
+    return {firstPath,          secondPath,     outputPath,   quiet,
+            std::move(binning), backendOptions, firstOptions, secondOptions};
+}
+
+// The catalogs and the counter, chosen once they are read.
+struct CountInputs {
     std::shared_ptr<const Catalog> first, second;
-    std::optional<BackendSelection> selection;
+    BackendSelection selection;
+};
+
+// Every rank reads and checks for itself; the ranks agree before counting (run's reasons).
+CountInputs loadCountInputs(const Context& context, CountRequest& request) {
+    RankGroup& ranks = context.ranks;
+    CountInputs inputs;
     collectively(ranks, "count", [&] {
-        checkBackendUsable(backendOptions, context.backends);
+        checkBackendUsable(request.backendOptions, context.backends);
         FilePlan files;
-        files.input("--a", firstPath).output("--output", outputPath);
-        if (secondPath)
-            files.input("--b", *secondPath);
+        files.input("--a", request.firstPath).output("--output", request.outputPath);
+        if (request.secondPath)
+            files.input("--b", *request.secondPath);
         files.check();
 
-        first = loadCatalog(firstPath, firstOptions);
-        second = secondPath ? loadCatalog(*secondPath, secondOptions) : nullptr;
+        inputs.first = loadCatalog(request.firstPath, request.firstOptions);
+        inputs.second =
+            request.secondPath ? loadCatalog(*request.secondPath, request.secondOptions) : nullptr;
         // Readers do not poll the flag: honour a Ctrl-C pressed while a big file was being read.
         if (context.cancelRequested && context.cancelRequested->load())
             throw Cancelled();
         // The GPUs follow the work where none were asked for (each rank of a host takes its
         // own share of them); nothing has started the GPU driver yet, so the others stay out
         // of it.
-        backendOptions.placement = {ranks.hostRank(), ranks.hostSize()};
-        const CountTask task{first.get(), second.get()};
+        request.backendOptions.placement = {ranks.hostRank(), ranks.hostSize()};
+        const CountTask task{inputs.first.get(), inputs.second.get()};
         const CountWorkEstimate work =
-            estimateCountWork(std::span(&task, 1), binning, backendOptions.culling,
+            estimateCountWork(std::span(&task, 1), request.binning, request.backendOptions.culling,
                               1.0 / static_cast<double>(ranks.size()));
-        backendOptions = reserveJobDevices(backendOptions, context.backends, &work);
-        selection = selectBackend(backendOptions, context.backends, &work);
+        request.backendOptions = reserveJobDevices(request.backendOptions, context.backends, &work);
+        inputs.selection = selectBackend(request.backendOptions, context.backends, &work);
     });
-    printNotice(context.err, selection->notice);
-    PairCounter& counter = *selection->counter;
+    return inputs;
+}
 
-    ProgressBar bar(context.err, context.errIsTerminal && !quiet, "counting");
+// The count of this process (its share under MPI, summed on rank 0) and how long it took.
+struct CountOutcome {
+    TaskCounts counts;
+    std::vector<std::string> processes; // MPI: every rank described; else empty
+    double elapsed = 0;
+};
+
+// Counts with a progress bar (one for all ranks under MPI). Under MPI a rank's failure is
+// agreed on by all before anyone throws, so that every rank ends with the same exit code.
+CountOutcome countWithProgress(const Context& context, const CountRequest& request,
+                               const CountTask& task, PairCounter& counter) {
+    RankGroup& ranks = context.ranks;
+    const bool distributed = ranks.distributed();
+    ProgressBar bar(context.err, context.errIsTerminal && !request.quiet, "counting");
     ProgressAcrossRanks across(ranks);
     std::atomic<bool> stop{false};
     RankProgress mine;
@@ -118,12 +152,12 @@ int countCommand(const Context& context) {
         show(across.update(mine));
     };
     const auto start = std::chrono::steady_clock::now();
-    const CountTask task{first.get(), second.get()};
-    TaskCounts counts;
+    CountOutcome outcome;
     std::optional<RankFailure> countFailure;
     try {
-        counts = std::move(
-            counter.countBatch(std::span<const CountTask>(&task, 1), binning, control).front());
+        outcome.counts = std::move(
+            counter.countBatch(std::span<const CountTask>(&task, 1), request.binning, control)
+                .front());
     } catch (...) {
         if (!distributed)
             throw;
@@ -131,75 +165,104 @@ int countCommand(const Context& context) {
         if (countFailure->kind == RankFailure::Kind::Error)
             ranks.announceFailure();
     }
-    std::vector<std::string> processes;
     if (distributed) {
         mine.fraction = 1.0;
         across.finish(mine, show);
         if (auto failure = ranks.agree(countFailure))
             throw RunEnded(std::move(*failure));
         collectively(ranks, "count", [&] {
-            processes = ranks.gatherToRoot(describeRank(ranks, counter.backendName(),
-                                                        counter.deviceDescription(),
-                                                        std::string(precisionName(counter.precision()))));
-            sumTaskCountsToRoot(ranks, counts);
+            outcome.processes = ranks.gatherToRoot(
+                describeRank(ranks, counter.backendName(), counter.deviceDescription(),
+                             std::string(precisionName(counter.precision()))));
+            sumTaskCountsToRoot(ranks, outcome.counts);
         });
     }
-    const double elapsed =
+    outcome.elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     bar.finish();
+    return outcome;
+}
 
-    CountSummary summary{binning,
-                         std::move(counts.raw),
-                         InputSummary::of(*first),
+// What the counts file records: the counts, the inputs, how and where they were counted. The
+// file's notes say how many GPUs counted and why (auto), then the batch's own notes.
+CountSummary countSummaryOf(const Context& context, const CountRequest& request,
+                            const CountInputs& inputs, CountOutcome& outcome,
+                            const std::vector<std::string>& batchNotes) {
+    const PairCounter& counter = *inputs.selection.counter;
+    CountSummary summary{request.binning,
+                         std::move(outcome.counts.raw),
+                         InputSummary::of(*inputs.first),
                          std::nullopt,
                          counter.backendName(),
                          counter.deviceDescription(),
                          counter.precision(),
-                         elapsed};
+                         outcome.elapsed};
     summary.cullingRequested = counter.culling();
     summary.culled = counter.lastBatchCulled();
-    summary.weighted = std::move(counts.weighted);
+    summary.weighted = std::move(outcome.counts.weighted);
     summary.invocation = commandLine("count", context.args);
-    if (second)
-        summary.second = InputSummary::of(*second);
-    summary.processes = processes;
-    // The file's notes say how many GPUs counted and why (auto); the notices only what went
-    // differently from a plain count.
-    const std::vector<std::string> batchNotes = counter.lastBatchNotes();
-    if (!selection->deviceChoice.empty())
-        summary.notes.push_back(selection->deviceChoice);
+    if (inputs.second)
+        summary.second = InputSummary::of(*inputs.second);
+    summary.processes = outcome.processes;
+    if (!inputs.selection.deviceChoice.empty())
+        summary.notes.push_back(inputs.selection.deviceChoice);
     summary.notes.insert(summary.notes.end(), batchNotes.begin(), batchNotes.end());
+    return summary;
+}
+
+// The lines on stdout after the file is written.
+void printCountReport(std::ostream& out, const CountRequest& request, const CountInputs& inputs,
+                      const CountTask& task, const CountSummary& summary) {
+    const Catalog* first = inputs.first.get();
+    const Catalog* second = inputs.second.get();
+    const std::uint64_t binned =
+        std::accumulate(summary.counts.begin(), summary.counts.end(), std::uint64_t{0});
+    out << "pair counts written to " << request.outputPath << '\n';
+    if (second)
+        out << "  cross     " << first->name() << " (" << first->size() << ") x " << second->name()
+            << " (" << second->size() << ")\n";
+    else
+        out << "  auto      " << first->name() << " (" << first->size() << " points)\n";
+    for (const Catalog* catalog : {first, second})
+        if (catalog && catalog->origin().known())
+            out << "  read as   " << catalog->origin().describe() << '\n';
+    out << "  pairs     " << task.pairTotal() << " visited, " << binned << " in bins\n";
+    if (!summary.weighted.empty())
+        out << "  weighted  sum of w_i*w_j in bins "
+            << std::accumulate(summary.weighted.begin(), summary.weighted.end(), 0.0) << '\n';
+    out << "  bins      " << describeBins(request.binning.spec(), request.binning.count()) << '\n';
+    out << "  backend   " << summary.backendName << ", " << summary.deviceDescription << ", "
+        << precisionName(summary.precision) << " precision, culling "
+        << (summary.culled ? "on" : "off") << ", " << formatSeconds(summary.elapsedSeconds) << '\n';
+    if (!inputs.selection.deviceChoice.empty())
+        out << "  devices   " << inputs.selection.deviceChoice << '\n';
+}
+
+} // namespace
+
+int countCommand(const Context& context) {
+    const ParsedArgs args = parseArgs(flags::kCountFlags, context.args);
+    CountRequest request = countRequestFrom(args, context);
+    RankGroup& ranks = context.ranks;
+    const bool distributed = ranks.distributed();
+    CountInputs inputs = loadCountInputs(context, request);
+    printNotice(context.err, inputs.selection.notice);
+    PairCounter& counter = *inputs.selection.counter;
+
+    const CountTask task{inputs.first.get(), inputs.second.get()};
+    CountOutcome outcome = countWithProgress(context, request, task, counter);
+    // The notices say only what went differently from a plain count.
+    const std::vector<std::string> batchNotes = counter.lastBatchNotes();
+    const CountSummary summary = countSummaryOf(context, request, inputs, outcome, batchNotes);
     // The file and the summary are rank 0's; the others wait, so that a file rank 0 cannot
     // write ends every rank with its exit code.
     const auto finish = [&] {
         for (const std::string& note : batchNotes)
             printNotice(context.err, note);
-        writeFileAtomically(outputPath, [&](std::ostream& out) { writeCountsCsv(out, summary); });
-
-        if (!quiet) {
-            const std::uint64_t binned =
-                std::accumulate(summary.counts.begin(), summary.counts.end(), std::uint64_t{0});
-            auto& out = context.out;
-            out << "pair counts written to " << outputPath << '\n';
-            if (second)
-                out << "  cross     " << first->name() << " (" << first->size() << ") x "
-                    << second->name() << " (" << second->size() << ")\n";
-            else
-                out << "  auto      " << first->name() << " (" << first->size() << " points)\n";
-            for (const Catalog* catalog : {first.get(), second.get()})
-                if (catalog && catalog->origin().known())
-                    out << "  read as   " << catalog->origin().describe() << '\n';
-            out << "  pairs     " << task.pairTotal() << " visited, " << binned << " in bins\n";
-            if (!summary.weighted.empty())
-                out << "  weighted  sum of w_i*w_j in bins "
-                    << std::accumulate(summary.weighted.begin(), summary.weighted.end(), 0.0) << '\n';
-            out << "  bins      " << describeBins(binning.spec(), binning.count()) << '\n';
-            out << "  backend   " << summary.backendName << ", " << summary.deviceDescription << ", "
-                << precisionName(summary.precision) << " precision, culling "
-                << (summary.culled ? "on" : "off") << ", " << formatSeconds(elapsed) << '\n';
-            if (!selection->deviceChoice.empty())
-                out << "  devices   " << selection->deviceChoice << '\n';
-        }
+        writeFileAtomically(request.outputPath,
+                            [&](std::ostream& out) { writeCountsCsv(out, summary); });
+        if (!request.quiet)
+            printCountReport(context.out, request, inputs, task, summary);
     };
     if (!distributed)
         finish();

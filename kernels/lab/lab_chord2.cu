@@ -73,35 +73,26 @@ public:
     LabCounts count(const Catalog& first, const Catalog* second, const Binning& binning,
                     int repeats, const std::atomic<bool>* cancel) override {
         LabDevice dev(device());
-        const cudaStream_t stream = dev.stream();
-        const DeviceAxes<double> a = uploadDouble(first, stream);
-        const DeviceAxes<double> b = second ? uploadDouble(*second, stream) : DeviceAxes<double>{};
-        const DeviceAxes<double>& cols = second ? b : a;
-        const detail::DeviceBuffer<double> d_thresholds =
-            uploadArray<double>(binning.chord2Edges(), stream);
+        const DoubleInputs in = uploadDoubleInputs(first, second, binning, dev.stream());
+        const DeviceAxes<double>& cols = in.columns();
         const int binCount = static_cast<int>(binning.count());
 
         const PairShape shape = pairShape(first, second);
-        TimedRun run;
-        run.shape = shape;
-        run.binCount = binning.count();
-        run.width = CounterWidth::Bits64;
-        run.rowMultiple = kBlockSize;
-        run.repeats = repeats;
-        run.cancel = cancel;
-        LabCounts result = timeChunkedCount(
-            dev, run, [&](std::int64_t begin, std::int64_t end, void* d_counts, cudaStream_t s) {
-                const auto blocks =
-                    static_cast<unsigned>((end - begin + kBlockSize - 1) / kBlockSize);
-                chord2PairKernel<<<blocks, kBlockSize, 0, s>>>(
-                    a.x.get(), a.y.get(), a.z.get(), cols.x.get(), cols.y.get(), cols.z.get(),
-                    shape.columns, shape.autoPairs, begin, end, d_thresholds.get(), binCount,
-                    static_cast<unsigned long long*>(d_counts));
+        RungLaunch rung;
+        rung.kernel = reinterpret_cast<const void*>(&chord2PairKernel);
+        rung.kernelName = "chord2PairKernel";
+        rung.blockSize = kBlockSize;
+        rung.rowsPerBlock = kBlockSize;
+        LabCounts result = countRows<unsigned long long>(
+            dev, shape, binning.count(), repeats, cancel, rung,
+            [&](dim3 grid, std::int64_t begin, std::int64_t end, unsigned long long* d_counts,
+                cudaStream_t s) {
+                chord2PairKernel<<<grid, kBlockSize, 0, s>>>(
+                    in.first.x.get(), in.first.y.get(), in.first.z.get(), cols.x.get(),
+                    cols.y.get(), cols.z.get(), shape.columns, shape.autoPairs, begin, end,
+                    in.thresholds.get(), binCount, d_counts);
             });
 
-        result.notes = commonNotes(dev, shape);
-        result.notes.push_back(occupancyNote(dev, reinterpret_cast<const void*>(&chord2PairKernel),
-                                             "chord2PairKernel", kBlockSize, 0));
         result.notes.push_back("one thread per i; one 64-bit global atomicAdd per pair in range; "
                                "a binary search over " +
                                std::to_string(binCount + 1) +

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Kernel Lab's CUDA harness: device check, upload, the chunked and timed launch loop, the
-// occupancy facts. Nothing here changes a count; the rungs' kernels do all the counting.
+// The Kernel Lab's CUDA harness: device check, upload, the shared counters' limits and sizes,
+// the chunked and timed launch loop, the occupancy facts. Nothing here changes a count; the rungs'
+// kernels do all the counting.
 #include "lab_harness.h"
 
 #include "tpacf/errors.h"
@@ -77,6 +78,39 @@ DeviceHiLo uploadHiLo(const Catalog& catalog, cudaStream_t stream) {
             uploadAxes<float>(catalog, stream, [](double v) {
                 return static_cast<float>(v - static_cast<double>(static_cast<float>(v)));
             })};
+}
+
+DoubleInputs uploadDoubleInputs(const Catalog& first, const Catalog* second, const Binning& binning,
+                                cudaStream_t stream) {
+    DoubleInputs inputs;
+    inputs.cross = second != nullptr;
+    inputs.first = uploadDouble(first, stream);
+    if (second)
+        inputs.second = uploadDouble(*second, stream);
+    inputs.thresholds = uploadArray<double>(binning.chord2Edges(), stream);
+    return inputs;
+}
+
+void checkSharedCounterRange(const std::string& key, const PairShape& shape, int rowsPerBlock) {
+    if (static_cast<std::uint64_t>(shape.columns) * rowsPerBlock >
+        std::numeric_limits<std::uint32_t>::max())
+        throw ConfigError("Kernel Lab rung " + key + ": at most " +
+                          std::to_string(std::numeric_limits<std::uint32_t>::max() / rowsPerBlock) +
+                          " points in the second catalog (its 32-bit shared counters)");
+}
+
+SharedHistograms sizeSharedHistograms(const std::string& key, std::size_t tileBytes,
+                                      std::size_t binCount, int maxCopies) {
+    const std::size_t histBytes = binCount * sizeof(unsigned);
+    if (tileBytes + histBytes > kDefaultSharedPerBlock)
+        throw ConfigError("Kernel Lab rung " + key + ": " + std::to_string(binCount) +
+                          " bins do not fit in a block's shared memory");
+    // Staying below the default limit needs no opt-in (cudaFuncSetAttribute) on any GPU. A
+    // Binning has at least one bin; the max() only keeps the division defined.
+    const int copies = static_cast<int>(std::min<std::size_t>(
+        static_cast<std::size_t>(maxCopies),
+        (kDefaultSharedPerBlock - tileBytes) / std::max<std::size_t>(histBytes, 1)));
+    return {copies, tileBytes + copies * histBytes};
 }
 
 std::uint64_t PairShape::pairsOfRows(std::int64_t begin, std::int64_t end) const noexcept {

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What every CUDA rung of the Kernel Lab shares and none of them teaches: the device check, the
-// catalogs' upload, the timed loop of launches (chunked for cancellation) and the occupancy
-// facts. Internal to kernels/lab; the rungs' kernels stay in their own files.
+// catalogs' upload, the limits of the shared counters and the sizing of the shared histograms,
+// the timed loop of launches (chunked for cancellation, the grid sized from the rung's launch
+// description) and the occupancy facts. Internal to kernels/lab; the rungs' kernels and their
+// launch lines stay in their own files.
 #include "cuda_check.h"
+#include "tpacf/bins.h"
 #include "tpacf/catalog.h"
 #include "tpacf/lab.h"
 
@@ -17,6 +20,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tpacf::cuda::lab {
@@ -138,6 +142,81 @@ private:
 /// (a launch with a zero grid dimension is an error, and an empty catalog still launches).
 inline unsigned columnSlices(long long columns, long long slice) {
     return static_cast<unsigned>(std::max<long long>(1, (columns + slice - 1) / slice));
+}
+
+/// Both catalogs' double unit vectors and the bins' c² thresholds on the device: what rungs 2
+/// to 4 read. Uploaded in that order on the stream (first, second, thresholds).
+struct DoubleInputs {
+    DeviceAxes<double> first, second; // second: empty for an auto count
+    detail::DeviceBuffer<double> thresholds;
+    bool cross = false;
+
+    /// The catalog the kernel pairs each row with: the second, or the first for an auto count.
+    const DeviceAxes<double>& columns() const noexcept { return cross ? second : first; }
+};
+DoubleInputs uploadDoubleInputs(const Catalog& first, const Catalog* second, const Binning& binning,
+                                cudaStream_t stream);
+
+/// Throws ConfigError (naming the rung by `key`) where a block's 32-bit shared counter could
+/// wrap: one bin of a block holds at most rowsPerBlock × columns pairs.
+void checkSharedCounterRange(const std::string& key, const PairShape& shape, int rowsPerBlock);
+
+/// Dynamic shared memory of a block that stages a j tile (tileBytes) and keeps `copies` 32-bit
+/// histograms of binCount bins after it.
+struct SharedHistograms {
+    int copies = 1;
+    std::size_t bytes = 0;
+};
+/// As many copies as fit in kDefaultSharedPerBlock beside the tile, at most maxCopies (one per
+/// warp: rung 4 and 5; one per block: rung 3). Throws ConfigError (naming the rung by `key`)
+/// where not even one fits.
+SharedHistograms sizeSharedHistograms(const std::string& key, std::size_t tileBytes,
+                                      std::size_t binCount, int maxCopies);
+
+/// How a rung launches its kernel: what the chunked loop needs to cut rows into blocks, and
+/// what the occupancy note reports.
+struct RungLaunch {
+    const void* kernel = nullptr; // for cudaFuncGetAttributes and the occupancy
+    const char* kernelName = "";
+    int blockSize = 0;
+    /// Rows one block takes (blockSize × points per thread); the grid's x covers a chunk's rows.
+    int rowsPerBlock = 0;
+    /// Columns one block takes (the grid's y covers them), or 0: all columns, a 1-D grid.
+    long long columnSlice = 0;
+    std::size_t dynamicShared = 0;
+};
+
+/// The count every rung but the product's makes: the rows launched in chunks through
+/// timeChunkedCount, each chunk as launch(grid, rowBegin, rowEnd, d_counts, stream) with the
+/// grid sized from `rung` and d_counts typed by Counter (unsigned int: 32-bit counters, unsigned
+/// long long: 64-bit); then the common notes and the kernel's occupancy note. The rung adds its
+/// own notes after these.
+template <class Counter, class Launch>
+LabCounts countRows(LabDevice& device, const PairShape& shape, std::size_t binCount, int repeats,
+                    const std::atomic<bool>* cancel, const RungLaunch& rung, Launch&& launch) {
+    static_assert(std::is_same_v<Counter, unsigned int> ||
+                      std::is_same_v<Counter, unsigned long long>,
+                  "a rung counts into 32-bit or 64-bit unsigned counters");
+    TimedRun run;
+    run.shape = shape;
+    run.binCount = binCount;
+    run.width = std::is_same_v<Counter, unsigned int> ? CounterWidth::Bits32 : CounterWidth::Bits64;
+    run.rowMultiple = rung.rowsPerBlock;
+    run.repeats = repeats;
+    run.cancel = cancel;
+    const unsigned slices =
+        rung.columnSlice > 0 ? columnSlices(shape.columns, rung.columnSlice) : 1u;
+    LabCounts result = timeChunkedCount(
+        device, run,
+        [&](std::int64_t begin, std::int64_t end, void* d_counts, cudaStream_t stream) {
+            const auto blocks =
+                static_cast<unsigned>((end - begin + rung.rowsPerBlock - 1) / rung.rowsPerBlock);
+            launch(dim3(blocks, slices), begin, end, static_cast<Counter*>(d_counts), stream);
+        });
+    result.notes = commonNotes(device, shape);
+    result.notes.push_back(
+        occupancyNote(device, rung.kernel, rung.kernelName, rung.blockSize, rung.dynamicShared));
+    return result;
 }
 
 } // namespace tpacf::cuda::lab

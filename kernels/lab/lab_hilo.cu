@@ -8,11 +8,7 @@
 #include "lab_harness.h"
 #include "lab_variants.h"
 
-#include "tpacf/errors.h"
-
-#include <algorithm>
-#include <cstdint>
-#include <limits>
+#include <vector>
 
 namespace tpacf::cuda::lab {
 namespace {
@@ -114,6 +110,17 @@ HiLoAxes axesOf(const DeviceHiLo& points) {
             points.lo.x.get(), points.lo.y.get(), points.lo.z.get()};
 }
 
+/// Float thresholds, rounded to nearest as the product's are. A last edge at 180° (c² = 4) is
+/// raised to 4.0625: a near-antipodal pair's float c² may round up to 4.0, and the reference
+/// counts it.
+std::vector<float> floatThresholds(const Binning& binning) {
+    const auto edges = binning.chord2Edges();
+    std::vector<float> thresholds(edges.begin(), edges.end());
+    if (edges.back() >= 4.0)
+        thresholds.back() = 4.0625f;
+    return thresholds;
+}
+
 class HiLoVariant final : public CudaLabVariant {
 public:
     using CudaLabVariant::CudaLabVariant;
@@ -146,57 +153,38 @@ public:
     LabCounts count(const Catalog& first, const Catalog* second, const Binning& binning,
                     int repeats, const std::atomic<bool>* cancel) override {
         const PairShape shape = pairShape(first, second);
-        if (static_cast<std::uint64_t>(shape.columns) * kRowsPerBlock >
-            std::numeric_limits<std::uint32_t>::max())
-            throw ConfigError(
-                "Kernel Lab rung " + key() + ": at most " +
-                std::to_string(std::numeric_limits<std::uint32_t>::max() / kRowsPerBlock) +
-                " points in the second catalog (its 32-bit shared counters)");
+        checkSharedCounterRange(key(), shape, kRowsPerBlock);
         const std::size_t binCount = binning.count();
-        const std::size_t tileBytes = 6 * kBlockSize * sizeof(float);
-        const std::size_t histBytes = binCount * sizeof(unsigned);
-        if (tileBytes + histBytes > kDefaultSharedPerBlock)
-            throw ConfigError("Kernel Lab rung " + key() + ": " + std::to_string(binCount) +
-                              " bins do not fit in a block's shared memory");
-        const int copies = static_cast<int>(std::min<std::size_t>(
-            kWarpsPerBlock, (kDefaultSharedPerBlock - tileBytes) / histBytes));
-        const std::size_t shared = tileBytes + copies * histBytes;
-
-        // Float thresholds, rounded to nearest as the product's are. A last edge at 180° (c² =
-        // 4) is raised to 4.0625: a near-antipodal pair's float c² may round up to 4.0, and the
-        // reference counts it.
-        const auto edges = binning.chord2Edges();
-        std::vector<float> thresholds(edges.begin(), edges.end());
-        if (edges.back() >= 4.0)
-            thresholds.back() = 4.0625f;
+        // A histogram per warp where they fit beside the tile of j points, fewer where not.
+        const SharedHistograms histograms =
+            sizeSharedHistograms(key(), 6 * kBlockSize * sizeof(float), binCount, kWarpsPerBlock);
+        const int copies = histograms.copies;
+        const std::size_t shared = histograms.bytes;
 
         LabDevice dev(device());
         const cudaStream_t stream = dev.stream();
         const DeviceHiLo a = uploadHiLo(first, stream);
         const DeviceHiLo b = second ? uploadHiLo(*second, stream) : DeviceHiLo{};
         const HiLoAxes rows = axesOf(a), cols = axesOf(second ? b : a);
-        const detail::DeviceBuffer<float> d_thresholds = uploadArray<float>(thresholds, stream);
+        const detail::DeviceBuffer<float> d_thresholds =
+            uploadArray<float>(floatThresholds(binning), stream);
 
-        TimedRun run;
-        run.shape = shape;
-        run.binCount = binCount;
-        run.width = CounterWidth::Bits64;
-        run.rowMultiple = kRowsPerBlock;
-        run.repeats = repeats;
-        run.cancel = cancel;
-        LabCounts result = timeChunkedCount(
-            dev, run, [&](std::int64_t begin, std::int64_t end, void* d_counts, cudaStream_t s) {
-                const auto blocks =
-                    static_cast<unsigned>((end - begin + kRowsPerBlock - 1) / kRowsPerBlock);
-                const dim3 grid(blocks, columnSlices(shape.columns, kColumnSlice));
+        RungLaunch rung;
+        rung.kernel = reinterpret_cast<const void*>(&hiLoKernel);
+        rung.kernelName = "hiLoKernel";
+        rung.blockSize = kBlockSize;
+        rung.rowsPerBlock = kRowsPerBlock;
+        rung.columnSlice = kColumnSlice;
+        rung.dynamicShared = shared;
+        LabCounts result = countRows<unsigned long long>(
+            dev, shape, binCount, repeats, cancel, rung,
+            [&](dim3 grid, std::int64_t begin, std::int64_t end, unsigned long long* d_counts,
+                cudaStream_t s) {
                 hiLoKernel<<<grid, kBlockSize, shared, s>>>(
                     rows, cols, shape.columns, shape.autoPairs, begin, end, d_thresholds.get(),
-                    static_cast<int>(binCount), copies, static_cast<unsigned long long*>(d_counts));
+                    static_cast<int>(binCount), copies, d_counts);
             });
 
-        result.notes = commonNotes(dev, shape);
-        result.notes.push_back(occupancyNote(dev, reinterpret_cast<const void*>(&hiLoKernel),
-                                             "hiLoKernel", kBlockSize, shared));
         result.notes.push_back(
             "4 i points per thread (hi and lo: 24 floats in registers), one block per 512 rows; " +
             std::to_string(copies) + (copies == 1 ? " histogram" : " histograms") +

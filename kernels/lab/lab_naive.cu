@@ -67,6 +67,35 @@ __global__ void naivePairKernel(const float* x1, const float* y1, const float* z
 }
 // [lab:end]
 
+/// The bins in the student's form: first edge, step and last edge in float; custom edges
+/// uploaded to d_edges (which must outlive the count) on `stream`.
+NaiveBins naiveBinsOf(const Binning& binning, detail::DeviceBuffer<float>& d_edges,
+                      cudaStream_t stream) {
+    const auto edges = binning.edgesRadians();
+    NaiveBins bins;
+    bins.binCount = static_cast<int>(binning.count());
+    bins.lowest = static_cast<float>(edges.front());
+    bins.last = static_cast<float>(edges.back());
+    switch (binning.spec().scale) {
+    case BinScale::Logarithmic:
+        bins.scale = NaiveBins::Log;
+        bins.first = std::log(static_cast<float>(edges[0]));
+        bins.invStep = static_cast<float>(1.0 / std::log(edges[1] / edges[0]));
+        break;
+    case BinScale::Linear:
+        bins.scale = NaiveBins::Linear;
+        bins.first = static_cast<float>(edges[0]);
+        bins.invStep = static_cast<float>(1.0 / (edges[1] - edges[0]));
+        break;
+    case BinScale::Custom:
+        bins.scale = NaiveBins::Custom;
+        d_edges = uploadArray<float>(std::vector<float>(edges.begin(), edges.end()), stream);
+        bins.edges = d_edges.get();
+        break;
+    }
+    return bins;
+}
+
 class NaiveVariant final : public CudaLabVariant {
 public:
     using CudaLabVariant::CudaLabVariant;
@@ -101,52 +130,25 @@ public:
         const DeviceAxes<float> a = uploadFloat(first, stream);
         const DeviceAxes<float> b = second ? uploadFloat(*second, stream) : DeviceAxes<float>{};
         const DeviceAxes<float>& columnsAxes = second ? b : a;
-
-        const auto edges = binning.edgesRadians();
-        NaiveBins bins;
-        bins.binCount = static_cast<int>(binning.count());
-        bins.lowest = static_cast<float>(edges.front());
-        bins.last = static_cast<float>(edges.back());
-        detail::DeviceBuffer<float> d_edges;
-        switch (binning.spec().scale) {
-        case BinScale::Logarithmic:
-            bins.scale = NaiveBins::Log;
-            bins.first = std::log(static_cast<float>(edges[0]));
-            bins.invStep = static_cast<float>(1.0 / std::log(edges[1] / edges[0]));
-            break;
-        case BinScale::Linear:
-            bins.scale = NaiveBins::Linear;
-            bins.first = static_cast<float>(edges[0]);
-            bins.invStep = static_cast<float>(1.0 / (edges[1] - edges[0]));
-            break;
-        case BinScale::Custom:
-            bins.scale = NaiveBins::Custom;
-            d_edges = uploadArray<float>(std::vector<float>(edges.begin(), edges.end()), stream);
-            bins.edges = d_edges.get();
-            break;
-        }
+        detail::DeviceBuffer<float> d_edges; // custom bins only
+        const NaiveBins bins = naiveBinsOf(binning, d_edges, stream);
 
         const PairShape shape = pairShape(first, second);
-        TimedRun run;
-        run.shape = shape;
-        run.binCount = binning.count();
-        run.width = CounterWidth::Bits32;
-        run.rowMultiple = kBlockSize;
-        run.repeats = repeats;
-        run.cancel = cancel;
-        LabCounts result = timeChunkedCount(
-            dev, run, [&](std::int64_t begin, std::int64_t end, void* d_counts, cudaStream_t s) {
-                const auto blocks =
-                    static_cast<unsigned>((end - begin + kBlockSize - 1) / kBlockSize);
-                naivePairKernel<<<blocks, kBlockSize, 0, s>>>(
-                    a.x.get(), a.y.get(), a.z.get(), columnsAxes.x.get(), columnsAxes.y.get(),
-                    columnsAxes.z.get(), shape.columns, shape.autoPairs, begin, end, bins,
-                    static_cast<unsigned int*>(d_counts));
-            });
+        RungLaunch rung;
+        rung.kernel = reinterpret_cast<const void*>(&naivePairKernel);
+        rung.kernelName = "naivePairKernel";
+        rung.blockSize = kBlockSize;
+        rung.rowsPerBlock = kBlockSize;
+        LabCounts result =
+            countRows<unsigned int>(dev, shape, binning.count(), repeats, cancel, rung,
+                                    [&](dim3 grid, std::int64_t begin, std::int64_t end,
+                                        unsigned int* d_counts, cudaStream_t s) {
+                                        naivePairKernel<<<grid, kBlockSize, 0, s>>>(
+                                            a.x.get(), a.y.get(), a.z.get(), columnsAxes.x.get(),
+                                            columnsAxes.y.get(), columnsAxes.z.get(), shape.columns,
+                                            shape.autoPairs, begin, end, bins, d_counts);
+                                    });
 
-        result.notes = commonNotes(dev, shape);
-        result.notes.push_back(occupancyNote(dev, reinterpret_cast<const void*>(&naivePairKernel),
-                                             "naivePairKernel", kBlockSize, 0));
         result.notes.push_back("one thread per i; one 32-bit global atomicAdd per pair in range");
         if (shape.pairTotal() > std::numeric_limits<std::uint32_t>::max())
             result.notes.push_back(

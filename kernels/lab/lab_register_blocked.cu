@@ -7,12 +7,6 @@
 #include "lab_harness.h"
 #include "lab_variants.h"
 
-#include "tpacf/errors.h"
-
-#include <algorithm>
-#include <cstdint>
-#include <limits>
-
 namespace tpacf::cuda::lab {
 namespace {
 
@@ -127,52 +121,35 @@ public:
     LabCounts count(const Catalog& first, const Catalog* second, const Binning& binning,
                     int repeats, const std::atomic<bool>* cancel) override {
         const PairShape shape = pairShape(first, second);
-        if (static_cast<std::uint64_t>(shape.columns) * kRowsPerBlock >
-            std::numeric_limits<std::uint32_t>::max())
-            throw ConfigError(
-                "Kernel Lab rung " + key() + ": at most " +
-                std::to_string(std::numeric_limits<std::uint32_t>::max() / kRowsPerBlock) +
-                " points in the second catalog (its 32-bit shared counters)");
+        checkSharedCounterRange(key(), shape, kRowsPerBlock);
         const std::size_t binCount = binning.count();
-        const std::size_t tileBytes = 3 * kBlockSize * sizeof(double);
-        const std::size_t histBytes = binCount * sizeof(unsigned);
-        if (tileBytes + histBytes > kDefaultSharedPerBlock)
-            throw ConfigError("Kernel Lab rung " + key() + ": " + std::to_string(binCount) +
-                              " bins do not fit in a block's shared memory");
-        const int copies = static_cast<int>(std::min<std::size_t>(
-            kWarpsPerBlock, (kDefaultSharedPerBlock - tileBytes) / histBytes));
-        const std::size_t shared = tileBytes + copies * histBytes;
+        // A histogram per warp where they fit beside the tile of j points, fewer where not.
+        const SharedHistograms histograms =
+            sizeSharedHistograms(key(), 3 * kBlockSize * sizeof(double), binCount, kWarpsPerBlock);
+        const int copies = histograms.copies;
+        const std::size_t shared = histograms.bytes;
 
         LabDevice dev(device());
-        const cudaStream_t stream = dev.stream();
-        const DeviceAxes<double> a = uploadDouble(first, stream);
-        const DeviceAxes<double> b = second ? uploadDouble(*second, stream) : DeviceAxes<double>{};
-        const DeviceAxes<double>& cols = second ? b : a;
-        const detail::DeviceBuffer<double> d_thresholds =
-            uploadArray<double>(binning.chord2Edges(), stream);
+        const DoubleInputs in = uploadDoubleInputs(first, second, binning, dev.stream());
+        const DeviceAxes<double>& cols = in.columns();
 
-        TimedRun run;
-        run.shape = shape;
-        run.binCount = binCount;
-        run.width = CounterWidth::Bits64;
-        run.rowMultiple = kRowsPerBlock;
-        run.repeats = repeats;
-        run.cancel = cancel;
-        LabCounts result = timeChunkedCount(
-            dev, run, [&](std::int64_t begin, std::int64_t end, void* d_counts, cudaStream_t s) {
-                const auto blocks =
-                    static_cast<unsigned>((end - begin + kRowsPerBlock - 1) / kRowsPerBlock);
-                const dim3 grid(blocks, columnSlices(shape.columns, kColumnSlice));
+        RungLaunch rung;
+        rung.kernel = reinterpret_cast<const void*>(&registerBlockedKernel);
+        rung.kernelName = "registerBlockedKernel";
+        rung.blockSize = kBlockSize;
+        rung.rowsPerBlock = kRowsPerBlock;
+        rung.columnSlice = kColumnSlice;
+        rung.dynamicShared = shared;
+        LabCounts result = countRows<unsigned long long>(
+            dev, shape, binCount, repeats, cancel, rung,
+            [&](dim3 grid, std::int64_t begin, std::int64_t end, unsigned long long* d_counts,
+                cudaStream_t s) {
                 registerBlockedKernel<<<grid, kBlockSize, shared, s>>>(
-                    a.x.get(), a.y.get(), a.z.get(), cols.x.get(), cols.y.get(), cols.z.get(),
-                    shape.columns, shape.autoPairs, begin, end, d_thresholds.get(),
-                    static_cast<int>(binCount), copies, static_cast<unsigned long long*>(d_counts));
+                    in.first.x.get(), in.first.y.get(), in.first.z.get(), cols.x.get(),
+                    cols.y.get(), cols.z.get(), shape.columns, shape.autoPairs, begin, end,
+                    in.thresholds.get(), static_cast<int>(binCount), copies, d_counts);
             });
 
-        result.notes = commonNotes(dev, shape);
-        result.notes.push_back(occupancyNote(dev,
-                                             reinterpret_cast<const void*>(&registerBlockedKernel),
-                                             "registerBlockedKernel", kBlockSize, shared));
         result.notes.push_back(
             "4 i points per thread, one block per 512 rows; " + std::to_string(copies) +
             (copies == 1 ? " histogram" : " histograms") + " per block (" +

@@ -7,11 +7,6 @@
 #include "lab_harness.h"
 #include "lab_variants.h"
 
-#include "tpacf/errors.h"
-
-#include <cstdint>
-#include <limits>
-
 namespace tpacf::cuda::lab {
 namespace {
 
@@ -106,48 +101,33 @@ public:
                     int repeats, const std::atomic<bool>* cancel) override {
         const PairShape shape = pairShape(first, second);
         // A block's bin holds at most kBlockSize × columns pairs in 32 bits.
-        if (static_cast<std::uint64_t>(shape.columns) * kBlockSize >
-            std::numeric_limits<std::uint32_t>::max())
-            throw ConfigError(
-                "Kernel Lab rung " + key() + ": at most " +
-                std::to_string(std::numeric_limits<std::uint32_t>::max() / kBlockSize) +
-                " points in the second catalog (its 32-bit shared counters)");
+        checkSharedCounterRange(key(), shape, kBlockSize);
         const std::size_t binCount = binning.count();
-        const std::size_t shared = 3 * kBlockSize * sizeof(double) + binCount * sizeof(unsigned);
-        if (shared > kDefaultSharedPerBlock)
-            throw ConfigError("Kernel Lab rung " + key() + ": " + std::to_string(binCount) +
-                              " bins do not fit in a block's shared memory");
+        // One histogram per block, after the tile of j points.
+        const std::size_t shared =
+            sizeSharedHistograms(key(), 3 * kBlockSize * sizeof(double), binCount, 1).bytes;
 
         LabDevice dev(device());
-        const cudaStream_t stream = dev.stream();
-        const DeviceAxes<double> a = uploadDouble(first, stream);
-        const DeviceAxes<double> b = second ? uploadDouble(*second, stream) : DeviceAxes<double>{};
-        const DeviceAxes<double>& cols = second ? b : a;
-        const detail::DeviceBuffer<double> d_thresholds =
-            uploadArray<double>(binning.chord2Edges(), stream);
+        const DoubleInputs in = uploadDoubleInputs(first, second, binning, dev.stream());
+        const DeviceAxes<double>& cols = in.columns();
 
-        TimedRun run;
-        run.shape = shape;
-        run.binCount = binCount;
-        run.width = CounterWidth::Bits64;
-        run.rowMultiple = kBlockSize;
-        run.repeats = repeats;
-        run.cancel = cancel;
-        LabCounts result = timeChunkedCount(
-            dev, run, [&](std::int64_t begin, std::int64_t end, void* d_counts, cudaStream_t s) {
-                const auto blocks =
-                    static_cast<unsigned>((end - begin + kBlockSize - 1) / kBlockSize);
-                const dim3 grid(blocks, columnSlices(shape.columns, kColumnSlice));
+        RungLaunch rung;
+        rung.kernel = reinterpret_cast<const void*>(&sharedHistogramKernel);
+        rung.kernelName = "sharedHistogramKernel";
+        rung.blockSize = kBlockSize;
+        rung.rowsPerBlock = kBlockSize;
+        rung.columnSlice = kColumnSlice;
+        rung.dynamicShared = shared;
+        LabCounts result = countRows<unsigned long long>(
+            dev, shape, binCount, repeats, cancel, rung,
+            [&](dim3 grid, std::int64_t begin, std::int64_t end, unsigned long long* d_counts,
+                cudaStream_t s) {
                 sharedHistogramKernel<<<grid, kBlockSize, shared, s>>>(
-                    a.x.get(), a.y.get(), a.z.get(), cols.x.get(), cols.y.get(), cols.z.get(),
-                    shape.columns, shape.autoPairs, begin, end, d_thresholds.get(),
-                    static_cast<int>(binCount), static_cast<unsigned long long*>(d_counts));
+                    in.first.x.get(), in.first.y.get(), in.first.z.get(), cols.x.get(),
+                    cols.y.get(), cols.z.get(), shape.columns, shape.autoPairs, begin, end,
+                    in.thresholds.get(), static_cast<int>(binCount), d_counts);
             });
 
-        result.notes = commonNotes(dev, shape);
-        result.notes.push_back(occupancyNote(dev,
-                                             reinterpret_cast<const void*>(&sharedHistogramKernel),
-                                             "sharedHistogramKernel", kBlockSize, shared));
         result.notes.push_back(
             "one thread per i, one block per 256 rows; one shared-memory atomicAdd per pair in "
             "range, one 64-bit global atomicAdd per non-empty bin and block; j tiles of 256 "

@@ -22,6 +22,7 @@
 // two, and both plans share one tile size. The weighted sums come back beside the raw counts.
 #include "cuda_pair_counter.h"
 
+#include "batch_steps.h"
 #include "bin_tables.h"
 #include "cuda_check.h"
 #include "device_catalogs.h"
@@ -38,7 +39,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <exception>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -176,16 +177,25 @@ private:
     void noteTrace(const std::vector<DeviceResult>& devices,
                    std::chrono::steady_clock::time_point start);
 
-    /// Per task: the raw counters and, for a weighted task, the weighted sums in the same layout
-    /// (empty for an unweighted task).
-    struct BatchCounts {
-        std::vector<PairCounts> raw;
-        std::vector<std::vector<double>> weighted;
-    };
     /// Both entry points: regionCount 0 counts plainly (binCount counters per task), K > 0 by
     /// region ((1 + 2K) · binCount per task: total, touching[K], within[K]).
     BatchCounts runBatch(std::span<const CountTask> tasks, const Binning& binning,
                          std::size_t regionCount, const CountControl& control);
+    /// The part of a batch every device reads: tables, catalogs, tiles, the tuning's switches
+    /// and, culling, how the leader turns the tile boxes into the share's work list.
+    DeviceJob deviceJob(std::span<const CountTask> tasks, const Binning& binning,
+                        const BatchCatalogs& batch, const BatchTiles& tiles,
+                        const HostBinTables& tables, const TaskVariants& variants,
+                        std::size_t regionCount, bool culled, std::uint32_t tileSize,
+                        WorkShare share, LiveCounts* live,
+                        std::chrono::steady_clock::time_point batchStart) const;
+    /// One worker per device (a device listed twice gets two) counts its chunks; the calling
+    /// thread runs `tick` every ~100 ms and watches the cancel flag; the first error is
+    /// rethrown once all are joined.
+    std::vector<DeviceResult> countOnDevices(const std::vector<DevicePlans>& plans,
+                                             const DeviceJob& job, BatchState& state,
+                                             const CountControl& control,
+                                             const std::function<void()>& tick) const;
     /// The plans of each device for the variants the batch needs, all with the same tile size
     /// (the smallest block any device and variant wants).
     std::vector<DevicePlans> planDevices(RealKind real, const HostBinTables& tables,
@@ -354,28 +364,16 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
     return plans;
 }
 
-CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks,
-                                                      const Binning& binning,
-                                                      std::size_t regionCount,
-                                                      const CountControl& control) {
+BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Binning& binning,
+                                      std::size_t regionCount, const CountControl& control) {
     const auto batchStart = std::chrono::steady_clock::now();
     const WorkShare share = control.share;
     share.validate();
     m_lastDeviceSeconds.reset();
     const std::size_t binCount = binning.count();
     const std::size_t countsPerTask = (regionCount > 0 ? 1 + 2 * regionCount : 1) * binCount;
-    BatchCounts results;
-    results.raw.assign(tasks.size(), PairCounts(countsPerTask, 0));
-    results.weighted.resize(tasks.size());
-    std::vector<std::uint8_t> taskWeighted(tasks.size(), 0);
-    bool anyWeighted = false, anyPlain = false;
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        taskWeighted[t] = tasks[t].weighted() ? 1 : 0;
-        if (taskWeighted[t] != 0)
-            results.weighted[t].assign(countsPerTask, 0.0);
-        anyWeighted = anyWeighted || taskWeighted[t] != 0;
-        anyPlain = anyPlain || taskWeighted[t] == 0;
-    }
+    const TaskVariants variants = variantsOf(tasks);
+    BatchCounts results = zeroedCounts(variants, countsPerTask);
 
     const BatchCatalogs batch = indexBatch(tasks);
     // Culling on: the list holds only the tile pairs within reach of the bins (built from the
@@ -395,54 +393,22 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
 
     const RealKind real = m_precision == Precision::Float ? RealKind::Float : RealKind::Double;
     const HostBinTables tables = buildBinTables(binning, real);
-    const std::vector<DevicePlans> plans = planDevices(
-        real, tables, binCount, regionCount > 0, culled, thetaMaxDegrees, anyPlain, anyWeighted);
+    const std::vector<DevicePlans> plans =
+        planDevices(real, tables, binCount, regionCount > 0, culled, thetaMaxDegrees,
+                    variants.anyPlain, variants.anyWeighted);
     const auto tileSize = static_cast<std::uint32_t>(plans.front().any().tileSize);
-    std::vector<RegionLayout> regionLayouts;
-    std::vector<std::vector<std::uint32_t>> catTileCounts;
-    if (regionCount > 0) {
-        // One catalog per worker; a bad region is reported for the first catalog that has one,
-        // whichever worker found it.
-        const std::size_t count = batch.catalogs.size();
-        regionLayouts.resize(count);
-        std::vector<std::exception_ptr> errors(count);
-        parallelForRanges(count, [&](std::size_t begin, std::size_t end) {
-            for (std::size_t c = begin; c < end; ++c)
-                try {
-                    regionLayouts[c] = buildRegionLayout(*batch.catalogs[c], regionCount,
-                                                         tileSize, m_tuning.regionCellLevel);
-                } catch (...) {
-                    errors[c] = std::current_exception();
-                }
-        });
-        for (const std::exception_ptr& error : errors)
-            if (error)
-                std::rethrow_exception(error);
-        for (const RegionLayout& layout : regionLayouts)
-            catTileCounts.push_back(layout.tileCount);
-    } else {
-        for (const Catalog* catalog : batch.catalogs)
-            catTileCounts.push_back(plainTileCounts(catalog->size(), tileSize));
-    }
+    const BatchTiles tiles = layoutTiles(batch, regionCount, tileSize, m_tuning.regionCellLevel);
 
-    BatchState state(tasks.size(),
-                     anyWeighted ? taskWeighted : std::vector<std::uint8_t>{});
+    BatchState state(tasks.size(), variants.flagsIfAnyWeighted());
     state.setTakers(m_devices.size());
     if (!culled) {
         // The dense list needs no boxes: ready before any device starts. A share without units
         // has nothing to prepare either.
-        Schedule dense = buildDenseSchedule(tasks, batch, catTileCounts, tileSize, share);
+        Schedule dense = buildDenseSchedule(tasks, batch, tiles.tileCounts, tileSize, share);
         if (dense.shareBegin == dense.shareEnd) {
             m_lastDeviceSeconds = 0.0;
-            if (control.onProgress) {
-                CountProgress progress;
-                for (std::uint64_t total : dense.shareTaskTotals) {
-                    progress.pairsDonePerTask.push_back(total);
-                    progress.pairsDone += total;
-                }
-                progress.pairsTotal = progress.pairsDone;
-                control.onProgress(progress);
-            }
+            if (control.onProgress)
+                control.onProgress(finishedProgress(dense));
             return results;
         }
         state.publish(std::move(dense));
@@ -454,18 +420,40 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
     // Live counts only for someone who listens: the copies cost little, but nothing is better.
     std::optional<LiveCounts> live;
     if (control.onProgress)
-        live.emplace(m_devices.size(), tasks.size(), binCount,
-                     anyWeighted ? taskWeighted : std::vector<std::uint8_t>{});
+        live.emplace(m_devices.size(), tasks.size(), binCount, variants.flagsIfAnyWeighted());
+    LiveCounts* const liveCounts = live ? &*live : nullptr;
+    const DeviceJob job = deviceJob(tasks, binning, batch, tiles, tables, variants, regionCount,
+                                    culled, tileSize, share, liveCounts, batchStart);
 
+    // The caller's thread: progress every ~100 ms.
+    const std::vector<DeviceResult> deviceResults = countOnDevices(plans, job, state, control, [&] {
+        reportBatchProgress(control, tasks, share, state, liveCounts, false);
+    });
+    if (control.cancelled() || !state.allTaken())
+        throw Cancelled();
+
+    m_lastDeviceSeconds = addDeviceCounts(deviceResults, countsPerTask, results);
+    if (m_tuning.trace)
+        noteTrace(deviceResults, batchStart);
+    reportBatchProgress(control, tasks, share, state, liveCounts, true);
+    return results;
+}
+
+DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks, const Binning& binning,
+                                     const BatchCatalogs& batch, const BatchTiles& tiles,
+                                     const HostBinTables& tables, const TaskVariants& variants,
+                                     std::size_t regionCount, bool culled, std::uint32_t tileSize,
+                                     WorkShare share, LiveCounts* live,
+                                     std::chrono::steady_clock::time_point batchStart) const {
     DeviceJob job;
     job.tables = &tables;
     job.batch = &batch;
-    job.live = live ? &*live : nullptr;
-    job.regionLayouts = &regionLayouts;
+    job.live = live;
+    job.regionLayouts = &tiles.regionLayouts;
     job.regionCount = regionCount;
     job.taskCount = tasks.size();
-    if (anyWeighted)
-        job.taskWeighted = taskWeighted;
+    if (variants.anyWeighted)
+        job.taskWeighted = variants.weighted;
     job.culled = culled;
     job.cullSubTiles = m_tuning.subTileCulling;
     job.trace = m_tuning.trace;
@@ -479,42 +467,23 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
         // cells in clusters and empty ones elsewhere). The catalogs are sorted once, on the
         // device, as before; only the boxes (tiles x 56 bytes) come back.
         const auto chord2Edges = binning.chord2Edges();
-        job.scheduleFromBoxes = [&, chord2Min = chord2Edges.front(),
-                                 chord2Max = chord2Edges.back()](
+        job.scheduleFromBoxes = [tasks, &batch, &tileCounts = tiles.tileCounts, tileSize, share,
+                                 chord2Min = chord2Edges.front(), chord2Max = chord2Edges.back()](
                                     const std::vector<std::vector<CellBounds>>& tileBounds) {
-            return buildCulledSchedule(tasks, batch, catTileCounts, tileBounds, chord2Min,
-                                       chord2Max, tileSize, share);
+            return buildCulledSchedule(tasks, batch, tileCounts, tileBounds, chord2Min, chord2Max,
+                                       tileSize, share);
         };
     }
+    return job;
+}
 
-    // The caller's thread: progress every ~100 ms. The totals are the share's: the batch's for
-    // the whole batch, else known once the list is (culling: after the preparation).
-    auto report = [&](bool final) {
-        if (!control.onProgress)
-            return;
-        const Schedule* schedule = state.published();
-        if (schedule == nullptr && !share.whole())
-            return;
-        CountProgress progress;
-        for (std::size_t t = 0; t < tasks.size(); ++t) {
-            const std::uint64_t total =
-                schedule ? schedule->shareTaskTotals[t] : tasks[t].pairTotal();
-            const std::uint64_t done = final ? total : state.pairsDone(t);
-            progress.pairsDonePerTask.push_back(done);
-            progress.pairsDone += done;
-            progress.pairsTotal += total;
-        }
-        if (!final && live)
-            live->takeNew(progress.partialCounts, progress.partialWeighted,
-                          progress.partialPairsPerTask);
-        control.onProgress(progress);
-    };
-
-    // One worker per device (a device listed twice gets two); the caller's thread reports
-    // progress and watches the cancel flag; the first error is rethrown once all are joined.
+std::vector<DeviceResult> CudaPairCounter::countOnDevices(const std::vector<DevicePlans>& plans,
+                                                          const DeviceJob& job, BatchState& state,
+                                                          const CountControl& control,
+                                                          const std::function<void()>& tick) const {
     std::vector<DeviceResult> deviceResults(m_devices.size());
     RunnerWatch watch;
-    watch.tick = [&] { report(false); };
+    watch.tick = tick;
     watch.cancel = control.cancelRequested;
     watch.interval = kProgressInterval;
     runWorkers(
@@ -523,25 +492,7 @@ CudaPairCounter::BatchCounts CudaPairCounter::runBatch(std::span<const CountTask
             runDevice(m_devices[d], d, plans[d], job, state, stop, deviceResults[d]);
         },
         watch);
-    if (control.cancelled() || !state.allTaken())
-        throw Cancelled();
-
-    double busy = 0;
-    for (const DeviceResult& result : deviceResults) {
-        busy = std::max(busy, result.busySeconds);
-        for (std::size_t t = 0; t < tasks.size(); ++t) {
-            for (std::size_t k = 0; k < countsPerTask; ++k)
-                results.raw[t][k] += result.counts[t * countsPerTask + k];
-            if (!results.weighted[t].empty() && !result.weighted.empty())
-                for (std::size_t k = 0; k < countsPerTask; ++k)
-                    results.weighted[t][k] += result.weighted[t * countsPerTask + k];
-        }
-    }
-    m_lastDeviceSeconds = busy;
-    if (m_tuning.trace)
-        noteTrace(deviceResults, batchStart);
-    report(true);
-    return results;
+    return deviceResults;
 }
 
 } // namespace

@@ -102,18 +102,25 @@ void applyShare(Schedule& schedule, std::span<const CountTask> tasks, WorkShare 
     }
 }
 
-/// Work units from each task's tile runs, given as pieces of whole i-tile rows in task order
-/// (sorted by a, then b; from denseRuns or listCellPairs): runs of one i-tile that touch are
-/// joined (their classes only matter to the list builder; the kernel classifies each tile pair
-/// again), then cut into units of at most tilesPerUnit j-tiles. Built in segments of whole rows
-/// on the host's cores, counted first, then written in place with their work and progress (no
-/// array is filled on one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and
-/// their order are those of one pass over the runs, whatever the cores.
-Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
-                       const std::vector<std::vector<std::uint32_t>>& catTileCounts,
-                       const std::vector<TaskPiece>& pieces, std::uint32_t tileSize,
-                       WorkShare share) {
-    Schedule schedule;
+/// Segments of about kSegmentRuns runs of one piece, cut where the i-tile changes: the pieces of
+/// work the host's cores take. units/work: what the segment lists (counted first); unitBegin /
+/// workBegin: where it starts in the whole list.
+struct Segment {
+    std::size_t piece, runBegin, runEnd;
+    std::size_t units = 0, unitBegin = 0;
+    std::uint64_t work = 0, workBegin = 0;
+};
+
+/// Each task's place in the list, and its progress: its pairTotal spread over its units in
+/// proportion to their work (monotone, reaching the total at its last unit).
+struct TaskSpan {
+    std::size_t unitBegin = 0, unitEnd = 0;
+    std::uint64_t workBegin = 0, workEnd = 0, progressBase = 0, total = 0;
+    double scale = 0;
+};
+
+/// j-tiles per unit: at least unitTiles(tileSize), more where the list would pass kMaxWorkUnits.
+std::uint64_t tilesPerUnitOf(const std::vector<TaskPiece>& pieces, std::uint32_t tileSize) {
     std::vector<std::uint64_t> pieceTilePairs(pieces.size());
     parallelForRanges(pieces.size(), [&](std::size_t begin, std::size_t end) {
         for (std::size_t p = begin; p < end; ++p)
@@ -122,25 +129,26 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
     std::uint64_t tilePairs = 0;
     for (const std::uint64_t pairs : pieceTilePairs)
         tilePairs += pairs;
-    schedule.tilesPerUnit = std::max<std::uint64_t>(
-        unitTiles(tileSize), (tilePairs + kMaxWorkUnits - 1) / kMaxWorkUnits);
-    const std::uint64_t step = schedule.tilesPerUnit;
+    return std::max<std::uint64_t>(unitTiles(tileSize),
+                                   (tilePairs + kMaxWorkUnits - 1) / kMaxWorkUnits);
+}
 
-    // Points of tiles [0, i) per catalog: the pairs of a unit in O(1).
+/// Points of tiles [0, i) per catalog: the pairs of a unit in O(1).
+std::vector<std::vector<std::uint64_t>>
+tilePointPrefixes(const std::vector<std::vector<std::uint32_t>>& catTileCounts) {
     std::vector<std::vector<std::uint64_t>> catPrefix(catTileCounts.size());
     for (std::size_t c = 0; c < catTileCounts.size(); ++c) {
         catPrefix[c].assign(catTileCounts[c].size() + 1, 0);
         for (std::size_t i = 0; i < catTileCounts[c].size(); ++i)
             catPrefix[c][i + 1] = catPrefix[c][i] + catTileCounts[c][i];
     }
+    return catPrefix;
+}
 
-    // Segments of about kSegmentRuns runs of one piece, cut where the i-tile changes.
+/// The segments of every piece in order; a segment never splits one i-tile's runs, so joining
+/// touching runs (SegmentWalker) sees the same runs as one pass over the piece.
+std::vector<Segment> cutSegments(const std::vector<TaskPiece>& pieces) {
     constexpr std::size_t kSegmentRuns = 2048;
-    struct Segment {
-        std::size_t piece, runBegin, runEnd;
-        std::size_t units = 0, unitBegin = 0;
-        std::uint64_t work = 0, workBegin = 0;
-    };
     std::vector<Segment> segments;
     for (std::size_t p = 0; p < pieces.size(); ++p) {
         const std::vector<CellPairRun>& runs = pieces[p].runs;
@@ -152,14 +160,27 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
             r = end;
         }
     }
-    // One pass over a segment: every unit in order, to `emit(unit, pairs)`.
-    const auto walk = [&](const Segment& segment, const auto& emit) {
-        const std::size_t t = pieces[segment.piece].task;
-        const bool isAuto = tasks[t].isAuto();
-        const std::uint32_t catA = batch.taskCatA[t], catB = batch.taskCatB[t];
-        const std::vector<std::uint32_t>& countsA = catTileCounts[catA];
-        const std::vector<std::uint64_t>& prefixB = catPrefix[catB];
-        const std::vector<CellPairRun>& runs = pieces[segment.piece].runs;
+    return segments;
+}
+
+/// One pass over a segment: every unit in order, with its pairs, to emit(unit, pairs). Both
+/// passes (counting, then writing in place) walk alike, so they agree unit for unit.
+class SegmentWalker {
+public:
+    SegmentWalker(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                  const std::vector<std::vector<std::uint32_t>>& catTileCounts,
+                  const std::vector<std::vector<std::uint64_t>>& catPrefix,
+                  const std::vector<TaskPiece>& pieces, std::uint64_t tilesPerUnit)
+        : m_tasks(tasks), m_batch(batch), m_catTileCounts(catTileCounts), m_catPrefix(catPrefix),
+          m_pieces(pieces), m_step(tilesPerUnit) {}
+
+    template <class Emit> void operator()(const Segment& segment, const Emit& emit) const {
+        const std::size_t t = m_pieces[segment.piece].task;
+        const bool isAuto = m_tasks[t].isAuto();
+        const std::uint32_t catA = m_batch.taskCatA[t], catB = m_batch.taskCatB[t];
+        const std::vector<std::uint32_t>& countsA = m_catTileCounts[catA];
+        const std::vector<std::uint64_t>& prefixB = m_catPrefix[catB];
+        const std::vector<CellPairRun>& runs = m_pieces[segment.piece].runs;
         for (std::size_t r = segment.runBegin; r < segment.runEnd;) {
             const std::uint32_t a = runs[r].a;
             const std::uint32_t bBegin = runs[r].bBegin;
@@ -167,8 +188,8 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
             for (++r; r < segment.runEnd && runs[r].a == a && runs[r].bBegin == bEnd; ++r)
                 bEnd = runs[r].bEnd;
             const std::uint64_t countA = countsA[a];
-            for (std::uint64_t b0 = bBegin; b0 < bEnd; b0 += step) {
-                const std::uint64_t b1 = std::min<std::uint64_t>(b0 + step, bEnd);
+            for (std::uint64_t b0 = bBegin; b0 < bEnd; b0 += m_step) {
+                const std::uint64_t b1 = std::min<std::uint64_t>(b0 + m_step, bEnd);
                 std::uint64_t pairs = countA * (prefixB[b1] - prefixB[b0]);
                 if (isAuto && a >= b0 && a < b1) // the diagonal tile: i < j only
                     pairs -= countA * countA - countA * (countA - 1) / 2;
@@ -180,22 +201,22 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
                      pairs);
             }
         }
-    };
-    parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
-        for (std::size_t s = begin; s < end; ++s)
-            walk(segments[s], [&](const WorkUnit&, std::uint64_t pairs) {
-                ++segments[s].units;
-                segments[s].work += pairs;
-            });
-    });
+    }
 
-    // Where each segment and task starts; each task's progress: its pairTotal spread over its
-    // units in proportion to their work (monotone, reaching the total at its last unit).
-    struct TaskSpan {
-        std::size_t unitBegin = 0, unitEnd = 0;
-        std::uint64_t workBegin = 0, workEnd = 0, progressBase = 0, total = 0;
-        double scale = 0;
-    };
+private:
+    std::span<const CountTask> m_tasks;
+    const BatchCatalogs& m_batch;
+    const std::vector<std::vector<std::uint32_t>>& m_catTileCounts;
+    const std::vector<std::vector<std::uint64_t>>& m_catPrefix;
+    const std::vector<TaskPiece>& m_pieces;
+    std::uint64_t m_step;
+};
+
+/// Where each segment and task starts in the list (segments in task order), each task's
+/// progress scale, and the schedule's taskUnits. The last span ends at the list's end.
+std::vector<TaskSpan> placeSegments(std::span<const CountTask> tasks,
+                                    const std::vector<TaskPiece>& pieces,
+                                    std::vector<Segment>& segments, Schedule& schedule) {
     std::vector<TaskSpan> spans(tasks.size());
     std::size_t unitCount = 0;
     std::uint64_t workTotal = 0;
@@ -221,11 +242,42 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
             progressBase += span.total;
         schedule.taskUnits.emplace_back(span.unitBegin, span.unitEnd);
     }
+    return spans;
+}
+
+/// Work units from each task's tile runs, given as pieces of whole i-tile rows in task order
+/// (sorted by a, then b; from denseRuns or listCellPairs): runs of one i-tile that touch are
+/// joined (their classes only matter to the list builder; the kernel classifies each tile pair
+/// again), then cut into units of at most tilesPerUnit j-tiles. Built in segments of whole rows
+/// on the host's cores, counted first, then written in place with their work and progress (no
+/// array is filled on one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and
+/// their order are those of one pass over the runs, whatever the cores.
+Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                       const std::vector<std::vector<std::uint32_t>>& catTileCounts,
+                       const std::vector<TaskPiece>& pieces, std::uint32_t tileSize,
+                       WorkShare share) {
+    Schedule schedule;
+    schedule.tilesPerUnit = tilesPerUnitOf(pieces, tileSize);
+    const std::vector<std::vector<std::uint64_t>> catPrefix = tilePointPrefixes(catTileCounts);
+    std::vector<Segment> segments = cutSegments(pieces);
+    const SegmentWalker walk(tasks, batch, catTileCounts, catPrefix, pieces, schedule.tilesPerUnit);
+    // First pass: how many units, and how much work, each segment holds.
+    parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t s = begin; s < end; ++s)
+            walk(segments[s], [&](const WorkUnit&, std::uint64_t pairs) {
+                ++segments[s].units;
+                segments[s].work += pairs;
+            });
+    });
+
+    const std::vector<TaskSpan> spans = placeSegments(tasks, pieces, segments, schedule);
+    const std::size_t unitCount = spans.empty() ? 0 : spans.back().unitEnd;
     schedule.units.resize(unitCount);
     schedule.workPrefix.resize(unitCount + 1);
     schedule.progressPrefix.resize(unitCount + 1);
     schedule.workPrefix[0] = 0;
     schedule.progressPrefix[0] = 0;
+    // Second pass: every segment writes its units, work and progress in place.
     parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
             const Segment& segment = segments[k];

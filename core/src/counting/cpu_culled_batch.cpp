@@ -92,12 +92,26 @@ void CulledBatch::countRun(WeightedTileKernel kernel, std::size_t task, const sk
     kernel(a, r.i0, r.i1, b, r.j0, r.j1, r.diagonal, lookup, histogram, weighted);
 }
 
-CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& binning,
-                               std::size_t regionCount, std::size_t threads, const sky::Poll& poll,
-                               const WorkShare& share) {
-    share.validate();
-    CulledBatch batch;
-    // Each distinct catalog is sorted once, however many tasks use it.
+namespace {
+
+/// Points of the first catalog in a run's first cell: the run's rows.
+std::uint64_t runRows(const CulledBatch& batch, std::size_t t, const sky::CountRun& run) {
+    return batch.plan.cells[batch.cellTasks[t].first].countOf(run.a);
+}
+
+/// A run's work in pair-kernel units: its pairs plus the cost of a run and of its rows.
+double runWork(const CulledBatch& batch, std::size_t t, const sky::CountRun& run) {
+    return static_cast<double>(batch.runPairs(t, run)) + sky::kRunCost +
+           sky::kRowCost * static_cast<double>(runRows(batch, t, run));
+}
+
+/// Each distinct catalog sorted into cells once, however many tasks use it, and the tasks
+/// as cell tasks over them. Several catalogs are sorted side by side, each on its share of the
+/// threads: the passes of one sort are memory-bound and short, so separate sorts scale better
+/// than one wide one. The calling thread polls; a sort on a worker stops between its passes
+/// once the workers are told to stop (a cancel, or another's error).
+void sortDistinctCatalogs(CulledBatch& batch, std::span<const CountTask> tasks,
+                          std::size_t regionCount, std::size_t threads, const sky::Poll& poll) {
     std::vector<const Catalog*> distinct;
     const auto indexOf = [&](const Catalog* catalog) {
         const auto known = std::find(distinct.begin(), distinct.end(), catalog);
@@ -111,10 +125,6 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
         const std::size_t second = task.second ? indexOf(task.second) : first;
         batch.cellTasks.push_back(sky::CellTask{first, second, task.isAuto(), task.weighted()});
     }
-    // Several catalogs are sorted side by side, each on its share of the threads: the passes
-    // of one sort are memory-bound and short, so separate sorts scale better than one wide one.
-    // The calling thread polls; a sort on a worker stops between its passes once the workers
-    // are told to stop (a cancel, or another's error).
     batch.catalogs.resize(distinct.size());
     const std::size_t side =
         std::max<std::size_t>(1, std::min(distinct.size(), std::max<std::size_t>(1, threads)));
@@ -129,61 +139,130 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
             for (std::size_t c : {task.first, task.second})
                 if (batch.catalogs[c].w.empty())
                     batch.catalogs[c].w.assign(batch.catalogs[c].size(), 1.0);
-    batch.plan = sky::planCellPairs(batch.catalogs, batch.cellTasks, binning.chord2Edges(),
-                                    regionCount, poll, threads);
+}
 
-    const auto runRows = [&](std::size_t t, const sky::CountRun& run) {
-        return batch.plan.cells[batch.cellTasks[t].first].countOf(run.a);
-    };
-    const auto runWork = [&](std::size_t t, const sky::CountRun& run) {
-        return static_cast<double>(batch.runPairs(t, run)) + sky::kRunCost +
-               sky::kRowCost * static_cast<double>(runRows(t, run));
-    };
-
-    // The share: a contiguous, cost-balanced part of every task's runs in schedule order (the
-    // cost model's figure in whole units, so that every process cuts alike), which holds a
-    // contiguous range of the runs of each task.
+/// Per task, the runs [first, end) of the share: a contiguous, cost-balanced part of every
+/// task's runs in schedule order (the cost model's figure in whole units, so that every process
+/// cuts alike), which holds a contiguous range of the runs of each task.
+std::vector<std::pair<std::size_t, std::size_t>> shareRunRanges(const CulledBatch& batch,
+                                                                std::size_t taskCount,
+                                                                const WorkShare& share,
+                                                                const sky::Poll& poll) {
     std::vector<std::uint64_t> runsPerTask;
     for (const sky::TaskCellPlan& plan : batch.plan.tasks)
         runsPerTask.push_back(plan.runs.size());
-    std::vector<std::pair<std::size_t, std::size_t>> shareRuns(tasks.size()); // [first, end)
+    std::vector<std::pair<std::size_t, std::size_t>> shareRuns(taskCount); // [first, end)
     if (share.whole()) {
-        for (std::size_t t = 0; t < tasks.size(); ++t)
+        for (std::size_t t = 0; t < taskCount; ++t)
             shareRuns[t] = {0, runsPerTask[t]};
-    } else {
-        const TileSchedule allRuns(runsPerTask);
-        const UnitRange range = shareOfUnits(
-            allRuns.total(),
-            [&](std::uint64_t index) {
-                const auto [t, r] = allRuns.locate(index);
-                const sky::CountRun& run = batch.plan.tasks[t].runs[r];
-                return batch.runPairs(t, run) + static_cast<std::uint64_t>(sky::kRunCost) +
-                       static_cast<std::uint64_t>(sky::kRowCost) * runRows(t, run);
-            },
-            share);
-        std::vector<bool> seen(tasks.size(), false);
-        for (std::uint64_t index = range.begin; index < range.end; ++index) {
-            const auto [t, r] = allRuns.locate(index);
-            if (!seen[t])
-                shareRuns[t].first = r;
-            seen[t] = true;
-            shareRuns[t].second = r + 1;
-        }
-        poll();
+        return shareRuns;
     }
+    const TileSchedule allRuns(runsPerTask);
+    const UnitRange range = shareOfUnits(
+        allRuns.total(),
+        [&](std::uint64_t index) {
+            const auto [t, r] = allRuns.locate(index);
+            const sky::CountRun& run = batch.plan.tasks[t].runs[r];
+            return batch.runPairs(t, run) + static_cast<std::uint64_t>(sky::kRunCost) +
+                   static_cast<std::uint64_t>(sky::kRowCost) * runRows(batch, t, run);
+        },
+        share);
+    std::vector<bool> seen(taskCount, false);
+    for (std::uint64_t index = range.begin; index < range.end; ++index) {
+        const auto [t, r] = allRuns.locate(index);
+        if (!seen[t])
+            shareRuns[t].first = r;
+        seen[t] = true;
+        shareRuns[t].second = r + 1;
+    }
+    poll();
+    return shareRuns;
+}
+
+/// Cuts task t's runs [firstRun, endRun) into items of about itemWork: batch.itemStart[t] and
+/// batch.itemWork[t]. Returns each item's visited pairs.
+std::vector<std::uint64_t> cutTaskItems(CulledBatch& batch, std::size_t t, std::size_t firstRun,
+                                        std::size_t endRun, double itemWork) {
+    const std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
+    std::vector<std::size_t>& starts = batch.itemStart[t];
+    starts.assign(1, firstRun);
+    std::vector<std::uint64_t> visited;
+    std::vector<double>& itemWorks = batch.itemWork[t];
+    double work = 0;
+    std::uint64_t pairs = 0;
+    for (std::size_t r = firstRun; r < endRun; ++r) {
+        pairs += batch.runPairs(t, runs[r]);
+        work += runWork(batch, t, runs[r]);
+        if (work >= itemWork || r + 1 == endRun) {
+            starts.push_back(r + 1);
+            visited.push_back(pairs);
+            itemWorks.push_back(work);
+            work = 0;
+            pairs = 0;
+        }
+    }
+    return visited;
+}
+
+/// Task t's credits: batch.initialDone[t], batch.itemCredit[t] and batch.taskPairsTotal[t].
+/// Each item is credited its visited pairs plus a share, in proportion, of the pairs culled
+/// away (never listed, or outside the bins as whole cell pairs), so pairsDone reaches pairsTotal
+/// and tracks the work; the proportion runs over the task's whole list, so the shares' credits
+/// add up to it. Whole in-range cell pairs are done from the start (part 0's).
+void creditTaskItems(CulledBatch& batch, std::size_t t, std::uint64_t pairTotal,
+                     std::size_t firstRun, const std::vector<std::uint64_t>& visited) {
+    const std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
+    const std::uint64_t total = pairTotal;
+    const std::uint64_t whole = batch.plan.tasks[t].wholePairs;
+    const std::uint64_t counted = batch.plan.tasks[t].countedPairs;
+    // A task without runs is done from the start: its whole pairs and the pairs culled away.
+    const std::uint64_t initial = runs.empty() ? total : whole;
+    batch.initialDone[t] = batch.holdsWholePairs ? initial : 0;
+    batch.taskPairsTotal[t] = batch.initialDone[t];
+    std::vector<std::uint64_t>& credit = batch.itemCredit[t];
+    if (visited.empty())
+        return;
+    const std::uint64_t culledAway = total - whole - counted;
+    // culledCredit(c): culled-away pairs credited once c visited pairs are done; monotone in c,
+    // so every item gets at least its own visited pairs.
+    const auto culledCredit = [&](std::uint64_t done) -> std::uint64_t {
+        if (done == counted)
+            return culledAway;
+        const double fraction = static_cast<double>(done) / static_cast<double>(counted);
+        return std::min(culledAway,
+                        static_cast<std::uint64_t>(static_cast<double>(culledAway) * fraction));
+    };
+    std::uint64_t done = 0; // pairs the runs before the share's first visit
+    for (std::size_t r = 0; r < firstRun; ++r)
+        done += batch.runPairs(t, runs[r]);
+    for (std::uint64_t v : visited) {
+        credit.push_back(v + culledCredit(done + v) - culledCredit(done));
+        batch.taskPairsTotal[t] += credit.back();
+        done += v;
+    }
+}
+
+} // namespace
+
+CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& binning,
+                               std::size_t regionCount, std::size_t threads, const sky::Poll& poll,
+                               const WorkShare& share) {
+    share.validate();
+    CulledBatch batch;
+    sortDistinctCatalogs(batch, tasks, regionCount, threads, poll);
+    batch.plan = sky::planCellPairs(batch.catalogs, batch.cellTasks, binning.chord2Edges(),
+                                    regionCount, poll, threads);
+    const std::vector<std::pair<std::size_t, std::size_t>> shareRuns =
+        shareRunRanges(batch, tasks.size(), share, poll);
     batch.holdsWholePairs = share.part == 0;
 
-    // Work items: consecutive runs of about itemWork. Each item is credited its visited pairs
-    // plus a share, in proportion, of the pairs culled away (never listed, or outside the bins
-    // as whole cell pairs), so pairsDone reaches pairsTotal and tracks the work; the proportion
-    // runs over the task's whole list, so the shares' credits add up to it. Whole in-range cell
-    // pairs are done from the start (their counts are in the first partial counts).
+    // Work items: consecutive runs of about itemWork, each credited as creditTaskItems says.
     // Tasks are cut on parallel workers; the work is summed per task, then over tasks in order,
     // so the items do not depend on the thread count.
     std::vector<double> taskWork(tasks.size(), 0.0);
     sky::forEachItem(tasks.size(), threads, poll, [&](std::size_t t) {
         for (std::size_t r = shareRuns[t].first; r < shareRuns[t].second; ++r)
-            taskWork[t] += runWork(t, batch.plan.tasks[t].runs[r]);
+            taskWork[t] += runWork(batch, t, batch.plan.tasks[t].runs[r]);
     });
     double totalWork = 0;
     for (double work : taskWork)
@@ -192,67 +271,23 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
         totalWork / (kItemsPerThread * static_cast<double>(std::max<std::size_t>(1, threads))),
         kMinItemWork, kMaxItemWork);
     std::vector<std::uint64_t> itemsPerTask(tasks.size());
-    std::vector<std::uint64_t>& taskPairsTotal = batch.taskPairsTotal;
-    taskPairsTotal.assign(tasks.size(), 0);
+    batch.taskPairsTotal.assign(tasks.size(), 0);
     batch.itemWork.resize(tasks.size());
     batch.itemStart.resize(tasks.size());
     batch.itemCredit.resize(tasks.size());
     batch.initialDone.resize(tasks.size());
     sky::forEachItem(tasks.size(), threads, poll, [&](std::size_t t) {
-        const std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
-        const auto [firstRun, endRun] = shareRuns[t];
-        std::vector<std::size_t>& starts = batch.itemStart[t];
-        starts.assign(1, firstRun);
-        std::vector<std::uint64_t> visited;
-        std::vector<double>& itemWorks = batch.itemWork[t];
         // Small tasks are cut finer: enough items that any prefix of the spread order is an
         // even sample (kEvenSampleUnits, live estimates).
         const double taskItemWork = std::max(
             kMinItemWork, std::min(itemWork, taskWork[t] / (8.0 * double(kEvenSampleUnits))));
-        double work = 0;
-        std::uint64_t pairs = 0;
-        for (std::size_t r = firstRun; r < endRun; ++r) {
-            pairs += batch.runPairs(t, runs[r]);
-            work += runWork(t, runs[r]);
-            if (work >= taskItemWork || r + 1 == endRun) {
-                starts.push_back(r + 1);
-                visited.push_back(pairs);
-                itemWorks.push_back(work);
-                work = 0;
-                pairs = 0;
-            }
-        }
-        const std::uint64_t total = tasks[t].pairTotal();
-        const std::uint64_t whole = batch.plan.tasks[t].wholePairs;
-        const std::uint64_t counted = batch.plan.tasks[t].countedPairs;
-        // A task without runs is done from the start: its whole pairs and the pairs culled away.
-        const std::uint64_t initial = runs.empty() ? total : whole;
-        batch.initialDone[t] = batch.holdsWholePairs ? initial : 0;
-        taskPairsTotal[t] = batch.initialDone[t];
-        std::vector<std::uint64_t>& credit = batch.itemCredit[t];
-        if (!visited.empty()) {
-            const std::uint64_t culledAway = total - whole - counted;
-            // culledCredit(c): culled-away pairs credited once c visited pairs are done;
-            // monotone in c, so every item gets at least its own visited pairs.
-            const auto culledCredit = [&](std::uint64_t done) -> std::uint64_t {
-                if (done == counted)
-                    return culledAway;
-                const double fraction = static_cast<double>(done) / static_cast<double>(counted);
-                return std::min(culledAway, static_cast<std::uint64_t>(
-                                                static_cast<double>(culledAway) * fraction));
-            };
-            std::uint64_t done = 0; // pairs the runs before the share's first visit
-            for (std::size_t r = 0; r < firstRun; ++r)
-                done += batch.runPairs(t, runs[r]);
-            for (std::uint64_t v : visited) {
-                credit.push_back(v + culledCredit(done + v) - culledCredit(done));
-                taskPairsTotal[t] += credit.back();
-                done += v;
-            }
-        }
+        const auto [firstRun, endRun] = shareRuns[t];
+        const std::vector<std::uint64_t> visited =
+            cutTaskItems(batch, t, firstRun, endRun, taskItemWork);
+        creditTaskItems(batch, t, tasks[t].pairTotal(), firstRun, visited);
         itemsPerTask[t] = visited.size();
     });
-    for (std::uint64_t pairs : taskPairsTotal)
+    for (std::uint64_t pairs : batch.taskPairsTotal)
         batch.pairsTotal += pairs;
     for (std::size_t t = 0; t < tasks.size(); ++t)
         batch.workTotal += taskWork[t];

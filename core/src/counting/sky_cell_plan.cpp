@@ -8,22 +8,16 @@
 // one entirely outside the bins is dropped, and the single cell pairs left are counted by the
 // kernels. Whole node pairs are what keeps the culled path ahead of brute force at large θ_max.
 //
-// Why try several populations: the best cell size follows θ_max, N, the footprint, the bins and
-// the clustering at once. Small cells visit fewer pairs outside θ_max and let more of them be
-// added whole, but cost more box tests to plan and shorter kernel rows. The plan itself measures
-// all of that, so planCellPairs prices a plan for a few populations, from large cells (cheap to
-// plan) down in steps of 4×, each on a sample of the coarse cells, with a cost model calibrated
-// on the kernels (sky_cells.h), and keeps the cheapest; it stops at the first population that
-// costs more than the best so far by a margin, or once the box tests of a finer one would cost a
-// good share of the best plan, then tries the best's skipped neighbours. The runs to count are
-// built in sky_cell_runs.cpp.
+// Which population (cells of how many points) planCellPairs takes is chosen in
+// sky_cell_population.cpp, over plans made here. The runs to count are built in
+// sky_cell_runs.cpp.
+#include "counting/sky_cell_plan.h"
 #include "counting/sky_cells.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -38,13 +32,9 @@ namespace {
 
 // Smallest cell population: below this a cell pair costs more to list and call than to count.
 constexpr std::size_t kMinPopulation = 8;
-// Populations tried, largest first (of the largest catalog; the others scale with their size).
-constexpr std::array<std::size_t, 9> kPopulations = {2048, 1024, 512, 256, 128, 64, 32, 16, 8};
 // Cells per coarse cell, the cells listCellPairs sees: few enough coarse cells that the list is
 // cheap, small enough that it prunes the far pairs before the descent.
 constexpr std::uint32_t kCoarseCells = 16;
-// Coarse cells of the first catalog per one priced when choosing the population.
-constexpr std::uint32_t kSampleStride = 16;
 // Coarse pairs below which refining them on one thread is cheaper than starting others.
 constexpr std::uint64_t kMinCoarsePairsPerThread = 256;
 // Box tests between two polls.
@@ -372,37 +362,48 @@ std::vector<CellPartition> partitionAll(std::span<const SortedCatalog> catalogs,
     return cells;
 }
 
-// The plan of every task over given cells (partitionAll's for `population`). Tasks are listed,
-// refined and finished on parallel workers; each task's result is the same as on one thread.
-CellPlan planOverCells(std::vector<CellPartition> cells, std::span<const CellTask> tasks,
-                       std::span<const double> chord2Edges, std::size_t regionCount,
-                       std::size_t population, const Poll& poll, std::size_t threads,
-                       std::uint32_t maxSampleStride) {
-    threads = std::max<std::size_t>(1, threads);
-    CellPlan plan;
-    plan.population = population;
-    plan.cells = std::move(cells);
-    std::vector<std::vector<std::uint32_t>> coarse(plan.cells.size()); // tree nodes
-    std::vector<std::vector<CellBounds>> coarseBounds(plan.cells.size());
-    for (std::size_t c = 0; c < plan.cells.size(); ++c) {
-        const CellPartition& partition = plan.cells[c];
+// The coarse cells of every catalog (collectCoarse's tree nodes) and their boxes.
+struct CoarseCells {
+    std::vector<std::vector<std::uint32_t>> nodes; // per catalog: tree nodes
+    std::vector<std::vector<CellBounds>> bounds;   // per catalog: their boxes
+};
+CoarseCells coarseCellsOf(const std::vector<CellPartition>& cells) {
+    CoarseCells coarse;
+    coarse.nodes.resize(cells.size());
+    coarse.bounds.resize(cells.size());
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        const CellPartition& partition = cells[c];
         if (partition.root >= 0)
-            collectCoarse(partition, static_cast<std::uint32_t>(partition.root), coarse[c]);
-        for (std::uint32_t node : coarse[c])
-            coarseBounds[c].push_back(partition.nodes[node].box);
+            collectCoarse(partition, static_cast<std::uint32_t>(partition.root), coarse.nodes[c]);
+        for (std::uint32_t node : coarse.nodes[c])
+            coarse.bounds[c].push_back(partition.nodes[node].box);
     }
+    return coarse;
+}
 
-    const std::size_t regions = std::max<std::size_t>(1, regionCount);
+std::size_t secondOf(const CellTask& task) {
+    return task.isAuto ? task.first : task.second;
+}
+
+// Per task: the coarse pairs within reach of the bins, and the stride of the sample priced.
+struct CoarseLists {
+    std::vector<std::vector<CellPairRun>> listed;
+    std::vector<std::uint32_t> strides;
+};
+
+// Every task's output zeroed (regions × bins whole counts) and its coarse list, on parallel
+// workers.
+CoarseLists listCoarsePairs(std::span<const CellTask> tasks, const CoarseCells& coarse,
+                            std::span<const double> chord2Edges, std::size_t regions,
+                            std::vector<TaskCellPlan>& outputs, const Poll& poll,
+                            std::size_t threads, std::uint32_t maxSampleStride) {
     const std::size_t bins = chord2Edges.size() - 1;
-    const auto secondOf = [&](const CellTask& task) {
-        return task.isAuto ? task.first : task.second;
-    };
-    plan.tasks.resize(tasks.size());
-    std::vector<std::vector<CellPairRun>> listed(tasks.size());
-    std::vector<std::uint32_t> strides(tasks.size());
+    CoarseLists lists;
+    lists.listed.resize(tasks.size());
+    lists.strides.resize(tasks.size());
     forEachItem(tasks.size(), threads, poll, [&](std::size_t t) {
         const CellTask& task = tasks[t];
-        TaskCellPlan& out = plan.tasks[t];
+        TaskCellPlan& out = outputs[t];
         out.wholeByFirst.assign(regions * bins, 0);
         out.wholeBySecond.assign(regions * bins, 0);
         out.wholeWithin.assign(regions * bins, 0);
@@ -417,65 +418,100 @@ CellPlan planOverCells(std::vector<CellPartition> cells, std::span<const CellTas
         // The bounds are exact for the double kernels (see boxMinChord2); the margin is spare.
         query.relativeMargin = 1e-12;
         query.autoPairs = task.isAuto;
-        listed[t] = listCellPairs(coarseBounds[task.first], coarseBounds[secondOf(task)], query);
+        lists.listed[t] =
+            listCellPairs(coarse.bounds[task.first], coarse.bounds[secondOf(task)], query);
         // Sample only where at least ~128 coarse cells of the first catalog are left to price
         // (clustered catalogs put much of the work in a few clumps).
-        strides[t] = static_cast<std::uint32_t>(std::clamp<std::size_t>(
-            coarse[task.first].size() / 128, 1, std::max<std::uint32_t>(1, maxSampleStride)));
+        lists.strides[t] = static_cast<std::uint32_t>(std::clamp<std::size_t>(
+            coarse.nodes[task.first].size() / 128, 1, std::max<std::uint32_t>(1, maxSampleStride)));
     });
-    for (const std::vector<CellPairRun>& list : listed)
-        plan.listedCellPairs += cellPairCount(list);
+    return lists;
+}
 
-    // Chunks of every task's list in order: a few per thread and task, so that clumps of a
-    // clustered catalog, and small tasks beside large ones, leave no thread idle.
-    std::vector<std::unique_ptr<WholeCounts>> whole;
+// Chunks of every task's list in order: a few per thread and task, so that clumps of a
+// clustered catalog, and small tasks beside large ones, leave no thread idle.
+struct RefineChunks {
     std::vector<RefineChunk> chunks;
     std::vector<std::size_t> firstChunk; // per task, + 1
-    std::uint64_t coarsePairs = 0;
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        whole.push_back(std::make_unique<WholeCounts>(plan.tasks[t], bins));
-        firstChunk.push_back(chunks.size());
-        const std::vector<CellPairRun>& list = listed[t];
+    std::uint64_t coarsePairs = 0;       // the sampled coarse pairs of all tasks
+};
+RefineChunks cutRefineChunks(const CoarseLists& lists, std::size_t threads) {
+    RefineChunks out;
+    for (std::size_t t = 0; t < lists.listed.size(); ++t) {
+        out.firstChunk.push_back(out.chunks.size());
+        const std::vector<CellPairRun>& list = lists.listed[t];
+        const std::uint32_t stride = lists.strides[t];
         std::uint64_t taskPairs = 0;
         for (const CellPairRun& run : list)
-            if (run.a % strides[t] == 0)
+            if (run.a % stride == 0)
                 taskPairs += run.bEnd - run.bBegin;
-        coarsePairs += taskPairs;
+        out.coarsePairs += taskPairs;
         const std::uint64_t chunkPairs = std::max<std::uint64_t>(1, taskPairs / (8 * threads));
         std::uint64_t inChunk = 0;
         std::size_t first = 0;
         for (std::size_t r = 0; r < list.size(); ++r) {
-            if (list[r].a % strides[t] == 0)
+            if (list[r].a % stride == 0)
                 inChunk += list[r].bEnd - list[r].bBegin;
             if (inChunk >= chunkPairs || r + 1 == list.size()) {
-                chunks.push_back({t, first, r + 1});
+                out.chunks.push_back({t, first, r + 1});
                 first = r + 1;
                 inChunk = 0;
             }
         }
     }
-    firstChunk.push_back(chunks.size());
-    std::vector<TaskCellPlan> outputs(chunks.size());
-    std::vector<std::optional<DualRefiner>> parts(chunks.size());
+    out.firstChunk.push_back(out.chunks.size());
+    return out;
+}
+
+} // namespace
+
+// The plan of every task over given cells (partitionAll's for `population`). Tasks are listed,
+// refined and finished on parallel workers; each task's result is the same as on one thread.
+CellPlan planOverCells(std::vector<CellPartition> cells, std::span<const CellTask> tasks,
+                       std::span<const double> chord2Edges, std::size_t regionCount,
+                       std::size_t population, const Poll& poll, std::size_t threads,
+                       std::uint32_t maxSampleStride) {
+    threads = std::max<std::size_t>(1, threads);
+    CellPlan plan;
+    plan.population = population;
+    plan.cells = std::move(cells);
+    const CoarseCells coarse = coarseCellsOf(plan.cells);
+    const std::size_t bins = chord2Edges.size() - 1;
+    plan.tasks.resize(tasks.size());
+    CoarseLists lists =
+        listCoarsePairs(tasks, coarse, chord2Edges, std::max<std::size_t>(1, regionCount),
+                        plan.tasks, poll, threads, maxSampleStride);
+    const std::vector<std::uint32_t>& strides = lists.strides;
+    for (const std::vector<CellPairRun>& list : lists.listed)
+        plan.listedCellPairs += cellPairCount(list);
+
+    // Each task's whole-cell counts, which the refiners of all its chunks add to.
+    std::vector<std::unique_ptr<WholeCounts>> whole;
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        whole.push_back(std::make_unique<WholeCounts>(plan.tasks[t], bins));
+    const RefineChunks cut = cutRefineChunks(lists, threads);
+    std::vector<TaskCellPlan> outputs(cut.chunks.size());
+    std::vector<std::optional<DualRefiner>> parts(cut.chunks.size());
     refineChunks(
-        chunks, coarsePairs, threads, poll,
+        cut.chunks, cut.coarsePairs, threads, poll,
         [&](const RefineChunk& chunk, TaskCellPlan& part) {
             const CellTask& task = tasks[chunk.task];
             return DualRefiner(task, plan.cells[task.first], plan.cells[secondOf(task)],
                                chord2Edges, part, *whole[chunk.task]);
         },
         [&](const RefineChunk& chunk, std::size_t r, DualRefiner& part) {
-            const CellPairRun& run = listed[chunk.task][r];
+            const CellPairRun& run = lists.listed[chunk.task][r];
             if (run.a % strides[chunk.task] != 0)
                 return false;
             const CellTask& task = tasks[chunk.task];
             for (std::uint32_t b = run.bBegin; b < run.bEnd; ++b)
-                part.refine(coarse[task.first][run.a], coarse[secondOf(task)][b]);
+                part.refine(coarse.nodes[task.first][run.a], coarse.nodes[secondOf(task)][b]);
             return true;
         },
         parts, outputs);
-    listed = {};
+    lists.listed = {};
 
+    // Each task finished over its chunks' refiners: its runs, box tests and modelled cost.
     std::vector<double> costs(tasks.size());
     std::vector<std::uint64_t> checks(tasks.size());
     const auto finishTask = [&](std::size_t t, std::size_t innerThreads, const Poll& innerPoll) {
@@ -484,7 +520,7 @@ CellPlan planOverCells(std::vector<CellPartition> cells, std::span<const CellTas
         DualRefiner refiner(task, plan.cells[task.first], plan.cells[secondOf(task)], chord2Edges,
                             out, *whole[t]);
         const std::uint64_t rows = refiner.finish(
-            std::span(parts).subspan(firstChunk[t], firstChunk[t + 1] - firstChunk[t]),
+            std::span(parts).subspan(cut.firstChunk[t], cut.firstChunk[t + 1] - cut.firstChunk[t]),
             innerThreads, innerPoll);
         checks[t] = refiner.checks();
         costs[t] = (static_cast<double>(out.countedPairs) + kRowCost * static_cast<double>(rows) +
@@ -510,75 +546,12 @@ CellPlan planOverCells(std::vector<CellPartition> cells, std::span<const CellTas
     return plan;
 }
 
-} // namespace
-
 CellPlan planForPopulation(std::span<const SortedCatalog> catalogs, std::span<const CellTask> tasks,
                            std::span<const double> chord2Edges, std::size_t regionCount,
                            std::size_t population, const Poll& poll, std::size_t threads,
                            std::uint32_t maxSampleStride) {
     return planOverCells(partitionAll(catalogs, population, poll, threads), tasks, chord2Edges,
                          regionCount, population, poll, threads, maxSampleStride);
-}
-
-CellPlan planCellPairs(std::span<const SortedCatalog> catalogs, std::span<const CellTask> tasks,
-                       std::span<const double> chord2Edges, std::size_t regionCount,
-                       const Poll& poll, std::size_t threads) {
-    // Candidates are priced on a sample of each task's coarse cells (every stride-th of its
-    // first catalog, with all their pairs), which is unbiased for a spatially coherent order and
-    // costs a fraction of the full plan; only the chosen population is planned in full, over
-    // the cells its candidate made (partitionCells is deterministic). The search steps by 4×
-    // from large cells down (the cost varies slowly with the population, and every candidate
-    // partitions every catalog), then prices the skipped neighbours of the best, walking on
-    // while one is cheaper. Every decision reads only the modelled costs, which do not depend
-    // on the thread count, so neither does the choice.
-    constexpr std::size_t kCount = kPopulations.size();
-    std::array<double, kCount> costs;
-    costs.fill(-1);
-    std::size_t finest = kCount - 1; // finest index the box tests leave worth pricing
-    std::size_t best = kCount;
-    std::vector<CellPartition> bestCells;
-    const auto price = [&](std::size_t index) {
-        CellPlan candidate = planForPopulation(catalogs, tasks, chord2Edges, regionCount,
-                                               kPopulations[index], poll, threads, kSampleStride);
-        costs[index] = candidate.cost;
-        if (best == kCount || candidate.cost < costs[best]) {
-            best = index;
-            bestCells = std::move(candidate.cells);
-        }
-        // Halving the population multiplies the box tests by 2.5 or more (measured 2.5–5), and
-        // pricing it costs a share of them: once they would cost a quarter of the best plan, a
-        // finer partition wins too little, if at all, to pay for looking. Returns how many
-        // halvings stay worth it (0, 1 or 2).
-        const double checks = 2.5 * kCheckCost * static_cast<double>(candidate.checks);
-        const double budget = 0.25 * costs[best];
-        if (checks >= budget)
-            finest = std::min(finest, index);
-        return checks >= budget ? 0 : checks * 2.5 >= budget ? 1 : 2;
-    };
-    for (std::size_t index = 0; index <= finest;) {
-        const int halvings = price(index);
-        // Past the minimum (with room for the sample's noise), finer cells only add box tests.
-        if (costs[index] > 1.25 * costs[best] || halvings == 0)
-            break;
-        index += static_cast<std::size_t>(halvings);
-    }
-    // A neighbour between the best and a candidate that costs twice as much is left out: the
-    // cost falls that steeply only where the pairs dominate, and they fall on towards the best.
-    const auto steepBeyond = [&](std::size_t at, std::size_t beyond) {
-        return beyond < kCount && costs[beyond] >= 2 * costs[at];
-    };
-    for (bool moved = true; moved;) {
-        moved = false;
-        const std::size_t at = best;
-        for (std::size_t next : {at - 1, at + 1})
-            if (next < kCount && next <= finest && costs[next] < 0 &&
-                !steepBeyond(at, next < at ? at - 2 : at + 2)) {
-                price(next);
-                moved = moved || best != at;
-            }
-    }
-    return planOverCells(std::move(bestCells), tasks, chord2Edges, regionCount, kPopulations[best],
-                         poll, threads, 1);
 }
 
 } // namespace tpacf::sky
