@@ -170,3 +170,36 @@ def test_plot_draws_w_with_error_bars(samples):
     drawn = sum(len(line.get_xdata()) for line in ax.lines)
     assert drawn == np.isfinite(result.w).sum() - (result.w == 0).sum()
     assert ax.get_xscale() == "log"
+
+
+def with_regions(source, target, every=1):
+    """The catalog's rows (every n-th) with a region label column: RA in 4 slices of the patch."""
+    rows = [l.split() for l in open(source) if not l.startswith("#")][::every]
+    target.write_text("ra dec region\n" + "".join(
+        "%s %s %d\n" % (ra, dec, int(float(ra) // 10) % 4) for ra, dec in rows))
+    return target
+
+
+def test_region_labels_equal_tpacf_run_with_a_region_column(tmp_path, samples):
+    data = with_regions(samples["sample_data"], tmp_path / "d.txt")
+    randoms = with_regions(samples["sample_random_1"], tmp_path / "r.txt")
+    cli = cli_run(tmp_path, "cli", "--data", data, "--random", randoms,
+                  "--jackknife-column", "region")
+    from_files = tpacf.correlate(tpacf.Catalog.read(data, region_col="region"),
+                                 tpacf.Catalog.read(randoms, region_col="region"),
+                                 bins=BINS, jackknife="labels", backend="cpu")
+    from_files.write(tmp_path / "py.csv")
+    assert table_rows(tmp_path / "py.csv") == table_rows(cli)
+    assert from_files.jackknife_regions["count"] == 4
+    # The same labels given as arrays.
+    arrays = {}
+    for name, path in (("d", data), ("r", randoms)):
+        table = np.loadtxt(path, skiprows=1)
+        arrays[name] = tpacf.Catalog(table[:, 0], table[:, 1], regions=table[:, 2].astype(int))
+    from_arrays = tpacf.correlate(arrays["d"], arrays["r"], bins=BINS, jackknife="labels",
+                                  backend="cpu")
+    np.testing.assert_array_equal(from_arrays.w_err, from_files.w_err)
+    np.testing.assert_array_equal(from_arrays.covariance, from_files.covariance)
+    with pytest.raises(ValueError):
+        tpacf.correlate(tpacf.Catalog.read(data), tpacf.Catalog.read(randoms), bins=BINS,
+                        jackknife="labels")
