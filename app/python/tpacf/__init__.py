@@ -34,6 +34,12 @@ from ._tpacf import (
 )
 from ._result import Result, correlate
 
+# The compiled classes are the package's own (help() and reprs say tpacf.Catalog).
+for _type in (Bins, Catalog, Counts, CountStore, Error, InputError, ConfigError,
+              BackendUnavailable):
+    _type.__module__ = "tpacf"
+del _type
+
 __all__ = [
     "BackendUnavailable",
     "Bins",
