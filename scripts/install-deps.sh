@@ -8,7 +8,8 @@ packages=(cmake ninja-build g++ pkg-config
           qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev qt6-svg-dev
           xvfb xauth python3-astropy
           appstream desktop-file-utils shared-mime-info
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin
+          pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib)
 
 missing=()
 for p in "${packages[@]}"; do
