@@ -231,13 +231,12 @@ the counts whose catalogs match instead of counting them (RR of the same randoms
     }, py::arg("stores"), "Adds count stores of distinct shares of one batch (tpacf combine).");
 }
 
-} // namespace
+using R = CorrelationResult;
+using ResultClass = py::class_<R, std::shared_ptr<R>>;
 
-void bindCorrelate(py::module_& module) {
-    bindCountStore(module);
-    using R = CorrelationResult;
-    py::class_<R, std::shared_ptr<R>>(module, "CorrelationResult",
-                                      "What a correlate() run gives (wrapped by tpacf.Result).")
+// Per bin: the edges, w and its jackknife error, covariance and leave-one-out samples.
+void bindResultBins(ResultClass& result) {
+    result
         .def_property_readonly("edges", [](const R& r) { return arrayOf(r.edges); })
         .def_property_readonly("centres", [](const R& r) { return arrayOf(r.centres); })
         .def_property_readonly("unit", [](const R& r) { return std::string(angleUnitName(r.bins.unit)); })
@@ -267,7 +266,12 @@ void bindCorrelate(py::module_& module) {
             fields["random_per_region"] = arrayOf(r.jackknifeRegions.randomPerRegion);
             fields["warnings"] = r.jackknifeRegions.warnings;
             return fields;
-        })
+        });
+}
+
+// The raw counts per catalog set and summed, weighted and normalised.
+void bindResultCounts(ResultClass& result) {
+    result
         .def_property_readonly("dd", [](const R& r) { return arrayOf(r.raw.dd); })
         .def_property_readonly("dr_sets", [](const R& r) { return matrixOf(r.raw.dr); })
         .def_property_readonly("rd_sets", [](const R& r) { return matrixOf(r.raw.rd); })
@@ -286,7 +290,12 @@ void bindCorrelate(py::module_& module) {
         .def_property_readonly("dd_norm", [](const R& r) { return arrayOf(r.normalised.dd); })
         .def_property_readonly("dr_norm", [](const R& r) { return arrayOf(r.normalised.dr); })
         .def_property_readonly("rd_norm", [](const R& r) { return optionalArray(r.normalised.rd); })
-        .def_property_readonly("rr_norm", [](const R& r) { return arrayOf(r.normalised.rr); })
+        .def_property_readonly("rr_norm", [](const R& r) { return arrayOf(r.normalised.rr); });
+}
+
+// How the result was made: estimator, backend, device, timings, inputs, notes, the counts.
+void bindResultProvenance(ResultClass& result) {
+    result
         .def_property_readonly("is_cross", &R::isCross)
         .def_property_readonly("is_weighted", &R::isWeighted)
         .def_property_readonly("has_jackknife", &R::hasJackknife)
@@ -332,7 +341,12 @@ void bindCorrelate(py::module_& module) {
             if (!r.counts)
                 return py::none();
             return py::cast(std::make_shared<CountStore>(*r.counts));
-        })
+        });
+}
+
+// The CLI's files and texts of the result, written by core's writers.
+void bindResultFiles(ResultClass& result) {
+    result
         .def("ecsv_text", [](const R& r) { return textOf([&](std::ostream& out) { writeResultCsv(out, r); }); })
         .def("json_text", [](const R& r) { return textOf([&](std::ostream& out) { writeResultJson(out, r); }); })
         .def("write_ecsv", [](const R& r, const std::string& path) {
@@ -351,6 +365,18 @@ void bindCorrelate(py::module_& module) {
             py::gil_scoped_release release;
             writeCovarianceCsvFile(path, r);
         });
+}
+
+} // namespace
+
+void bindCorrelate(py::module_& module) {
+    bindCountStore(module);
+    ResultClass result(module, "CorrelationResult",
+                       "What a correlate() run gives (wrapped by tpacf.Result).");
+    bindResultBins(result);
+    bindResultCounts(result);
+    bindResultProvenance(result);
+    bindResultFiles(result);
     module.attr("fits_output_supported") = fitsOutputSupported();
 
     module.def("correlate", &correlate, py::arg("data"), py::arg("randoms"),
