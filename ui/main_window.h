@@ -180,7 +180,7 @@ public:
     /// The jackknife covariance matrix as CSV (the core's writer); false without jackknife.
     bool exportCovarianceCsv(const QString& path);
     /// PNG, PDF or SVG by the file's suffix; `plot` is a PlotPanel::Plot (w, counts,
-    /// covariance), drawn with the plot panel's export style (plot_export.h: exportFigure).
+    /// covariance), drawn with the plot panel's export style (plot_panel.h: exportFigure).
     bool exportPlot(int plot, const QString& path);
     /// The same with the export style at `settings`' size.
     bool exportPlot(int plot, const QString& path, const PlotExportSettings& settings);
@@ -262,6 +262,7 @@ private:
     void createActions();
     void createMenus();
     void createDocks();
+    void createLoadingIndicator();
     /// The Compare and History docks, tabbed with Results (main_window_compare.cpp).
     void createCompareDocks(QDockWidget* besides);
     void addComparisonDialog();

@@ -3,12 +3,12 @@
 
 #include "catalog_source.h"
 #include "covariance_view.h"
+#include "figure_plot.h"
 #include "fit_panel.h"
 
 #include <qcustomplot.h>
 
 #include <QCheckBox>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -16,44 +16,14 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <limits>
 
 namespace tpacf::ui {
 
 namespace {
 
-const QColor kWColor(0x1f, 0x4e, 0x9c);
-const QColor kNegativeColor(0xc0, 0x39, 0x2b);
 const QColor kSeriesColors[PlotPanel::kSeriesCount] = {
     QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
     QColor(0x94, 0x67, 0xbd)};
-
-QSharedPointer<QCPAxisTicker> tickerFor(bool logScale) {
-    if (logScale) {
-        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
-        ticker->setLogBase(10);
-        ticker->setSubTickCount(8);
-        return ticker;
-    }
-    return QSharedPointer<QCPAxisTicker>::create();
-}
-
-// Widens an axis range by `factor` about its middle: the geometric middle on a log axis, so
-// both ends get the same margin in decades.
-void padRange(QCPAxis* axis, double factor) {
-    const QCPRange range = axis->range();
-    if (axis->scaleType() == QCPAxis::stLogarithmic && range.lower > 0)
-        axis->scaleRange(factor, std::sqrt(range.lower * range.upper));
-    else
-        axis->scaleRange(factor, range.center());
-}
-
-void setAxisScale(QCPAxis* axis, bool logScale) {
-    axis->setScaleType(logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    axis->setTicker(tickerFor(logScale));
-    axis->setNumberFormat(logScale ? QStringLiteral("eb") : QStringLiteral("g"));
-    axis->setNumberPrecision(logScale ? 0 : 6);
-}
 
 } // namespace
 
@@ -68,34 +38,8 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
     m_tabs->addTab(m_covariance, tr("Covariance"));
     connect(m_covariance, &CovarianceView::readout, this, &PlotPanel::readout);
 
-    // w(θ): one graph for linear y; on log y, the same graph holds w > 0 and a second one |w < 0|.
-    m_wTitle = new QCPTextElement(m_wPlot, tr("w(θ)"),
-                                  QFont(font().family(), font().pointSize() + 1, QFont::Bold));
-    m_wPlot->plotLayout()->insertRow(0);
-    m_wPlot->plotLayout()->addElement(0, 0, m_wTitle);
-    m_wGraph = m_wPlot->addGraph();
-    m_wGraph->setPen(QPen(kWColor, 1.5));
-    m_wGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kWColor, kWColor, 7));
-    m_wNegGraph = m_wPlot->addGraph();
-    m_wNegGraph->setPen(QPen(kNegativeColor, 1.5));
-    m_wNegGraph->setLineStyle(QCPGraph::lsNone);
-    m_wNegGraph->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kNegativeColor, 1.5), Qt::white, 8));
-    m_wNegGraph->setName(tr("|w| where w < 0"));
-    m_wErrors = new QCPErrorBars(m_wPlot->xAxis, m_wPlot->yAxis);
-    m_wErrors->setDataPlottable(m_wGraph);
-    m_wErrors->setPen(QPen(kWColor, 1));
-    m_wErrors->removeFromLegend();
-    m_wNegErrors = new QCPErrorBars(m_wPlot->xAxis, m_wPlot->yAxis);
-    m_wNegErrors->setDataPlottable(m_wNegGraph);
-    m_wNegErrors->setPen(QPen(kNegativeColor, 1));
-    m_wNegErrors->removeFromLegend();
-    m_zeroLine = new QCPItemStraightLine(m_wPlot);
-    m_zeroLine->point1->setCoords(0, 0);
-    m_zeroLine->point2->setCoords(1, 0);
-    m_zeroLine->setPen(QPen(Qt::gray, 1, Qt::DashLine));
-    m_wPlot->yAxis->setLabel(tr("w(θ)"));
-    createFitGraphs(); // after the w graphs: graph(0) and graph(1) stay the points
+    // w(θ): the figure's points, error bars, zero line and fit (tpacf_figure), as exported.
+    m_figure = std::make_unique<CorrelationFigure>(m_wPlot, font());
     createComparisonPlots();
 
     m_countsTitle = new QCPTextElement(m_countsPlot, tr("Normalised pair counts"),
@@ -197,18 +141,7 @@ QCustomPlot* PlotPanel::createPlot() {
     auto* plot = new QCustomPlot(this);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->setNoAntialiasingOnDrag(true);
-    plot->legend->setVisible(true);
-    plot->legend->setBrush(QColor(255, 255, 255, 220));
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    plot->xAxis2->setVisible(true);
-    plot->yAxis2->setVisible(true);
-    plot->xAxis2->setTickLabels(false);
-    plot->yAxis2->setTickLabels(false);
-    // The mirror axes follow the main ones so the frame and its ticks stay consistent.
-    connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot->xAxis2,
-            qOverload<const QCPRange&>(&QCPAxis::setRange));
-    connect(plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot->yAxis2,
-            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    setupFigurePlot(plot);
     plot->setMouseTracking(true);
     return plot;
 }
@@ -236,7 +169,7 @@ void PlotPanel::setCurrentPlot(Plot which) {
 QString PlotPanel::plotTitle(Plot which) const {
     switch (which) {
     case Plot::Correlation:
-        return m_wTitle->text();
+        return m_figure->title()->text();
     case Plot::PairCounts:
         return m_countsTitle->text();
     case Plot::Covariance:
@@ -336,131 +269,26 @@ void PlotPanel::rebuild() {
 void PlotPanel::applyAxes(Plot which) {
     QCustomPlot* target = plot(which);
     const bool logX = drawnLogX();
-    setAxisScale(target->xAxis, logX);
-    setAxisScale(target->xAxis2, logX);
-    setAxisScale(target->yAxis, drawnLogY(which));
-    setAxisScale(target->yAxis2, drawnLogY(which));
-    target->xAxis->setLabel(thetaAxisLabel());
+    setAxisScales(target, logX, drawnLogY(which), thetaAxisLabel());
     if (m_userMovedView[int(which)])
         return;
-    bool foundRange = false;
-    const QCPRange keys = [&] {
-        QCPRange range;
-        bool found = false;
-        for (int i = 0; i < target->graphCount(); ++i) {
-            if (!target->graph(i)->visible())
-                continue;
-            bool graphFound = false;
-            const QCPRange r =
-                target->graph(i)->getKeyRange(graphFound, logX ? QCP::sdPositive : QCP::sdBoth);
-            if (graphFound) {
-                range =
-                    found ? QCPRange(qMin(range.lower, r.lower), qMax(range.upper, r.upper)) : r;
-                found = true;
-            }
-        }
-        foundRange = found;
-        return range;
-    }();
-    if (foundRange) {
-        target->xAxis->setRange(keys);
-        padRange(target->xAxis, 1.12);
-        // w(θ) frames its points and error bars itself (bars reaching zero on log y excluded);
-        // the counts fit their graphs.
-        // A single value (no spread to frame) is left to QCustomPlot's own fit.
-        if (which == Plot::Correlation && m_wLow < m_wHigh)
-            target->yAxis->setRange(m_wLow, m_wHigh);
-        else
-            target->yAxis->rescale(true);
-        padRange(target->yAxis, 1.15);
-    } else if (m_result && m_result->edges.size() >= 2) {
-        // Nothing finite to show yet (e.g. the first partial result): frame the bin range.
-        const double lower = m_result->edges.front();
-        target->xAxis->setRange((logX && lower <= 0 ? m_result->edges[1] : lower) * thetaScale(),
-                                m_result->edges.back() * thetaScale());
-    }
+    // w(θ) frames its points and error bars (and the overlays'); the counts fit their graphs.
+    std::optional<QCPRange> yExtent;
+    if (which == Plot::Correlation && m_wLow < m_wHigh)
+        yExtent = QCPRange(m_wLow, m_wHigh);
+    fitAxesToData(target, logX, yExtent, m_result ? &m_result->edges : nullptr, thetaScale());
     applyStyleRanges(which);
 }
 
 void PlotPanel::rebuildCorrelation() {
-    m_wPoints.clear();
-    m_wErrorValues.clear();
-    const bool haveErrors = !m_sigma.empty();
-    // Per plotted point: value, σ, and which graph (positive or |negative|) it is on.
-    struct Point {
-        double theta, value, sigma;
-        bool negative;
-    };
-    QVector<Point> points;
     const bool logAxis = drawnLogY(Plot::Correlation);
-    const double scale = thetaScale();
-    if (m_result) {
-        const std::size_t bins = qMin(m_result->centres.size(), m_result->w.size());
-        for (std::size_t k = 0; k < bins; ++k) {
-            const double theta = m_result->centres[k];
-            const double w = m_result->w[k];
-            if (!std::isfinite(theta) || !std::isfinite(w))
-                continue;
-            m_wPoints.append(QPointF(theta, w));
-            double sigma = k < m_sigma.size() ? m_sigma[k] : 0.0;
-            if (haveErrors)
-                m_wErrorValues.append(sigma);
-            if (!std::isfinite(sigma) || sigma < 0)
-                sigma = 0; // no bar rather than a broken one
-            if (logAxis && w < 0)
-                points.append({theta, -w, sigma, true});
-            else if (!logAxis || w > 0)
-                points.append({theta, w, sigma, false});
-        }
-    }
-    // The y extent: every point and bar end a log axis can show. On log y a bar whose lower end
-    // is ≤ 0 does not pull the axis down; it is drawn to far below the frame instead.
-    double low = std::numeric_limits<double>::infinity();
-    double high = -low;
-    for (const Point& point : std::as_const(points)) {
-        const double lower = point.value - point.sigma;
-        low = qMin(low, logAxis && lower <= 0 ? point.value : lower);
-        high = qMax(high, point.value + point.sigma);
-    }
-    m_wLow = low <= high ? low : 1.0; // low > high: none
-    m_wHigh = low <= high ? high : 0.0;
-    const double offBottom = logAxis && low > 0 ? low * 1e-3 : 0.0;
-
-    QVector<double> keys, values, negKeys, negValues, minus, plus, negMinus, negPlus;
-    for (const Point& point : std::as_const(points)) {
-        const double lower = point.value - point.sigma;
-        const double down = logAxis && lower <= 0 ? point.value - offBottom : point.sigma;
-        (point.negative ? negKeys : keys).append(point.theta * scale);
-        (point.negative ? negValues : values).append(point.value);
-        (point.negative ? negMinus : minus).append(down);
-        (point.negative ? negPlus : plus).append(point.sigma);
-    }
-    m_wGraph->setData(keys, values, true);
-    m_wNegGraph->setData(negKeys, negValues, true);
-    m_wNegGraph->setVisible(logAxis);
-    // On log y the positive points are not joined: the gaps where w < 0 would mislead.
-    m_wGraph->setLineStyle(logAxis ? QCPGraph::lsNone : QCPGraph::lsLine);
-    m_wErrors->setVisible(haveErrors);
-    m_wNegErrors->setVisible(haveErrors && logAxis);
-    m_wErrors->setData(haveErrors ? minus : QVector<double>(),
-                       haveErrors ? plus : QVector<double>());
-    m_wNegErrors->setData(haveErrors ? negMinus : QVector<double>(),
-                          haveErrors ? negPlus : QVector<double>());
-    m_zeroLine->setVisible(!logAxis);
-
-    const QString estimator =
-        m_result ? QString::fromLatin1(estimatorName(m_result->estimator)) : QString();
-    QString name = logAxis ? tr("w > 0 (%1)").arg(estimator) : tr("w (%1)").arg(estimator);
-    if (haveErrors && m_result)
-        name += tr(" ± σ, jackknife over %1 regions").arg(m_result->jackknifeRegions.count);
-    m_wGraph->setName(name);
-    if (logAxis && !negKeys.isEmpty())
-        m_wNegGraph->addToLegend();
-    else
-        m_wNegGraph->removeFromLegend();
-    m_wPlot->yAxis->setLabel(logAxis ? tr("|w(θ)|") : tr("w(θ)"));
-    m_wPlot->legend->setVisible(m_result != nullptr);
-    rebuildFit(logAxis);
+    m_figure->drawPoints(m_result.get(), m_sigma, logAxis, thetaScale());
+    const auto extent = m_figure->yExtent();
+    m_wLow = extent ? extent->first : 1.0; // low > high: none
+    m_wHigh = extent ? extent->second : 0.0;
+    // A partial result drops the curve until the final one is refitted.
+    m_figure->drawFit(m_fit && !m_partial ? &*m_fit : nullptr, m_result.get(), logAxis,
+                      thetaScale());
     rebuildComparison(logAxis);
     applyStyleToGraphs();
 
@@ -468,30 +296,13 @@ void PlotPanel::rebuildCorrelation() {
                                    "are counted (the CPU backend makes them)")
                               : tr("w(θ): press Run (Ctrl+R) to compute it");
     if (m_result) {
-        // English plurals by hand: the app ships no translations that would resolve %n forms.
-        const QString randomSets = m_result->randoms.size() == 1
-                                       ? tr("1 random set")
-                                       : tr("%1 random sets").arg(m_result->randoms.size());
-        const auto fileName = [](const InputSummary& input) {
-            return QFileInfo(QString::fromStdString(input.name)).fileName();
-        };
-        if (m_result->isCross())
-            title = tr("w(θ), %1: %2 × %3 (N = %4 × %5), %6")
-                        .arg(estimator, fileName(m_result->data), fileName(m_result->data2),
-                             QLocale().toString(qulonglong(m_result->data.size)),
-                             QLocale().toString(qulonglong(m_result->data2.size)), randomSets);
-        else
-            title = tr("w(θ), %1: %2 (N = %3), %4")
-                        .arg(estimator, fileName(m_result->data),
-                             QLocale().toString(qulonglong(m_result->data.size)), randomSets);
-        if (m_result->isWeighted())
-            title += tr(", weighted");
+        title = CorrelationFigure::resultTitle(*m_result);
         if (m_running || m_partial)
             title += runningNote();
         else if (m_stale)
             title += tr(" (previous inputs: press Run)");
     }
-    m_wTitle->setText(title);
+    m_figure->title()->setText(title);
     applyAxes(Plot::Correlation);
     finishComparisonAxes();
     m_wPlot->replot(QCustomPlot::rpQueuedReplot);

@@ -3,9 +3,11 @@
 // The Plots panel: "w(θ)" (with jackknife error bars when the result has them), "Pair counts"
 // (normalised DD, DR, RR; in cross mode D1D2, D1R2, R1D2, R1R2) and "Covariance" as QCustomPlots in
 // tabs. The owner feeds it results; it only draws them (no science here). Under the tabs, the
-// power-law fit bar (FitPanel) whose curve is drawn on w(θ). Exports draw a styled copy
-// (figureCopy(); plot_panel_figure.cpp).
+// power-law fit bar (FitPanel) whose curve is drawn on w(θ). The w(θ) tab is drawn by the figure
+// library's CorrelationFigure (ui/figure/), as `tpacf run --plot` draws it. Exports draw a styled
+// copy (figureCopy(); plot_panel_figure.cpp).
 #include "compare_runs.h"
+#include "correlation_figure.h"
 #include "figure_style.h"
 #include "job_worker.h"
 
@@ -23,9 +25,7 @@ class QCheckBox;
 class QLabel;
 class QPushButton;
 class QCPAxisRect;
-class QCPErrorBars;
 class QCPGraph;
-class QCPItemStraightLine;
 class QCPTextElement;
 class QCustomPlot;
 class QTabWidget;
@@ -34,12 +34,6 @@ namespace tpacf::ui {
 
 class CovarianceView;
 class FitPanel;
-
-/// A power-law fit as drawn on the w(θ) plot: the core's fit and the options it was made with.
-struct FitCurve {
-    PowerLawFit fit;
-    PowerLawFitOptions options;
-};
 
 class PlotPanel : public QWidget {
     Q_OBJECT
@@ -83,7 +77,7 @@ public:
 
     /// The points drawn, in bin order, skipping non-finite values: (θ centre, w) with the sign
     /// of w kept, and (θ centre, normalised count) per series (RD empty unless cross).
-    const QVector<QPointF>& plottedW() const { return m_wPoints; }
+    const QVector<QPointF>& plottedW() const { return m_figure->plottedW(); }
     const QVector<QPointF>& plottedCounts(Series series) const {
         return m_countPoints[int(series)];
     }
@@ -92,7 +86,7 @@ public:
     /// Whether a series is drawn (RD only in cross mode).
     bool isSeriesShown(Series series) const;
     /// σ of each point of plottedW() (empty when the result has no error bars).
-    const QVector<double>& plottedWErrors() const { return m_wErrorValues; }
+    const QVector<double>& plottedWErrors() const { return m_figure->plottedWErrors(); }
 
     /// Replaces the error bars: σ per bin (empty: none). setResult() sets them from the result.
     void setWErrors(std::vector<double> sigma);
@@ -116,7 +110,7 @@ public:
     /// A hidden panel that draws what this one shows (result, error bars, log y, the stale and
     /// running marks, the fit, the covariance mode) with `style`'s axes, θ unit, markers and
     /// error bars; the view is fitted to the data or the style's ranges, not this panel's pan
-    /// and zoom. Fonts, title and legend are the export's (plot_export.h).
+    /// and zoom. Fonts, title and legend are the export's (plot_export.h, exportFigure()).
     std::unique_ptr<PlotPanel> figureCopy(const FigureStyle& style) const;
     /// Other runs drawn beside the result (plot_panel_compare.cpp): each visible overlay on
     /// w(θ) and the counts in its colour with its legend entry, and under w(θ) the ratio or
@@ -148,16 +142,16 @@ private:
     void rebuildCounts();
     void applyAxes(Plot which);
     void onMouseMove(Plot which, QMouseEvent* event);
-    // plot_panel_figure.cpp: the fit curve and the drawing style.
-    void createFitGraphs();
+    // plot_panel_figure.cpp: the drawing style.
     // plot_panel_compare.cpp: overlays and the ratio / difference panel.
     struct ComparisonPlots;
     void createComparisonPlots();
     void rebuildComparison(bool logAxis);
+    void rebuildComparisonPanel();
+    void createComparisonRect();
     void rebuildCountOverlays(bool logAxis);
     void finishComparisonAxes();
     double thetaScaleOf(const LoadedResult& table) const;
-    void rebuildFit(bool logAxis);
     void applyStyleToGraphs();
     void applyStyleRanges(Plot which);
     bool drawnLogX() const;
@@ -171,20 +165,12 @@ private:
     QCheckBox* m_logYCheck = nullptr;
     QCustomPlot* m_wPlot = nullptr;
     QCustomPlot* m_countsPlot = nullptr;
-    QCPTextElement* m_wTitle = nullptr;
+    std::unique_ptr<CorrelationFigure> m_figure; // draws on m_wPlot
     QCPTextElement* m_countsTitle = nullptr;
-    QCPGraph* m_wGraph = nullptr;    // all w (linear y) or w > 0 (log y)
-    QCPGraph* m_wNegGraph = nullptr; // |w| where w < 0 (log y only)
-    QCPErrorBars* m_wErrors = nullptr;
-    QCPErrorBars* m_wNegErrors = nullptr;
-    QCPItemStraightLine* m_zeroLine = nullptr;
     QCPGraph* m_countGraphs[kSeriesCount] = {nullptr, nullptr, nullptr, nullptr};
     CovarianceView* m_covariance = nullptr;
     FitPanel* m_fitPanel = nullptr;
     QPushButton* m_fitButton = nullptr;
-    QCPGraph* m_fitGraph = nullptr;       // the fitted model of the observed w
-    QCPGraph* m_powerLawGraph = nullptr;  // A·θ^(1−γ) without C (integral constraint only)
-    QCPGraph* m_correctedGraph = nullptr; // w + A·C (integral constraint only)
     std::optional<FitCurve> m_fit;
     FigureStyle m_exportStyle;
     std::optional<FigureStyle> m_style;
@@ -198,10 +184,15 @@ private:
     bool m_logY[3] = {true, true, false};
     bool m_userMovedView[3] = {false, false, false};
     std::vector<double> m_sigma;
-    QVector<QPointF> m_wPoints;
-    QVector<double> m_wErrorValues;
-    double m_wLow = 1, m_wHigh = 0; // y extent of the points and bars; low > high when none
+    // The y extent of the points and bars, the overlays' included; low > high when none.
+    double m_wLow = 1, m_wHigh = 0;
     QVector<QPointF> m_countPoints[kSeriesCount];
 };
+
+/// The whole export of one of `panel`'s plots: a hidden styled copy (PlotPanel::figureCopy), laid
+/// out by styleFigure() and written by writeFigure() (plot_export.h). Fails on an invalid style
+/// or a suffix other than .png, .pdf (or .svg where supported).
+bool exportFigure(const PlotPanel& panel, PlotPanel::Plot which, const FigureStyle& style,
+                  const QString& path, QString* error);
 
 } // namespace tpacf::ui

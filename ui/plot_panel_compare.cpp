@@ -4,6 +4,8 @@
 // under w(θ) in the same QCustomPlot, so that exported figures hold it as drawn.
 #include "plot_panel.h"
 
+#include "figure_plot.h"
+
 #include <qcustomplot.h>
 
 #include <cmath>
@@ -13,8 +15,6 @@ namespace tpacf::ui {
 
 namespace {
 
-// Layout pixels per typographic point (as in plot_panel_figure.cpp).
-constexpr double kPixelsPerPoint = 96.0 / 72.0;
 const char* const kCountColumns[PlotPanel::kSeriesCount] = {"DD_norm", "DR_norm", "RR_norm",
                                                             "RD_norm"};
 const QCPScatterStyle::ScatterShape kSeriesShapes[PlotPanel::kSeriesCount] = {
@@ -214,19 +214,25 @@ void PlotPanel::rebuildComparison(bool logAxis) {
     }
     // Without a result of its own the legend lists the overlays alone.
     if (!m_result)
-        m_wGraph->removeFromLegend();
-    else if (!m_wPlot->legend->hasItemWithPlottable(m_wGraph)) {
+        m_figure->pointsGraph()->removeFromLegend();
+    else if (!m_wPlot->legend->hasItemWithPlottable(m_figure->pointsGraph())) {
         // Back in its place, before the |w| < 0 entry.
-        const bool negative = m_wPlot->legend->hasItemWithPlottable(m_wNegGraph);
-        m_wNegGraph->removeFromLegend();
-        m_wGraph->addToLegend();
+        const bool negative = m_wPlot->legend->hasItemWithPlottable(m_figure->negativeGraph());
+        m_figure->negativeGraph()->removeFromLegend();
+        m_figure->pointsGraph()->addToLegend();
         if (negative)
-            m_wNegGraph->addToLegend();
+            m_figure->negativeGraph()->addToLegend();
     }
     if (comparison.hasVisibleOverlays())
         m_wPlot->legend->setVisible(true);
+    rebuildComparisonPanel();
+}
 
-    // The panel: every shown run against the reference, on the bins they share.
+// The panel: every shown run against the reference, on the bins they share.
+void PlotPanel::rebuildComparisonPanel() {
+    ComparisonPlots& plots = *m_comparisonPlots;
+    const Comparison& comparison = plots.comparison;
+    const double markerPx = m_style ? m_style->markerPt * kPixelsPerPoint : 6.0;
     for (QCPAbstractPlottable* plottable : std::as_const(plots.panelPlottables))
         m_wPlot->removePlottable(plottable);
     plots.panelPlottables.clear();
@@ -247,40 +253,8 @@ void PlotPanel::rebuildComparison(bool logAxis) {
         }
         return;
     }
-    if (!plots.rect) {
-        plots.rect = new QCPAxisRect(m_wPlot);
-        const int row = layout->rowCount();
-        layout->insertRow(row);
-        layout->addElement(row, 0, plots.rect);
-        // The main axes take two thirds of the height, the panel the rest.
-        for (int r = 0; r < layout->rowCount(); ++r)
-            layout->setRowStretchFactor(r, layout->element(r, 0) == m_wPlot->axisRect(0) ? 2.2
-                                           : layout->element(r, 0) == plots.rect           ? 1.0
-                                                                                           : 0.001);
-        if (!plots.margins)
-            plots.margins = new QCPMarginGroup(m_wPlot);
-        m_wPlot->axisRect(0)->setMarginGroup(QCP::msLeft | QCP::msRight, plots.margins);
-        plots.rect->setMarginGroup(QCP::msLeft | QCP::msRight, plots.margins);
-        plots.rect->axis(QCPAxis::atTop)->setVisible(true);
-        plots.rect->axis(QCPAxis::atRight)->setVisible(true);
-        plots.rect->axis(QCPAxis::atTop)->setTickLabels(false);
-        plots.rect->axis(QCPAxis::atRight)->setTickLabels(false);
-        // θ follows the main axes; the panel's own drag and zoom move its y alone.
-        // A short panel: a few ticks, not one per 0.05.
-        plots.rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);
-        plots.rect->axis(QCPAxis::atRight)->ticker()->setTickCount(3);
-        plots.rect->setRangeDrag(Qt::Vertical);
-        plots.rect->setRangeZoom(Qt::Vertical);
-        plots.unity = new QCPItemStraightLine(m_wPlot);
-        plots.unity->setClipAxisRect(plots.rect);
-        plots.note = new QCPItemText(m_wPlot);
-        plots.note->setClipAxisRect(plots.rect);
-        plots.note->position->setType(QCPItemPosition::ptAxisRectRatio);
-        plots.note->position->setAxisRect(plots.rect);
-        plots.note->position->setCoords(0.01, 0.04);
-        plots.note->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        plots.note->setTextAlignment(Qt::AlignLeft);
-    }
+    if (!plots.rect)
+        createComparisonRect();
     QCPAxis* xAxis = plots.rect->axis(QCPAxis::atBottom);
     QCPAxis* yAxis = plots.rect->axis(QCPAxis::atLeft);
     const bool ratio = comparison.panel == Comparison::Panel::Ratio;
@@ -290,7 +264,7 @@ void PlotPanel::rebuildComparison(bool logAxis) {
     const ComparisonOutcome outcome = compareAll(comparison, current);
     plots.message = outcome.message;
     double panelLow = std::numeric_limits<double>::infinity(), panelHigh = -panelLow;
-    const QColor currentColour = m_wGraph->pen().color();
+    const QColor currentColour = m_figure->pointsGraph()->pen().color();
     QColor referenceColour = currentColour;
     QStringList refused;
     for (const ComparedRun& run : outcome.runs) {
@@ -373,6 +347,44 @@ void PlotPanel::rebuildComparison(bool logAxis) {
     } else {
         yAxis->setRange(unity - 1, unity + 1);
     }
+}
+
+// The panel's axes under w(θ), in the same layout, sharing its left and right margins.
+void PlotPanel::createComparisonRect() {
+    ComparisonPlots& plots = *m_comparisonPlots;
+    QCPLayoutGrid* layout = m_wPlot->plotLayout();
+    plots.rect = new QCPAxisRect(m_wPlot);
+    const int row = layout->rowCount();
+    layout->insertRow(row);
+    layout->addElement(row, 0, plots.rect);
+    // The main axes take two thirds of the height, the panel the rest.
+    for (int r = 0; r < layout->rowCount(); ++r)
+        layout->setRowStretchFactor(r, layout->element(r, 0) == m_wPlot->axisRect(0) ? 2.2
+                                       : layout->element(r, 0) == plots.rect           ? 1.0
+                                                                                       : 0.001);
+    if (!plots.margins)
+        plots.margins = new QCPMarginGroup(m_wPlot);
+    m_wPlot->axisRect(0)->setMarginGroup(QCP::msLeft | QCP::msRight, plots.margins);
+    plots.rect->setMarginGroup(QCP::msLeft | QCP::msRight, plots.margins);
+    plots.rect->axis(QCPAxis::atTop)->setVisible(true);
+    plots.rect->axis(QCPAxis::atRight)->setVisible(true);
+    plots.rect->axis(QCPAxis::atTop)->setTickLabels(false);
+    plots.rect->axis(QCPAxis::atRight)->setTickLabels(false);
+    // θ follows the main axes; the panel's own drag and zoom move its y alone.
+    // A short panel: a few ticks, not one per 0.05.
+    plots.rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);
+    plots.rect->axis(QCPAxis::atRight)->ticker()->setTickCount(3);
+    plots.rect->setRangeDrag(Qt::Vertical);
+    plots.rect->setRangeZoom(Qt::Vertical);
+    plots.unity = new QCPItemStraightLine(m_wPlot);
+    plots.unity->setClipAxisRect(plots.rect);
+    plots.note = new QCPItemText(m_wPlot);
+    plots.note->setClipAxisRect(plots.rect);
+    plots.note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    plots.note->position->setAxisRect(plots.rect);
+    plots.note->position->setCoords(0.01, 0.04);
+    plots.note->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    plots.note->setTextAlignment(Qt::AlignLeft);
 }
 
 void PlotPanel::finishComparisonAxes() {

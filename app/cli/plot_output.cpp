@@ -17,10 +17,11 @@
 #include <string_view>
 #include <system_error>
 
-// Set by app/CMakeLists.txt where the GUI library is built; the headless CLI links no Qt.
+// Set by app/CMakeLists.txt where the figure library (tpacf_figure, ui/figure/) is built; the
+// headless CLI links no Qt.
 #if TPACF_CLI_HAVE_PLOT
+#include "correlation_figure.h"
 #include "figure_style.h"
-#include "headless_plot.h"
 #include "plot_export.h"
 
 #include <QApplication>
@@ -139,12 +140,11 @@ void PlotOutput::write([[maybe_unused]] const CorrelationResult& result,
                        [[maybe_unused]] const PowerLawFit* fit,
                        [[maybe_unused]] const PowerLawFitOptions* fitOptions) const {
 #if TPACF_CLI_HAVE_PLOT
-    const auto shared = std::make_shared<const CorrelationResult>(result);
     std::optional<ui::FitCurve> curve;
     if (fit)
         curve = ui::FitCurve{*fit, fitOptions ? *fitOptions : PowerLawFitOptions{}};
     QString error;
-    if (!ui::exportCorrelationPlot(shared, QFile::decodeName(m_path.c_str()), m_gui->style, curve,
+    if (!ui::exportCorrelationPlot(result, QFile::decodeName(m_path.c_str()), m_gui->style, curve,
                                    &error))
         throw InputError(error.toStdString());
 #else

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// tpacf run --plot FILE [--plot-style style.json]: the app's w(theta) figure, drawn offscreen with
-// the GUI's own plot code and figure style. Only a build with the GUI (Qt, QCustomPlot) draws; a
-// headless build says so before any work.
+// tpacf run --plot FILE [--plot-style style.json]: the app's w(theta) figure, drawn offscreen by
+// the figure library Studio's Plots panel draws with (tpacf_figure, ui/figure/) in its figure
+// style. Only a build with Qt and QCustomPlot (TPACF_CLI_PLOT) draws; a headless build says so
+// before any work.
 #include <memory>
 #include <optional>
 #include <string>

@@ -371,20 +371,6 @@ QImage renderFigure(QCustomPlot* plot, const FigureStyle& style, QSize pixels) {
     return renderImage(plot, figureLayoutSize(style), pixels);
 }
 
-bool exportFigure(const PlotPanel& panel, PlotPanel::Plot which, const FigureStyle& style,
-                  const QString& path, QString* error) {
-    if (const QString problem = style.problem(); !problem.isEmpty()) {
-        *error = tr("Cannot write %1: %2").arg(path, problem);
-        return false;
-    }
-    // A hidden copy: the on-screen plot keeps its layout, pan and zoom.
-    const std::unique_ptr<PlotPanel> copy = panel.figureCopy(style);
-    QCustomPlot* plot = copy->plot(which);
-    const QString title = copy->plotTitle(which);
-    styleFigure(plot, style);
-    return writeFigure(plot, path, style, title, error);
-}
-
 bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
                  QString* error) {
     if (settings.widthPx <= 0 || settings.heightPx <= 0 || settings.dpi <= 0) {

@@ -3,9 +3,9 @@
 // Plot export at publication size: PNG (exact pixels, tagged with the DPI), PDF (the page
 // exactly the figure's size in inches) and SVG (where Qt Svg is built in), laid out at the
 // printed size so that fonts and markers keep their physical sizes. A FigureStyle gives size,
-// fonts, title and legend placement; the panel's hidden copy gives axes, markers and the fit.
+// fonts, title and legend placement; the plot as drawn (CorrelationFigure, or Studio's hidden
+// copy of a panel) gives axes, markers and the fit. Part of tpacf_figure: any QCustomPlot.
 #include "figure_style.h"
-#include "plot_panel.h"
 
 #include <QImage>
 #include <QSize>
@@ -55,12 +55,6 @@ void styleFigure(QCustomPlot* plot, const FigureStyle& style);
 /// How much of the data the rectangle `area` (layout pixels) would hide: 3 per marker or curve
 /// sample inside, 1 per error bar crossing it. 0: it hides nothing.
 int dataUnder(QCustomPlot* plot, const QRectF& area);
-
-/// The whole export: a hidden styled copy of `panel` (PlotPanel::figureCopy), laid out by
-/// styleFigure() and written by writeFigure(). Fails on an invalid style or a suffix other than
-/// .png, .pdf (or .svg where supported).
-bool exportFigure(const PlotPanel& panel, PlotPanel::Plot which, const FigureStyle& style,
-                  const QString& path, QString* error);
 
 /// Writes exactly widthPx × heightPx pixels, tagged with `dpi`, of `plot` as it is.
 bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
