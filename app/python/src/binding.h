@@ -27,6 +27,10 @@ namespace py = pybind11;
 /// makeBackends): every call shares them, so that a second call does not start CUDA again.
 const BackendRegistry& backends();
 
+/// A dtype's kind ('f', 'i', 'u', ...) and size in bytes, read as NumPy 1 and 2 both give them.
+char dtypeKind(const py::dtype& dtype);
+py::ssize_t dtypeSize(const py::dtype& dtype);
+
 /// A numpy array as a copy in double. float32 and float64 only (any layout: strided views are
 /// read element by element, once); anything else is a TypeError naming `what`, an array of more
 /// than one dimension a ValueError.

@@ -34,7 +34,7 @@ std::vector<std::int32_t> regionLabelsFrom(const py::handle& object) {
         throw py::type_error("regions: expected a numpy array of integers, got " +
                              std::string(py::str(py::type::of(object).attr("__name__"))));
     const auto array = py::reinterpret_borrow<py::array>(object);
-    if (array.dtype().kind() != 'i' && array.dtype().kind() != 'u')
+    if (dtypeKind(array.dtype()) != 'i' && dtypeKind(array.dtype()) != 'u')
         throw py::type_error("regions: numpy array of " + py::cast<std::string>(array.dtype().attr("name")) +
                              " values; give integer region labels");
     if (array.ndim() != 1)

@@ -48,13 +48,23 @@ std::vector<double> copied(const py::array& array) {
 
 } // namespace
 
+// Through the dtype's Python attributes: pybind11 2.10 reads kind and itemsize from the C struct,
+// whose layout NumPy 2 changed (its itemsize() then reads another field).
+char dtypeKind(const py::dtype& dtype) {
+    return py::cast<std::string>(dtype.attr("kind")).at(0);
+}
+
+py::ssize_t dtypeSize(const py::dtype& dtype) {
+    return py::cast<py::ssize_t>(dtype.attr("itemsize"));
+}
+
 std::vector<double> doublesFrom(const py::handle& object, const std::string& what) {
     if (!py::isinstance<py::array>(object))
         throw py::type_error(what + ": expected a numpy array of float32 or float64, got " +
                              std::string(py::str(py::type::of(object).attr("__name__"))));
     const auto array = py::reinterpret_borrow<py::array>(object);
     const py::dtype dtype = array.dtype();
-    if (dtype.kind() != 'f' || (dtype.itemsize() != 4 && dtype.itemsize() != 8))
+    if (dtypeKind(dtype) != 'f' || (dtypeSize(dtype) != 4 && dtypeSize(dtype) != 8))
         throw py::type_error(what + ": numpy array of " + py::cast<std::string>(dtype.attr("name")) +
                              " values; give float32 or float64");
     if (array.ndim() != 1)
