@@ -79,6 +79,7 @@ copy_source() { # copy_source DIR
 
 # The configuration of every package build, fresh or from a testing tree.
 package_options=(-DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DTPACF_GUI=ON -DTPACF_CLI_PLOT=OFF
+                 -DTPACF_DEBIAN_FILES=ON
                  -DTPACF_SHARED_CORE=ON -DTPACF_HARDENING=ON -DCMAKE_INSTALL_PREFIX=/usr)
 
 build_tree() { # build_tree DIR [cmake args...]: a fresh tree of the package source
