@@ -485,17 +485,26 @@ void TestCorrelationJob::progressAndPartialResults() {
     const double seconds = reports.back().elapsedSeconds;
     qInfo("%zu reports, %d partial results in %.2f s", reports.size(), partials, seconds);
     QVERIFY(partials >= 1);
-    // The first mid-run estimate already shows the clustering the final one has (all tasks
-    // advance together, so DD, DR and RR are all sampled early).
+    // A mid-run estimate already shows the clustering the final one has (all tasks advance
+    // together, so DD, DR and RR are sampled alike). The first estimate past a quarter of the
+    // pairs is taken (the last mid-run one where the run was too quick for that): the very first
+    // can come at 1 % done on a slow machine (under the sanitizers), where its sampling noise
+    // is as large as the signal.
     QVERIFY(r.w[9] > 0.1);
+    const CorrelationResult* midRun = nullptr;
+    double midRunFraction = 0;
     for (const JobProgress& progress : reports) {
-        if (progress.partial && progress.fraction < 1.0) {
-            qInfo("w(bin 9): %.3f at %.1f %% done, %.3f at the end", progress.partial->w[9],
-                  100 * progress.fraction, r.w[9]);
-            QVERIFY(progress.partial->w[9] > 0.1);
+        if (!progress.partial || progress.fraction >= 1.0)
+            continue;
+        midRun = progress.partial.get();
+        midRunFraction = progress.fraction;
+        if (progress.fraction >= 0.25)
             break;
-        }
     }
+    QVERIFY(midRun != nullptr);
+    qInfo("w(bin 9): %.3f at %.1f %% done, %.3f at the end", midRun->w[9], 100 * midRunFraction,
+          r.w[9]);
+    QVERIFY(midRun->w[9] > 0.1);
 }
 
 void TestCorrelationJob::cullingOnAndOffCountTheSame_data() {
