@@ -78,11 +78,11 @@ public:
         const int binCount = static_cast<int>(binning.count());
 
         const PairShape shape = pairShape(first, second);
-        RungLaunch rung;
-        rung.kernel = reinterpret_cast<const void*>(&chord2PairKernel);
-        rung.kernelName = "chord2PairKernel";
-        rung.blockSize = kBlockSize;
-        rung.rowsPerBlock = kBlockSize;
+        const RungLaunch rung{
+            .kernel = reinterpret_cast<const void*>(&chord2PairKernel),
+            .kernelName = "chord2PairKernel",
+            .blockSize = kBlockSize,
+            .rowsPerBlock = kBlockSize};
         LabCounts result = countRows<unsigned long long>(
             dev, shape, binning.count(), repeats, cancel, rung,
             [&](dim3 grid, std::int64_t begin, std::int64_t end, unsigned long long* d_counts,

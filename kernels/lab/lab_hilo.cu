@@ -169,13 +169,13 @@ public:
         const detail::DeviceBuffer<float> d_thresholds =
             uploadArray<float>(floatThresholds(binning), stream);
 
-        RungLaunch rung;
-        rung.kernel = reinterpret_cast<const void*>(&hiLoKernel);
-        rung.kernelName = "hiLoKernel";
-        rung.blockSize = kBlockSize;
-        rung.rowsPerBlock = kRowsPerBlock;
-        rung.columnSlice = kColumnSlice;
-        rung.dynamicShared = shared;
+        const RungLaunch rung{
+            .kernel = reinterpret_cast<const void*>(&hiLoKernel),
+            .kernelName = "hiLoKernel",
+            .blockSize = kBlockSize,
+            .rowsPerBlock = kRowsPerBlock,
+            .columnSlice = kColumnSlice,
+            .dynamicShared = shared};
         LabCounts result = countRows<unsigned long long>(
             dev, shape, binCount, repeats, cancel, rung,
             [&](dim3 grid, std::int64_t begin, std::int64_t end, unsigned long long* d_counts,

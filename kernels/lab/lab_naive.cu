@@ -134,11 +134,11 @@ public:
         const NaiveBins bins = naiveBinsOf(binning, d_edges, stream);
 
         const PairShape shape = pairShape(first, second);
-        RungLaunch rung;
-        rung.kernel = reinterpret_cast<const void*>(&naivePairKernel);
-        rung.kernelName = "naivePairKernel";
-        rung.blockSize = kBlockSize;
-        rung.rowsPerBlock = kBlockSize;
+        const RungLaunch rung{
+            .kernel = reinterpret_cast<const void*>(&naivePairKernel),
+            .kernelName = "naivePairKernel",
+            .blockSize = kBlockSize,
+            .rowsPerBlock = kBlockSize};
         LabCounts result =
             countRows<unsigned int>(dev, shape, binning.count(), repeats, cancel, rung,
                                     [&](dim3 grid, std::int64_t begin, std::int64_t end,

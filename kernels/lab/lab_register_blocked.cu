@@ -133,13 +133,13 @@ public:
         const DoubleInputs in = uploadDoubleInputs(first, second, binning, dev.stream());
         const DeviceAxes<double>& cols = in.columns();
 
-        RungLaunch rung;
-        rung.kernel = reinterpret_cast<const void*>(&registerBlockedKernel);
-        rung.kernelName = "registerBlockedKernel";
-        rung.blockSize = kBlockSize;
-        rung.rowsPerBlock = kRowsPerBlock;
-        rung.columnSlice = kColumnSlice;
-        rung.dynamicShared = shared;
+        const RungLaunch rung{
+            .kernel = reinterpret_cast<const void*>(&registerBlockedKernel),
+            .kernelName = "registerBlockedKernel",
+            .blockSize = kBlockSize,
+            .rowsPerBlock = kRowsPerBlock,
+            .columnSlice = kColumnSlice,
+            .dynamicShared = shared};
         LabCounts result = countRows<unsigned long long>(
             dev, shape, binCount, repeats, cancel, rung,
             [&](dim3 grid, std::int64_t begin, std::int64_t end, unsigned long long* d_counts,

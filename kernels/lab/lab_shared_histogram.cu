@@ -111,13 +111,13 @@ public:
         const DoubleInputs in = uploadDoubleInputs(first, second, binning, dev.stream());
         const DeviceAxes<double>& cols = in.columns();
 
-        RungLaunch rung;
-        rung.kernel = reinterpret_cast<const void*>(&sharedHistogramKernel);
-        rung.kernelName = "sharedHistogramKernel";
-        rung.blockSize = kBlockSize;
-        rung.rowsPerBlock = kBlockSize;
-        rung.columnSlice = kColumnSlice;
-        rung.dynamicShared = shared;
+        const RungLaunch rung{
+            .kernel = reinterpret_cast<const void*>(&sharedHistogramKernel),
+            .kernelName = "sharedHistogramKernel",
+            .blockSize = kBlockSize,
+            .rowsPerBlock = kBlockSize,
+            .columnSlice = kColumnSlice,
+            .dynamicShared = shared};
         LabCounts result = countRows<unsigned long long>(
             dev, shape, binCount, repeats, cancel, rung,
             [&](dim3 grid, std::int64_t begin, std::int64_t end, unsigned long long* d_counts,
