@@ -179,6 +179,13 @@ py::dict inputOf(const InputSummary& input) {
     return fields;
 }
 
+py::list inputsOf(const std::vector<InputSummary>& inputs) {
+    py::list list;
+    for (const auto& input : inputs)
+        list.append(inputOf(input));
+    return list;
+}
+
 std::string textOf(const std::function<void(std::ostream&)>& write) {
     std::ostringstream out;
     write(out);
@@ -320,23 +327,13 @@ void bindResultProvenance(ResultClass& result) {
         .def_property_readonly("reused_counts", [](const R& r) { return r.reusedCounts; })
         .def_property_readonly("bins_without_sigma", &R::binsWithoutSigma)
         .def_property_readonly("data", [](const R& r) { return inputOf(r.data); })
-        .def_property_readonly("randoms", [](const R& r) {
-            py::list inputs;
-            for (const auto& input : r.randoms)
-                inputs.append(inputOf(input));
-            return inputs;
-        })
+        .def_property_readonly("randoms", [](const R& r) { return inputsOf(r.randoms); })
         .def_property_readonly("data2", [](const R& r) -> py::object {
             if (!r.isCross())
                 return py::none();
             return inputOf(r.data2);
         })
-        .def_property_readonly("randoms2", [](const R& r) {
-            py::list inputs;
-            for (const auto& input : r.randoms2)
-                inputs.append(inputOf(input));
-            return inputs;
-        })
+        .def_property_readonly("randoms2", [](const R& r) { return inputsOf(r.randoms2); })
         .def_property_readonly("counts", [](const R& r) -> py::object {
             if (!r.counts)
                 return py::none();
