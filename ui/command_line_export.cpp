@@ -33,7 +33,7 @@ QString flagName(const cli::Flag& row) {
 
 // The shortest text that reads back as the same double: the CLI parses with from_chars, so
 // the command's bins are the window's bit for bit ("0.01", not "0.01000000000000000021").
-QString number(double value) {
+QString exactNumber(double value) {
     char text[64];
     const auto [end, error] = std::to_chars(text, text + sizeof text, value);
     if (error != std::errc())
@@ -228,20 +228,20 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
     if (bins.scale == BinScale::Custom) {
         QStringList edges;
         for (const double edge : bins.edges)
-            edges.append(number(edge));
+            edges.append(exactNumber(edge));
         add(flagName(flags::kEdges), edges.join(QLatin1Char(',')));
         add(flagName(flags::kUnit), unit);
     } else {
         const bool log = bins.scale == BinScale::Logarithmic;
         add(flagName(flags::kBins), log ? QStringLiteral("log") : QStringLiteral("linear"));
-        add(flagName(flags::kMin), number(bins.min));
-        add(flagName(flags::kMax), number(bins.max));
+        add(flagName(flags::kMin), exactNumber(bins.min));
+        add(flagName(flags::kMax), exactNumber(bins.max));
         add(flagName(flags::kUnit), unit);
         // The one size the spec holds, in the order Binning reads them.
         if (log && bins.perDecade > 0)
-            add(flagName(flags::kPerDecade), number(bins.perDecade));
+            add(flagName(flags::kPerDecade), exactNumber(bins.perDecade));
         else if (!log && bins.count <= 0 && bins.width > 0)
-            add(flagName(flags::kWidth), number(bins.width));
+            add(flagName(flags::kWidth), exactNumber(bins.width));
         else
             add(flagName(flags::kNbins), QString::number(bins.count));
     }

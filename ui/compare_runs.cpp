@@ -21,7 +21,7 @@ const QColor kOverlayColours[] = {QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0
                                   QColor(0xcc, 0x79, 0xa7), QColor(0xe6, 0x9f, 0x00),
                                   QColor(0x56, 0xb4, 0xe9), QColor(0x55, 0x55, 0x55)};
 
-QString number(double value) {
+QString shortestNumber(double value) {
     if (std::isnan(value))
         return QStringLiteral("nan");
     return QString::number(value, 'g', QLocale::FloatingPointShortest);
@@ -152,7 +152,7 @@ bool writeComparisonCsv(const QString& path, const Comparison& comparison,
                                                  : comparison.overlays.at(run.index).path;
         for (std::size_t k = 0; k < table.binCount(); ++k) {
             const auto at = [k](const std::vector<double>& values) {
-                return k < values.size() ? number(values[k]) : QString();
+                return k < values.size() ? shortestNumber(values[k]) : QString();
             };
             QStringList row{id,
                             field(run.label),

@@ -29,7 +29,7 @@ int decimalsFor(double smallest) {
     return std::clamp(2 - int(std::floor(std::log10(smallest))), 1, 10);
 }
 
-QString number(double value) {
+QString fourDigits(double value) {
     return QString::number(value, 'g', 4);
 }
 
@@ -245,11 +245,11 @@ QString FitPanel::summary() const {
         return m_error;
     const PowerLawFit& fit = *m_fit;
     QString text = tr("A = %1 ± %2, γ = %3 ± %4, χ²/dof = %5/%6")
-                       .arg(number(fit.amplitude), number(fit.amplitudeError), number(fit.gamma),
-                            number(fit.gammaError), number(fit.chi2))
+                       .arg(fourDigits(fit.amplitude), fourDigits(fit.amplitudeError),
+                            fourDigits(fit.gamma), fourDigits(fit.gammaError), fourDigits(fit.chi2))
                        .arg(fit.dof);
     if (fit.integralConstraintApplied)
-        text += tr(", C = %1").arg(number(fit.integralConstraint));
+        text += tr(", C = %1").arg(fourDigits(fit.integralConstraint));
     text += tr("   (%1 bins, %2")
                 .arg(fit.bins.size())
                 .arg(QString::fromLatin1(fitWeightingName(fit.weighting).data(),

@@ -9,6 +9,7 @@
 #include "covariance_view.h"
 #include "figure_dialog.h"
 #include "help_window.h"
+#include "themed_icon.h"
 #if TPACF_HAVE_FCS
 #include "fcs/fcs_window.h"
 #endif
@@ -36,15 +37,6 @@
 #include <QToolBar>
 
 namespace tpacf::ui {
-
-namespace {
-
-// Theme icons where the desktop has them (Linux), the style's built-in ones elsewhere.
-QIcon themedIcon(const QString& name, QStyle::StandardPixmap fallback) {
-    return QIcon::fromTheme(name, qApp->style()->standardIcon(fallback));
-}
-
-} // namespace
 
 // Built from the core's format table, so a format appears exactly where this build reads it
 // (FITS only with cfitsio): all catalogs, then each format by name, then all files (the ASCII

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "run_panel.h"
+#include "themed_icon.h"
 
 #include <tpacf/correlation_job.h>
 
@@ -16,15 +17,6 @@
 #include <cmath>
 
 namespace tpacf::ui {
-
-namespace {
-
-// Theme icons where the desktop has them (Linux), the style's built-in ones elsewhere.
-QIcon themedIcon(const QString& name, QStyle::StandardPixmap fallback) {
-    return QIcon::fromTheme(name, qApp->style()->standardIcon(fallback));
-}
-
-} // namespace
 
 QString RunPanel::formatDuration(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0)

@@ -11,7 +11,6 @@ namespace tpacf::ui {
 
 namespace {
 
-constexpr double kDegree = kPi / 180.0;
 constexpr double kGraticuleStep = 30.0; // degrees, both ways
 constexpr double kRaLabelStep = 60.0;   // every second meridian: 12 labels crowd a dock
 // Just inside the far meridian, so a line along it does not jump to the other rim.

@@ -23,8 +23,6 @@ namespace tpacf::ui {
 
 namespace {
 
-constexpr double kDegree = kPi / 180.0;
-
 std::size_t strideFor(std::size_t total, std::size_t cap) {
     return total <= cap ? 1 : (total + cap - 1) / cap;
 }
@@ -36,7 +34,7 @@ void appendPoints(ProjectedPoints& into, const ProjectedPoints& more) {
     into.y.insert(into.y.end(), more.y.begin(), more.y.end());
 }
 
-QString count(std::size_t value) {
+QString groupedCount(std::size_t value) {
     return QLocale().toString(qulonglong(value));
 }
 
@@ -354,7 +352,7 @@ void SkyPlot::addRegionLayers() {
 
 void SkyPlot::updateLegend() {
     auto describe = [this](const Group& group, const QString& what) {
-        QString name = tr("%1 (%2)").arg(what, count(group.total));
+        QString name = tr("%1 (%2)").arg(what, groupedCount(group.total));
         if (group.total > kMaxPointsPerGroup)
             name += group.stride > 1 ? tr(", density of every %1th").arg(group.stride)
                                      : tr(", density");

@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/autocorr.h"
 #include "cli/context.h"
+#include "cli/number_text.h"
 #include "cli/output.h"
 #include "tpacf/errors.h"
 #include "tpacf/version.h"
@@ -47,12 +48,6 @@ std::vector<std::uint8_t> randomFrames(std::size_t bytes, std::uint64_t seed) {
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 std::string jsonList(const std::vector<double>& values) {

@@ -7,6 +7,7 @@
 #include "cli/context.h"
 #include "cli/failure.h"
 #include "cli/flag_help.h"
+#include "cli/number_text.h"
 #include "cli/rank_group.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -64,14 +65,6 @@ Examples:
 
 namespace {
 
-
-double median(std::vector<double> values) {
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const std::size_t middle = values.size() / 2;
-    return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
-}
 
 
 struct BenchInputs {

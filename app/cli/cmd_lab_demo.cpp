@@ -2,6 +2,7 @@
 // tpacf lab --demo: the two precision demonstrations (lab_demos.h) as a table or JSON.
 #include "cli/context.h"
 #include "cli/lab_output.h"
+#include "cli/number_text.h"
 #include "cli/output.h"
 #include "tpacf/lab_demos.h"
 #include "tpacf/version.h"
@@ -21,12 +22,6 @@ std::string grouped(std::uint64_t value) {
             text.push_back(',');
         text.push_back(digits[i]);
     }
-    return text;
-}
-
-std::string edgeText(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4g", value);
     return text;
 }
 

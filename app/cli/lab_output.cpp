@@ -72,12 +72,6 @@ std::string verdictText(const lab::LabRow& row) {
            percentText(row.maxRelativeError);
 }
 
-std::string edgeText(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4g", value);
-    return text;
-}
-
 } // namespace
 
 void printLabTable(std::ostream& out, const lab::LabReport& report, const LabSetup& setup) {

@@ -29,7 +29,7 @@ QTableWidgetItem* cell(const QString& text, const QVariant& raw = {}) {
     return item;
 }
 
-QString count(std::uint64_t value) {
+QString groupedCount(std::uint64_t value) {
     return QStringLiteral("%L1").arg(value);
 }
 
@@ -133,9 +133,9 @@ void KernelLabDemos::showPrecision(const LabDemoResult& result) {
         m_table->setItem(k, 1, cell(QString::number(result.edges[b + 1], 'g', 4), result.edges[b + 1]));
         const float cosEdge = b < demo.cosEdges.size() ? demo.cosEdges[b] : 1.0f;
         m_table->setItem(k, 2, cell(QString::number(double(cosEdge), 'f', 9), double(cosEdge)));
-        m_table->setItem(k, 3, cell(count(demo.floatDot[b]), quint64(demo.floatDot[b])));
-        m_table->setItem(k, 4, cell(count(demo.chord2[b]), quint64(demo.chord2[b])));
-        m_table->setItem(k, 5, cell(count(demo.reference[b]), quint64(demo.reference[b])));
+        m_table->setItem(k, 3, cell(groupedCount(demo.floatDot[b]), quint64(demo.floatDot[b])));
+        m_table->setItem(k, 4, cell(groupedCount(demo.chord2[b]), quint64(demo.chord2[b])));
+        m_table->setItem(k, 5, cell(groupedCount(demo.reference[b]), quint64(demo.reference[b])));
         if (demo.floatDot[b] != demo.reference[b]) {
             m_table->item(k, 3)->setForeground(QColor(190, 0, 0));
             ++lost;
@@ -192,9 +192,9 @@ void KernelLabDemos::showOverflow(const LabDemoResult& result) {
                                         .arg(result.edges[b])
                                         .arg(result.edges[b + 1])
                                         .arg(result.unit)));
-        m_table->setItem(k, 1, cell(count(demo.counts64[b]), quint64(demo.counts64[b])));
-        m_table->setItem(k, 2, cell(count(demo.counts32[b]), quint64(demo.counts32[b])));
-        m_table->setItem(k, 3, cell(count(demo.wraps[b]), quint64(demo.wraps[b])));
+        m_table->setItem(k, 1, cell(groupedCount(demo.counts64[b]), quint64(demo.counts64[b])));
+        m_table->setItem(k, 2, cell(groupedCount(demo.counts32[b]), quint64(demo.counts32[b])));
+        m_table->setItem(k, 3, cell(groupedCount(demo.wraps[b]), quint64(demo.wraps[b])));
         if (demo.wraps[b] > 0)
             m_table->item(k, 2)->setForeground(QColor(190, 0, 0));
     }

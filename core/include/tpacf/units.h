@@ -9,6 +9,8 @@ namespace tpacf {
 enum class AngleUnit { Degree, Arcminute, Arcsecond, Radian };
 
 inline constexpr double kPi = 3.14159265358979323846;
+/// Radians per degree.
+inline constexpr double kDegree = kPi / 180.0;
 
 /// Radians per one `unit`.
 double radiansPer(AngleUnit unit) noexcept;

@@ -23,6 +23,7 @@
 // holds positive terms only). Exactly thread-independent sums would need the units merged in
 // list order (a reorder buffer; by region, per-unit copies of the region rows), not done yet.
 #include "counting/cpu_bin_lookup.h"
+#include "counting/triangle_pairs.h"
 
 #include "tpacf/catalog.h"
 
@@ -80,9 +81,6 @@ WeightedTileKernel weightedKernelFor(bool avx512) noexcept;
 /// (slots doubles) and zeroes them.
 void addWeightedCopies(double* copies, std::size_t slots, double* into) noexcept;
 
-/// Pairs i<j among n points.
-constexpr std::uint64_t trianglePairs(std::uint64_t n) noexcept {
-    return n < 2 ? 0 : (n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2));
-}
+using counting::trianglePairs;
 
 } // namespace tpacf::cpu

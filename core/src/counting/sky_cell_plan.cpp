@@ -13,6 +13,7 @@
 // sky_cell_runs.cpp.
 #include "counting/sky_cell_plan.h"
 #include "counting/sky_cells.h"
+#include "counting/triangle_pairs.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
@@ -30,6 +31,8 @@ namespace tpacf::sky {
 
 namespace {
 
+using counting::trianglePairs;
+
 // Smallest cell population: below this a cell pair costs more to list and call than to count.
 constexpr std::size_t kMinPopulation = 8;
 // Cells per coarse cell, the cells listCellPairs sees: few enough coarse cells that the list is
@@ -39,10 +42,6 @@ constexpr std::uint32_t kCoarseCells = 16;
 constexpr std::uint64_t kMinCoarsePairsPerThread = 256;
 // Box tests between two polls.
 constexpr std::uint64_t kCheckPollStride = 4096;
-
-std::uint64_t trianglePairs(std::uint64_t n) noexcept {
-    return n < 2 ? 0 : (n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2));
-}
 
 // The coarse cells listCellPairs sees: the largest tree nodes of at most kCoarseCells cells, in
 // cell order. Their boxes are the nodes' boxes, so the descent below starts from a listed coarse

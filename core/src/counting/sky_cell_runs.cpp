@@ -2,18 +2,13 @@
 // The counting runs of the cell-pair plan (sky_cell_plan.cpp): the single cell pairs the
 // refiners left, gathered by a cell and merged into runs of consecutive b cells.
 #include "counting/sky_cells.h"
+#include "counting/triangle_pairs.h"
 
 #include <algorithm>
 
 namespace tpacf::sky {
 
-namespace {
-
-std::uint64_t trianglePairs(std::uint64_t n) noexcept {
-    return n < 2 ? 0 : (n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2));
-}
-
-} // namespace
+using counting::trianglePairs;
 
 std::uint64_t buildRuns(const CellTask& task, const CellPartition& cellsA,
                         const CellPartition& cellsB, std::span<const CellPairList* const> lists,

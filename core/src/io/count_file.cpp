@@ -44,7 +44,7 @@ bool endsWith(std::string_view text, std::string_view suffix) {
 
 
 // 17 significant digits, locale-independent: reads back as the same double.
-std::string jsonDouble(double value) {
+std::string jsonDouble17(double value) {
     char text[40];
     const auto [end, error] =
         std::to_chars(text, text + sizeof text, value, std::chars_format::general, 17);
@@ -66,7 +66,7 @@ void writeIntegers(std::ostream& out, const std::vector<std::uint64_t>& values) 
 }
 
 void writeDoubles(std::ostream& out, const std::vector<double>& values) {
-    writeArray(out, values, jsonDouble);
+    writeArray(out, values, jsonDouble17);
 }
 
 // ---- reading (io/json_document.h parses) ----------------------------------------------------
@@ -413,8 +413,8 @@ void writeCountStoreJson(std::ostream& out, const CountStore& store) {
             << (catalog.regions.empty() ? std::string("null") : jsonQuoted(catalog.regions.hex()))
             << ", \"size\": " << catalog.size
             << ", \"weighted\": " << (catalog.weighted ? "true" : "false")
-            << ", \"sum_w\": " << jsonDouble(catalog.weights.sum)
-            << ", \"sum_w2\": " << jsonDouble(catalog.weights.sumSquares) << '}';
+            << ", \"sum_w\": " << jsonDouble17(catalog.weights.sum)
+            << ", \"sum_w2\": " << jsonDouble17(catalog.weights.sumSquares) << '}';
     }
     out << "\n  ],\n";
     out << "  \"counts\": [";
