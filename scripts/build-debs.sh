@@ -18,6 +18,11 @@
 #                   every architecture, the CLI's plotting unit, the links. scripts/test-all.sh
 #                   does this after the suites have run; the next `cmake --preset testing`
 #                   turns DIR back into a testing tree.
+#   --keep-gpu-code with --from-tree: keep DIR's GPU architectures (the testing preset's sm_90)
+#                   instead of building the CUDA code again for the default list. The packages
+#                   are then for checking (lintian, the install test), not for release: they run
+#                   on Hopper GPUs only. scripts/test-all.sh uses it; it saves about 8 minutes on
+#                   2 cores.
 #   --install-test  then, as root, install the packages (apt-get, which also fetches their
 #                   dependencies), run tpacf --version, tpacf run on the bundled sample, tpacf-studio
 #                   --version under xvfb-run and the examples/ pipeline against the installed
@@ -30,7 +35,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source_dir=$PWD
 
-install_test=0 build=1 from_tree=
+install_test=0 build=1 from_tree= keep_gpu_code=0
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --install-test) install_test=1 ;;
@@ -39,10 +44,14 @@ while [[ ${1:-} == --* ]]; do
       from_tree=${2:-}
       [[ -f $from_tree/CMakeCache.txt ]] || { echo "--from-tree: no build tree at '$from_tree'"; exit 1; }
       shift ;;
-    *) echo "unknown option $1 (--install-test, --no-build, --from-tree DIR)"; exit 1 ;;
+    --keep-gpu-code) keep_gpu_code=1 ;;
+    *) echo "unknown option $1 (--install-test, --no-build, --from-tree DIR, --keep-gpu-code)"; exit 1 ;;
   esac
   shift
 done
+if ((keep_gpu_code)) && [[ -z $from_tree ]]; then
+  echo "--keep-gpu-code: only with --from-tree DIR"; exit 1
+fi
 jobs=${TPACF_DEB_JOBS:-$(nproc)}
 out=build/debs
 
@@ -95,7 +104,9 @@ reuse_tree() { # reuse_tree DIR [cmake args...]: a testing tree of this source, 
   shift
   rm -f "$dir"/cpack/*.deb
   # -U: the testing preset's one GPU architecture gives way to the default list.
-  cmake -S "$source_dir" -B "$dir" -UCMAKE_CUDA_ARCHITECTURES "${package_options[@]}" "$@"
+  local gpu_code=(-UCMAKE_CUDA_ARCHITECTURES)
+  ((keep_gpu_code)) && gpu_code=()
+  cmake -S "$source_dir" -B "$dir" "${gpu_code[@]}" "${package_options[@]}" "$@"
   make_packages "$dir"
 }
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installs dependencies, builds everything with the test suites, and runs them all; then builds
-# the core and CLI suites again under AddressSanitizer and UBSan (CPU only) and runs those too.
+# Installs dependencies, builds everything with the test suites but the core ones, and runs them;
+# then builds the core and CLI suites under AddressSanitizer and UBSan (CPU only) and runs those.
 # Last, it builds the Debian packages with scripts/build-debs.sh from the testing tree (lintian must
 # report no error) and, as root, installs them, runs them and removes them again (--install-test).
-# TPACF_SKIP_ASAN=1 skips the sanitizer pass; TPACF_SKIP_DEBS=1 skips the packages (one build,
-# about 15 minutes on 2 cores). Each stage prints its time. The asan test preset
+# TPACF_SKIP_ASAN=1 skips the sanitizer pass (the testing tree then builds and runs the core suites
+# too); TPACF_SKIP_DEBS=1 skips the packages. Each stage prints its time. The asan test preset
 # sets allocator_may_return_null=1: cfitsio 4.2, given a FITS header with a negative NAXIS2, callocs
 # an uninitialised column count; glibc returns NULL for an impossible size (cfitsio then reports
 # an error and tpacf exits 2), while ASan's allocator would abort instead of returning.
@@ -19,7 +19,11 @@ stage() { # stage NAME COMMAND...: runs it and says how long it took
   echo "== $name: $((SECONDS - start)) s (total $((SECONDS - begin)) s)"
 }
 stage "dependencies" bash scripts/install-deps.sh
-stage "configure (testing)" cmake --preset testing
+# Each suite is compiled and run once: with the sanitizer pass, the core suites only there (under
+# ASan and UBSan), the CLI suites in both trees (the testing tree's tpacf also plots and runs MPI).
+testing_folders="core;cli;ui;gpu;python;structure;packaging"
+[[ "${TPACF_SKIP_ASAN:-0}" != 1 ]] && testing_folders=${testing_folders#core;}
+stage "configure (testing)" cmake --preset testing "-DTPACF_TEST_FOLDERS=$testing_folders"
 stage "build (testing)" cmake --build --preset testing
 stage "suites (testing)" ctest --preset testing
 if [[ "${TPACF_SKIP_ASAN:-0}" != 1 ]]; then
@@ -28,9 +32,10 @@ if [[ "${TPACF_SKIP_ASAN:-0}" != 1 ]]; then
   stage "suites (asan)" ctest --preset asan
 fi
 if [[ "${TPACF_SKIP_DEBS:-0}" != 1 ]]; then
-  # From the testing tree, which is built as the packages are: only the CUDA code for every
-  # architecture, the CLI's plotting unit and the links are built again.
-  debs=(bash scripts/build-debs.sh --from-tree build/testing)
+  # From the testing tree, which is built as the packages are, with its GPU code (sm_90): only
+  # the CLI's plotting unit and the links are built again. These packages are checked (lintian,
+  # the install test), not released: scripts/build-debs.sh alone builds for every architecture.
+  debs=(bash scripts/build-debs.sh --from-tree build/testing --keep-gpu-code)
   [[ $(id -u) == 0 ]] && debs+=(--install-test)
   stage "packages" "${debs[@]}"
 fi
