@@ -231,6 +231,8 @@ private slots:
     void formats();
     void units_data();
     void units();
+    void coordinatesFromMemory_data();
+    void coordinatesFromMemory();
     void raWrap_data();
     void raWrap();
     void columns_data();
@@ -506,6 +508,56 @@ void TestCatalogReader::units() {
              qPrintable(QString::number(catalog.dec()[0], 'g', 17)));
     QVERIFY(std::abs(catalog.dec()[0]) <= M_PI / 2);
     QVERIFY(std::abs(catalog.z()[0] - std::sin(decRadians)) < 1e-15);
+}
+
+// catalogFromCoordinates, the readers' conversion for values in memory: the same radians as the
+// file reader gives for the same text, and out-of-range Dec worded as the readers word it, with
+// the row.
+void TestCatalogReader::coordinatesFromMemory_data() {
+    units_data();
+}
+
+void TestCatalogReader::coordinatesFromMemory() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, unit);
+    QFETCH(bool, hours);
+    const QString path = writeFile(m_dir, QStringLiteral("memory.txt"), content);
+    const ReadOptions options = makeOptions({}, {}, {}, unit, hours);
+    const Catalog fromFile = tpacf::readCatalog(path.toStdString(), options);
+    const QList<QByteArray> fields = content.split(' ');
+    const Catalog fromMemory = tpacf::catalogFromCoordinates(
+        "memory", {fields[0].toDouble()}, {fields[1].toDouble()}, {}, {}, options);
+    QCOMPARE(fromMemory.size(), std::size_t(1));
+    QVERIFY2(fromMemory.ra()[0] == fromFile.ra()[0],
+             qPrintable(QString::number(fromMemory.ra()[0], 'g', 17)));
+    QVERIFY2(fromMemory.dec()[0] == fromFile.dec()[0],
+             qPrintable(QString::number(fromMemory.dec()[0], 'g', 17)));
+
+    // Just past the pole in this unit, in row 2: the file reader's words, and the row.
+    const double pole = unit == QLatin1String("arcmin")   ? 5400.0
+                        : unit == QLatin1String("arcsec") ? 324000.0
+                        : unit == QLatin1String("rad")    ? M_PI / 2
+                                                          : 90.0;
+    const double beyond = -pole * 1.01;
+    const QByteArray text = QByteArray::number(beyond, 'g', QLocale::FloatingPointShortest);
+    const QString badPath =
+        writeFile(m_dir, QStringLiteral("beyond.txt"), content + "\n0 " + text + "\n");
+    QString fileProblem;
+    try {
+        (void)tpacf::readCatalog(badPath.toStdString(), options);
+        QFAIL("the file reader took a Dec beyond the pole");
+    } catch (const tpacf::InputError& e) {
+        fileProblem = QString::fromUtf8(e.what());
+    }
+    const qsizetype at = fileProblem.indexOf(QStringLiteral("Dec "));
+    QVERIFY2(at >= 0, qPrintable(fileProblem));
+    const QString problem = fileProblem.mid(at);
+    expectInputError(
+        [&] {
+            (void)tpacf::catalogFromCoordinates("memory", {fields[0].toDouble(), 0.0},
+                                                {fields[1].toDouble(), beyond}, {}, {}, options);
+        },
+        QStringLiteral("memory"), 2, 0, problem + QStringLiteral(" (row 2)"));
 }
 
 void TestCatalogReader::raWrap_data() {

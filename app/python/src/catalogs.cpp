@@ -58,45 +58,6 @@ std::vector<std::int32_t> regionLabelsFrom(const py::handle& object) {
     return labels;
 }
 
-/// RA, Dec in `unit` (RA in hours with raHours) to radians the way core's file readers convert
-/// a row: Dec checked in its own unit first (90 deg, 5400 arcmin, pi/2 rad accepted exactly),
-/// then scaled and clamped; non-finite values are left for Catalog::fromRadians to report. The
-/// messages are the readers' ("Dec 5460 arcmin is outside [-5400, 5400] (91 deg)"), with the
-/// array's row.
-void toRadiansChecked(const std::string& name, std::vector<double>& ra, std::vector<double>& dec,
-                      AngleUnit unit, bool raHours) {
-    const double raPer = raHours ? 15.0 * radiansPer(AngleUnit::Degree) : radiansPer(unit);
-    const double decPer = radiansPer(unit);
-    const double limit = unit == AngleUnit::Degree      ? 90.0
-                         : unit == AngleUnit::Arcminute ? 90.0 * 60.0
-                         : unit == AngleUnit::Arcsecond ? 90.0 * 3600.0
-                                                        : 0.5 * kPi;
-    const double halfPi = 0.5 * kPi;
-    const std::size_t n = std::min(ra.size(), dec.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!std::isfinite(ra[i]) || !std::isfinite(dec[i]))
-            break; // fromRadians names this row; rows before it are in range
-        if (dec[i] < -limit || dec[i] > limit) {
-            std::string problem = "Dec " + jsonShortestNumber(dec[i]) + " " +
-                                  std::string(angleUnitName(unit)) + " is outside ";
-            if (unit == AngleUnit::Degree)
-                problem += "[-90, 90]";
-            else if (unit == AngleUnit::Radian)
-                problem += "[-pi/2, pi/2]";
-            else
-                problem += "[-" + jsonShortestNumber(limit) + ", " + jsonShortestNumber(limit) +
-                           "] (" + jsonShortestNumber(dec[i] / limit * 90.0) + " deg)";
-            const long row = static_cast<long>(i + 1);
-            throw InputError(name, row, 0, problem + " (row " + std::to_string(row) + ")");
-        }
-    }
-    for (std::size_t i = 0; i < ra.size(); ++i)
-        ra[i] *= raPer;
-    for (std::size_t i = 0; i < dec.size(); ++i)
-        if (std::isfinite(dec[i]))
-            dec[i] = std::clamp(dec[i] * decPer, -halfPi, halfPi);
-}
-
 std::shared_ptr<Catalog> catalogFromArrays(const py::object& raArray, const py::object& decArray,
                                            const py::object& weights, const std::string& unit,
                                            bool raHours, const py::object& regions,
@@ -113,18 +74,18 @@ std::shared_ptr<Catalog> catalogFromArrays(const py::object& raArray, const py::
     if (threads < 0)
         throw ConfigError("threads: " + std::to_string(threads) +
                           " is negative (0: every hardware thread)");
-    // Lengths first (core's wording), before any value is looked at.
-    if (dec.size() != ra.size() || (!weight.empty() && weight.size() != ra.size()) ||
-        (!labels.empty() && labels.size() != ra.size()))
-        return std::make_shared<Catalog>(Catalog::fromRadians(name, std::move(ra), std::move(dec),
-                                                              std::move(weight), std::move(labels)));
-    if (!weights.is_none() && weight.empty() && !ra.empty())
+    // An empty weights array is not "no weights" (core reports mismatched lengths first).
+    if (!weights.is_none() && weight.empty() && !ra.empty() && dec.size() == ra.size())
         throw ConfigError("catalog " + name + ": 0 weights for " + std::to_string(ra.size()) +
                           " points");
-    toRadiansChecked(name, ra, dec, angleUnit, raHours);
+    ReadOptions options;
+    options.coordUnit = angleUnit;
+    options.raInHours = raHours;
+    options.threads = threads;
     py::gil_scoped_release release; // the sines of 10^8 points take a while
-    return std::make_shared<Catalog>(Catalog::fromRadians(
-        name, std::move(ra), std::move(dec), std::move(weight), std::move(labels), threads));
+    // Converted, checked and worded as the file readers do (core/catalog_reader.h).
+    return std::make_shared<Catalog>(catalogFromCoordinates(
+        name, std::move(ra), std::move(dec), std::move(weight), std::move(labels), options));
 }
 
 ColumnRef columnOf(const py::object& column, const char* what) {

@@ -62,6 +62,17 @@ struct ReadOptions {
 /// when options.cancelRequested is set during the read.
 Catalog readCatalog(const std::string& path, const ReadOptions& options = {});
 
+/// A catalog from coordinates in memory (a numpy array, a pipeline's columns), converted and
+/// checked as the file readers convert a row: RA and Dec in options.coordUnit (RA in hours with
+/// options.raInHours), Dec checked in its own unit first (90 deg, 5400 arcmin and pi/2 rad are
+/// accepted exactly) with the readers' words ("Dec 5460 arcmin is outside [-5400, 5400] (91 deg)
+/// (row 7)"); lengths, non-finite values and weights as Catalog::fromRadians reports them, all
+/// naming `name` and the 1-based row. Built on options.threads threads; the columns of options
+/// are not used.
+Catalog catalogFromCoordinates(std::string name, std::vector<double> ra, std::vector<double> dec,
+                               std::vector<double> weight, std::vector<std::int32_t> region,
+                               const ReadOptions& options);
+
 /// Whether this build reads FITS tables (built with cfitsio): whether the format table has them.
 bool fitsSupported() noexcept;
 

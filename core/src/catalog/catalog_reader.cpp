@@ -347,4 +347,33 @@ std::int32_t regionLabel(double value, const std::string& source, long line, int
 }
 
 } // namespace detail
+
+Catalog catalogFromCoordinates(std::string name, std::vector<double> ra, std::vector<double> dec,
+                               std::vector<double> weight, std::vector<std::int32_t> region,
+                               const ReadOptions& options) {
+    const bool sameLengths = dec.size() == ra.size() &&
+                             (weight.empty() || weight.size() == ra.size()) &&
+                             (region.empty() || region.size() == ra.size());
+    if (sameLengths) {
+        // Rows up to the first non-finite value, which fromRadians names (rows before it are in
+        // range); mismatched lengths are fromRadians's to report before any value is looked at.
+        const detail::CoordinateConverter converter(options);
+        for (std::size_t i = 0; i < ra.size(); ++i) {
+            if (!std::isfinite(ra[i]) || !std::isfinite(dec[i]))
+                break;
+            const std::optional<double> decRadians = converter.decRadians(dec[i]);
+            if (!decRadians) {
+                const long row = static_cast<long>(i + 1);
+                throw InputError(name, row, 0,
+                                 converter.decRangeProblem(detail::formatDouble(dec[i]), dec[i]) +
+                                     " (row " + std::to_string(row) + ")");
+            }
+            ra[i] = converter.raRadians(ra[i]);
+            dec[i] = *decRadians;
+        }
+    }
+    return Catalog::fromRadians(std::move(name), std::move(ra), std::move(dec), std::move(weight),
+                                std::move(region), options.threads);
+}
+
 } // namespace tpacf
