@@ -21,7 +21,7 @@ stage() { # stage NAME COMMAND...: runs it and says how long it took
 stage "dependencies" bash scripts/install-deps.sh
 # Each suite is compiled and run once: with the sanitizer pass, the core suites only there (under
 # ASan and UBSan), the CLI suites in both trees (the testing tree's tpacf also plots and runs MPI).
-testing_folders="core;cli;ui;gpu;python;structure;packaging"
+testing_folders="core;reference;cli;ui;gpu;python;structure;packaging"
 [[ "${TPACF_SKIP_ASAN:-0}" != 1 ]] && testing_folders=${testing_folders#core;}
 stage "configure (testing)" cmake --preset testing "-DTPACF_TEST_FOLDERS=$testing_folders"
 stage "build (testing)" cmake --build --preset testing
