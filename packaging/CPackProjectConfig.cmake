@@ -10,6 +10,10 @@ if(CPACK_GENERATOR STREQUAL "DEB")
   else()
     set(CPACK_COMPONENTS_ALL cli lib devel)
   endif()
+  # python3-tpacf where the module was built, beside the library package it links.
+  if(CPACK_TPACF_PYTHON_BUILD AND NOT CPACK_TPACF_CLI_PLOT)
+    list(APPEND CPACK_COMPONENTS_ALL python)
+  endif()
   # Each package's description opens with its own synopsis; CPackDeb would put the project's
   # summary in front of it.
   unset(CPACK_PACKAGE_DESCRIPTION_SUMMARY)

@@ -4,6 +4,7 @@
 #   tpacf-studio        (component gui)    the desktop application; Depends: tpacf
 #   libtpacf-core<N>    (component lib)    libtpacf_core.so.<N>, which both link
 #   tpacf-dev           (component devel)  headers and find_package(tpacf) for C++ pipelines
+#   python3-tpacf       (component python) import tpacf, for the python3 it was built for
 # tpacf links Qt where it draws `run --plot` figures (TPACF_CLI_PLOT, on by default with the GUI),
 # so the packages come from a build with the GUI and TPACF_CLI_PLOT=OFF: a cluster node that
 # installs tpacf pulls no GUI stack. A build whose tpacf links Qt makes tpacf-studio alone.
@@ -16,6 +17,9 @@ get_target_property(tpacf_core_soversion tpacf_core SOVERSION)
 set(TPACF_LIB_PACKAGE "libtpacf-core${tpacf_core_soversion}")
 # component package, for PackageDocs.cmake (copyright, changelog, lintian overrides)
 set(TPACF_DEB_PACKAGES cli tpacf gui tpacf-studio lib ${TPACF_LIB_PACKAGE} devel tpacf-dev)
+if(TPACF_HAVE_PYTHON)
+  list(APPEND TPACF_DEB_PACKAGES python python3-tpacf)
+endif()
 include(${CMAKE_CURRENT_LIST_DIR}/PackageDocs.cmake)
 
 set(TPACF_HOMEPAGE "https://github.com/tpacf/tpacf-studio")
@@ -45,6 +49,7 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_PROJECT_CONFIG_FILE "${CMAKE_CURRENT_LIST_DIR}/CPackProjectConfig.cmake")
 set(CPACK_TPACF_GUI_BUILD ${TPACF_GUI})
 set(CPACK_TPACF_CLI_PLOT ${TPACF_CLI_PLOT})
+set(CPACK_TPACF_PYTHON_BUILD ${TPACF_HAVE_PYTHON})
 
 # Debian: one package per component, named and described here. Descriptions are written without
 # the control file's indent: CPackDeb adds it (and " ." for an empty line).
@@ -138,11 +143,28 @@ set(CPACK_DEBIAN_DEVEL_PACKAGE_DEPENDS "${tpacf_lib_dep}")
 # The headers and CMake files name no shared object: nothing for dpkg-shlibdeps.
 set(CPACK_DEBIAN_DEVEL_PACKAGE_SHLIBDEPS OFF)
 
+if(TPACF_HAVE_PYTHON)
+  # The module is built for one interpreter (its ABI tag in the file name, cpython-311 on
+  # Debian 12): that python3 minor version, and NumPy, which the module imports at load time.
+  math(EXPR tpacf_python_next "${Python3_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME "python3-tpacf")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION "python")
+  set(CPACK_DEBIAN_PYTHON_DESCRIPTION "two-point angular correlation function on GPU and CPU (Python 3)${tpacf_deb_about}
+
+This package holds the Python 3 package tpacf: catalogs from numpy arrays or
+files, pair counts, correlate() with the CLI's estimators, jackknife and count
+files, results as astropy tables and matplotlib plots, for notebooks and
+survey pipelines.")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${tpacf_python_next}), python3-numpy, ${tpacf_lib_dep}")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-astropy, python3-matplotlib")
+endif()
+
 if(TPACF_HAVE_CUDA)
   # The CUDA runtime is linked statically; the driver (libcuda.so.1) is looked up at start-up,
   # and without it tpacf counts on the CPU: a suggestion, not a dependency.
   set(CPACK_DEBIAN_CLI_PACKAGE_SUGGESTS "tpacf-studio, ${tpacf_driver}")
   set(CPACK_DEBIAN_GUI_PACKAGE_SUGGESTS "${tpacf_driver}")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "${tpacf_driver}")
 endif()
 
 # An install() without COMPONENT lands in "Unspecified", in no package: say so at configure time.
@@ -159,3 +181,4 @@ cpack_add_component(lib DISPLAY_NAME "libtpacf_core")
 cpack_add_component(cli DISPLAY_NAME "tpacf command line")
 cpack_add_component(gui DISPLAY_NAME "TPACF Studio")
 cpack_add_component(devel DISPLAY_NAME "C++ development files")
+cpack_add_component(python DISPLAY_NAME "Python 3 package")

@@ -211,6 +211,23 @@ check "ldd tpacf: no Qt" sh -c '! ldd /usr/bin/tpacf | grep -i qt'
 check "xvfb-run -a tpacf-studio --version" xvfb-run -a /usr/bin/tpacf-studio --version
 check "ldd tpacf-studio: libtpacf_core from the package" \
   sh -c 'ldd /usr/bin/tpacf-studio | grep -E "libtpacf_core[^ ]* => /(usr/)?lib/"'
+if [[ " ${packages[*]} " == *" python3-tpacf "* ]]; then
+  # The Debian python3 imports the package from dist-packages (no PYTHONPATH) and computes the
+  # sample's w(theta) with the same numbers as the installed tpacf wrote.
+  check "python3-tpacf: import tpacf, the sample's w equals tpacf run's" env -u PYTHONPATH \
+    /usr/bin/python3 -c '
+import sys, numpy as np, tpacf
+samples, csv = sys.argv[1], sys.argv[2]
+data = tpacf.Catalog.read(samples + "/sample_data.txt")
+randoms = [tpacf.Catalog.read(samples + "/sample_random_%d.txt" % i) for i in (1, 2)]
+result = tpacf.correlate(data, randoms, bins=tpacf.Bins.preset("log5"), jackknife=16)
+rows = [l for l in open(csv) if not l.startswith("#")]
+header = rows[0].strip().split(",")
+w = np.array([float(r.split(",")[header.index("w")]) for r in rows[1:]])
+assert np.array_equal(w, result.w), (w, result.w)
+print(tpacf.__file__, "w of", len(w), "bins equal to tpacf run")
+' "$source_dir/resources/samples" "$work/w.csv"
+fi
 check "examples/ against the installed tpacf-dev (configure)" \
   cmake -S "$source_dir/examples" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release
 check "examples/ (build)" cmake --build "$work/example"

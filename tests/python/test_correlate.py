@@ -115,7 +115,39 @@ def test_reused_counts_equal_tpacf_run_reusing_them(tmp_path, samples):
         assert table_rows(tmp_path / "py.csv") == table_rows(cli)
 
 
+def test_combined_shares_equal_the_whole_run(tmp_path, samples):
+    # Two --share parts counted by tpacf run, combined here and by tpacf combine: the counts of
+    # the whole run, and the same file.
+    inputs = ["--data", samples["sample_data"], "--random", samples["sample_random_1"]]
+    parts = []
+    for k in (1, 2):
+        part = tmp_path / ("part%d.json" % k)
+        run_cli("run", *inputs, *BIN_FLAGS, "--backend", "cpu", "--share", "%d/2" % k,
+                "--save-counts", part, "--quiet")
+        parts.append(tpacf.load_counts(part))
+    assert not parts[0].whole and not parts[1].whole
+    combined = tpacf.combine_counts(parts)
+    assert combined.whole
+    whole = tpacf.correlate(tpacf.Catalog.read(samples["sample_data"]),
+                            tpacf.Catalog.read(samples["sample_random_1"]), bins=BINS,
+                            backend="cpu", save_counts=True).counts
+    assert sorted(combined.labels) == sorted(whole.labels)
+    for label in whole.labels:
+        np.testing.assert_array_equal(combined.raw(label), whole.raw(label))
+        assert sum(p.raw(label).sum() for p in parts) == whole.raw(label).sum()
+    run_cli("combine", tmp_path / "part1.json", tmp_path / "part2.json",
+            "--output", tmp_path / "cli.json")
+    combined.save(tmp_path / "py.json")
+    by_cli = tpacf.load_counts(tmp_path / "cli.json")
+    for label in whole.labels:
+        np.testing.assert_array_equal(by_cli.raw(label), combined.raw(label))
+    # One part twice is not a whole batch: refused in the words of tpacf combine.
+    with pytest.raises(ValueError):
+        tpacf.combine_counts([parts[0], parts[0]])
+
+
 def test_table_and_other_formats(tmp_path, samples):
+    pytest.importorskip("astropy", reason="to_table needs astropy (Debian: python3-astropy)")
     result = tpacf.correlate(tpacf.Catalog.read(samples["sample_data"]),
                              tpacf.Catalog.read(samples["sample_random_1"]), bins=BINS,
                              jackknife=4, backend="cpu")

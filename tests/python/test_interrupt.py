@@ -38,13 +38,16 @@ def test_sigint_stops_a_long_count(big, call):
     before = os_threads()
     timer = interrupt_after(0.5)
     start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        if call == "count":
-            tpacf.count(big, bins=BINS, backend="cpu")
-        else:
-            tpacf.correlate(big, big, bins=BINS, backend="cpu")
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            if call == "count":
+                tpacf.count(big, bins=BINS, backend="cpu")
+            else:
+                tpacf.correlate(big, big, bins=BINS, backend="cpu")
+    finally:
+        timer.cancel()
+        timer.join()
     stopped = time.monotonic() - start
-    timer.join()
     assert stopped < 0.5 + 1.0, "stopped %.2f s after the start" % stopped
     # Every worker joined: the threads of the process are those of before.
     deadline = time.monotonic() + 1.0
@@ -79,3 +82,43 @@ def test_the_gil_is_released_while_counting(big):
         done.set()
         ticker.join()
     assert len(ticks) > 30
+
+
+def test_sigint_stops_a_long_file_read(tmp_path):
+    # A file that takes about 3 s to parse on one thread on this machine (its rate measured on a
+    # tenth of a million-row file first), interrupted early in the read.
+    rng = np.random.default_rng(2)
+    n = 100_000
+    chunk = "".join("%r %r\n" % (float(a), float(d))
+                    for a, d in zip(rng.uniform(0, 360, n), rng.uniform(-80, 80, n)))
+    path = tmp_path / "big.txt"
+
+    def write(chunks):
+        with open(path, "w") as f:
+            for _ in range(chunks):
+                f.write(chunk)
+
+    write(10)
+    start = time.monotonic()
+    tpacf.Catalog.read(path, threads=1)
+    per_chunk = (time.monotonic() - start) / 10
+    chunks = min(400, max(10, int(np.ceil(3.0 / per_chunk))))
+    write(chunks)
+    after = min(0.3, 0.1 * chunks * per_chunk)
+    before = os_threads()
+    timer = interrupt_after(after)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tpacf.Catalog.read(path, threads=1)
+    finally:
+        timer.cancel()  # where the read ended first, no stray Ctrl-C later
+        timer.join()
+    stopped = time.monotonic() - start
+    assert stopped < after + 1.0, "stopped %.2f s after the start" % stopped
+    deadline = time.monotonic() + 1.0
+    while os_threads() > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert os_threads() <= before
+    # The same file reads in full afterwards.
+    assert tpacf.Catalog.read(path, threads=0).size == chunks * n
