@@ -224,7 +224,7 @@ result = tpacf.correlate(data, randoms, bins=tpacf.Bins.preset("log5"), jackknif
 rows = [l for l in open(csv) if not l.startswith("#")]
 header = rows[0].strip().split(",")
 w = np.array([float(r.split(",")[header.index("w")]) for r in rows[1:]])
-assert np.array_equal(w, result.w), (w, result.w)
+assert np.array_equal(w, result.w, equal_nan=True), (w, result.w)
 print(tpacf.__file__, "w of", len(w), "bins equal to tpacf run")
 ' "$source_dir/resources/samples" "$work/w.csv"
 fi
