@@ -7,13 +7,10 @@
 #include "tpacf/catalog_reader.h"
 #include "tpacf/count_store.h"
 #include "tpacf/errors.h"
-#include "tpacf/json_text.h"
 #include "tpacf/units.h"
 
 #include <pybind11/stl.h>
 
-#include <algorithm>
-#include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
