@@ -224,6 +224,11 @@ std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
             args.fail("--cuda-subtiles: " + quote(*text) + " is not on or off");
         tuning.subTileCulling = *text == "on";
     }
+    if (const auto text = args.value(kCudaWholeSubtiles)) {
+        if (*text != "on" && *text != "off")
+            args.fail("--cuda-whole-subtiles: " + quote(*text) + " is not on or off");
+        tuning.wholeSubTiles = *text == "on";
+    }
     tuning.regionCellLevel = static_cast<int>(args.integer(kCudaRegionLevel, 0, 0, 5));
     try {
         tuning.validate();

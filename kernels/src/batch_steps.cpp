@@ -106,4 +106,15 @@ double addDeviceCounts(const std::vector<DeviceResult>& devices, std::size_t cou
     return busy;
 }
 
+void addWholeCounts(const Schedule& schedule, BatchCounts& counts) {
+    for (std::size_t t = 0; t < schedule.wholeCounts.size() && t < counts.raw.size(); ++t) {
+        const std::vector<std::uint64_t>& whole = schedule.wholeCounts[t];
+        for (std::size_t k = 0; k < whole.size(); ++k)
+            counts.raw[t][k] += whole[k];
+        if (!counts.weighted[t].empty() && t < schedule.wholeWeighted.size())
+            for (std::size_t k = 0; k < schedule.wholeWeighted[t].size(); ++k)
+                counts.weighted[t][k] += schedule.wholeWeighted[t][k];
+    }
+}
+
 } // namespace tpacf::cuda::detail

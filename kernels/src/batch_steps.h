@@ -66,4 +66,8 @@ void reportBatchProgress(const CountControl& control, std::span<const CountTask>
 double addDeviceCounts(const std::vector<DeviceResult>& devices, std::size_t countsPerTask,
                        BatchCounts& counts);
 
+/// Adds the pairs a culled schedule counted whole on the host (Schedule::wholeCounts and
+/// wholeWeighted) into `counts`. The caller does it for share part 0 only.
+void addWholeCounts(const Schedule& schedule, BatchCounts& counts);
+
 } // namespace tpacf::cuda::detail

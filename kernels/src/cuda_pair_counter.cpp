@@ -183,7 +183,7 @@ private:
                          std::size_t regionCount, const CountControl& control);
     /// The part of a batch every device reads: tables, catalogs, tiles, the tuning's switches
     /// and, culling, how the leader turns the tile boxes into the share's work list.
-    DeviceJob deviceJob(std::span<const CountTask> tasks, const Binning& binning,
+    DeviceJob deviceJob(std::span<const CountTask> tasks,
                         const BatchCatalogs& batch, const BatchTiles& tiles,
                         const HostBinTables& tables, const TaskVariants& variants,
                         std::size_t regionCount, bool culled, std::uint32_t tileSize,
@@ -422,7 +422,7 @@ BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Bi
     if (control.onProgress)
         live.emplace(m_devices.size(), tasks.size(), binCount, variants.flagsIfAnyWeighted());
     LiveCounts* const liveCounts = live ? &*live : nullptr;
-    const DeviceJob job = deviceJob(tasks, binning, batch, tiles, tables, variants, regionCount,
+    const DeviceJob job = deviceJob(tasks, batch, tiles, tables, variants, regionCount,
                                     culled, tileSize, share, liveCounts, batchStart);
 
     // The caller's thread: progress every ~100 ms.
@@ -433,13 +433,16 @@ BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Bi
         throw Cancelled();
 
     m_lastDeviceSeconds = addDeviceCounts(deviceResults, countsPerTask, results);
+    // The node pairs the traversal counted whole: once over all the shares of a batch.
+    if (const Schedule* schedule = state.published(); schedule != nullptr && share.part == 0)
+        addWholeCounts(*schedule, results);
     if (m_tuning.trace)
         noteTrace(deviceResults, batchStart);
     reportBatchProgress(control, tasks, share, state, liveCounts, true);
     return results;
 }
 
-DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks, const Binning& binning,
+DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks,
                                      const BatchCatalogs& batch, const BatchTiles& tiles,
                                      const HostBinTables& tables, const TaskVariants& variants,
                                      std::size_t regionCount, bool culled, std::uint32_t tileSize,
@@ -456,6 +459,7 @@ DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks, const Bin
         job.taskWeighted = variants.weighted;
     job.culled = culled;
     job.cullSubTiles = m_tuning.subTileCulling;
+    job.wholeSubTiles = m_tuning.wholeSubTiles;
     job.trace = m_tuning.trace;
     job.start = batchStart;
     if (culled) {
@@ -466,12 +470,17 @@ DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks, const Bin
         // the boxes are compact wherever the points are dense (a fixed grid would give crowded
         // cells in clusters and empty ones elsewhere). The catalogs are sorted once, on the
         // device, as before; only the boxes (tiles x 56 bytes) come back.
-        const auto chord2Edges = binning.chord2Edges();
-        job.scheduleFromBoxes = [tasks, &batch, &tileCounts = tiles.tileCounts, tileSize, share,
-                                 chord2Min = chord2Edges.front(), chord2Max = chord2Edges.back()](
-                                    const std::vector<std::vector<CellBounds>>& tileBounds) {
-            return buildCulledSchedule(tasks, batch, tileCounts, tileBounds, chord2Min, chord2Max,
-                                       tileSize, share);
+        job.scheduleFromBoxes = [tasks, &batch, &tiles, &tables, regionCount, tileSize,
+                                 share](const std::vector<CatalogTiles>& summaries) {
+            CulledInputs inputs;
+            inputs.tileCounts = &tiles.tileCounts;
+            inputs.regionLayouts = &tiles.regionLayouts;
+            inputs.tiles = &summaries;
+            // The kernel's table: t[0..binCount] (the +inf after it left out).
+            inputs.thresholds = std::span<const double>(tables.thresholdsDouble)
+                                    .first(tables.thresholdsDouble.size() - 1);
+            inputs.regionCount = regionCount;
+            return buildCulledSchedule(tasks, batch, inputs, tileSize, share);
         };
     }
     return job;

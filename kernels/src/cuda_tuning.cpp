@@ -61,6 +61,8 @@ std::string CudaTuning::describe() const {
         add("block<=" + std::to_string(blockSizeCap));
     if (!subTileCulling)
         add("sub-tiles off");
+    if (!wholeSubTiles)
+        add("whole sub-tiles off");
     if (regionCellLevel != 0)
         add("region level " + std::to_string(regionCellLevel));
     if (trace)

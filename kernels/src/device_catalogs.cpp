@@ -135,26 +135,35 @@ DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch,
     }
 }
 
-std::vector<std::vector<CellBounds>> DeviceCatalogs::tileBounds() const {
+std::vector<CatalogTiles> DeviceCatalogs::tileSummaries() const {
     std::vector<std::vector<TileBox>> boxes(m_views.size());
+    std::vector<std::vector<TileWeight>> weights(m_views.size());
     for (std::size_t c = 0; c < m_views.size(); ++c) {
         boxes[c].resize(m_views[c].tileCount);
         if (!boxes[c].empty())
             TPACF_CUDA_TRY(cudaMemcpyAsync(boxes[c].data(), m_views[c].d_tiles,
                                            boxes[c].size() * sizeof(TileBox),
                                            cudaMemcpyDeviceToHost, m_stream));
+        if (m_catalogs[c].tileWeights.get() != nullptr && !boxes[c].empty()) {
+            weights[c].resize(boxes[c].size());
+            TPACF_CUDA_TRY(cudaMemcpyAsync(weights[c].data(), m_catalogs[c].tileWeights.get(),
+                                           weights[c].size() * sizeof(TileWeight),
+                                           cudaMemcpyDeviceToHost, m_stream));
+        }
     }
     Event boxesCopied; // blocking sync: the host sleeps while the device finishes
     boxesCopied.record(m_stream);
     boxesCopied.synchronize();
-    std::vector<std::vector<CellBounds>> bounds(m_views.size());
+    std::vector<CatalogTiles> tiles(m_views.size());
     for (std::size_t c = 0; c < m_views.size(); ++c) {
-        bounds[c].reserve(boxes[c].size());
+        tiles[c].bounds.reserve(boxes[c].size());
         for (const TileBox& box : boxes[c])
-            bounds[c].push_back(
+            tiles[c].bounds.push_back(
                 CellBounds{{box.lo[0], box.lo[1], box.lo[2]}, {box.hi[0], box.hi[1], box.hi[2]}});
+        for (const TileWeight& w : weights[c])
+            tiles[c].weights.push_back(TileSums{w.sum, w.sumSquares});
     }
-    return bounds;
+    return tiles;
 }
 
 } // namespace tpacf::cuda::detail

@@ -34,8 +34,9 @@ public:
     const CatalogView* d_views() const noexcept { return m_viewsOnDevice.get(); }
     /// Per catalog, its tiles' weight sums, on the device (weighted batches; null otherwise).
     const TileWeight* const* d_tileWeights() const noexcept { return m_tileWeightsOnDevice.get(); }
-    /// Downloads every catalog's tile boxes (waits for the preparation, sleeping) as cells.
-    std::vector<std::vector<CellBounds>> tileBounds() const;
+    /// Downloads every catalog's tile boxes and, in weighted batches, their weight sums (waits
+    /// for the preparation, sleeping).
+    std::vector<CatalogTiles> tileSummaries() const;
 
 private:
     struct Prepared {

@@ -9,14 +9,16 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 namespace tpacf::cuda::detail {
 namespace {
 
-/// Cells of the first catalog per piece of a culled list (buildCulledSchedule).
-constexpr std::uint32_t kListPieceCells = 128;
+/// Pieces of a task's traversal (buildCulledSchedule): nodes of its first hierarchy, enough to
+/// keep a host's cores busy; a fixed number, so that every rank of an MPI job lists alike.
+constexpr std::size_t kTraversalPieces = 1024;
 
 /// Tile runs of some whole i-tile rows of one task.
 struct TaskPiece {
@@ -49,36 +51,6 @@ std::vector<CellPairRun> denseRuns(bool isAuto, std::size_t tilesA, std::size_t 
             runs.push_back(CellPairRun{static_cast<std::uint32_t>(a),
                                        static_cast<std::uint32_t>(from),
                                        static_cast<std::uint32_t>(tilesB)});
-    }
-    return runs;
-}
-
-/// Tile runs from the runs of a list built over cells of `cellTiles` consecutive tiles: every
-/// tile of cell a against the tiles of cells [bBegin, bEnd) (for auto, from the tile itself on),
-/// sorted by tile, then b. A cell pair out of reach has every tile pair out of reach (the cell
-/// box holds the tile boxes); the kernel's classification drops the rest one by one.
-std::vector<CellPairRun> tileRuns(const std::vector<CellPairRun>& cellRuns, std::uint32_t cellTiles,
-                                  std::uint32_t tilesA, std::uint32_t tilesB, bool isAuto) {
-    if (cellTiles == 1)
-        return cellRuns;
-    std::vector<CellPairRun> runs;
-    for (std::size_t r = 0; r < cellRuns.size();) {
-        std::size_t rowEnd = r;
-        while (rowEnd < cellRuns.size() && cellRuns[rowEnd].a == cellRuns[r].a)
-            ++rowEnd;
-        const std::uint32_t aBegin = cellRuns[r].a * cellTiles;
-        const std::uint32_t aEnd = std::min(aBegin + cellTiles, tilesA);
-        for (std::uint32_t a = aBegin; a < aEnd; ++a) {
-            for (std::size_t k = r; k < rowEnd; ++k) {
-                std::uint32_t b0 = cellRuns[k].bBegin * cellTiles;
-                const std::uint32_t b1 = std::min(cellRuns[k].bEnd * cellTiles, tilesB);
-                if (isAuto)
-                    b0 = std::max(b0, a);
-                if (b0 < b1)
-                    runs.push_back(CellPairRun{a, b0, b1, cellRuns[k].kind});
-            }
-        }
-        r = rowEnd;
     }
     return runs;
 }
@@ -394,87 +366,105 @@ Schedule buildDenseSchedule(std::span<const CountTask> tasks, const BatchCatalog
 }
 
 Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
-                             const std::vector<std::vector<std::uint32_t>>& catTileCounts,
-                             const std::vector<std::vector<CellBounds>>& tileBounds,
-                             double chord2Min, double chord2Max, std::uint32_t tileSize,
-                             WorkShare share) {
-    CellPairQuery query;
-    query.chord2Min = chord2Min;
-    query.chord2Max = chord2Max;
-    // The kernel's margin, far above float rounding: what the list drops, the pair-by-pair
-    // count in either precision would not have counted either.
-    query.relativeMargin = kTileBoxMargin;
-    // Cells of ~1024 points for the list (cellTiles tiles each): the list builder's cost follows
-    // the cell pairs it outputs, and small tiles (small θ) would make it a large share of a
-    // job's wall time; the kernel's tile classification then drops the tile pairs of a listed
-    // cell pair that are out of reach.
-    const std::uint32_t cellTiles =
-        std::max<std::uint32_t>(1, kMaxPairBlock * kPointsPerThread / tileSize);
-    std::vector<std::vector<CellBounds>> cells(tileBounds.size());
-    for (std::size_t c = 0; c < tileBounds.size(); ++c) {
-        const std::vector<CellBounds>& tiles = tileBounds[c];
-        for (std::size_t t = 0; t < tiles.size(); t += cellTiles) {
-            CellBounds cell = tiles[t];
-            for (std::size_t u = t + 1; u < std::min(tiles.size(), t + cellTiles); ++u)
-                for (int axis = 0; axis < 3; ++axis) {
-                    cell.lo[axis] = std::min(cell.lo[axis], tiles[u].lo[axis]);
-                    cell.hi[axis] = std::max(cell.hi[axis], tiles[u].hi[axis]);
-                }
-            cells[c].push_back(cell);
-        }
-    }
-    // The lists in pieces of kListPieceCells cells of the first catalog, spread over the host's
-    // cores: a job's 21 lists of ~1000 cells each, or one auto count of 10^4 cells (10^7
-    // points, whose list alone took 0.3-0.5 s on one core: the time every device waited for
-    // it). The pieces depend on the cells alone, never on the cores, so that every rank of an
-    // MPI job lists the same pairs. A piece of an auto count lists its cells against those
-    // from its first on (as a cross count) and keeps b >= a: the pairs the auto list holds.
-    struct Piece {
-        std::size_t task;
-        std::uint32_t rowBegin, rowEnd; // cells of the first catalog
-    };
-    std::vector<Piece> pieces;
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        const auto rows = static_cast<std::uint32_t>(cells[batch.taskCatA[t]].size());
-        for (std::uint32_t r = 0; r < rows; r += kListPieceCells)
-            pieces.push_back({t, r, std::min(rows, r + kListPieceCells)});
-    }
-    std::vector<TaskPiece> pieceRuns(pieces.size());
-    std::atomic<std::size_t> nextPiece{0};
-    runWorkers(workerCount(0, pieces.size()), [&](std::size_t, const std::atomic<bool>& stop) {
-        for (std::size_t p = nextPiece++; p < pieces.size() && !stop.load(); p = nextPiece++) {
-            const Piece& piece = pieces[p];
-            const std::size_t t = piece.task;
-            const bool isAuto = tasks[t].isAuto();
-            const std::uint32_t catA = batch.taskCatA[t], catB = batch.taskCatB[t];
-            const std::span<const CellBounds> cellsA(cells[catA]);
-            const std::span<const CellBounds> cellsB(cells[catB]);
-            CellPairQuery q = query;
-            q.autoPairs = false;
-            const std::uint32_t bOffset = isAuto ? piece.rowBegin : 0;
-            std::vector<CellPairRun> runs =
-                listCellPairs(cellsA.subspan(piece.rowBegin, piece.rowEnd - piece.rowBegin),
-                              cellsB.subspan(bOffset), q);
-            std::size_t kept = 0;
-            for (CellPairRun run : runs) {
-                run.a += piece.rowBegin;
-                run.bBegin += bOffset;
-                run.bEnd += bOffset;
-                if (isAuto)
-                    run.bBegin = std::max(run.bBegin, run.a);
-                if (run.bBegin < run.bEnd)
-                    runs[kept++] = run;
-            }
-            runs.resize(kept);
-            pieceRuns[p] = {t, tileRuns(runs, cellTiles,
-                                        static_cast<std::uint32_t>(tileBounds[catA].size()),
-                                        static_cast<std::uint32_t>(tileBounds[catB].size()),
-                                        isAuto)};
+                             const CulledInputs& inputs, std::uint32_t tileSize, WorkShare share) {
+    const std::vector<std::vector<std::uint32_t>>& tileCounts = *inputs.tileCounts;
+    const std::vector<CatalogTiles>& tiles = *inputs.tiles;
+    const std::size_t catalogs = batch.catalogs.size();
+    // Every catalog's hierarchy, one catalog per worker.
+    std::vector<std::optional<TileTree>> trees(catalogs);
+    parallelForRanges(catalogs, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t c = begin; c < end; ++c) {
+            TileTreeInput input;
+            input.bounds = tiles[c].bounds;
+            input.counts = tileCounts[c];
+            if (!inputs.regionLayouts->empty())
+                input.regions = (*inputs.regionLayouts)[c].tileRegion;
+            input.weights = tiles[c].weights;
+            trees[c].emplace(input);
         }
     });
-    // The pieces in task order, each task's in row order: its runs sorted by a, then b, as one
-    // list would give them.
-    return buildSchedule(tasks, batch, catTileCounts, pieceRuns, tileSize, share);
+    // Every task cut into pieces at its frontier (one task per worker), then the pieces taken
+    // by the host's cores from a shared cursor. Both depend on the tiles alone, never on the
+    // cores.
+    std::vector<TraversalRules> rules(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        rules[t].thresholds = inputs.thresholds;
+        rules[t].relativeMargin = kTileBoxMargin;
+        rules[t].isAuto = tasks[t].isAuto();
+        rules[t].weighted = tasks[t].weighted();
+        // Blocks of ~1024 points are left to the kernel's own tile classification.
+        for (std::uint64_t points = tileSize; points < inputs.leafBlockPoints; points *= 2)
+            ++rules[t].leafLevel;
+    }
+    std::vector<TraversalFrontier> frontiers(tasks.size());
+    parallelForRanges(tasks.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t t = begin; t < end; ++t)
+            frontiers[t] = traversalFrontier(*trees[batch.taskCatA[t]], *trees[batch.taskCatB[t]],
+                                             rules[t], kTraversalPieces);
+    });
+    struct Item {
+        std::size_t task, piece; // piece: kTop for what the frontier settled above the pieces
+    };
+    constexpr std::size_t kTop = ~std::size_t{0};
+    std::vector<Item> items;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        items.push_back({t, kTop});
+        for (std::size_t p = 0; p < frontiers[t].pieces.size(); ++p)
+            items.push_back({t, p});
+    }
+    std::vector<TraversalPiece> found(items.size());
+    std::atomic<std::size_t> next{0};
+    runWorkers(workerCount(0, items.size()), [&](std::size_t, const std::atomic<bool>& stop) {
+        for (std::size_t i = next++; i < items.size() && !stop.load(); i = next++) {
+            const std::size_t t = items[i].task;
+            if (items[i].piece == kTop)
+                found[i] = std::move(frontiers[t].top);
+            else
+                found[i] = traversePiece(*trees[batch.taskCatA[t]], *trees[batch.taskCatB[t]],
+                                         rules[t], frontiers[t].pieces[items[i].piece]);
+        }
+    });
+    // The runs in task order, each task's pieces in row order: sorted by a, then b. The whole
+    // pairs added in that order too, so the weighted sums do not depend on the cores.
+    const std::size_t binCount = inputs.thresholds.size() - 1;
+    const std::size_t regions = inputs.regionCount;
+    const std::size_t countsPerTask = (regions > 0 ? 1 + 2 * regions : 1) * binCount;
+    std::vector<std::vector<std::uint64_t>> wholeCounts(tasks.size(),
+                                                        std::vector<std::uint64_t>(countsPerTask, 0));
+    std::vector<std::vector<double>> wholeWeighted(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        if (tasks[t].weighted())
+            wholeWeighted[t].assign(countsPerTask, 0.0);
+    std::uint64_t wholePairs = 0, judged = 0;
+    std::vector<TaskPiece> pieceRuns(items.size());
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::size_t t = items[i].task;
+        pieceRuns[i] = {t, std::move(found[i].runs)};
+        judged += found[i].judged;
+        const auto add = [&](auto& row, std::size_t bin, const WholePairs& w, auto value) {
+            row[bin] += value;
+            if (regions == 0)
+                return;
+            row[binCount + w.regionA * binCount + bin] += value;
+            if (w.regionA == w.regionB)
+                row[binCount + (regions + w.regionA) * binCount + bin] += value;
+            else
+                row[binCount + w.regionB * binCount + bin] += value;
+        };
+        for (const WholePairs& w : found[i].whole) {
+            add(wholeCounts[t], w.bin, w, w.pairs);
+            if (!wholeWeighted[t].empty())
+                add(wholeWeighted[t], w.bin, w, w.weighted);
+            wholePairs += w.pairs;
+        }
+        found[i] = {};
+    }
+    Schedule schedule = buildSchedule(tasks, batch, tileCounts, pieceRuns, tileSize, share);
+    schedule.wholeCounts = std::move(wholeCounts);
+    schedule.wholeWeighted = std::move(wholeWeighted);
+    schedule.wholePairs = wholePairs;
+    schedule.judgedNodePairs = judged;
+    return schedule;
 }
 
 std::size_t shareBoundary(std::span<const std::uint64_t> workPrefix, std::uint32_t part,

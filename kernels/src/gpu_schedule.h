@@ -5,6 +5,7 @@
 // deterministic order with the cost of each, the share of it a call counts, and the cursor the
 // device threads take launches from. What runs on the devices is in launch_loop.cpp.
 #include "pair_work.h"
+#include "tile_tree.h"
 #include "tpacf/catalog.h"
 #include "tpacf/culling.h"
 #include "tpacf/pair_counter.h"
@@ -108,6 +109,14 @@ struct Schedule {
     /// Progress of each task when the share is done: its units' progress; a task without units
     /// (culled away whole, or no pair) is credited to part 0.
     std::vector<std::uint64_t> shareTaskTotals;
+    /// Culled batches: per task, the pairs of the node pairs counted whole on the host, in the
+    /// layout of the device counters (binCount, or (1 + 2K) · binCount by region: total,
+    /// touching[K], within[K]); per weighted task their Σ w_i·w_j alike (else empty). Empty for
+    /// dense batches. Share part 0 adds them (each whole pair once over all parts).
+    std::vector<std::vector<std::uint64_t>> wholeCounts;
+    std::vector<std::vector<double>> wholeWeighted;
+    std::uint64_t wholePairs = 0;   ///< pairs counted whole, all tasks
+    std::uint64_t judgedNodePairs = 0; ///< node pairs the traversal judged
 };
 
 /// Culling off: every tile pair of every task (the upper triangle for auto tasks).
@@ -115,13 +124,25 @@ Schedule buildDenseSchedule(std::span<const CountTask> tasks, const BatchCatalog
                             const std::vector<std::vector<std::uint32_t>>& catTileCounts,
                             std::uint32_t tileSize, WorkShare share);
 
-/// Culling on: only the tile pairs within reach of the bins' chord² range [chord2Min,
-/// chord2Max), from every catalog's tile boxes (the list is built on the host's cores).
+/// What a culled schedule is built from once the devices have prepared the catalogs.
+struct CulledInputs {
+    const std::vector<std::vector<std::uint32_t>>* tileCounts = nullptr; ///< per catalog
+    const std::vector<RegionLayout>* regionLayouts = nullptr; ///< per catalog; empty: plain
+    const std::vector<CatalogTiles>* tiles = nullptr; ///< per catalog: boxes (and weight sums)
+    std::span<const double> thresholds; ///< the kernel's double chord² edges t[0..binCount]
+    std::size_t regionCount = 0;        ///< 0: plain counters
+    /// Points of the smallest node pairs the traversal judges: open node pairs of at most this
+    /// many points a side (and at least a tile) are listed whole, their tile pairs left to the
+    /// kernel's own classification, which costs less than the host's below ~1024 points.
+    std::uint32_t leafBlockPoints = 1024;
+};
+
+/// Culling on: the multi-scale traversal of tile_tree.h over every task's two tile hierarchies.
+/// The tile pairs no node pair above them settles become the units; the node pairs whose pairs
+/// all lie in one bin are added up in Schedule::wholeCounts (and wholeWeighted). Built on the
+/// host's cores in pieces that depend on the tiles alone, so every rank lists the same units.
 Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
-                             const std::vector<std::vector<std::uint32_t>>& catTileCounts,
-                             const std::vector<std::vector<CellBounds>>& tileBounds,
-                             double chord2Min, double chord2Max, std::uint32_t tileSize,
-                             WorkShare share);
+                             const CulledInputs& inputs, std::uint32_t tileSize, WorkShare share);
 
 /// First unit of part `part` of `parts` of a work list with these prefix sums: contiguous parts
 /// of about equal work, a partition for every parts >= 1 (parts beyond the units are empty).

@@ -62,6 +62,7 @@ PairKernelArgs commonArgs(const DeviceJob& job, const DeviceCatalogs& catalogs,
     args.bins.highMargin = tables.highMargin;
     args.bins.classifyTiles = job.culled ? 1 : 0;
     args.bins.cullSubTiles = job.cullSubTiles ? 1 : 0;
+    args.bins.wholeSubTiles = job.wholeSubTiles ? 1 : 0;
     args.bins.bruteForceSelect = isFloat && tables.highMargin > kFastMinChord2 ? 1 : 0;
     args.tileSize = tileSize;
     return args;
@@ -82,10 +83,13 @@ Variants variantsOf(const DevicePlans& plans, const PairKernelArgs& common, cons
     variants.plans[1] = plans.weighted ? &*plans.weighted : nullptr;
     if (const KernelPlan* plan = variants.plans[0]) {
         variants.args[0].layout = plan->layout;
-        // A private 32-bit counter gains at most this much per unit; flush well before 2^32.
-        const std::uint64_t perUnit = static_cast<std::uint64_t>(kPointsPerThread) * tileSize *
-                                      schedule.tilesPerUnit *
-                                      (plan->hist == HistMode::PerWarp ? 32u : 1u);
+        // A private 32-bit counter gains at most this much per unit; flush well before 2^32. Per
+        // j-tile a thread adds its own pairs (kPointsPerThread · tileSize) and, with whole
+        // sub-tiles, the pairs of its lane's whole sub-tile pairs (kPointsPerThread · 32 · 32).
+        const std::uint64_t perUnit =
+            static_cast<std::uint64_t>(kPointsPerThread) *
+            (tileSize + static_cast<std::uint64_t>(kSubTileSize) * kSubTileSize) *
+            schedule.tilesPerUnit * (plan->hist == HistMode::PerWarp ? 32u : 1u);
         variants.args[0].flushEveryUnits = static_cast<std::uint32_t>(std::max<std::uint64_t>(
             1, (std::numeric_limits<std::uint32_t>::max() / 2) / perUnit));
     }
@@ -317,7 +321,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     // exact), so every device holds the very same tiles: one list serves all, built once, and
     // must be one list anyway since the devices take its units by index from a shared cursor.
     if (leader && job.culled)
-        state.publish(job.scheduleFromBoxes(catalogs.tileBounds()));
+        state.publish(job.scheduleFromBoxes(catalogs.tileSummaries()));
     const Schedule* published = state.waitForSchedule(stop);
     if (published == nullptr)
         return; // stopped (error elsewhere, or cancelled) before the list was ready

@@ -40,9 +40,11 @@ struct DeviceJob {
     std::vector<std::uint8_t> taskWeighted;
     bool culled = false;
     bool cullSubTiles = true; ///< CudaTuning::subTileCulling (benchmarks turn it off)
-    /// Culling: the leader (first device) downloads every catalog's tile boxes after the
-    /// preparation and turns them into the schedule with this; the others wait for it.
-    std::function<Schedule(const std::vector<std::vector<CellBounds>>&)> scheduleFromBoxes;
+    bool wholeSubTiles = true; ///< CudaTuning::wholeSubTiles (benchmarks turn it off)
+    /// Culling: the leader (first device) downloads every catalog's tile boxes (and weight
+    /// sums) after the preparation and turns them into the schedule with this; the others wait
+    /// for it.
+    std::function<Schedule(const std::vector<CatalogTiles>&)> scheduleFromBoxes;
     /// Where the devices leave snapshots of their counts for live progress; null: none.
     LiveCounts* live = nullptr;
     /// CudaTuning::trace: each device notes when it reached each stage, from `start`.

@@ -85,6 +85,17 @@ template <HistMode Mode, bool Regions> struct PrivateHist {
                 addToRows<Regions>(rows, static_cast<std::uint32_t>(slot - 1), 1ull);
         }
     }
+    /// `pairs` pairs at once (a whole sub-tile pair, at most 32 x 32), slot 1..binCount.
+    __device__ __forceinline__ void addPairs(int slot, std::uint32_t pairs) const {
+        if constexpr (Mode == HistMode::PerThread) {
+            mine[slot * stride] += pairs;
+        } else if constexpr (Mode == HistMode::PerWarp || Mode == HistMode::PerThreadAtomic) {
+            atomicAdd(mine + slot * stride, pairs);
+        } else {
+            addToRows<Regions>(rows, static_cast<std::uint32_t>(slot - 1),
+                               static_cast<unsigned long long>(pairs));
+        }
+    }
 };
 
 /// The weighted variant: beside each private counter, a private sum of w_i·w_j in the kernel's

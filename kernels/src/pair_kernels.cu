@@ -71,6 +71,9 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     const BinTables& bins = args.bins;
     const std::uint32_t binCount = bins.binCount;
     const bool cullSubTiles = bins.classifyTiles != 0 && bins.cullSubTiles != 0;
+    // Whole sub-tile pairs: plain unweighted kernels only (a region kernel's private histogram
+    // holds one region pair at a time; a weighted one would need the sub-tiles' weight sums).
+    const bool addWholeSubTiles = !Regions && !Weighted && cullSubTiles && bins.wholeSubTiles != 0;
     const std::uint32_t subBoxesPerTile = args.tileSize / kSubTileSize;
     const std::uint32_t maskedTiles = args.layout.maskedTiles;
     const Real* g_thr = static_cast<const Real*>(bins.d_thresholds);
@@ -157,6 +160,11 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             // few registers are live (the i-points are loaded after): lane k tests j sub-box k
             // against each of the warp's i sub-boxes (one per register r); the ballot per r
             // gives the j sub-tiles group r visits (a tile holds <= 32 sub-boxes).
+            // Whole sub-tiles (wholeSubTiles): a sub-tile pair whose pairs all lie in one bin is
+            // added here, by the lane that judged it, and left out of the mask; only in tile
+            // pairs the tile loop counts pair by pair (classifyTilePair, the same function
+            // there: neither skipped nor one bin) and never in the diagonal tile (whose loop
+            // takes the pairs i < j one by one).
             const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
             const SubBox* iBoxes = catA.d_subBoxes +
                                    static_cast<std::size_t>(unit.tileA) * subBoxesPerTile +
@@ -164,16 +172,35 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             const bool real = lane < subBoxesPerTile;
             const std::uint32_t tiles = min(unit.tileB1 - unit.tileB0, maskedTiles);
             for (std::uint32_t t = 0; t < tiles; ++t) {
-                const SubBox* jBox = catB.d_subBoxes +
-                                     static_cast<std::size_t>(unit.tileB0 + t) * subBoxesPerTile +
-                                     lane;
+                const std::uint32_t tileB = unit.tileB0 + t;
+                const SubBox* jBox =
+                    catB.d_subBoxes + static_cast<std::size_t>(tileB) * subBoxesPerTile + lane;
+                bool wholeHere = false;
+                std::uint32_t pointsJ = 0;
+                if (addWholeSubTiles && !(unit.isAuto != 0 && tileB == unit.tileA)) {
+                    const TileBox boxB = catB.d_tiles[tileB];
+                    int oneBin = -1;
+                    bool mixed = false;
+                    const int cls = classifyTilePair(boxA, boxB, bins, Traits<Real>::kHasLows,
+                                                     &oneBin, &mixed);
+                    wholeHere = cls != kSkip && cls != kOneBin;
+                    pointsJ = subBoxPoints(boxB.count, lane);
+                }
                 std::uint32_t masks[kPointsPerThread];
 #pragma unroll
-                for (int r = 0; r < kPointsPerThread; ++r)
-                    masks[r] = ~__ballot_sync(
-                        0xffffffffu,
-                        real && subBoxesOutOfRange(iBoxes + r, jBox, __ldg(bins.d_thresholdsDouble),
-                                                   __ldg(bins.d_thresholdsDouble + binCount)));
+                for (int r = 0; r < kPointsPerThread; ++r) {
+                    const int verdict =
+                        real ? judgeSubBoxes(iBoxes + r, jBox, bins.d_thresholdsDouble, binCount)
+                             : kSubOut;
+                    const bool whole = wholeHere && verdict >= 0;
+                    if (whole) {
+                        const std::uint32_t pairs =
+                            subBoxPoints(boxA.count, warp * kPointsPerThread + r) * pointsJ;
+                        if (pairs != 0)
+                            hist.addPairs(verdict + 1, pairs);
+                    }
+                    masks[r] = ~__ballot_sync(0xffffffffu, real && (verdict == kSubOut || whole));
+                }
                 if (lane == 0)
                     s_visit[warp * maskedTiles + t] =
                         make_uint4(masks[0], masks[1], masks[2], masks[3]);
@@ -264,8 +291,11 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             // Sub-tile culling where the tile pair may cross the range boundary (the paths with
             // a range check per pair), with the masks made at the unit's start.
             const std::uint32_t unitTile = tileB - unit.tileB0;
+            // With whole sub-tiles the masks must be applied wherever they were made: their
+            // whole sub-tile pairs are counted already.
             const uint4* visit =
-                cullSubTiles && (diagonal || cls == kPrecise) && unitTile < maskedTiles
+                cullSubTiles && (diagonal || cls == kPrecise || addWholeSubTiles) &&
+                        unitTile < maskedTiles
                     ? s_visit + (threadIdx.x / 32) * maskedTiles + unitTile
                     : nullptr;
             // Stage the j-tile.

@@ -96,6 +96,9 @@ struct BinTables {
     double highMargin = 0; ///< float: ... or at/above this
     int classifyTiles = 1; ///< 0: brute force (no culling, no whole-tile binning)
     int cullSubTiles = 1;  ///< with classifyTiles: skip out-of-range sub-tiles inside a tile pair
+    /// With cullSubTiles, in the unweighted plain kernels: sub-tile pairs whose pairs all lie in
+    /// one bin are added whole (their points' product) instead of computed.
+    int wholeSubTiles = 1;
     /// Brute force, float: whether the bins reach kFastMinChord2 (else no pair that survives
     /// the range check can take the hi-only rule, and the loops skip the select).
     int bruteForceSelect = 0;

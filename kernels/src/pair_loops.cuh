@@ -66,18 +66,23 @@ __device__ __forceinline__ int lookupSlot(Real c2, const Real* s_thr, const Look
 /// What the bounding boxes of two tiles say about all their pairs (conservatively, with a
 /// relative margin far above the rounding of either precision, kTileBoxMargin). mixed: whether
 /// some pair may reach kFastMinChord2 (float: the pair loop must apply the hi-only rule per pair).
+/// The arithmetic is spelled out (_rn intrinsics, no contraction the compiler could choose per
+/// call site): the sub-tile masks (whole sub-tiles) and the tile loop both classify a tile pair,
+/// and must give it the same class, to the bit.
 __device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTables& bins,
                                 bool fastAllowed, int* oneBin, bool* mixed) {
     double minD2 = 0, maxD2 = 0;
 #pragma unroll
     for (int axis = 0; axis < 3; ++axis) {
-        const double gap = fmax(0.0, fmax(a.lo[axis] - b.hi[axis], b.lo[axis] - a.hi[axis]));
-        const double span = fmax(a.hi[axis] - b.lo[axis], b.hi[axis] - a.lo[axis]);
-        minD2 += gap * gap;
-        maxD2 += span * span;
+        const double gap =
+            fmax(0.0, fmax(__dsub_rn(a.lo[axis], b.hi[axis]), __dsub_rn(b.lo[axis], a.hi[axis])));
+        const double span =
+            fmax(__dsub_rn(a.hi[axis], b.lo[axis]), __dsub_rn(b.hi[axis], a.lo[axis]));
+        minD2 = __dadd_rn(minD2, __dmul_rn(gap, gap));
+        maxD2 = __dadd_rn(maxD2, __dmul_rn(span, span));
     }
-    const double lo = minD2 * (1.0 - kTileBoxMargin);
-    const double hi = maxD2 * (1.0 + kTileBoxMargin);
+    const double lo = __dmul_rn(minD2, 1.0 - kTileBoxMargin);
+    const double hi = __dmul_rn(maxD2, 1.0 + kTileBoxMargin);
     *mixed = hi >= kFastMinChord2;
     const double* t = bins.d_thresholdsDouble;
     const std::uint32_t n = bins.binCount;
@@ -108,13 +113,24 @@ __device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTab
     return kPrecise;
 }
 
-/// Sub-tile culling inside one tile pair: whether the points of two sub-boxes (a warp's i-points
-/// and kSubTileSize j-points) are all out of range, by the classification's rule and margin (so
-/// what it skips, no precision would have counted). Empty boxes (padding only) give +inf gaps:
-/// skipped, nothing lost.
-__device__ __forceinline__ bool subBoxesOutOfRange(const SubBox* a, const SubBox* b, double first,
-                                                   double last) {
-    // Read axis by axis through the pointers: few registers live (the kernel is at its cap).
+/// Real points of sub-box `index` of a tile with `tilePoints` real points (they come first).
+__device__ __forceinline__ std::uint32_t subBoxPoints(std::uint32_t tilePoints, std::uint32_t index) {
+    const std::uint32_t before = index * kSubTileSize;
+    return tilePoints > before ? min(tilePoints - before, static_cast<std::uint32_t>(kSubTileSize))
+                               : 0u;
+}
+
+/// Sub-tile culling inside one tile pair, by the tile classification's rule and margin: a
+/// sub-box pair judged kSubOut holds no pair any precision would count (empty boxes, padding
+/// only, have +inf gaps: out).
+/// What two sub-boxes say about all their pairs, by the tile classification's rule and margin:
+/// kSubOut (every pair out of range, or a box empty), the bin k >= 0 that holds every pair, or
+/// kSubOpen. Why a pair binned whole here is the bin the pair loop would give it: the margin
+/// covers the rounding of either precision (pair_work.h, kTileBoxMargin), as for whole tiles.
+constexpr int kSubOut = -1;
+constexpr int kSubOpen = -2;
+__device__ __forceinline__ int judgeSubBoxes(const SubBox* a, const SubBox* b, const double* t,
+                                             std::uint32_t binCount) {
     double minD2 = 0, maxD2 = 0;
 #pragma unroll
     for (int axis = 0; axis < 3; ++axis) {
@@ -124,7 +140,24 @@ __device__ __forceinline__ bool subBoxesOutOfRange(const SubBox* a, const SubBox
         minD2 += gap * gap;
         maxD2 += span * span;
     }
-    return !(minD2 * (1.0 - kTileBoxMargin) < last && maxD2 * (1.0 + kTileBoxMargin) >= first);
+    const double lo = minD2 * (1.0 - kTileBoxMargin);
+    const double hi = maxD2 * (1.0 + kTileBoxMargin);
+    if (!(lo < __ldg(t + binCount) && hi >= __ldg(t)))
+        return kSubOut;
+    if (lo < __ldg(t))
+        return kSubOpen;
+    // Largest k with t[k] <= lo; k < binCount since lo < t[binCount].
+    std::uint32_t k = 0, count = binCount;
+    while (count > 0) {
+        const std::uint32_t half = count / 2;
+        if (__ldg(t + k + half + 1) <= lo) {
+            k += half + 1;
+            count -= half + 1;
+        } else {
+            count = half;
+        }
+    }
+    return hi < __ldg(t + k + 1) ? static_cast<int>(k) : kSubOpen;
 }
 
 /// The i-weights argument of the unweighted kernels' pair loops: nothing.

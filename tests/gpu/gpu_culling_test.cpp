@@ -81,6 +81,17 @@ Catalog makeCatalog(const std::string& kind, std::size_t n, std::uint64_t seed) 
         }
         return Catalog::fromRadians(kind, std::move(ra), std::move(dec));
     }
+    if (kind == "lattice") { // a 2.5° RA/Dec lattice, each node several times over, in a seeded
+        // order: pairs on one meridian or parallel lie exactly on multiples of 2.5°
+        std::vector<double> ra, dec;
+        const double kDeg = 3.14159265358979323846 / 180;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t node = (i * 7919 + seed) % (144 * 73);
+            ra.push_back(static_cast<double>(node % 144) * 2.5 * kDeg);
+            dec.push_back((static_cast<double>(node / 144) * 2.5 - 90) * kDeg);
+        }
+        return Catalog::fromRadians(kind, std::move(ra), std::move(dec));
+    }
     throw ConfigError("unknown catalog kind " + kind);
 }
 
@@ -368,6 +379,32 @@ int main(int argc, char** argv) {
             noSubTiles.subTileCulling = false;
             tunedRun(noSubTiles, {0.1, 10.0}, 2);
             std::printf("hist modes done: %d checks, %d failures\n", stats.checks, stats.failures);
+        }
+
+        // Whole node pairs (the host's traversal) and whole sub-tile pairs (the kernel) where
+        // many pairs lie exactly on bin edges: a 2.5° lattice against 5° linear bins, the full
+        // log range and an edge list from 0 to 180°; and the whole sub-tiles off. Then a uniform
+        // full-sky pair at the full log range, where tile pairs are settled whole by the host.
+        {
+            const Catalog a = makeCatalog("lattice", quick ? 20000 : 60000, 905);
+            const Catalog b = makeCatalog("lattice", quick ? 15001 : 40001, 906);
+            const BinCase linear5{"lin36 0-180deg", BinSpec::linearCount(0, 180, AngleUnit::Degree, 36)};
+            const BinCase fullLog{"log30 0.01'-180deg",
+                                  BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 30)};
+            const BinCase edgeList{"edges 0-180deg",
+                                   BinSpec::fromEdges({0, 1, 2.5, 5, 10, 30, 60, 90, 120, 179, 180},
+                                                      AngleUnit::Degree)};
+            for (const BinCase& bins : {linear5, fullLog, edgeList})
+                runCase(stats, counters, a, b, bins, true);
+            cuda::CudaTuning noWhole;
+            noWhole.wholeSubTiles = false;
+            const auto tuned = gputest::tunedCounters(noWhole);
+            const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
+            runCase(stats, with, a, b, linear5, true);
+            const Catalog u = makeCatalog("uniform", quick ? 60000 : 200000, 907);
+            const Catalog m = makeCatalog("mock", quick ? 50000 : 150000, 908);
+            runCase(stats, counters, u, m, fullLog, true);
+            std::printf("edges done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
 
         // The region (jackknife) path, culled against brute force and the CPU.

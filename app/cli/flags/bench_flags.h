@@ -86,11 +86,16 @@ inline constexpr Flag kCudaBlock{"--cuda-block", Value, "N",
 inline constexpr Flag kCudaSubtiles{
     "--cuda-subtiles", Value, "on|off",
     "with culling, skip out-of-range 32-point sub-tiles (default on)"};
+inline constexpr Flag kCudaWholeSubtiles{
+    "--cuda-whole-subtiles", Value, "on|off",
+    "with culling, add whole the 32-point sub-tile pairs that lie in one bin\n"
+    "(default on)"};
 inline constexpr Flag kCudaRegionLevel{
     "--cuda-region-level", Value, "L",
     "coarse cells of the jackknife region layout, 0..5 (default 0)"};
-inline constexpr const Flag* kCudaFlags[] = {&kCudaHist,  &kCudaBruteForce, &kCudaTrace,
-                                             &kCudaBlock, &kCudaSubtiles,   &kCudaRegionLevel};
+inline constexpr const Flag* kCudaFlags[] = {&kCudaHist,          &kCudaBruteForce, &kCudaTrace,
+                                             &kCudaBlock,         &kCudaSubtiles,
+                                             &kCudaWholeSubtiles, &kCudaRegionLevel};
 inline constexpr FlagGroup kCudaGroup{
     "CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed)",
     kCudaFlags};

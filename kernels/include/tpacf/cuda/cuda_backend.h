@@ -33,6 +33,9 @@ struct CudaTuning {
     int blockSizeCap = 0;
     /// With culling: skip the out-of-range 32-point sub-tiles inside a tile pair.
     bool subTileCulling = true;
+    /// With sub-tile culling, unweighted counts without regions: add whole the sub-tile pairs
+    /// (32 x 32 points) whose pairs all lie in one bin instead of computing them.
+    bool wholeSubTiles = true;
     /// Region (jackknife) layout: coarse cells of 2^level per axis, 0 to 5 (0: by region alone).
     int regionCellLevel = 0;
     /// A note per batch of where its wall time went on the host and on each device (setup, the

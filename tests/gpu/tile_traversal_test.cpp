@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Host-only check of the CUDA backend's multi-scale culling (kernels/src/tile_tree, the culled
+// schedule of gpu_schedule.cpp): tiles are made here as the device makes them (Morton order,
+// region groups), the schedule is built from their boxes, and the pairs of every listed tile
+// pair, counted one by one in double, plus the node pairs the traversal counted whole, must equal
+// a brute-force double count over all pairs, bin for bin (and region row for region row; weighted
+// sums to 1e-12 of Σ|w_i·w_j|). The catalogs put many pairs exactly on bin edges. Runs without a
+// GPU, in CI too.
+#include "gpu_schedule.h"
+#include "tile_tree.h"
+
+#include "tpacf/bins.h"
+#include "tpacf/catalog.h"
+#include "tpacf/pair_counter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+using namespace tpacf;
+using namespace tpacf::cuda::detail;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// ---- catalogs ----------------------------------------------------------------------------------
+
+struct Points {
+    std::vector<double> ra, dec, w;
+};
+
+Catalog makeCatalog(const std::string& name, Points p, bool weighted, int regions) {
+    std::vector<std::int32_t> region;
+    if (regions > 0)
+        for (double ra : p.ra) // sectors of RA
+            region.push_back(std::min(regions - 1, static_cast<int>(ra / 360.0 * regions)));
+    if (!weighted)
+        p.w.clear();
+    return Catalog::fromDegrees(name, std::move(p.ra), std::move(p.dec), std::move(p.w),
+                                std::move(region));
+}
+
+Points uniform(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    Points p;
+    for (std::size_t i = 0; i < n; ++i) {
+        p.ra.push_back(360 * u(rng));
+        p.dec.push_back(std::asin(2 * u(rng) - 1) * 180 / kPi);
+        p.w.push_back(0.5 + u(rng));
+    }
+    return p;
+}
+
+// Clumps of points a few degrees wide, a share of them duplicated exactly.
+Points clustered(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::normal_distribution<double> g(0, 1.5);
+    Points p;
+    for (int c = 0; c < 12 && p.ra.size() < n; ++c) {
+        const double ra0 = 360 * u(rng), dec0 = std::asin(2 * u(rng) - 1) * 180 / kPi * 0.9;
+        for (std::size_t i = 0; i < n / 12; ++i) {
+            p.ra.push_back(std::fmod(ra0 + g(rng) + 360, 360));
+            p.dec.push_back(std::clamp(dec0 + g(rng), -90.0, 90.0));
+            p.w.push_back(0.5 + u(rng));
+            if (i % 17 == 0) { // an exact duplicate
+                p.ra.push_back(p.ra.back());
+                p.dec.push_back(p.dec.back());
+                p.w.push_back(p.w.back());
+            }
+        }
+    }
+    return p;
+}
+
+// Points on lattices whose separations are multiples of `step` degrees: along the equator, along
+// the meridian RA 0/180 through both poles, and around RA 0 at Dec ±89.5 (RA wrap near a pole):
+// with bins `step` wide, most pairs sit on an edge.
+Points lattice(double step, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    Points p;
+    const auto add = [&](double ra, double dec) {
+        p.ra.push_back(std::fmod(ra + 360, 360));
+        p.dec.push_back(dec);
+        p.w.push_back(0.5 + u(rng));
+    };
+    for (double ra = 0; ra < 360 - 1e-9; ra += step)
+        add(ra, 0);
+    for (double d = -90; d <= 90 + 1e-9; d += step) {
+        add(0, d);
+        add(180, d);
+    }
+    for (double ra = -20; ra <= 20; ra += step)
+        add(ra, 89.5), add(ra, -89.5);
+    return p;
+}
+
+// ---- tiles as the device makes them --------------------------------------------------------------
+
+std::uint32_t morton(double x, double y, double z) {
+    const auto q = [](double v) {
+        return static_cast<std::uint32_t>(std::clamp((v + 1.0) * 512.0, 0.0, 1023.0));
+    };
+    const auto spread = [](std::uint32_t v) {
+        std::uint32_t out = 0;
+        for (int bit = 0; bit < 10; ++bit)
+            out |= ((v >> bit) & 1u) << (3 * bit);
+        return out;
+    };
+    return spread(q(x)) | (spread(q(y)) << 1) | (spread(q(z)) << 2);
+}
+
+struct HostTiles {
+    std::vector<std::uint32_t> counts;
+    std::vector<std::vector<std::uint32_t>> members; // catalog rows of each tile
+    CatalogTiles summary;
+};
+
+HostTiles makeTiles(const Catalog& c, std::uint32_t tileSize, const RegionLayout* layout) {
+    std::vector<std::uint32_t> order(c.size());
+    std::iota(order.begin(), order.end(), 0u);
+    const auto keyOf = [&](std::uint32_t i) {
+        return std::make_tuple(layout ? layout->groupOfPoint[i] : 0,
+                               morton(c.x()[i], c.y()[i], c.z()[i]), i);
+    };
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
+    HostTiles tiles;
+    tiles.counts = layout ? layout->tileCount : plainTileCounts(c.size(), tileSize);
+    std::size_t start = 0;
+    for (std::size_t t = 0; t < tiles.counts.size(); ++t) {
+        if (layout)
+            start = layout->tileSortedStart[t];
+        std::vector<std::uint32_t> rows(order.begin() + static_cast<std::ptrdiff_t>(start),
+                                        order.begin() +
+                                            static_cast<std::ptrdiff_t>(start + tiles.counts[t]));
+        CellBounds box{{1e300, 1e300, 1e300}, {-1e300, -1e300, -1e300}};
+        TileSums sums;
+        for (std::uint32_t i : rows) {
+            const double v[3] = {c.x()[i], c.y()[i], c.z()[i]};
+            for (int a = 0; a < 3; ++a) {
+                box.lo[a] = std::min(box.lo[a], v[a]);
+                box.hi[a] = std::max(box.hi[a], v[a]);
+            }
+            const double w = pointWeight(c, i);
+            sums.sum += w;
+            sums.squares += w * w;
+        }
+        tiles.summary.bounds.push_back(box);
+        tiles.summary.weights.push_back(sums);
+        tiles.members.push_back(std::move(rows));
+        start += tiles.counts[t];
+    }
+    return tiles;
+}
+
+// ---- counts --------------------------------------------------------------------------------------
+
+// Counters in the device layout: binCount, or (1 + 2K) · binCount (total, touching[K], within[K]).
+struct Tally {
+    std::vector<std::uint64_t> raw;
+    std::vector<double> weighted, magnitude; // magnitude: Σ|w_i·w_j| per counter
+};
+
+struct Counter {
+    std::span<const double> edges;
+    std::size_t bins, regions;
+
+    Tally zero() const {
+        const std::size_t n = (regions > 0 ? 1 + 2 * regions : 1) * bins;
+        return {std::vector<std::uint64_t>(n, 0), std::vector<double>(n, 0.0),
+                std::vector<double>(n, 0.0)};
+    }
+    void pair(const Catalog& a, std::size_t i, const Catalog& b, std::size_t j, Tally& t) const {
+        const double dx = a.x()[i] - b.x()[j], dy = a.y()[i] - b.y()[j], dz = a.z()[i] - b.z()[j];
+        const double c2 = (dx * dx + dy * dy) + dz * dz;
+        const auto slot =
+            static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), c2) - edges.begin());
+        if (slot == 0 || slot > bins)
+            return;
+        const std::size_t bin = slot - 1;
+        const double w = pointWeight(a, i) * pointWeight(b, j);
+        const auto add = [&](std::size_t k) {
+            ++t.raw[k];
+            t.weighted[k] += w;
+            t.magnitude[k] += std::abs(w);
+        };
+        add(bin);
+        if (regions == 0)
+            return;
+        const auto ra = static_cast<std::size_t>(a.region()[i]);
+        const auto rb = static_cast<std::size_t>(b.region()[j]);
+        add(bins + ra * bins + bin);
+        add(ra == rb ? bins + (regions + ra) * bins + bin : bins + rb * bins + bin);
+    }
+};
+
+struct Case {
+    std::string name;
+    Points first;
+    std::optional<Points> second; // cross
+    BinSpec bins;
+    bool weighted = false;
+    int regions = 0;
+    std::uint32_t tileSize = 8;
+    std::uint32_t leafBlockPoints = 1; // judge down to single tile pairs
+};
+
+int runCase(const Case& c) {
+    const Catalog a = makeCatalog("first", c.first, c.weighted, c.regions);
+    const Catalog b = c.second ? makeCatalog("second", *c.second, c.weighted, c.regions) : Catalog{};
+    const CountTask task{&a, c.second ? &b : nullptr};
+    const std::vector<CountTask> tasks{task};
+    const BatchCatalogs batch = indexBatch(tasks);
+    const Binning binning(c.bins);
+    const std::span<const double> edges = binning.chord2Edges();
+    const std::size_t regions = static_cast<std::size_t>(c.regions);
+
+    std::vector<RegionLayout> layouts;
+    std::vector<HostTiles> tiles;
+    std::vector<std::vector<std::uint32_t>> tileCounts;
+    std::vector<CatalogTiles> summaries;
+    for (const Catalog* catalog : batch.catalogs) {
+        if (regions > 0)
+            layouts.push_back(buildRegionLayout(*catalog, regions, c.tileSize, 0));
+        tiles.push_back(makeTiles(*catalog, c.tileSize, regions > 0 ? &layouts.back() : nullptr));
+        tileCounts.push_back(tiles.back().counts);
+        summaries.push_back(tiles.back().summary);
+    }
+    CulledInputs inputs;
+    inputs.tileCounts = &tileCounts;
+    inputs.regionLayouts = &layouts;
+    inputs.tiles = &summaries;
+    inputs.thresholds = edges;
+    inputs.regionCount = regions;
+    inputs.leafBlockPoints = c.leafBlockPoints;
+    const Schedule schedule = buildCulledSchedule(tasks, batch, inputs, c.tileSize, WorkShare{});
+
+    const Counter counter{edges, binning.count(), regions};
+    // The schedule's count: every pair of every listed tile pair, plus the whole node pairs.
+    Tally listed = counter.zero();
+    std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
+    int bad = 0;
+    std::uint64_t listedPairs = 0;
+    for (std::size_t u = schedule.shareBegin; u < schedule.shareEnd; ++u) {
+        const WorkUnit& unit = schedule.units[u];
+        const Catalog& ca = *batch.catalogs[unit.catA];
+        const Catalog& cb = *batch.catalogs[unit.catB];
+        for (std::uint32_t tb = unit.tileB0; tb < unit.tileB1; ++tb) {
+            if (!seen.emplace(unit.tileA, tb).second && bad++ < 3)
+                std::printf("FAIL %s: tile pair (%u, %u) listed twice\n", c.name.c_str(),
+                            unit.tileA, tb);
+            if (unit.isAuto && tb < unit.tileA && bad++ < 3)
+                std::printf("FAIL %s: auto tile pair (%u, %u) below the diagonal\n",
+                            c.name.c_str(), unit.tileA, tb);
+            const auto& ia = tiles[unit.catA].members[unit.tileA];
+            const auto& jb = tiles[unit.catB].members[tb];
+            for (std::size_t i = 0; i < ia.size(); ++i)
+                for (std::size_t j = (unit.isAuto && tb == unit.tileA ? i + 1 : 0); j < jb.size();
+                     ++j) {
+                    counter.pair(ca, ia[i], cb, jb[j], listed);
+                    ++listedPairs;
+                }
+        }
+    }
+    for (std::size_t k = 0; k < listed.raw.size(); ++k) {
+        listed.raw[k] += schedule.wholeCounts[0][k];
+        if (c.weighted)
+            listed.weighted[k] += schedule.wholeWeighted[0][k];
+    }
+    // The brute force over the catalogs themselves.
+    Tally brute = counter.zero();
+    if (c.second) {
+        for (std::size_t i = 0; i < a.size(); ++i)
+            for (std::size_t j = 0; j < b.size(); ++j)
+                counter.pair(a, i, b, j, brute);
+    } else {
+        for (std::size_t i = 0; i < a.size(); ++i)
+            for (std::size_t j = i + 1; j < a.size(); ++j)
+                counter.pair(a, i, a, j, brute);
+    }
+    for (std::size_t k = 0; k < brute.raw.size(); ++k) {
+        if (listed.raw[k] != brute.raw[k] && bad++ < 8)
+            std::printf("FAIL %s: counter %zu: schedule %llu, brute force %llu\n", c.name.c_str(), k,
+                        static_cast<unsigned long long>(listed.raw[k]),
+                        static_cast<unsigned long long>(brute.raw[k]));
+        if (c.weighted &&
+            !(std::abs(listed.weighted[k] - brute.weighted[k]) <= 1e-12 * brute.magnitude[k]) &&
+            bad++ < 8)
+            std::printf("FAIL %s: counter %zu: weighted %.17g, brute force %.17g\n", c.name.c_str(),
+                        k, listed.weighted[k], brute.weighted[k]);
+    }
+    const std::uint64_t inRange = std::accumulate(brute.raw.begin(), brute.raw.begin() +
+                                                  static_cast<std::ptrdiff_t>(binning.count()),
+                                                  std::uint64_t{0});
+    std::printf("%s %s: %llu pairs in range, %llu counted whole, %llu in %zu listed units, "
+                "%llu node pairs judged\n",
+                bad == 0 ? "ok  " : "FAIL", c.name.c_str(),
+                static_cast<unsigned long long>(inRange),
+                static_cast<unsigned long long>(schedule.wholePairs),
+                static_cast<unsigned long long>(listedPairs), schedule.shareEnd - schedule.shareBegin,
+                static_cast<unsigned long long>(schedule.judgedNodePairs));
+    return bad;
+}
+
+} // namespace
+
+// --time N TILE MAX_ARCMIN: the schedule's build time for N uniform points (a measurement aid,
+// not a check).
+int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin) {
+    const Catalog a = makeCatalog("first", uniform(n, 1), false, 0);
+    const std::vector<CountTask> tasks{CountTask{&a, nullptr}};
+    const BatchCatalogs batch = indexBatch(tasks);
+    const Binning binning(BinSpec::logCount(0.01, maxArcmin, AngleUnit::Arcminute, 30));
+    HostTiles tiles = makeTiles(a, tileSize, nullptr);
+    std::vector<std::vector<std::uint32_t>> tileCounts{tiles.counts};
+    std::vector<CatalogTiles> summaries{tiles.summary};
+    std::vector<RegionLayout> layouts;
+    CulledInputs inputs;
+    inputs.tileCounts = &tileCounts;
+    inputs.regionLayouts = &layouts;
+    inputs.tiles = &summaries;
+    inputs.thresholds = binning.chord2Edges();
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        const auto start = std::chrono::steady_clock::now();
+        const Schedule schedule = buildCulledSchedule(tasks, batch, inputs, tileSize, WorkShare{});
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::printf("%zu points, %zu tiles: schedule %.4f s, %zu units, %llu node pairs judged\n",
+                    n, tiles.counts.size(), seconds, schedule.units.size(),
+                    static_cast<unsigned long long>(schedule.judgedNodePairs));
+    }
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    if (argc == 5 && std::string(argv[1]) == "--time")
+        return timeSchedule(std::stoul(argv[2]), static_cast<std::uint32_t>(std::stoul(argv[3])),
+                            std::stod(argv[4]));
+    const BinSpec fullLog = BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 30);
+    const BinSpec toTen = BinSpec::logCount(1, 600, AngleUnit::Arcminute, 15);
+    const BinSpec linear = BinSpec::linearCount(0, 180, AngleUnit::Degree, 36);
+    const BinSpec edgeList = BinSpec::fromEdges({0, 1, 2.5, 5, 10, 30, 60, 90, 120, 179, 180},
+                                                AngleUnit::Degree);
+    std::vector<Case> cases;
+    cases.push_back({"uniform auto, log to 180 deg", uniform(3000, 1), {}, fullLog});
+    cases.push_back({"uniform auto, log to 10 deg, 64-point tiles", uniform(3000, 2), {}, toTen,
+                     false, 0, 64});
+    cases.push_back({"uniform auto, log to 180 deg, 2-point tiles", uniform(1500, 16), {}, fullLog,
+                     false, 0, 2});
+    cases.push_back({"lattice auto on 5 deg edges, 1-point tiles", lattice(5, 17), {}, linear,
+                     false, 0, 1});
+    cases.push_back({"uniform auto, log to 180 deg, blocks of 64 points left to the kernel",
+                     uniform(3000, 18), {}, fullLog, false, 0, 8, 64});
+    cases.push_back({"regions cross (K = 3), blocks of 32 points left to the kernel",
+                     clustered(2000, 19), uniform(2000, 20), linear, false, 3, 8, 32});
+    cases.push_back({"clustered auto with duplicates, linear 5 deg", clustered(3000, 3), {}, linear});
+    cases.push_back({"uniform cross, edge list 0..180 deg", uniform(2000, 4), uniform(2500, 5),
+                     edgeList});
+    cases.push_back({"lattice auto on 5 deg edges (poles, RA wrap)", lattice(5, 6), {}, linear});
+    cases.push_back({"lattice cross on 5 deg edges", lattice(5, 7), lattice(2.5, 8), linear});
+    cases.push_back({"weighted auto, log to 180 deg", uniform(2500, 9), {}, fullLog, true});
+    cases.push_back({"weighted cross, clustered", clustered(2000, 10), uniform(2000, 11), edgeList,
+                     true});
+    cases.push_back({"regions auto (K = 6), log to 180 deg", uniform(3000, 12), {}, fullLog, false, 6});
+    cases.push_back({"regions cross (K = 5), lattice", lattice(5, 13), uniform(1500, 14), linear,
+                     false, 5});
+    cases.push_back({"regions weighted auto (K = 4), clustered", clustered(2500, 15), {}, linear,
+                     true, 4});
+    int bad = 0;
+    for (const Case& c : cases)
+        bad += runCase(c);
+    std::printf("%s\n", bad == 0 ? "all tile traversal cases passed" : "FAILURES");
+    return bad == 0 ? 0 : 1;
+}
