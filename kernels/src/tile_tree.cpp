@@ -228,9 +228,11 @@ TraversalFrontier traversalFrontier(const TileTree& first, const TileTree& secon
     TraversalFrontier out;
     if (first.root() == TileTree::kNone || second.root() == TileTree::kNone)
         return out;
-    // The lowest level with at most maxPieces nodes.
+    // The lowest level with at most maxPieces nodes, and not below the leaf blocks (their pairs
+    // are listed whole: pieces of them would only cut the work finer than it is done).
     std::uint32_t pieceLevel = 0;
-    while (first.level(pieceLevel).size() > std::max<std::size_t>(1, maxPieces))
+    while (first.level(pieceLevel).size() > std::max<std::size_t>(1, maxPieces) ||
+           (pieceLevel < rules.leafLevel && pieceLevel + 1 < first.levelCount()))
         ++pieceLevel;
     std::vector<FrontierPair> frontier;
     Traversal traversal(first, second, rules, &frontier, pieceLevel);
