@@ -51,6 +51,7 @@ struct CountRequest {
     std::optional<std::string> secondPath;
     std::string outputPath;
     bool quiet = false;
+    double progressInterval = kDefaultProgressInterval;
     Binning binning;
     BackendOptions backendOptions;
     ReadOptions firstOptions, secondOptions;
@@ -70,8 +71,10 @@ CountRequest countRequestFrom(const ParsedArgs& args, const Context& context) {
     secondOptions.weightColumn = weightColumnFor(args, kBWeightCol);
     if (args.has(kBWeightCol) && !secondPath)
         args.fail("--b-weight-col names a column of --b, and no --b was given");
-    return {firstPath,          secondPath,     outputPath,   quiet,
-            std::move(binning), backendOptions, firstOptions, secondOptions};
+    const double progressInterval = progressIntervalFrom(args, kDefaultProgressInterval);
+    return {firstPath,          secondPath,       outputPath,     quiet,
+            progressInterval,   std::move(binning), backendOptions, firstOptions,
+            secondOptions};
 }
 
 // The catalogs and the counter, chosen once they are read.
@@ -125,7 +128,9 @@ CountOutcome countWithProgress(const Context& context, const CountRequest& reque
                                const CountTask& task, PairCounter& counter) {
     RankGroup& ranks = context.ranks;
     const bool distributed = ranks.distributed();
-    ProgressBar bar(context.err, context.errIsTerminal && !request.quiet, "counting");
+    ProgressBar bar(context.err,
+                    progressDisplay(context.errIsTerminal, request.quiet, request.progressInterval),
+                    "counting");
     ProgressAcrossRanks across(ranks);
     std::atomic<bool> stop{false};
     RankProgress mine;
@@ -179,7 +184,7 @@ CountOutcome countWithProgress(const Context& context, const CountRequest& reque
     }
     outcome.elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    bar.finish();
+    bar.done();
     return outcome;
 }
 

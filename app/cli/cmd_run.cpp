@@ -58,7 +58,8 @@ D1D2/R1R2 - 1, Hamilton D1D2 R1R2/(D1R2 R1D2) - 1). Without --random2 the second
 uses the first's randoms (R1D2 is D2 against R1, R1R2 is R1R1; the metadata says so).
 
 )" + flagHelp(flags::kRunFlags, backends) + R"(
-A progress bar (percent, pairs/s, ETA) appears on stderr when it is a terminal.
+A progress bar (percent, pairs/s, ETA) appears on stderr when it is a terminal; where it is not
+(a batch job's log), a time-stamped progress line every 10 s (--progress-interval).
 Ctrl-C cancels cleanly (exit 130).
 
 Example:
@@ -180,6 +181,7 @@ struct RunRequest {
     std::optional<WorkShare> share;
     std::string outputPath, jsonPath, covariancePath, fitOutputPath;
     bool quiet = false;
+    double progressInterval = kDefaultProgressInterval;
     bool fitsFormat = false;
     std::optional<PowerLawFitOptions> fitOptions;
     std::optional<PlotOutput> plot;
@@ -247,6 +249,7 @@ JackknifeRequest readOutputFlags(const ParsedArgs& args, RunRequest& run) {
     run.jsonPath = args.value(kJsonOutput).value_or("");
     run.covariancePath = args.value(kCovariance).value_or("");
     run.quiet = args.has(kQuiet);
+    run.progressInterval = progressIntervalFrom(args, kDefaultProgressInterval);
     // The result table as ECSV (default) or as a FITS binary table.
     const std::string format = args.value(kFormat).value_or("csv");
     if (format != "csv" && format != "ecsv" && format != "fits")
@@ -534,13 +537,15 @@ int runCommand(const Context& context) {
         params.share = WorkShare{static_cast<std::uint32_t>(ranks.rank()),
                                  static_cast<std::uint32_t>(ranks.size())};
     CorrelationJob job(std::move(params), context.backends);
-    RunProgress progress{ProgressBar(context.err, context.errIsTerminal && !run.quiet, "counting")};
+    RunProgress progress{ProgressBar(
+        context.err, progressDisplay(context.errIsTerminal, run.quiet, run.progressInterval),
+        "counting")};
     const CorrelationResult result = countRun(job, context, progress);
 
     // What is left (the notices, the files, the summary) is rank 0's; under MPI the others wait
     // for it, so that a file rank 0 cannot write ends every rank with its exit code.
     const auto finish = [&] {
-        progress.bar.finish();
+        progress.bar.done();
         printRunNotices(context, run, job, result, progress.noticeShown);
         const auto writeStart = std::chrono::steady_clock::now();
         if (run.savePath) {

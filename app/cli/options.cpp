@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <filesystem>
@@ -283,6 +284,17 @@ CullingMode cullingModeFrom(const ParsedArgs& args) {
     if (!mode)
         throw UsageError("--culling: " + quote(*text) + " is not a culling mode (auto, on, off)");
     return *mode;
+}
+
+double progressIntervalFrom(const ParsedArgs& args, double fallback) {
+    const auto text = args.value("--progress-interval");
+    if (!text)
+        return fallback;
+    const double seconds = args.number("--progress-interval", fallback);
+    if (!std::isfinite(seconds) || seconds < 0)
+        throw UsageError("--progress-interval: " + quote(*text) +
+                         " is not a number of seconds (0 or more; 0 prints no progress lines)");
+    return seconds;
 }
 
 std::vector<int> gpuDevicesFrom(const ParsedArgs& args) {

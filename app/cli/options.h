@@ -44,6 +44,8 @@ BackendOptions backendOptionsFrom(const ParsedArgs& args, const BackendRegistry&
 std::vector<int> gpuDevicesFrom(const ParsedArgs& args);
 /// --culling alone: auto (default), on or off.
 CullingMode cullingModeFrom(const ParsedArgs& args);
+/// --progress-interval in seconds (default `fallback`); UsageError unless a finite number >= 0.
+double progressIntervalFrom(const ParsedArgs& args, double fallback);
 /// A memory size flag (bytes, or with a K, M, G or T suffix, powers of 1024) in bytes; 0 when the
 /// flag is absent. UsageError below 1M or for anything but a size.
 std::uint64_t byteSizeFrom(const ParsedArgs& args, std::string_view flag);

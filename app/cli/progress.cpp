@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <ostream>
 #include <utility>
 
@@ -58,9 +59,43 @@ std::string ProgressBar::render(const std::string& label, double fraction, doubl
     return line + tail;
 }
 
+std::string ProgressBar::renderLine(const std::string& stage, double fraction,
+                                    double pairsPerSecond, double etaSeconds) {
+    fraction = std::clamp(std::isfinite(fraction) ? fraction : 0.0, 0.0, 1.0);
+    char text[128];
+    std::snprintf(text, sizeof text, "%s %.1f %%, %s pairs/s, ETA %s", stage.c_str(),
+                  fraction * 100.0, formatRate(pairsPerSecond).c_str(),
+                  formatDuration(etaSeconds).c_str());
+    return text;
+}
+
+ProgressDisplay progressDisplay(bool terminal, bool quiet, double interval) {
+    if (quiet)
+        return {};
+    if (terminal)
+        return {true, 0};
+    return {false, interval > 0 ? interval : 0};
+}
+
 ProgressBar::ProgressBar(std::ostream& out, bool enabled, std::string label)
     : m_out(out), m_enabled(enabled), m_label(std::move(label)),
-      m_start(std::chrono::steady_clock::now()), m_lastDraw(m_start) {}
+      m_start(std::chrono::steady_clock::now()), m_lastDraw(m_start), m_lastLine(m_start) {}
+
+ProgressBar::ProgressBar(std::ostream& out, ProgressDisplay display, std::string label)
+    : ProgressBar(out, display.bar, std::move(label)) {
+    m_lineInterval = display.bar ? 0 : display.lineInterval;
+}
+
+void ProgressBar::writeLine(const std::string& text) {
+    // Local time to the second, as batch systems stamp their own lines.
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &local);
+    m_out << stamp << " tpacf: " << text << '\n' << std::flush;
+    m_linesWritten = true;
+}
 
 ProgressBar::~ProgressBar() {
     finish();
@@ -68,11 +103,21 @@ ProgressBar::~ProgressBar() {
 
 void ProgressBar::update(double fraction, std::uint64_t pairsDone, double pairsPerSecond,
                          bool preparing) {
-    if (!m_enabled)
+    if (!m_enabled && m_lineInterval <= 0)
         return;
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - m_start).count();
     m_eta.observe(elapsed, fraction, preparing);
+    if (!m_enabled) { // a log: a line every interval, the first after one interval
+        if (std::chrono::duration<double>(now - m_lastLine).count() < m_lineInterval)
+            return;
+        if (pairsPerSecond <= 0 && elapsed > 0)
+            pairsPerSecond = static_cast<double>(pairsDone) / elapsed;
+        writeLine(renderLine(preparing ? "preparing" : m_label, fraction, pairsPerSecond,
+                             m_eta.remainingSeconds()));
+        m_lastLine = now;
+        return;
+    }
     if (now - m_start < kFirstDrawAfter || (m_drawn && now - m_lastDraw < kRedrawEvery))
         return;
     if (pairsPerSecond <= 0 && elapsed > 0)
@@ -85,6 +130,20 @@ void ProgressBar::update(double fraction, std::uint64_t pairsDone, double pairsP
     m_lastLength = line.size();
     m_lastDraw = now;
     m_drawn = true;
+}
+
+void ProgressBar::done() {
+    if (m_linesWritten) {
+        char text[96];
+        std::snprintf(
+            text, sizeof text, "%s done after %s", m_label.c_str(),
+            formatDuration(std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start)
+                               .count())
+                .c_str());
+        writeLine(text);
+        m_linesWritten = false;
+    }
+    finish();
 }
 
 void ProgressBar::finish() {

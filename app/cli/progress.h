@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// A one-line terminal progress bar (percent, pairs/s, ETA) for long counts. It draws only when
-// told the stream is a terminal, so logs and pipes never fill with carriage returns.
+// Progress of long counts (percent, pairs/s, ETA): a one-line bar redrawn on a terminal, or, where
+// stderr is a log (a batch job), a timestamped line every few seconds. Logs and pipes never fill
+// with carriage returns, and a long run in a batch job still says how it goes.
 #include "tpacf/eta_estimator.h"
 
 #include <chrono>
@@ -11,10 +12,24 @@
 
 namespace tpacf::cli {
 
+/// How progress is shown: a redrawn bar (stderr is a terminal), a line every `lineInterval`
+/// seconds (> 0; stderr is a log), or nothing.
+struct ProgressDisplay {
+    bool bar = false;
+    double lineInterval = 0;
+};
+/// The display a command picks: nothing when quiet; the bar on a terminal; otherwise lines every
+/// `interval` seconds (--progress-interval; 0: none).
+ProgressDisplay progressDisplay(bool terminal, bool quiet, double interval);
+
+/// The default of --progress-interval, in seconds.
+inline constexpr double kDefaultProgressInterval = 10;
+
 class ProgressBar {
   public:
-    /// `enabled`: draw at all (stderr is a TTY and the user did not ask for quiet).
+    /// `enabled`: draw the bar at all (stderr is a TTY and the user did not ask for quiet).
     ProgressBar(std::ostream& out, bool enabled, std::string label);
+    ProgressBar(std::ostream& out, ProgressDisplay display, std::string label);
     ~ProgressBar();
     ProgressBar(const ProgressBar&) = delete;
     ProgressBar& operator=(const ProgressBar&) = delete;
@@ -27,16 +42,27 @@ class ProgressBar {
                 bool preparing = false);
     /// Erases the bar (idempotent).
     void finish();
+    /// The count is done: erases the bar; in line mode, where lines were written, a last one
+    /// says so and how long it took.
+    void done();
 
     /// The bar as text, without the leading carriage return (tests, and the drawing itself).
     static std::string render(const std::string& label, double fraction, double pairsPerSecond,
                               double etaSeconds, int width);
+    /// One log line, without its time stamp: "counting 42.0 %, 1.23 T pairs/s, ETA 0:12".
+    static std::string renderLine(const std::string& stage, double fraction,
+                                  double pairsPerSecond, double etaSeconds);
 
   private:
+    void writeLine(const std::string& text);
+
     std::ostream& m_out;
     bool m_enabled;
     std::string m_label;
     std::chrono::steady_clock::time_point m_start, m_lastDraw;
+    double m_lineInterval = 0; // > 0: a log, one line every so many seconds (the bar is off)
+    std::chrono::steady_clock::time_point m_lastLine;
+    bool m_linesWritten = false;
     EtaEstimator m_eta;
     bool m_drawn = false;
     std::size_t m_lastLength = 0;

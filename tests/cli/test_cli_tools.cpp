@@ -2,6 +2,8 @@
 // tpacf mock, devices, bench, the bundled sample, run --plot and Ctrl-C.
 #include "cli_suite.h"
 
+#include <QElapsedTimer>
+
 using namespace clisuite;
 
 class TestCliTools : public CliSuite {
@@ -311,6 +313,83 @@ private slots:
         QVERIFY2(inked > total / 100 && inked < total / 2, qPrintable(QString::number(inked)));
         QVERIFY2(wPixels > 500, qPrintable(QString::number(wPixels)));
 #endif
+    }
+
+    // stderr is a pipe here, as in a batch job's log: progress comes as time-stamped lines.
+    void progressLinesInALog() {
+        const QString sky = path(QStringLiteral("log_sky.txt"));
+        tpacf::writeCatalogAscii(sky.toStdString(), tpacf::generateUniformRandoms(
+                                                        60000, tpacf::Footprint::fullSky(), 4));
+        const auto count = [&](const QString& interval, const QString& output) {
+            return tpacf({QStringLiteral("count"), QStringLiteral("--a"), sky,
+                          QStringLiteral("--bins"), QStringLiteral("log"), QStringLiteral("--min"),
+                          QStringLiteral("0.01"), QStringLiteral("--max"), QStringLiteral("10800"),
+                          QStringLiteral("--nbins"), QStringLiteral("30"), QStringLiteral("--unit"),
+                          QStringLiteral("arcmin"), QStringLiteral("--backend"),
+                          QStringLiteral("cpu"), QStringLiteral("--progress-interval"), interval,
+                          QStringLiteral("--output"), path(output)});
+        };
+        QElapsedTimer timer;
+        timer.start();
+        const Outcome logged = count(QStringLiteral("0.1"), QStringLiteral("log_a.csv"));
+        const double seconds = timer.elapsed() / 1000.0;
+        QCOMPARE(logged.exitCode, 0);
+        const QRegularExpression line(QStringLiteral(
+            R"(^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d tpacf: (preparing|counting) (\d+\.\d) %, )"
+            R"([0-9.]+( [kMGTP])? pairs/s, ETA (--:--|\d+:\d\d)$)"));
+        int progressLines = 0;
+        double lastPercent = -1;
+        const QStringList lines = logged.err.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        for (const QString& text : lines) {
+            QVERIFY2(!text.contains(QLatin1Char('\r')), qPrintable(text)); // no bar in a log
+            const QRegularExpressionMatch match = line.match(text);
+            if (!match.hasMatch())
+                continue;
+            ++progressLines;
+            const double percent = match.captured(2).toDouble();
+            QVERIFY2(percent >= lastPercent, qPrintable(logged.err)); // never backwards
+            lastPercent = percent;
+        }
+        // The count takes well over a second here (60,000 points over the whole sky); the CPU
+        // reports every ~100 ms, so lines 0.1 s apart come several times.
+        QVERIFY2(seconds > 0.5, qPrintable(QString::number(seconds)));
+        QVERIFY2(progressLines >= 2, qPrintable(logged.err));
+        QVERIFY2(lines.last().contains(QRegularExpression(
+                     QStringLiteral(R"(tpacf: counting done after \d+:\d\d$)"))),
+                 qPrintable(logged.err));
+        // 0: no lines at all, the same count otherwise.
+        const Outcome silent = count(QStringLiteral("0"), QStringLiteral("log_b.csv"));
+        QCOMPARE(silent.exitCode, 0);
+        QVERIFY2(!silent.err.contains(QStringLiteral("tpacf: counting")), qPrintable(silent.err));
+        QCOMPARE(dataLines(path(QStringLiteral("log_b.csv"))),
+                 dataLines(path(QStringLiteral("log_a.csv"))));
+    }
+
+    void progressIntervalIsChecked_data() {
+        QTest::addColumn<QString>("value");
+        for (const char* value : {"-1", "ten", "nan", "inf", "1e400"})
+            QTest::newRow(value) << QString::fromLatin1(value);
+    }
+
+    void progressIntervalIsChecked() {
+        QFETCH(QString, value);
+        const QString sky = path(QStringLiteral("interval_sky.txt"));
+        tpacf::writeCatalogAscii(sky.toStdString(),
+                                 tpacf::generateUniformRandoms(100, tpacf::Footprint::fullSky(), 5));
+        for (const QString& command : {QStringLiteral("count"), QStringLiteral("run")}) {
+            const QStringList input =
+                command == QStringLiteral("count")
+                    ? QStringList{QStringLiteral("--a"), sky}
+                    : QStringList{QStringLiteral("--data"), sky, QStringLiteral("--random"), sky};
+            const Outcome outcome =
+                tpacf(QStringList{command} + input +
+                      QStringList{QStringLiteral("--progress-interval"), value,
+                                  QStringLiteral("--output"), path(QStringLiteral("never.csv"))});
+            QCOMPARE(outcome.exitCode, 2);
+            QVERIFY2(outcome.err.contains(QStringLiteral("--progress-interval")),
+                     qPrintable(outcome.err));
+            QVERIFY(!QFile::exists(path(QStringLiteral("never.csv"))));
+        }
     }
 
     void ctrlCCancels() {

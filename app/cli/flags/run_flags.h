@@ -31,6 +31,10 @@ inline constexpr Flag kJsonOutput{"--json-output",
 inline constexpr Flag kEstimator{"--estimator", Value, "E", "{estimators}"};
 inline constexpr Flag kQuiet{
     "--quiet", Switch, {}, "no progress bar and no summary on the terminal"};
+inline constexpr Flag kProgressInterval{
+    "--progress-interval", Value, "S",
+    "where stderr is not a terminal (a batch job's log): a time-stamped progress\n"
+    "line (stage, percent, pairs/s, ETA) every S seconds, default 10; 0: none"};
 inline constexpr Flag kTimings{
     "--timings",
     Switch,
@@ -51,7 +55,8 @@ inline constexpr Flag kPlotStyle{
     "fonts, PNG dpi, legend, title, axes, markers, error bars, theta unit"};
 inline constexpr const Flag* kInputOutputFlags[] = {&kData,   &kRandom,  &kData2,      &kRandom2,
                                                     &kOutput, &kFormat,  &kJsonOutput, &kEstimator,
-                                                    &kQuiet,  &kTimings, &kPlot,       &kPlotStyle};
+                                                    &kQuiet,  &kProgressInterval,
+                                                    &kTimings, &kPlot,     &kPlotStyle};
 inline constexpr FlagGroup kInputOutputGroup{"Inputs and outputs", kInputOutputFlags};
 
 inline constexpr Flag kSaveCounts{
@@ -139,7 +144,8 @@ inline constexpr Flag kA{"--a", Value, "FILE", "first catalog (formats below)"};
 inline constexpr Flag kB{"--b", Value, "FILE",
                          "second catalog (cross count); omit for the auto count of A"};
 inline constexpr Flag kOutput{"--output", Value, "FILE", "counts CSV (required)"};
-inline constexpr const Flag* kInputOutputFlags[] = {&kA, &kB, &kOutput, &run::kQuiet};
+inline constexpr const Flag* kInputOutputFlags[] = {&kA, &kB, &kOutput, &run::kQuiet,
+                                                    &run::kProgressInterval};
 inline constexpr FlagGroup kInputOutputGroup{"Inputs and outputs", kInputOutputFlags};
 
 inline constexpr Flag kAWeightCol{"--a-weight-col", Value, "C",
