@@ -11,7 +11,8 @@ packages=(cmake ninja-build g++ pkg-config
           libopenmpi-dev openmpi-bin
           pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
           python3-setuptools python3-wheel python3-pip python3-venv
-          python3-nbconvert python3-ipykernel)
+          python3-nbconvert python3-ipykernel
+          stilts)
 
 missing=()
 for p in "${packages[@]}"; do

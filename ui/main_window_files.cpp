@@ -124,8 +124,10 @@ bool MainWindow::exportResultCsv(const QString& path) {
     if (refuseOverwritingCatalog(path, tr("results")))
         return false;
     try {
-        // The same writer as the CLI, so the two files are identical for the same run.
-        writeResultCsvFile(QFile::encodeName(path).toStdString(), *result);
+        // The same writers as the CLI, the form chosen by the name as there (.fits, .vot, .json,
+        // else ECSV), so the two files are identical for the same run.
+        const std::string name = QFile::encodeName(path).toStdString();
+        writeResultFile(name, *result, tableFormatOfPath(name));
     } catch (const std::exception& error) {
         reportMessage(MessageSeverity::Error, describeReadError(error));
         return false;
@@ -149,7 +151,8 @@ bool MainWindow::exportCovarianceCsv(const QString& path) {
     if (refuseOverwritingCatalog(path, tr("covariance")))
         return false;
     try {
-        writeCovarianceCsvFile(QFile::encodeName(path).toStdString(), *result);
+        const std::string name = QFile::encodeName(path).toStdString();
+        writeCovarianceFile(name, *result, tableFormatOfPath(name));
     } catch (const std::exception& error) {
         reportMessage(MessageSeverity::Error, describeReadError(error));
         return false;

@@ -38,6 +38,22 @@
 
 namespace tpacf::ui {
 
+namespace {
+
+// The first pattern's suffix of a chosen save filter ("FITS tables (*.fits *.fit)" -> ".fits"):
+// a name typed without one gets it, and with it the form the filter names.
+QString suffixOfFilter(const QString& filter) {
+    const qsizetype star = filter.indexOf(QStringLiteral("*."));
+    if (star < 0)
+        return QStringLiteral(".ecsv");
+    qsizetype end = star + 1;
+    while (end < filter.size() && (filter[end].isLetterOrNumber() || filter[end] == QLatin1Char('.')))
+        ++end;
+    return filter.mid(star + 1, end - star - 1);
+}
+
+} // namespace
+
 // Built from the core's format table, so a format appears exactly where this build reads it
 // (FITS only with cfitsio): all catalogs, then each format by name, then all files (the ASCII
 // reader takes any name).
@@ -350,26 +366,32 @@ void MainWindow::saveSessionDialog() {
 void MainWindow::exportCsvDialog() {
     if (!currentResult())
         return;
-    QString path = QFileDialog::getSaveFileName(this, tr("Export Results"),
-                                                QDir(m_lastDirectory).filePath(tr("wtheta.csv")),
-                                                tr("CSV files (*.csv)"));
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Results"), QDir(m_lastDirectory).filePath(tr("wtheta.ecsv")),
+        tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot "
+           "*.xml);;JSON (*.json)"),
+        &filter);
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())
-        path += QStringLiteral(".csv");
+        path += suffixOfFilter(filter);
     exportResultCsv(path);
 }
 
 void MainWindow::exportCovarianceDialog() {
     if (!currentResult() || !currentResult()->hasJackknife())
         return;
+    QString filter;
     QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Covariance"), QDir(m_lastDirectory).filePath(tr("wtheta_covariance.csv")),
-        tr("CSV files (*.csv)"));
+        this, tr("Export Covariance"),
+        QDir(m_lastDirectory).filePath(tr("wtheta_covariance.ecsv")),
+        tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot *.xml)"),
+        &filter);
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())
-        path += QStringLiteral(".csv");
+        path += suffixOfFilter(filter);
     exportCovarianceCsv(path);
 }
 

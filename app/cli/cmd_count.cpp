@@ -52,6 +52,7 @@ struct CountRequest {
     std::string outputPath;
     bool quiet = false;
     double progressInterval = kDefaultProgressInterval;
+    TableFormat format = TableFormat::Ecsv;
     Binning binning;
     BackendOptions backendOptions;
     ReadOptions firstOptions, secondOptions;
@@ -72,9 +73,13 @@ CountRequest countRequestFrom(const ParsedArgs& args, const Context& context) {
     if (args.has(kBWeightCol) && !secondPath)
         args.fail("--b-weight-col names a column of --b, and no --b was given");
     const double progressInterval = progressIntervalFrom(args, kDefaultProgressInterval);
+    const TableFormat format = tableFormatFrom(args, outputPath, "--output");
+    if (format == TableFormat::Json)
+        args.fail("--output " + quote(outputPath) +
+                  ": a count is written as ECSV, FITS or VOTable (name it .ecsv, .fits or .vot)");
     return {firstPath,          secondPath,       outputPath,     quiet,
-            progressInterval,   std::move(binning), backendOptions, firstOptions,
-            secondOptions};
+            progressInterval,   format,           std::move(binning), backendOptions,
+            firstOptions,       secondOptions};
 }
 
 // The catalogs and the counter, chosen once they are read.
@@ -264,8 +269,7 @@ int countCommand(const Context& context) {
     const auto finish = [&] {
         for (const std::string& note : batchNotes)
             printNotice(context.err, note);
-        writeFileAtomically(request.outputPath,
-                            [&](std::ostream& out) { writeCountsCsv(out, summary); });
+        writeCountsFile(request.outputPath, summary, request.format);
         if (!request.quiet)
             printCountReport(context.out, request, inputs, task, summary);
     };

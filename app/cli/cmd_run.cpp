@@ -182,7 +182,8 @@ struct RunRequest {
     std::string outputPath, jsonPath, covariancePath, fitOutputPath;
     bool quiet = false;
     double progressInterval = kDefaultProgressInterval;
-    bool fitsFormat = false;
+    TableFormat format = TableFormat::Ecsv;           // of --output
+    TableFormat covarianceFormat = TableFormat::Ecsv; // of --covariance
     std::optional<PowerLawFitOptions> fitOptions;
     std::optional<PlotOutput> plot;
     CorrelationParams params;
@@ -250,13 +251,16 @@ JackknifeRequest readOutputFlags(const ParsedArgs& args, RunRequest& run) {
     run.covariancePath = args.value(kCovariance).value_or("");
     run.quiet = args.has(kQuiet);
     run.progressInterval = progressIntervalFrom(args, kDefaultProgressInterval);
-    // The result table as ECSV (default) or as a FITS binary table.
-    const std::string format = args.value(kFormat).value_or("csv");
-    if (format != "csv" && format != "ecsv" && format != "fits")
-        args.fail("--format: " + quote(format) + " is not a table format (csv or fits)");
-    run.fitsFormat = format == "fits";
-    if (run.fitsFormat && !fitsOutputSupported())
-        args.fail("--format fits: this build writes no FITS tables (built without cfitsio)");
+    // The result table's form: --format, else the name's extension; the covariance's, its own.
+    run.format = tableFormatFrom(args, run.outputPath, "--output");
+    if (!run.covariancePath.empty()) {
+        run.covarianceFormat = tableFormatOfPath(run.covariancePath);
+        if (run.covarianceFormat == TableFormat::Json)
+            args.fail("--covariance " + quote(run.covariancePath) +
+                      ": the covariance is written as ECSV, FITS or VOTable (name it .ecsv, "
+                      ".fits or .vot); the JSON result (--json-output) holds it too");
+        requireFitsSupport(args, run.covarianceFormat, "--covariance");
+    }
     const JackknifeRequest jackknife = jackknifeFrom(args);
     run.fitOptions = fitOptionsFrom(args);
     run.fitOutputPath = args.value(kFitOutput).value_or("");
@@ -483,14 +487,11 @@ void printRunNotices(const Context& context, const RunRequest& run, const Correl
 /// The result's files: the table, JSON, covariance, figure and fit (after the result is
 /// written, so that a fit that fails loses no count).
 void writeRunFiles(const Context& context, const RunRequest& run, const CorrelationResult& result) {
-    if (run.fitsFormat)
-        writeResultFitsFile(run.outputPath, result);
-    else
-        writeResultCsvFile(run.outputPath, result);
+    writeResultFile(run.outputPath, result, run.format);
     if (!run.jsonPath.empty())
         writeFileAtomically(run.jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
     if (!run.covariancePath.empty())
-        writeCovarianceCsvFile(run.covariancePath, result);
+        writeCovarianceFile(run.covariancePath, result, run.covarianceFormat);
     if (run.plot && !run.fitOptions)
         run.plot->write(result);
     if (run.fitOptions) {

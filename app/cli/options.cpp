@@ -286,6 +286,25 @@ CullingMode cullingModeFrom(const ParsedArgs& args) {
     return *mode;
 }
 
+void requireFitsSupport(const ParsedArgs& args, TableFormat format, std::string_view flag) {
+    if (format == TableFormat::Fits && !fitsOutputSupported())
+        args.fail(std::string(flag) + ": this build writes no FITS tables (built without cfitsio)");
+}
+
+TableFormat tableFormatFrom(const ParsedArgs& args, const std::string& path, std::string_view flag) {
+    TableFormat format = tableFormatOfPath(path);
+    if (const auto text = args.value("--format")) {
+        const auto parsed = parseTableFormat(*text);
+        if (!parsed)
+            args.fail("--format: " + quote(*text) +
+                      " is not a table format (ecsv, csv, fits, votable or json)");
+        format = *parsed;
+        flag = "--format fits";
+    }
+    requireFitsSupport(args, format, flag);
+    return format;
+}
+
 double progressIntervalFrom(const ParsedArgs& args, double fallback) {
     const auto text = args.value("--progress-interval");
     if (!text)

@@ -11,6 +11,7 @@
 #include "tpacf/catalog_reader.h"
 #include "tpacf/culling.h"
 #include "tpacf/mock.h"
+#include "tpacf/result_io.h"
 
 #include <memory>
 #include <cstdint>
@@ -44,6 +45,12 @@ BackendOptions backendOptionsFrom(const ParsedArgs& args, const BackendRegistry&
 std::vector<int> gpuDevicesFrom(const ParsedArgs& args);
 /// --culling alone: auto (default), on or off.
 CullingMode cullingModeFrom(const ParsedArgs& args);
+/// The form of the table written at `path`: --format where given (UsageError naming it unless
+/// ecsv, csv, fits, votable, vot or json), else the path's extension (tableFormatOfPath); FITS in
+/// a build without cfitsio is a UsageError naming `flag`.
+TableFormat tableFormatFrom(const ParsedArgs& args, const std::string& path, std::string_view flag);
+/// UsageError naming `flag` where `format` is FITS and this build writes no FITS tables.
+void requireFitsSupport(const ParsedArgs& args, TableFormat format, std::string_view flag);
 /// --progress-interval in seconds (default `fallback`); UsageError unless a finite number >= 0.
 double progressIntervalFrom(const ParsedArgs& args, double fallback);
 /// A memory size flag (bytes, or with a K, M, G or T suffix, powers of 1024) in bytes; 0 when the

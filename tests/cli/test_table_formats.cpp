@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The result table in its two forms: ECSV that astropy reads with units and integer counts, and
-// a FITS binary table holding the same columns, values and metadata. astropy (Debian's
-// python3-astropy, which scripts/install-deps.sh installs) reads both, independently of the
-// tool's own reader.
+// The result table in its forms: ECSV that astropy reads with units and integer counts, a FITS
+// binary table and a VOTable holding the same columns, values and metadata, the form chosen by
+// the file's name or --format (run, its covariance, count). astropy (Debian's python3-astropy)
+// and STILTS (Debian's stilts; both from scripts/install-deps.sh) read them, independently of
+// the tool's own reader.
 #include "tpacf/result_io.h"
 #include "cli_process.h"
 #include "tpacf_test_main.h"
@@ -50,8 +51,32 @@ private Q_SLOTS:
     void initTestCase();
     void ecsvAndFitsHoldTheSameTable_data();
     void ecsvAndFitsHoldTheSameTable();
+    void formatFollowsTheName_data();
+    void formatFollowsTheName();
+    void votableReadByAstropyAndStilts();
     void badFormat();
 };
+
+namespace {
+
+// What a file holds, by its first bytes: "fits", "votable", "ecsv", "json" or "other".
+QString kindOf(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return QStringLiteral("missing");
+    const QByteArray head = file.read(200);
+    if (head.startsWith("SIMPLE  ="))
+        return QStringLiteral("fits");
+    if (head.startsWith("<?xml") && head.contains("<VOTABLE"))
+        return QStringLiteral("votable");
+    if (head.startsWith("# %ECSV 1.0"))
+        return QStringLiteral("ecsv");
+    if (head.startsWith("{"))
+        return QStringLiteral("json");
+    return QStringLiteral("other");
+}
+
+} // namespace
 
 void TestTableFormats::initTestCase() {
     QVERIFY(m_dir.isValid());
@@ -115,6 +140,125 @@ void TestTableFormats::ecsvAndFitsHoldTheSameTable() {
     const tpacf::ResultTable table =
         tpacf::readResultCsv(m_dir.filePath(QStringLiteral("w.csv")).toStdString());
     QCOMPARE(compared.out.trimmed(), QStringLiteral("ok %1").arg(table.rows.size()));
+}
+
+void TestTableFormats::formatFollowsTheName_data() {
+    QTest::addColumn<QString>("arguments");
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("kind");
+    const char* const run = "run --data d.txt --random r.txt --jackknife 3 --output ";
+    const char* const count = "count --a d.txt --output ";
+    const struct {
+        const char* name;
+        const char* command;
+        const char* arguments;
+        const char* file;
+        const char* kind;
+    } rows[] = {
+        {"run .fits", run, "t.fits", "t.fits", "fits"},
+        {"run .FIT", run, "t.FIT", "t.FIT", "fits"},
+        {"run .fts", run, "t.fts", "t.fts", "fits"},
+        {"run .vot", run, "t.vot", "t.vot", "votable"},
+        {"run .xml", run, "t.xml", "t.xml", "votable"},
+        {"run .ecsv", run, "t.ecsv", "t.ecsv", "ecsv"},
+        {"run .csv", run, "t.csv", "t.csv", "ecsv"},
+        {"run no extension", run, "t_plain", "t_plain", "ecsv"},
+        {"run .json", run, "t.json", "t.json", "json"},
+        {"run --format fits over .csv", run, "u.csv --format fits", "u.csv", "fits"},
+        {"run --format ecsv over .fits", run, "u.fits --format ecsv", "u.fits", "ecsv"},
+        {"run --format votable over .dat", run, "u.dat --format votable", "u.dat", "votable"},
+        {"run --format json over .txt", run, "u.txt --format json", "u.txt", "json"},
+        {"covariance .fits", run, "v.csv --covariance c.fits", "c.fits", "fits"},
+        {"covariance .vot", run, "v2.csv --covariance c.vot", "c.vot", "votable"},
+        {"covariance .ecsv", run, "v3.csv --covariance c.ecsv", "c.ecsv", "ecsv"},
+        {"covariance .json refused", run, "v4.csv --covariance c.json", "c.json", "usage"},
+        {"count .fits", count, "k.fits", "k.fits", "fits"},
+        {"count .vot", count, "k.vot", "k.vot", "votable"},
+        {"count .ecsv", count, "k.ecsv", "k.ecsv", "ecsv"},
+        {"count --format fits over .csv", count, "k2.csv --format fits", "k2.csv", "fits"},
+        {"count .json refused", count, "k.json", "k.json", "usage"},
+    };
+    for (const auto& row : rows)
+        QTest::newRow(row.name) << QString::fromLatin1(row.command) +
+                                       QString::fromLatin1(row.arguments)
+                                << QString::fromLatin1(row.file) << QString::fromLatin1(row.kind);
+}
+
+void TestTableFormats::formatFollowsTheName() {
+    QFETCH(QString, arguments);
+    QFETCH(QString, file);
+    QFETCH(QString, kind);
+    if (!tpacf::fitsOutputSupported() && arguments.contains(QStringLiteral("fit")))
+        QSKIP("this build writes no FITS tables (built without cfitsio)");
+    const Outcome outcome = run(QStringLiteral(TPACF_EXE),
+                                arguments.split(QLatin1Char(' ')) +
+                                    words("--backend cpu --quiet --bins log --min 1 --max 300 "
+                                          "--nbins 6"),
+                                m_dir.path());
+    if (kind == QStringLiteral("usage")) {
+        QCOMPARE(outcome.exitCode, 2);
+        QVERIFY2(outcome.err.contains(QStringLiteral("JSON")) ||
+                     outcome.err.contains(QStringLiteral(".vot")),
+                 qPrintable(outcome.err));
+        QVERIFY(!QFile::exists(m_dir.filePath(file)));
+        return;
+    }
+    QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+    QCOMPARE(kindOf(m_dir.filePath(file)), kind);
+}
+
+// The VOTable result and covariance: astropy reads them strictly (every VOTable warning an
+// error) and finds the ECSV's columns, units, UCDs, integer counts, values and metadata; Debian's
+// STILTS (TOPCAT's command line) lists the columns with their types and units, and the PARAMs.
+void TestTableFormats::votableReadByAstropyAndStilts() {
+    const QString python = pythonWithAstropy();
+    if (python.isEmpty())
+        QSKIP("no python3 with astropy (scripts/install-deps.sh installs python3-astropy)");
+    const QStringList common = words("run --data d.txt --random r.txt --backend cpu --quiet "
+                                     "--jackknife 4 --unit deg --min 0.1 --max 5 --nbins 6");
+    QVERIFY(run(QStringLiteral(TPACF_EXE), common + words("--output x.ecsv"), m_dir.path())
+                .exitCode == 0);
+    const Outcome vot = run(QStringLiteral(TPACF_EXE),
+                            common + words("--output x.vot --covariance xc.vot"), m_dir.path());
+    QVERIFY2(vot.exitCode == 0, qPrintable(vot.err));
+    const Outcome compared = run(python,
+                                 {QStringLiteral(TPACF_COMPARE_TABLES), QStringLiteral("x.ecsv"),
+                                  QStringLiteral("x.vot"), QStringLiteral("deg")},
+                                 m_dir.path());
+    QVERIFY2(compared.exitCode == 0, qPrintable(compared.out + compared.err));
+    QCOMPARE(compared.out.trimmed(), QStringLiteral("ok 6"));
+    const Outcome covariance = run(
+        python,
+        {QStringLiteral("-c"),
+         QStringLiteral("from astropy.table import Table\n"
+                        "t = Table.read('xc.vot', format='votable')\n"
+                        "assert t.colnames[:3] == ['bin', 'theta_mid', 'cov_0'], t.colnames\n"
+                        "assert len(t) == 6 and len(t.colnames) == 8\n"
+                        "assert all(abs(t['cov_%d' % i][j] - t['cov_%d' % j][i]) <= 0 "
+                        "for i in range(6) for j in range(6))\n"
+                        "print('ok')")},
+        m_dir.path());
+    QVERIFY2(covariance.exitCode == 0, qPrintable(covariance.out + covariance.err));
+
+    if (run(QStringLiteral("stilts"), {QStringLiteral("-version")}, QString()).exitCode != 0)
+        QSKIP("no stilts (scripts/install-deps.sh installs Debian's stilts)");
+    const Outcome meta = run(QStringLiteral("stilts"),
+                             {QStringLiteral("tpipe"), QStringLiteral("in=x.vot"),
+                              QStringLiteral("omode=meta")},
+                             m_dir.path());
+    QVERIFY2(meta.exitCode == 0, qPrintable(meta.err));
+    for (const char* expected : {"theta_lo(Double)/deg", "theta_mid(Double)/deg", "DD(Long)",
+                                 "RR(Long)", "w(Double)", "w_err(Double)", "estimator:",
+                                 "Landy-Szalay", "Rows:    6"})
+        QVERIFY2(meta.out.contains(QString::fromLatin1(expected)),
+                 qPrintable(QStringLiteral("%1 not in:\n%2").arg(QString::fromLatin1(expected), meta.out)));
+    const Outcome stats = run(QStringLiteral("stilts"),
+                              {QStringLiteral("tpipe"), QStringLiteral("in=x.vot"),
+                               QStringLiteral("omode=stats")},
+                              m_dir.path());
+    QVERIFY2(stats.exitCode == 0, qPrintable(stats.err));
+    QVERIFY2(stats.out.contains(QStringLiteral("Total Rows: 6")), qPrintable(stats.out));
+    QVERIFY2(stats.out.contains(QStringLiteral("| DD ")), qPrintable(stats.out));
 }
 
 void TestTableFormats::badFormat() {

@@ -138,6 +138,27 @@ void TestStudioJackknife::jackknifeRunShowsErrorBarsAndCovariance() {
     QVERIFY(covFile.open(QIODevice::ReadOnly));
     QCOMPARE(covFile.readAll().toStdString(), expectedCov.str());
 
+    // The form follows the name, as on the command line: FITS and VOTable by their extensions
+    // (the same writers), for the result and the covariance; a JSON covariance is refused.
+    const auto startsWith = [&](const QString& name, const QByteArray& head) {
+        QFile file(m_dir.filePath(name));
+        return file.open(QIODevice::ReadOnly) && file.read(head.size()) == head;
+    };
+    if (fitsOutputSupported()) {
+        QVERIFY(window->exportResultCsv(m_dir.filePath(QStringLiteral("jackknife.fits"))));
+        QVERIFY(startsWith(QStringLiteral("jackknife.fits"), "SIMPLE  ="));
+        QVERIFY(window->exportCovarianceCsv(m_dir.filePath(QStringLiteral("covariance.fit"))));
+        QVERIFY(startsWith(QStringLiteral("covariance.fit"), "SIMPLE  ="));
+    }
+    QVERIFY(window->exportResultCsv(m_dir.filePath(QStringLiteral("jackknife.vot"))));
+    QVERIFY(startsWith(QStringLiteral("jackknife.vot"), "<?xml version=\"1.0\""));
+    QVERIFY(window->exportCovarianceCsv(m_dir.filePath(QStringLiteral("covariance.xml"))));
+    QVERIFY(startsWith(QStringLiteral("covariance.xml"), "<?xml version=\"1.0\""));
+    QVERIFY(window->exportResultCsv(m_dir.filePath(QStringLiteral("jackknife.json"))));
+    QVERIFY(startsWith(QStringLiteral("jackknife.json"), "{"));
+    QVERIFY(!window->exportCovarianceCsv(m_dir.filePath(QStringLiteral("covariance.json"))));
+    QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("covariance.json"))));
+
     // Covariance view: the matrix, cell by cell, in covariance mode; unit diagonal as correlation.
     CovarianceView* covariance = plots->covarianceView();
     QCOMPARE(covariance->matrixSize(), int(bins));

@@ -20,9 +20,12 @@ inline constexpr Flag kOutput{"--output", Value, "FILE",
                               "result CSV (required, except with --share)"};
 inline constexpr Flag kFormat{
     "--format", Value, "F",
-    "the --output table: csv (default; ECSV 1.0, a CSV with a YAML header\n"
-    "giving every column's unit and type, which astropy, TOPCAT and pandas\n"
-    "read) or fits (a FITS binary table, the metadata as header keywords)"};
+    "the --output table's form, where its name's extension should not decide:\n"
+    "ecsv (or csv; ECSV 1.0, a CSV with a YAML header giving every column's\n"
+    "unit and type, which astropy reads), fits (a FITS binary table, the\n"
+    "metadata as header keywords), votable (TOPCAT's own XML table, units,\n"
+    "UCDs, the metadata as PARAMs) or json. By default the name decides:\n"
+    ".fits/.fit/.fts FITS, .vot/.xml VOTable, .json JSON, anything else ECSV"};
 inline constexpr Flag kJsonOutput{"--json-output",
                                   Value,
                                   "FILE",
@@ -100,7 +103,8 @@ inline constexpr Flag kJackknifeSeed{
     "gives the same regions"};
 inline constexpr Flag kCovariance{
     "--covariance", Value, "FILE",
-    "the bins x bins covariance matrix of w as CSV (needs jackknife)"};
+    "the bins x bins covariance matrix of w (needs jackknife): ECSV, or FITS\n"
+    "or VOTable where the name ends .fits/.fit/.fts or .vot/.xml"};
 inline constexpr const Flag* kErrorBarFlags[] = {&kJackknife, &kJackknifeColumn, &kJackknifeSeed,
                                                  &kCovariance};
 inline constexpr FlagGroup kErrorBarGroup{
@@ -143,9 +147,13 @@ namespace count {
 inline constexpr Flag kA{"--a", Value, "FILE", "first catalog (formats below)"};
 inline constexpr Flag kB{"--b", Value, "FILE",
                          "second catalog (cross count); omit for the auto count of A"};
-inline constexpr Flag kOutput{"--output", Value, "FILE", "counts CSV (required)"};
-inline constexpr const Flag* kInputOutputFlags[] = {&kA, &kB, &kOutput, &run::kQuiet,
-                                                    &run::kProgressInterval};
+inline constexpr Flag kOutput{
+    "--output", Value, "FILE",
+    "the counts table (required): ECSV, or FITS or VOTable by the name's\n"
+    "extension (.fits/.fit/.fts, .vot/.xml) or --format"};
+inline constexpr const Flag* kInputOutputFlags[] = {&kA,           &kB,
+                                                    &kOutput,      &run::kFormat,
+                                                    &run::kQuiet,  &run::kProgressInterval};
 inline constexpr FlagGroup kInputOutputGroup{"Inputs and outputs", kInputOutputFlags};
 
 inline constexpr Flag kAWeightCol{"--a-weight-col", Value, "C",

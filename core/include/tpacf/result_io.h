@@ -6,9 +6,20 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tpacf {
+
+/// The forms a table is written in.
+enum class TableFormat { Ecsv, Fits, VoTable, Json };
+/// "csv" and "ecsv": ECSV; "fits"; "votable" and "vot": VOTable; "json"; nullopt otherwise.
+std::optional<TableFormat> parseTableFormat(std::string_view name) noexcept;
+/// "ECSV", "FITS", "VOTable", "JSON".
+std::string_view tableFormatName(TableFormat format) noexcept;
+/// The form a file name asks for, by its extension (any case): .fits, .fit, .fts: FITS; .vot,
+/// .xml, .votable: VOTable; .json: JSON; anything else (.ecsv, .csv, .txt, none): ECSV.
+TableFormat tableFormatOfPath(std::string_view path) noexcept;
 
 /// '#' metadata lines (version, inputs with N, bins, estimator, backend, device, precision,
 /// spatial culling used and requested, elapsed time, conventions in words), a header row, then
@@ -63,6 +74,19 @@ struct CountSummary {
     std::vector<std::string> notes{};     // how it was counted (PairCounter::lastBatchNotes)
 };
 void writeCountsCsv(std::ostream& out, const CountSummary& summary);
+/// The same table in `format`: ECSV, FITS (extension COUNTS) or VOTable; JSON: ConfigError.
+void writeCountsFile(const std::string& path, const CountSummary& summary, TableFormat format);
+
+/// The result table in `format`: ECSV (writeResultCsv), FITS (writeResultFitsFile, extension
+/// WTHETA), VOTable (the same columns, units, UCDs, the metadata as PARAMs) or JSON
+/// (writeResultJson). Staged and renamed; ConfigError for FITS where fitsOutputSupported() is
+/// false.
+void writeResultFile(const std::string& path, const CorrelationResult& result,
+                     TableFormat format);
+/// The covariance table (writeCovarianceCsv's columns) in `format`: ECSV, FITS (extension
+/// COVARIANCE) or VOTable; JSON is a ConfigError (the JSON result holds the covariance).
+void writeCovarianceFile(const std::string& path, const CorrelationResult& result,
+                         TableFormat format);
 
 /// The numeric table of a result CSV read back (metadata lines skipped).
 struct ResultTable {

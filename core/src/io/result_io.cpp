@@ -11,6 +11,7 @@
 #include "tpacf/version.h"
 
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -104,7 +105,9 @@ void writeResultCsvFile(const std::string& path, const CorrelationResult& result
     writeFileAtomically(path, text.view());
 }
 
-void writeCovarianceCsv(std::ostream& out, const CorrelationResult& result) {
+namespace {
+
+Table covarianceTable(const CorrelationResult& result) {
     if (!result.hasJackknife())
         throw ConfigError("the result has no jackknife covariance (run with jackknife regions)");
     const std::size_t bins = checkedRowCount(result);
@@ -130,7 +133,13 @@ void writeCovarianceCsv(std::ostream& out, const CorrelationResult& result) {
             column[i] = result.covariance[i * bins + j];
         table.columns.push_back({{"cov_" + std::to_string(j), "", "float64"}, {}, std::move(column)});
     }
-    io::writeEcsvTable(out, table);
+    return table;
+}
+
+} // namespace
+
+void writeCovarianceCsv(std::ostream& out, const CorrelationResult& result) {
+    io::writeEcsvTable(out, covarianceTable(result));
 }
 
 void writeCovarianceCsv(const std::string& path, const CorrelationResult& result) {
@@ -155,7 +164,9 @@ std::string describeCulling(CullingMode requested, bool culled) {
     return text;
 }
 
-void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
+namespace {
+
+Table countsTable(const CountSummary& summary) {
     const Binning& binning = summary.binning;
     const std::size_t bins = binning.count();
     requireSize(summary.counts.size(), bins, "the count");
@@ -216,7 +227,110 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
     table.columns.push_back({{"count", "", "uint64"}, summary.counts, {}});
     if (weighted)
         table.columns.push_back({{"weighted", "", "float64"}, {}, summary.weighted});
-    io::writeEcsvTable(out, table);
+    return table;
+}
+
+// Writes `table` at `path` in `format` (JSON excepted: the caller has its own form or none).
+void writeTableFile(const std::string& path, const Table& table, TableFormat format,
+                    const std::string& name) {
+    std::ostringstream text;
+    switch (format) {
+    case TableFormat::Fits:
+        io::writeFitsTable(path, table, name);
+        return;
+    case TableFormat::VoTable:
+        io::writeVoTable(text, table, name);
+        break;
+    case TableFormat::Ecsv:
+    case TableFormat::Json:
+        io::writeEcsvTable(text, table);
+        break;
+    }
+    writeFileAtomically(path, text.view());
+}
+
+std::string lowered(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+} // namespace
+
+void writeCountsCsv(std::ostream& out, const CountSummary& summary) {
+    io::writeEcsvTable(out, countsTable(summary));
+}
+
+std::optional<TableFormat> parseTableFormat(std::string_view name) noexcept {
+    if (name == "csv" || name == "ecsv")
+        return TableFormat::Ecsv;
+    if (name == "fits")
+        return TableFormat::Fits;
+    if (name == "votable" || name == "vot")
+        return TableFormat::VoTable;
+    if (name == "json")
+        return TableFormat::Json;
+    return std::nullopt;
+}
+
+std::string_view tableFormatName(TableFormat format) noexcept {
+    switch (format) {
+    case TableFormat::Ecsv:
+        return "ECSV";
+    case TableFormat::Fits:
+        return "FITS";
+    case TableFormat::VoTable:
+        return "VOTable";
+    case TableFormat::Json:
+        return "JSON";
+    }
+    return "ECSV";
+}
+
+TableFormat tableFormatOfPath(std::string_view path) noexcept {
+    const std::size_t slash = path.find_last_of('/');
+    const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    const std::size_t dot = name.find_last_of('.');
+    if (dot == std::string_view::npos)
+        return TableFormat::Ecsv;
+    static constexpr std::pair<std::string_view, TableFormat> kByExtension[] = {
+        {"fits", TableFormat::Fits},       {"fit", TableFormat::Fits},
+        {"fts", TableFormat::Fits},        {"vot", TableFormat::VoTable},
+        {"xml", TableFormat::VoTable},     {"votable", TableFormat::VoTable},
+        {"json", TableFormat::Json},
+    };
+    const std::string extension = lowered(name.substr(dot + 1));
+    for (const auto& [known, format] : kByExtension)
+        if (extension == known)
+            return format;
+    return TableFormat::Ecsv;
+}
+
+void writeResultFile(const std::string& path, const CorrelationResult& result,
+                     TableFormat format) {
+    if (format == TableFormat::Json) {
+        std::ostringstream text;
+        writeResultJson(text, result);
+        writeFileAtomically(path, text.view());
+        return;
+    }
+    writeTableFile(path, resultTable(result), format, "WTHETA");
+}
+
+void writeCovarianceFile(const std::string& path, const CorrelationResult& result,
+                         TableFormat format) {
+    if (format == TableFormat::Json)
+        throw ConfigError("the covariance is written as ECSV, FITS or VOTable (name it .ecsv, "
+                          ".fits or .vot), not as JSON: the JSON result holds it too");
+    writeTableFile(path, covarianceTable(result), format, "COVARIANCE");
+}
+
+void writeCountsFile(const std::string& path, const CountSummary& summary, TableFormat format) {
+    if (format == TableFormat::Json)
+        throw ConfigError("a count is written as ECSV, FITS or VOTable (name it .ecsv, .fits or "
+                          ".vot), not as JSON");
+    writeTableFile(path, countsTable(summary), format, "COUNTS");
 }
 
 } // namespace tpacf

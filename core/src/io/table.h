@@ -59,6 +59,11 @@ bool fitsTablesSupported() noexcept;
 /// naming `path` on failure, ConfigError where fitsTablesSupported() is false.
 void writeFitsTable(const std::string& path, const Table& table, const std::string& extname);
 
+/// The table as a VOTable 1.4 document (TABLEDATA): FIELDs with datatype ("long" for the
+/// integer columns, "double"), unit and UCD where one fits, the metadata as PARAMs (text), the
+/// conventions as the TABLE's DESCRIPTION. TOPCAT, STILTS and astropy.io.votable read it.
+void writeVoTable(std::ostream& out, const Table& table, const std::string& tableName);
+
 /// A YAML single-quoted scalar: the text between single quotes, quotes doubled, line breaks
 /// replaced by spaces (a value stays on its '#' line).
 std::string yamlQuoted(std::string_view text);

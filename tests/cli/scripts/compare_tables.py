@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Reads a result as ECSV and as FITS with astropy and checks that they hold the same table.
+"""Reads a result as ECSV and as FITS or VOTable with astropy and checks that they hold the same
+table.
 
-Usage: compare_tables.py RESULT.csv RESULT.fits UNIT
-Exit 0 and prints "ok ROWS" when the columns, units, types and values agree; exit 1 otherwise.
+Usage: compare_tables.py RESULT.csv RESULT.fits|RESULT.vot UNIT
+Exit 0 and prints "ok ROWS" when the columns, units, types, values and metadata agree; exit 1
+otherwise. A VOTable is parsed with every warning an error (astropy's VOTable checks).
 """
 import math
 import sys
@@ -11,9 +13,24 @@ from astropy.io import fits
 from astropy.table import Table
 
 
+def votable_metadata(path, problems):
+    """The PARAMs of a VOTable (parsed strictly), and its columns' UCDs checked."""
+    import warnings
+    from astropy.io.votable import parse
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        votable = parse(path, verify="exception")
+    first = votable.get_first_table()
+    for field in first.fields:
+        if field.name.startswith("theta_") and field.ucd != "pos.angDistance":
+            problems.append(f"{field.name}: UCD {field.ucd!r}")
+    return {param.name: param.value for param in first.params}
+
+
 def main(ecsv_path, fits_path, unit):
     ecsv = Table.read(ecsv_path, format="ascii.ecsv")
-    table = Table.read(fits_path)
+    is_votable = fits_path.lower().endswith((".vot", ".xml"))
+    table = Table.read(fits_path, format="votable" if is_votable else None)
     problems = []
     if ecsv.colnames != table.colnames:
         problems.append(f"columns differ: {ecsv.colnames} / {table.colnames}")
@@ -29,14 +46,22 @@ def main(ecsv_path, fits_path, unit):
         for row, (a, b) in enumerate(zip(ecsv[name], table[name])):
             same = (math.isnan(a) and math.isnan(b)) if isinstance(a, float) and a != a else a == b
             if not same:
-                problems.append(f"{name} row {row}: {a!r} in ECSV, {b!r} in FITS")
+                problems.append(f"{name} row {row}: {a!r} in ECSV, {b!r} in {fits_path}")
                 break
-    header = fits.getheader(fits_path, 1)
-    if header.get("EXTNAME") != "WTHETA":
-        problems.append(f"EXTNAME {header.get('EXTNAME')!r}")
-    for key, fits_key in (("estimator", "ESTIMATO"), ("bins", "BINS"), ("mode", "MODE")):
-        if ecsv.meta.get(key) != header.get(fits_key):
-            problems.append(f"metadata {key}: {ecsv.meta.get(key)!r} / {header.get(fits_key)!r}")
+    if is_votable:
+        params = votable_metadata(fits_path, problems)
+        for key in ("estimator", "bins", "mode"):
+            value = params.get(key)
+            value = value.decode() if isinstance(value, bytes) else value
+            if ecsv.meta.get(key) != value:
+                problems.append(f"metadata {key}: {ecsv.meta.get(key)!r} / {value!r}")
+    else:
+        header = fits.getheader(fits_path, 1)
+        if header.get("EXTNAME") != "WTHETA":
+            problems.append(f"EXTNAME {header.get('EXTNAME')!r}")
+        for key, fits_key in (("estimator", "ESTIMATO"), ("bins", "BINS"), ("mode", "MODE")):
+            if ecsv.meta.get(key) != header.get(fits_key):
+                problems.append(f"metadata {key}: {ecsv.meta.get(key)!r} / {header.get(fits_key)!r}")
     if not ecsv.meta.get("conventions"):
         problems.append("no conventions in the ECSV metadata")
     if problems:
