@@ -167,6 +167,13 @@ def test_table_and_other_formats(tmp_path, samples):
         result.write(tmp_path / "w.fits")
         fits = Table.read(tmp_path / "w.fits")
         np.testing.assert_array_equal(fits["w"], result.w)
+    from astropy.table import Table
+    result.write(tmp_path / "w.vot", covariance=tmp_path / "cov.vot")
+    votable = Table.read(tmp_path / "w.vot", format="votable")
+    np.testing.assert_array_equal(votable["DD"], result.dd)
+    np.testing.assert_array_equal(votable["w"], result.w)
+    assert str(votable["theta_mid"].unit) == "arcmin"
+    assert Table.read(tmp_path / "cov.vot", format="votable").colnames[:2] == ["bin", "theta_mid"]
     with pytest.raises(ValueError):
         result.write(tmp_path / "w.txt", format="xlsx")
 

@@ -360,7 +360,11 @@ void bindResultFiles(ResultClass& result) {
         })
         .def("write_covariance", [](const R& r, const std::string& path) {
             py::gil_scoped_release release;
-            writeCovarianceCsvFile(path, r);
+            writeCovarianceFile(path, r, tableFormatOfPath(path));
+        })
+        .def("write_votable", [](const R& r, const std::string& path) {
+            py::gil_scoped_release release;
+            writeResultFile(path, r, TableFormat::VoTable);
         });
 }
 

@@ -156,10 +156,11 @@ class Result:
     def write(self, path, format=None, *, covariance=None):
         """Writes the result file `tpacf run` writes, through the same writers.
 
-        format: "ecsv" (the default; as --output w.csv), "fits" (as --format
-        fits; default for a .fits/.fit/.fts name) or "json" (as --json-output;
-        default for a .json name). covariance: also write the jackknife
-        covariance CSV there (as --covariance). Written to a temporary file and
+        format: "ecsv" (the default; as --output w.ecsv), "fits" (default for a
+        .fits/.fit/.fts name), "votable" (default for a .vot/.xml name) or
+        "json" (default for a .json name), as tpacf run chooses by the name.
+        covariance: also write the jackknife covariance there (as --covariance:
+        FITS or VOTable by the name, else ECSV). Written to a temporary file and
         renamed when complete.
         """
         target = os.fspath(path)
@@ -167,14 +168,18 @@ class Result:
             lower = target.lower()
             if lower.endswith((".fits", ".fit", ".fts")):
                 format = "fits"
+            elif lower.endswith((".vot", ".xml")):
+                format = "votable"
             elif lower.endswith(".json"):
                 format = "json"
             else:
                 format = "ecsv"
         writers = {"ecsv": self._core.write_ecsv, "csv": self._core.write_ecsv,
-                   "fits": self._core.write_fits, "json": self._core.write_json}
+                   "fits": self._core.write_fits, "votable": self._core.write_votable,
+                   "vot": self._core.write_votable, "json": self._core.write_json}
         if format not in writers:
-            raise ValueError("format: %r is not a result format (ecsv, fits, json)" % (format,))
+            raise ValueError("format: %r is not a result format (ecsv, fits, votable, json)"
+                             % (format,))
         writers[format](target)
         if covariance is not None:
             self._core.write_covariance(os.fspath(covariance))
