@@ -38,6 +38,7 @@ Table resultTable(const CorrelationResult& result) {
     Table table;
     table.rows = rows;
     table.metadata = resultMetadata(result);
+    table.typed = resultTypedMetadata(result);
     table.conventions = resultConventions(result);
     auto& columns = table.columns;
     const auto integers = [&](std::string name, std::vector<std::uint64_t> values) {
@@ -121,6 +122,7 @@ Table covarianceTable(const CorrelationResult& result) {
     Table table;
     table.rows = bins;
     table.metadata = std::move(metadata);
+    table.typed = resultTypedMetadata(result);
     table.conventions = std::move(conventions);
     std::vector<double> index(bins), centres(result.centres.begin(), result.centres.end());
     for (std::size_t i = 0; i < bins; ++i)
@@ -217,6 +219,7 @@ Table countsTable(const CountSummary& summary) {
     Table table;
     table.rows = bins;
     table.metadata = std::move(metadata);
+    table.typed = countTypedMetadata(summary);
     table.conventions = std::move(conventions);
     table.columns.push_back(
         {{"theta_lo", unit, "float64"}, {}, std::vector<double>(edges.begin(), edges.end() - 1)});

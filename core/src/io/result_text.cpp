@@ -92,6 +92,101 @@ std::string describeInput(const InputSummary& input) {
     return text;
 }
 
+namespace {
+
+// A FITS keyword where it fits in 8 characters; "" otherwise (the value then has no keyword).
+std::string keyword(std::string word) {
+    return word.size() <= 8 ? word : std::string();
+}
+
+// One catalog's N, Σw (weighted jobs) and fingerprint: keys n_<role>, sum_w_<role>,
+// fingerprint_<role>; keywords N_<tag>, SW_<tag>, FP_<tag>.
+void addInput(TypedMetadata& typed, const InputSummary& input, const std::string& role,
+              const std::string& tag, bool weighted) {
+    typed.push_back(TypedValue::ofInteger("n_" + role, keyword("N_" + tag),
+                                          static_cast<std::int64_t>(input.size)));
+    if (weighted)
+        typed.push_back(TypedValue::ofReal("sum_w_" + role, keyword("SW_" + tag), input.weightSum));
+    if (!input.fingerprint.empty())
+        typed.push_back(
+            TypedValue::ofText("fingerprint_" + role, keyword("FP_" + tag), input.fingerprint));
+}
+
+} // namespace
+
+TypedMetadata resultTypedMetadata(const CorrelationResult& result) {
+    TypedMetadata typed;
+    typed.push_back(TypedValue::ofText("version", "TOOL_VER", std::string(version())));
+    typed.push_back(TypedValue::ofBoolean("completed", "IS_DONE",
+                                          result.status == JobStatus::Completed));
+    const bool weighted = result.isWeighted();
+    const bool cross = result.isCross();
+    addInput(typed, result.data, cross ? "data1" : "data", cross ? "DATA1" : "DATA", weighted);
+    for (std::size_t i = 0; i < result.randoms.size(); ++i)
+        addInput(typed, result.randoms[i], "random_" + std::to_string(i + 1),
+                 "RND" + std::to_string(i + 1), weighted);
+    if (cross) {
+        addInput(typed, result.data2, "data2", "DATA2", weighted);
+        for (std::size_t i = 0; i < result.randoms2.size(); ++i)
+            addInput(typed, result.randoms2[i], "random2_" + std::to_string(i + 1),
+                     "R2_" + std::to_string(i + 1), weighted);
+    }
+    typed.push_back(TypedValue::ofInteger("random_sets", "N_RSETS",
+                                          static_cast<std::int64_t>(result.randoms.size())));
+    typed.push_back(TypedValue::ofInteger("bin_count", "N_BINS",
+                                          static_cast<std::int64_t>(result.binCount())));
+    if (!result.edges.empty()) {
+        typed.push_back(TypedValue::ofReal("theta_min", "TH_MIN", result.edges.front()));
+        typed.push_back(TypedValue::ofReal("theta_max", "TH_MAX", result.edges.back()));
+    }
+    typed.push_back(TypedValue::ofText("theta_unit", "TH_UNIT", std::string(unitName(result.bins.unit))));
+    typed.push_back(TypedValue::ofText("estimator_name", "EST_NAME",
+                                       std::string(estimatorName(result.estimator))));
+    typed.push_back(TypedValue::ofBoolean("cross", "IS_CROSS", cross));
+    typed.push_back(TypedValue::ofBoolean("weighted", "IS_WGHT", weighted));
+    typed.push_back(TypedValue::ofText("backend_name", "BACKEND_", oneLine(result.backendName)));
+    typed.push_back(TypedValue::ofText("precision_name", "PREC_", std::string(precisionName(result.precision))));
+    typed.push_back(TypedValue::ofBoolean("culled", "IS_CULL", result.culled));
+    if (result.hasJackknife())
+        typed.push_back(TypedValue::ofInteger(
+            "jackknife_k", "JK_K", static_cast<std::int64_t>(result.jackknifeRegions.count)));
+    if (!result.processes.empty())
+        typed.push_back(TypedValue::ofInteger("mpi_ranks", "N_RANKS",
+                                              static_cast<std::int64_t>(result.processes.size())));
+    typed.push_back(TypedValue::ofReal("elapsed_s", "ELAPS_S", result.elapsedSeconds));
+    return typed;
+}
+
+TypedMetadata countTypedMetadata(const CountSummary& summary) {
+    TypedMetadata typed;
+    typed.push_back(TypedValue::ofText("version", "TOOL_VER", std::string(version())));
+    const bool weighted = !summary.weighted.empty();
+    const bool cross = summary.second.has_value();
+    addInput(typed, summary.first, cross ? "first" : "catalog", cross ? "FIRST" : "CAT", weighted);
+    if (cross)
+        addInput(typed, *summary.second, "second", "SECOND", weighted);
+    typed.push_back(TypedValue::ofInteger("bin_count", "N_BINS",
+                                          static_cast<std::int64_t>(summary.binning.count())));
+    const auto edges = summary.binning.edges();
+    if (!edges.empty()) {
+        typed.push_back(TypedValue::ofReal("theta_min", "TH_MIN", edges.front()));
+        typed.push_back(TypedValue::ofReal("theta_max", "TH_MAX", edges.back()));
+    }
+    typed.push_back(
+        TypedValue::ofText("theta_unit", "TH_UNIT", std::string(unitName(summary.binning.unit()))));
+    typed.push_back(TypedValue::ofBoolean("cross", "IS_CROSS", cross));
+    typed.push_back(TypedValue::ofBoolean("weighted", "IS_WGHT", weighted));
+    typed.push_back(TypedValue::ofText("backend_name", "BACKEND_", oneLine(summary.backendName)));
+    typed.push_back(
+        TypedValue::ofText("precision_name", "PREC_", std::string(precisionName(summary.precision))));
+    typed.push_back(TypedValue::ofBoolean("culled", "IS_CULL", summary.culled));
+    if (!summary.processes.empty())
+        typed.push_back(TypedValue::ofInteger("mpi_ranks", "N_RANKS",
+                                              static_cast<std::int64_t>(summary.processes.size())));
+    typed.push_back(TypedValue::ofReal("elapsed_s", "ELAPS_S", summary.elapsedSeconds));
+    return typed;
+}
+
 Metadata resultMetadata(const CorrelationResult& result) {
     Metadata lines;
     lines.emplace_back("tool", std::string(kToolName) + " " + std::string(version()));

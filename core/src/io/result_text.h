@@ -5,6 +5,7 @@
 #include "base/number_text.h"
 #include "io/table.h"
 #include "tpacf/correlation_result.h"
+#include "tpacf/result_io.h"
 #include "tpacf/units.h"
 
 #include <cstddef>
@@ -28,6 +29,12 @@ std::string precisionConvention(Precision precision);
 /// "name N=5000 sum_w=... ; read as ...; fingerprint ...".
 std::string describeInput(const InputSummary& input);
 Metadata resultMetadata(const CorrelationResult& result);
+/// The result's metadata a script reads by type (N and Σw of every catalog, fingerprints, bin
+/// count and range, estimator, flags, jackknife K, elapsed seconds, version): typed keys beside
+/// the prose of resultMetadata.
+TypedMetadata resultTypedMetadata(const CorrelationResult& result);
+/// The same for a count (tpacf count): N and Σw of its catalogs, bins, flags, elapsed seconds.
+TypedMetadata countTypedMetadata(const CountSummary& summary);
 std::vector<std::string> resultConventions(const CorrelationResult& result);
 std::string unitName(AngleUnit unit);
 /// Throws ConfigError unless `actual` == `expected` ("result is inconsistent: ...").

@@ -25,6 +25,29 @@ struct EcsvColumn {
 /// (key, value) metadata lines in order; a key given more than once becomes a list.
 using Metadata = std::vector<std::pair<std::string, std::string>>;
 
+/// A metadata value a script reads as what it is: an integer, a real, a boolean or a text. Each
+/// has a snake_case key (ECSV meta, VOTable PARAM) and a FITS keyword of at most 8 characters
+/// holding a '_' (the prose keys' keywords have none, so the two never collide).
+struct TypedValue {
+    enum class Kind { Integer, Real, Boolean, Text };
+    std::string key;
+    std::string fitsKeyword;
+    Kind kind = Kind::Text;
+    std::int64_t integer = 0;
+    double real = 0;
+    bool boolean = false;
+    std::string text;
+
+    static TypedValue ofInteger(std::string key, std::string keyword, std::int64_t value);
+    static TypedValue ofReal(std::string key, std::string keyword, double value);
+    static TypedValue ofBoolean(std::string key, std::string keyword, bool value);
+    static TypedValue ofText(std::string key, std::string keyword, std::string value);
+    /// The value as YAML writes it: an integer, the shortest exact real (.nan, .inf, -.inf),
+    /// true/false, or a single-quoted text.
+    std::string yaml() const;
+};
+using TypedMetadata = std::vector<TypedValue>;
+
 /// A column with its values: `integers` for datatype "uint64", `doubles` for "float64" or
 /// "int64" (small integers such as a bin index, exact in double).
 struct TableColumn {
@@ -43,6 +66,7 @@ struct TableColumn {
 struct Table {
     std::vector<TableColumn> columns;
     Metadata metadata;
+    TypedMetadata typed; ///< after the prose metadata in every form
     std::vector<std::string> conventions;
     std::size_t rows = 0;
 };
@@ -73,6 +97,7 @@ std::string yamlQuoted(std::string_view text);
 /// the list `conventions`) and the schema line, each line starting "# ". The header row and
 /// the data rows follow from the caller.
 void writeEcsvHeader(std::ostream& out, const std::vector<EcsvColumn>& columns,
-                     const Metadata& metadata, const std::vector<std::string>& conventions);
+                     const Metadata& metadata, const std::vector<std::string>& conventions,
+                     const TypedMetadata& typed = {});
 
 } // namespace tpacf::io

@@ -18,11 +18,58 @@ std::string TableColumn::text(std::size_t row) const {
     return formatDouble(doubles[row]);
 }
 
+TypedValue TypedValue::ofInteger(std::string key, std::string keyword, std::int64_t value) {
+    TypedValue v{std::move(key), std::move(keyword), Kind::Integer};
+    v.integer = value;
+    return v;
+}
+
+TypedValue TypedValue::ofReal(std::string key, std::string keyword, double value) {
+    TypedValue v{std::move(key), std::move(keyword), Kind::Real};
+    v.real = value;
+    return v;
+}
+
+TypedValue TypedValue::ofBoolean(std::string key, std::string keyword, bool value) {
+    TypedValue v{std::move(key), std::move(keyword), Kind::Boolean};
+    v.boolean = value;
+    return v;
+}
+
+TypedValue TypedValue::ofText(std::string key, std::string keyword, std::string value) {
+    TypedValue v{std::move(key), std::move(keyword), Kind::Text};
+    v.text = std::move(value);
+    return v;
+}
+
+std::string TypedValue::yaml() const {
+    switch (kind) {
+    case Kind::Integer:
+        return std::to_string(integer);
+    case Kind::Real: {
+        if (std::isnan(real))
+            return ".nan";
+        if (std::isinf(real))
+            return real > 0 ? ".inf" : "-.inf";
+        // A real YAML reads as a real: with a '.' or an exponent.
+        std::string text = formatDouble(real);
+        if (text.find_first_of(".eE") == std::string::npos)
+            text += ".0";
+        return text;
+    }
+    case Kind::Boolean:
+        return boolean ? "true" : "false";
+    case Kind::Text:
+        break;
+    }
+    return yamlQuoted(text);
+}
+
 void writeEcsvTable(std::ostream& out, const Table& table) {
     std::vector<EcsvColumn> headers;
     for (const TableColumn& column : table.columns)
         headers.push_back(column.header);
-    writeEcsvHeader(out, headers, table.metadata, table.conventions);
+    writeEcsvHeader(out, headers, table.metadata, table.conventions, table.typed);
     for (std::size_t c = 0; c < table.columns.size(); ++c)
         out << (c ? "," : "") << table.columns[c].header.name;
     out << '\n';
@@ -75,7 +122,8 @@ std::string yamlKey(const std::string& key) {
 } // namespace
 
 void writeEcsvHeader(std::ostream& out, const std::vector<EcsvColumn>& columns,
-                     const Metadata& metadata, const std::vector<std::string>& conventions) {
+                     const Metadata& metadata, const std::vector<std::string>& conventions,
+                     const TypedMetadata& typed) {
     out << "# %ECSV 1.0\n# ---\n# delimiter: ','\n";
     // Scripts read the job time with `grep '^# elapsed'` (the line of the plain CSV before): it is
     // repeated as a top-level key, which ECSV readers (astropy, STILTS) ignore, beside its place
@@ -109,6 +157,8 @@ void writeEcsvHeader(std::ostream& out, const std::vector<EcsvColumn>& columns,
         for (const std::string* value : values)
             out << "#   - " << yamlQuoted(*value) << '\n';
     }
+    for (const TypedValue& value : typed)
+        out << "#   " << value.key << ": " << value.yaml() << '\n';
     if (!conventions.empty()) {
         out << "#   conventions:\n";
         for (const std::string& convention : conventions)

@@ -9,6 +9,7 @@
 #include <fitsio.h>
 
 #include <cctype>
+#include <cmath>
 #include <memory>
 #include <set>
 #include <string>
@@ -83,9 +84,49 @@ void writeFitsTable(const std::string& path, const Table& table, const std::stri
     fits_write_key_longwarn(file.get(), &status);
     std::set<std::string> used;
     for (const auto& [key, value] : table.metadata) {
+        if (key == "command") {
+            // The command line as HISTORY cards of 70 characters: it may hold quotes, which a
+            // long string keyword's CONTINUE cards carry but some readers (astropy 5.2) garble.
+            const std::string text = "command: " + value;
+            for (std::size_t at = 0; at < text.size(); at += 70)
+                fits_write_history(file.get(), text.substr(at, 70).c_str(), &status);
+            continue;
+        }
         std::string keyword = keywordFor(key, used);
         std::string text = value;
         fits_write_key_longstr(file.get(), keyword.c_str(), text.c_str(), key.c_str(), &status);
+    }
+    // The typed values: integers, reals and booleans as FITS values of their type.
+    for (const TypedValue& value : table.typed) {
+        if (value.fitsKeyword.empty())
+            continue; // no keyword of 8 characters (the 100th random set and beyond)
+        const char* keyword = value.fitsKeyword.c_str();
+        const char* comment = value.key.c_str();
+        switch (value.kind) {
+        case TypedValue::Kind::Integer: {
+            LONGLONG number = value.integer;
+            fits_write_key(file.get(), TLONGLONG, keyword, &number, comment, &status);
+            break;
+        }
+        case TypedValue::Kind::Real: {
+            double number = value.real;
+            if (std::isfinite(number))
+                fits_write_key(file.get(), TDOUBLE, keyword, &number, comment, &status);
+            else // FITS has no NaN value: the keyword without one
+                fits_write_key_null(file.get(), keyword, comment, &status);
+            break;
+        }
+        case TypedValue::Kind::Boolean: {
+            int flag = value.boolean ? 1 : 0;
+            fits_write_key(file.get(), TLOGICAL, keyword, &flag, comment, &status);
+            break;
+        }
+        case TypedValue::Kind::Text: {
+            std::string text = value.text;
+            fits_write_key_longstr(file.get(), keyword, text.c_str(), comment, &status);
+            break;
+        }
+        }
     }
     for (const std::string& convention : table.conventions)
         fits_write_comment(file.get(), convention.c_str(), &status);

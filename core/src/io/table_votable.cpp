@@ -6,6 +6,7 @@
 #include "io/table.h"
 
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <ostream>
 #include <string>
@@ -110,6 +111,19 @@ void writeVoTable(std::ostream& out, const Table& table, const std::string& tabl
         out << "<PARAM name=\"" << name << "\" datatype=\"char\" arraysize=\"*\" value=\""
             << xmlEscaped(value) << "\"><DESCRIPTION>" << xmlEscaped(key)
             << "</DESCRIPTION></PARAM>\n";
+    }
+    for (const TypedValue& value : table.typed) {
+        static constexpr const char* kDatatype[] = {"long", "double", "boolean", "char"};
+        out << "<PARAM name=\"" << xmlEscaped(value.key) << "\" datatype=\""
+            << kDatatype[static_cast<int>(value.kind)] << "\"";
+        if (value.kind == TypedValue::Kind::Text)
+            out << " arraysize=\"*\"";
+        std::string text = value.kind == TypedValue::Kind::Text ? value.text : value.yaml();
+        if (value.kind == TypedValue::Kind::Real)
+            text = std::isnan(value.real) ? "NaN"
+                   : std::isinf(value.real) ? (value.real > 0 ? "+Inf" : "-Inf")
+                                            : text;
+        out << " value=\"" << xmlEscaped(text) << "\"/>\n";
     }
     for (const TableColumn& column : table.columns) {
         out << "<FIELD name=\"" << xmlEscaped(column.header.name) << "\" datatype=\""

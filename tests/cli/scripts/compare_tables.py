@@ -48,8 +48,26 @@ def main(ecsv_path, fits_path, unit):
             if not same:
                 problems.append(f"{name} row {row}: {a!r} in ECSV, {b!r} in {fits_path}")
                 break
+    # The typed keys: ECSV meta, FITS keywords and VOTable PARAMs of one type and value.
+    typed = {"n_data": ("N_DATA", int), "bin_count": ("N_BINS", int),
+             "random_sets": ("N_RSETS", int), "elapsed_s": ("ELAPS_S", float),
+             "theta_max": ("TH_MAX", float), "culled": ("IS_CULL", bool),
+             "weighted": ("IS_WGHT", bool), "version": ("TOOL_VER", str)}
+    for key, (_, kind) in typed.items():
+        if key in ecsv.meta and type(ecsv.meta[key]) is not kind:
+            problems.append(f"ECSV meta {key}: {ecsv.meta[key]!r} is not {kind.__name__}")
     if is_votable:
         params = votable_metadata(fits_path, problems)
+        for key, (_, kind) in typed.items():
+            if key not in ecsv.meta:
+                continue
+            value = params.get(key)
+            value = value.decode() if isinstance(value, bytes) else value
+            value = value.item() if hasattr(value, "item") else value
+            if kind is float and key == "elapsed_s":
+                continue  # another run, another time
+            if type(value) is not kind or value != ecsv.meta[key]:
+                problems.append(f"PARAM {key}: {value!r} / ECSV {ecsv.meta[key]!r}")
         for key in ("estimator", "bins", "mode"):
             value = params.get(key)
             value = value.decode() if isinstance(value, bytes) else value
@@ -57,6 +75,15 @@ def main(ecsv_path, fits_path, unit):
                 problems.append(f"metadata {key}: {ecsv.meta.get(key)!r} / {value!r}")
     else:
         header = fits.getheader(fits_path, 1)
+        for key, (keyword, kind) in typed.items():
+            if key not in ecsv.meta or (kind is float and key == "elapsed_s"):
+                continue
+            value = header.get(keyword)
+            if type(value) is not kind or value != ecsv.meta[key]:
+                problems.append(f"keyword {keyword}: {value!r} / ECSV {key} {ecsv.meta[key]!r}")
+        history = "".join(str(card) for card in header.get("HISTORY", []))
+        if "command: tpacf run" not in history:
+            problems.append(f"no command in the HISTORY cards: {history!r}")
         if header.get("EXTNAME") != "WTHETA":
             problems.append(f"EXTNAME {header.get('EXTNAME')!r}")
         for key, fits_key in (("estimator", "ESTIMATO"), ("bins", "BINS"), ("mode", "MODE")):
