@@ -798,6 +798,22 @@ void TestCatalogReader::asciiErrors_data() {
                                             << none << none << none << deg << 1 << 0 << "UTF-16";
     QTest::newRow("gzip data") << QByteArray("\x1F\x8B\x08\0\0\0", 6) << none << none << none << deg
                                << 1 << 0 << "gzip-compressed";
+    // Formats not read, named by their first bytes with what to do, never "a NUL byte" or
+    // "<?xml" as a column name.
+    QTest::newRow("Parquet") << QByteArray("PAR1\x15\x04\x15\0\0", 9) << none << none << none
+                             << deg << 1 << 0 << "is a Parquet file, which is not read";
+    QTest::newRow("HDF5") << QByteArray("\x89HDF\r\n\x1A\n\0\0\0", 11) << none << none << none
+                          << deg << 1 << 0 << "is an HDF5 file, which is not read";
+    QTest::newRow("NumPy .npy") << QByteArray("\x93NUMPY\x01\0v\0", 10) << none << none << none
+                                << deg << 1 << 0 << "(numpy.savetxt)";
+    QTest::newRow("VOTable") << QByteArray("<?xml version=\"1.0\"?>\n<VOTABLE version=\"1.4\">\n")
+                             << none << none << none << deg << 1 << 0
+                             << "is a VOTable (XML), which is not read as a catalog";
+    QTest::newRow("VOTable after blanks, no declaration")
+        << QByteArray("\n  <VOTABLE>\n<RESOURCE>\n") << none << none << none << deg << 1 << 0
+        << "stilts tcopy in=cat.vot out=cat.fits";
+    QTest::newRow("ZIP archive") << QByteArray("PK\x03\x04\x14\0\0\0", 8) << none << none
+                                 << none << deg << 1 << 0 << "is a ZIP archive";
     // Named columns, none or several like RA: ask rather than take the first numeric column.
     QTest::newRow("header without RA") << QByteArray("x y\n10 20\n") << none << none << none << deg
                                        << 1 << 0 << "cannot tell which column holds RA";

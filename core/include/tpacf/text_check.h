@@ -19,6 +19,11 @@ inline constexpr std::size_t kTextCheckBytes = std::size_t(64) << 10;
 /// (gzip, FITS, UTF-16). nullopt for text. `bytes` may end inside a UTF-8 sequence.
 std::optional<std::string> textProblem(std::string_view bytes);
 
+/// Where the bytes start as a format catalogs come in that is not read (Parquet, HDF5, NumPy,
+/// a VOTable or other XML, ZIP, bzip2, xz): "is a Parquet file, which is not read; write the
+/// table as FITS ..." (what it is and what to do). nullopt otherwise. textProblem says the same.
+std::optional<std::string> foreignFormatProblem(std::string_view bytes);
+
 /// textProblem of the first kTextCheckBytes of the file at `path`, as "… looks like a binary
 /// file, not text (a NUL byte at byte 17); FITS tables are read from files named .fits, .fit or
 /// .fts (also .gz)". nullopt for text, and where the file cannot be read (the reader then says

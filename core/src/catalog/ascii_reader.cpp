@@ -6,6 +6,7 @@
 #include "catalog/fits_reader.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/errors.h"
+#include "tpacf/text_check.h"
 
 #include <algorithm>
 #include <cctype>
@@ -471,6 +472,9 @@ struct AsciiColumns {
 
 AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceName,
                                const ReadOptions& options, detail::ChunkPlan plan) {
+    // Formats catalogs come in that are not read: named, with what to do.
+    if (const auto foreign = foreignFormatProblem(text.substr(0, kTextCheckBytes)))
+        throw InputError(sourceName, 1, 0, "the file " + *foreign);
     // UTF-16 (as Windows tools write "Unicode" text) interleaves NUL bytes with the digits.
     if (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF"))
         throw InputError(sourceName, 1, 0,

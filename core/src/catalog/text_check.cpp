@@ -35,7 +35,54 @@ std::size_t utf8Sequence(std::string_view bytes, std::size_t i, bool& cut) noexc
 
 } // namespace
 
+// Formats a catalog may come in that are not read, known by their first bytes, with what to do.
+struct ForeignFormat {
+    std::string_view signature;
+    const char* problem;
+};
+constexpr ForeignFormat kForeignFormats[] = {
+    {"PAR1", "is a Parquet file, which is not read; write the table as FITS (for example with "
+             "astropy: Table.read('cat.parquet').write('cat.fits')) or as text"},
+    {"\x89HDF\r\n\x1A\n", "is an HDF5 file, which is not read; write the columns as a FITS "
+                           "table (for example h5py and astropy) or as text"},
+    {"\x93NUMPY", "is a NumPy array file (.npy), which is not read; write it as text "
+                  "(numpy.savetxt) or as a FITS table"},
+    {"PK\x03\x04", "is a ZIP archive; extract the catalog from it first"},
+    {"BZh", "is bzip2-compressed; decompress it first (only FITS tables are read compressed, "
+            "as .fits.gz)"},
+    {"\xFD" "7zXZ", "is xz-compressed; decompress it first (only FITS tables are read "
+                   "compressed, as .fits.gz)"},
+};
+
+// Where an XML document starts (a VOTable): after blanks and a UTF-8 byte order mark.
+bool startsAsXml(std::string_view bytes) {
+    if (bytes.starts_with("\xEF\xBB\xBF"))
+        bytes.remove_prefix(3);
+    while (!bytes.empty() && (bytes.front() == ' ' || bytes.front() == '\t' ||
+                              bytes.front() == '\r' || bytes.front() == '\n'))
+        bytes.remove_prefix(1);
+    return bytes.starts_with("<?xml") || bytes.starts_with("<VOTABLE") ||
+           bytes.starts_with("<!--");
+}
+
+std::optional<std::string> foreignFormatProblem(std::string_view bytes) {
+    for (const ForeignFormat& format : kForeignFormats)
+        if (bytes.starts_with(format.signature))
+            return std::string(format.problem);
+    if (startsAsXml(bytes))
+        return std::string(bytes.find("VOTABLE") != std::string_view::npos
+                               ? "is a VOTable (XML), which is not read as a catalog; save it "
+                                 "as a FITS table (TOPCAT: File > Save Table as fits; or stilts "
+                                 "tcopy in=cat.vot out=cat.fits)"
+                               : "is an XML document, not a table of numbers; a VOTable is "
+                                 "read once saved as a FITS table (stilts tcopy in=cat.vot "
+                                 "out=cat.fits)");
+    return std::nullopt;
+}
+
 std::optional<std::string> textProblem(std::string_view bytes) {
+    if (auto foreign = foreignFormatProblem(bytes))
+        return foreign;
     if (bytes.starts_with("\x1F\x8B"))
         return std::string("is gzip-compressed; decompress it first (only FITS tables are read "
                            "compressed, as .fits.gz)");
