@@ -206,6 +206,9 @@ else
   echo "ok: tpacf run --plot refuses: $(head -n 1 "$work/out.txt")"
 fi
 check "man page tpacf-run" test -s /usr/share/man/man1/tpacf-run.1.gz
+# The bash completion, as bash-completion loads it: offers run's flags.
+check "bash completion of tpacf" bash -c '. /usr/share/bash-completion/completions/tpacf &&
+  COMP_WORDS=(tpacf run --out); COMP_CWORD=2; _tpacf; [[ " ${COMPREPLY[*]} " == *" --output "* ]]'
 # The tpacf package pulls no GUI stack: its program links no Qt library.
 check "ldd tpacf: no Qt" sh -c '! ldd /usr/bin/tpacf | grep -i qt'
 check "xvfb-run -a tpacf-studio --version" xvfb-run -a /usr/bin/tpacf-studio --version

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The tpacf command line: picks the subcommand, and turns every error into an exit code and
 // one line on stderr. The subcommands live in cmd_*.cpp.
+#include "cli/completion.h"
 #include "cli/cli_main.h"
 
 #include "cli/args.h"
@@ -93,7 +94,8 @@ std::string toolHelp() {
                        " - two-point angular correlation function w(theta) on GPU and CPU\n\n"
                        "Usage: tpacf <command> [flags]\n"
                        "       tpacf <command> --help\n"
-                       "       tpacf --version\n\n"
+                       "       tpacf --version\n"
+                       "       tpacf --completion bash   (the bash completion script)\n\n"
                        "Commands:\n";
     std::size_t width = 0; // the longest name and two blanks
     for (const auto& command : kSubcommands)
@@ -186,6 +188,18 @@ int dispatch(const std::vector<std::string>& words, const Streams& streams) {
     }
     if (first == "--version" || first == "-V") {
         streams.out << versionText(makeBackends());
+        return kExitOk;
+    }
+    if (first == "--completion") {
+        if (words.size() != 2 || words[1] != "bash") {
+            streams.err << "tpacf: --completion takes one shell: bash (tpacf --completion bash "
+                           "> /etc/bash_completion.d/tpacf)\n";
+            return kExitUsage;
+        }
+        std::vector<std::string_view> names;
+        for (const auto& command : kSubcommands)
+            names.push_back(command.name);
+        streams.out << bashCompletionScript(names);
         return kExitOk;
     }
     for (const auto& command : kSubcommands)

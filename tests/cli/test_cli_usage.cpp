@@ -75,6 +75,86 @@ private slots:
             QVERIFY2(!part(QString::fromLatin1(name)).isEmpty(), name);
     }
 
+    // The bash completion script, run in bash as bash-completion runs it: every command after
+    // tpacf, every flag each command's --help lists after the command, the values of flags with
+    // a fixed set, and file names after a file flag.
+    void bashCompletion() {
+        const Outcome script = tpacf({QStringLiteral("--completion"), QStringLiteral("bash")});
+        QCOMPARE(script.exitCode, 0);
+        const QString scriptPath = path(QStringLiteral("tpacf-completion.bash"));
+        {
+            QFile file(scriptPath);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(script.out.toUtf8());
+        }
+        // The words bash offers for the command line `words`, the last one being completed.
+        const auto complete = [&](const QStringList& words) {
+            QString array;
+            for (const QString& word : words)
+                array += QStringLiteral(" '") + word + QLatin1Char('\'');
+            QProcess bash;
+            bash.start(QStringLiteral("bash"),
+                       {QStringLiteral("-c"),
+                        QStringLiteral(". '%1' && COMP_WORDS=(%2); COMP_CWORD=%3; _tpacf; "
+                                       "printf '%s\\n' \"${COMPREPLY[@]}\"")
+                            .arg(scriptPath, array)
+                            .arg(words.size() - 1)});
+            bash.waitForFinished(20000);
+            return QString::fromUtf8(bash.readAllStandardOutput())
+                .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        };
+        const Outcome help = tpacf({QStringLiteral("--help")});
+        QStringList commands;
+        bool inCommands = false;
+        for (const QString& line : help.out.split(QLatin1Char('\n'))) {
+            if (line == QStringLiteral("Commands:"))
+                inCommands = true;
+            else if (inCommands && line.startsWith(QStringLiteral("  ")))
+                commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
+            else if (inCommands)
+                break;
+        }
+        QVERIFY2(commands.size() >= 7, qPrintable(help.out));
+        const QStringList first = complete({QStringLiteral("tpacf"), QString()});
+        for (const QString& command : commands)
+            QVERIFY2(first.contains(command), qPrintable(command + QStringLiteral(" not offered")));
+        QCOMPARE(complete({QStringLiteral("tpacf"), QStringLiteral("cou")}),
+                 QStringList{QStringLiteral("count")});
+        const QRegularExpression flagLine(QStringLiteral(R"(^  (--[a-z0-9][a-z0-9-]*))"));
+        for (const QString& command : commands) {
+            const Outcome commandHelp = tpacf({command, QStringLiteral("--help")});
+            const QStringList offered = complete({QStringLiteral("tpacf"), command, QStringLiteral("--")});
+            int flags = 0;
+            for (const QString& line : commandHelp.out.split(QLatin1Char('\n'))) {
+                const QRegularExpressionMatch match = flagLine.match(line);
+                if (!match.hasMatch())
+                    continue;
+                ++flags;
+                QVERIFY2(offered.contains(match.captured(1)),
+                         qPrintable(command + QLatin1Char(' ') + match.captured(1)));
+            }
+            QVERIFY2(flags > 0 || command == QStringLiteral("devices"), qPrintable(command));
+        }
+        QCOMPARE(complete({QStringLiteral("tpacf"), QStringLiteral("run"),
+                           QStringLiteral("--culling"), QStringLiteral("o")}),
+                 (QStringList{QStringLiteral("on"), QStringLiteral("off")}));
+        QCOMPARE(complete({QStringLiteral("tpacf"), QStringLiteral("count"),
+                           QStringLiteral("--format"), QStringLiteral("vo")}),
+                 QStringList{QStringLiteral("votable")});
+        const QString target = path(QStringLiteral("completion_target_catalog.txt"));
+        QFile(target).open(QIODevice::WriteOnly);
+        QCOMPARE(complete({QStringLiteral("tpacf"), QStringLiteral("run"), QStringLiteral("--data"),
+                           path(QStringLiteral("completion_target_c"))}),
+                 QStringList{target});
+        // A value flag without a fixed set offers nothing (not the command's flags).
+        QVERIFY(complete({QStringLiteral("tpacf"), QStringLiteral("run"), QStringLiteral("--nbins"),
+                          QString()})
+                    .isEmpty());
+        const Outcome zsh = tpacf({QStringLiteral("--completion"), QStringLiteral("zsh")});
+        QCOMPARE(zsh.exitCode, 2);
+        QVERIFY(zsh.err.contains(QStringLiteral("bash")));
+    }
+
     void noArgumentsIsUsageError() {
         const Outcome outcome = tpacf({});
         QCOMPARE(outcome.exitCode, 2);
