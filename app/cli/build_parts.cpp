@@ -21,18 +21,25 @@ std::string partLine(const std::string& name, bool present, const std::string& w
 
 std::string versionText(const BackendRegistry& backends) {
     std::string text = "tpacf " + std::string(version()) + "\nparts of this build:\n";
-    for (const auto& module : backends.modules())
-        text += partLine(module->name(), module->compiledIn(),
-                         module->compiledIn() ? "pair counting on " + module->name() + " devices"
-                                              : "(" + module->unavailableReason() + ")");
+    for (const auto& module : backends.modules()) {
+        std::string what = module->compiledIn()
+                               ? "pair counting on " + module->name() + " devices"
+                               : "(" + module->unavailableReason() + ")";
+        if (const std::string built = module->buildDescription(); !built.empty())
+            what += " (" + built + ")";
+        text += partLine(module->name(), module->compiledIn(), what);
+    }
 #if TPACF_HAVE_MPI
     text += partLine("mpi", true, "run, count and bench across MPI ranks");
 #else
     text += partLine("mpi", false, "(built without MPI: one process)");
 #endif
     text += partLine("fits", fitsSupported(),
-                     fitsSupported() ? "FITS catalogs, results and count files (cfitsio)"
+                     fitsSupported() ? "FITS catalogs, results and count files (" +
+                                           fitsLibraryVersion() + ")"
                                      : "(built without cfitsio: text catalogs and outputs only)");
+    text += partLine("votable", true, "VOTable results (.vot): written, not read as catalogs");
+    text += partLine("hdf5", false, "(HDF5 catalogs are not read: write them as FITS)");
     if (plotsAvailable())
         text += partLine("plotting", true,
                          std::string("run --plot writes PNG, PDF") +

@@ -5,7 +5,10 @@
 
 #include "cuda_pair_counter.h"
 #include "cuda_session.h"
+#include "device_support.h"
 #include "tpacf/errors.h"
+
+#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <map>
@@ -51,6 +54,14 @@ public:
 
     std::string versionDescription() const override {
         return CudaSession::instance().scan().version;
+    }
+
+    // The toolkit and the architectures the kernels were compiled for: constants of the build,
+    // so `tpacf --version` starts no GPU.
+    std::string buildDescription() const override {
+        const int runtime = CUDART_VERSION;
+        return "CUDA " + std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) +
+               ", code for CUDA architectures " + std::string(detail::builtArchitectures());
     }
 
     std::unique_ptr<PairCounter> create(Precision precision,

@@ -110,6 +110,9 @@ public:
     virtual std::vector<std::string> unsupportedDevices() const;
     /// Driver and runtime versions for people; "" when unknown.
     virtual std::string versionDescription() const = 0;
+    /// What the module was built with, known without starting anything (a GPU module: its
+    /// toolkit and the architectures it has code for); "" by default.
+    virtual std::string buildDescription() const;
     /// A counter over the given devices (empty: all reachable ones), each started on a thread
     /// of its own. Throws BackendUnavailable or ConfigError.
     virtual std::unique_ptr<PairCounter> create(Precision precision,

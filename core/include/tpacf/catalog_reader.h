@@ -75,6 +75,8 @@ Catalog catalogFromCoordinates(std::string name, std::vector<double> ra, std::ve
 
 /// Whether this build reads FITS tables (built with cfitsio): whether the format table has them.
 bool fitsSupported() noexcept;
+/// The cfitsio this build reads and writes FITS with, e.g. "cfitsio 4.2"; "" without FITS.
+std::string fitsLibraryVersion();
 
 /// ASCII: whitespace (spaces, tabs) or comma separated; '#' comments; LF, CRLF or lone CR line
 /// ends; an optional header line naming columns; an optional first line holding only the row

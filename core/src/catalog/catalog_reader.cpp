@@ -57,6 +57,12 @@ bool fitsSupported() noexcept {
     return findCatalogFormat("fits") != nullptr;
 }
 
+#ifndef TPACF_HAVE_CFITSIO
+std::string fitsLibraryVersion() {
+    return {};
+}
+#endif
+
 Catalog readCatalog(const std::string& path, const ReadOptions& options) {
     return formatFor(path).read(path, options);
 }

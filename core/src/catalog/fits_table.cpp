@@ -5,6 +5,7 @@
 
 #include "catalog/fits_gzip.h"
 
+#include "tpacf/catalog_reader.h"
 #include "tpacf/errors.h"
 #include "tpacf/units.h"
 
@@ -15,6 +16,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -530,3 +532,17 @@ FitsTable openTable(const std::string& path, const ReadOptions& options, bool wa
 }
 
 } // namespace tpacf::detail
+
+namespace tpacf {
+
+std::string fitsLibraryVersion() {
+    // The library's own number (the one linked at run time); its minor part in hundredths.
+    float version = 0;
+    fits_get_version(&version);
+    const int hundredths = static_cast<int>(std::lround(static_cast<double>(version) * 100));
+    char text[32];
+    std::snprintf(text, sizeof text, "cfitsio %d.%d", hundredths / 100, hundredths % 100);
+    return text;
+}
+
+} // namespace tpacf

@@ -101,6 +101,10 @@ std::vector<std::string> BackendModule::unsupportedDevices() const {
     return {};
 }
 
+std::string BackendModule::buildDescription() const {
+    return {};
+}
+
 std::string BackendModule::displayName() const {
     std::string text = name();
     std::transform(text.begin(), text.end(), text.begin(),
