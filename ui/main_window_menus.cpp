@@ -126,12 +126,14 @@ void MainWindow::createActions() {
 
     m_exportCsvAction =
         new QAction(themedIcon(QStringLiteral("document-export"), QStyle::SP_DialogSaveButton),
-                    tr("&Export Results (CSV)…"), this);
+                    tr("&Export Results…"), this);
+    m_exportCsvAction->setToolTip(
+        tr("The result table as ECSV, FITS, VOTable or JSON, by the file's extension"));
     m_exportCsvAction->setShortcut(QKeySequence(tr("Ctrl+E")));
     connect(m_exportCsvAction, &QAction::triggered, this, &MainWindow::exportCsvDialog);
-    m_exportCovarianceAction = new QAction(tr("Export &Covariance (CSV)…"), this);
+    m_exportCovarianceAction = new QAction(tr("Export &Covariance…"), this);
     m_exportCovarianceAction->setToolTip(
-        tr("The jackknife covariance matrix of w(θ), bins × bins, as CSV"));
+        tr("The jackknife covariance matrix of w(θ), bins × bins, as ECSV, FITS or VOTable"));
     connect(m_exportCovarianceAction, &QAction::triggered, this,
             &MainWindow::exportCovarianceDialog);
     m_exportPlotAction = new QAction(
