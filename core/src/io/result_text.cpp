@@ -15,6 +15,7 @@
 #include <fstream>
 #include <functional>
 #include <ostream>
+#include <span>
 #include <sstream>
 #include <system_error>
 
@@ -112,6 +113,41 @@ void addInput(TypedMetadata& typed, const InputSummary& input, const std::string
             TypedValue::ofText("fingerprint_" + role, keyword("FP_" + tag), input.fingerprint));
 }
 
+// What a result and a count share: the bins, the kind of count and how it was counted. The
+// ranks' count (MPI) and the time close the list.
+struct CountFacts {
+    std::size_t binCount;
+    std::span<const double> edges;
+    AngleUnit unit;
+    bool cross, weighted;
+    std::string_view backend;
+    Precision precision;
+    bool culled;
+};
+
+void addBinsAndCounting(TypedMetadata& typed, const CountFacts& facts) {
+    typed.push_back(
+        TypedValue::ofInteger("bin_count", "N_BINS", static_cast<std::int64_t>(facts.binCount)));
+    if (!facts.edges.empty()) {
+        typed.push_back(TypedValue::ofReal("theta_min", "TH_MIN", facts.edges.front()));
+        typed.push_back(TypedValue::ofReal("theta_max", "TH_MAX", facts.edges.back()));
+    }
+    typed.push_back(TypedValue::ofText("theta_unit", "TH_UNIT", std::string(unitName(facts.unit))));
+    typed.push_back(TypedValue::ofBoolean("cross", "IS_CROSS", facts.cross));
+    typed.push_back(TypedValue::ofBoolean("weighted", "IS_WGHT", facts.weighted));
+    typed.push_back(TypedValue::ofText("backend_name", "BACKEND_", oneLine(std::string(facts.backend))));
+    typed.push_back(
+        TypedValue::ofText("precision_name", "PREC_", std::string(precisionName(facts.precision))));
+    typed.push_back(TypedValue::ofBoolean("culled", "IS_CULL", facts.culled));
+}
+
+void addRanksAndTime(TypedMetadata& typed, std::size_t ranks, double elapsedSeconds) {
+    if (ranks > 0)
+        typed.push_back(
+            TypedValue::ofInteger("mpi_ranks", "N_RANKS", static_cast<std::int64_t>(ranks)));
+    typed.push_back(TypedValue::ofReal("elapsed_s", "ELAPS_S", elapsedSeconds));
+}
+
 } // namespace
 
 TypedMetadata resultTypedMetadata(const CorrelationResult& result) {
@@ -133,27 +169,14 @@ TypedMetadata resultTypedMetadata(const CorrelationResult& result) {
     }
     typed.push_back(TypedValue::ofInteger("random_sets", "N_RSETS",
                                           static_cast<std::int64_t>(result.randoms.size())));
-    typed.push_back(TypedValue::ofInteger("bin_count", "N_BINS",
-                                          static_cast<std::int64_t>(result.binCount())));
-    if (!result.edges.empty()) {
-        typed.push_back(TypedValue::ofReal("theta_min", "TH_MIN", result.edges.front()));
-        typed.push_back(TypedValue::ofReal("theta_max", "TH_MAX", result.edges.back()));
-    }
-    typed.push_back(TypedValue::ofText("theta_unit", "TH_UNIT", std::string(unitName(result.bins.unit))));
     typed.push_back(TypedValue::ofText("estimator_name", "EST_NAME",
                                        std::string(estimatorName(result.estimator))));
-    typed.push_back(TypedValue::ofBoolean("cross", "IS_CROSS", cross));
-    typed.push_back(TypedValue::ofBoolean("weighted", "IS_WGHT", weighted));
-    typed.push_back(TypedValue::ofText("backend_name", "BACKEND_", oneLine(result.backendName)));
-    typed.push_back(TypedValue::ofText("precision_name", "PREC_", std::string(precisionName(result.precision))));
-    typed.push_back(TypedValue::ofBoolean("culled", "IS_CULL", result.culled));
+    addBinsAndCounting(typed, {result.binCount(), result.edges, result.bins.unit, cross, weighted,
+                               result.backendName, result.precision, result.culled});
     if (result.hasJackknife())
         typed.push_back(TypedValue::ofInteger(
             "jackknife_k", "JK_K", static_cast<std::int64_t>(result.jackknifeRegions.count)));
-    if (!result.processes.empty())
-        typed.push_back(TypedValue::ofInteger("mpi_ranks", "N_RANKS",
-                                              static_cast<std::int64_t>(result.processes.size())));
-    typed.push_back(TypedValue::ofReal("elapsed_s", "ELAPS_S", result.elapsedSeconds));
+    addRanksAndTime(typed, result.processes.size(), result.elapsedSeconds);
     return typed;
 }
 
@@ -165,25 +188,10 @@ TypedMetadata countTypedMetadata(const CountSummary& summary) {
     addInput(typed, summary.first, cross ? "first" : "catalog", cross ? "FIRST" : "CAT", weighted);
     if (cross)
         addInput(typed, *summary.second, "second", "SECOND", weighted);
-    typed.push_back(TypedValue::ofInteger("bin_count", "N_BINS",
-                                          static_cast<std::int64_t>(summary.binning.count())));
-    const auto edges = summary.binning.edges();
-    if (!edges.empty()) {
-        typed.push_back(TypedValue::ofReal("theta_min", "TH_MIN", edges.front()));
-        typed.push_back(TypedValue::ofReal("theta_max", "TH_MAX", edges.back()));
-    }
-    typed.push_back(
-        TypedValue::ofText("theta_unit", "TH_UNIT", std::string(unitName(summary.binning.unit()))));
-    typed.push_back(TypedValue::ofBoolean("cross", "IS_CROSS", cross));
-    typed.push_back(TypedValue::ofBoolean("weighted", "IS_WGHT", weighted));
-    typed.push_back(TypedValue::ofText("backend_name", "BACKEND_", oneLine(summary.backendName)));
-    typed.push_back(
-        TypedValue::ofText("precision_name", "PREC_", std::string(precisionName(summary.precision))));
-    typed.push_back(TypedValue::ofBoolean("culled", "IS_CULL", summary.culled));
-    if (!summary.processes.empty())
-        typed.push_back(TypedValue::ofInteger("mpi_ranks", "N_RANKS",
-                                              static_cast<std::int64_t>(summary.processes.size())));
-    typed.push_back(TypedValue::ofReal("elapsed_s", "ELAPS_S", summary.elapsedSeconds));
+    addBinsAndCounting(typed, {summary.binning.count(), summary.binning.edges(),
+                               summary.binning.unit(), cross, weighted, summary.backendName,
+                               summary.precision, summary.culled});
+    addRanksAndTime(typed, summary.processes.size(), summary.elapsedSeconds);
     return typed;
 }
 
