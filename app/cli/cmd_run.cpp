@@ -115,9 +115,10 @@ JackknifeRequest jackknifeFrom(const ParsedArgs& args) {
         }
         request.settings.regionColumn = *column;
     }
-    if (args.has("--covariance") && !request.settings.enabled())
-        args.fail("--covariance needs jackknife error bars: add --jackknife K or "
-                  "--jackknife-column C");
+    for (const Flag* flag : {&flags::run::kCovariance, &flags::run::kJackknifeSamples})
+        if (args.has(*flag) && !request.settings.enabled())
+            args.fail(args.spelling(*flag) + " needs jackknife error bars: add --jackknife K or "
+                      "--jackknife-column C");
     return request;
 }
 
@@ -179,11 +180,12 @@ struct RunRequest {
     std::vector<std::string> random2Paths;
     std::optional<std::string> savePath, reusePath;
     std::optional<WorkShare> share;
-    std::string outputPath, jsonPath, covariancePath, fitOutputPath;
+    std::string outputPath, jsonPath, covariancePath, samplesPath, fitOutputPath;
     bool quiet = false;
     double progressInterval = kDefaultProgressInterval;
     TableFormat format = TableFormat::Ecsv;           // of --output
     TableFormat covarianceFormat = TableFormat::Ecsv; // of --covariance
+    TableFormat samplesFormat = TableFormat::Ecsv;    // of --jackknife-samples
     std::optional<PowerLawFitOptions> fitOptions;
     std::optional<PlotOutput> plot;
     CorrelationParams params;
@@ -217,7 +219,7 @@ void readCountFileFlags(const ParsedArgs& args, bool distributed, RunRequest& ru
     if (run.share) {
         if (!run.savePath)
             args.fail("--share counts part of the work into a count file: add --save-counts FILE");
-        for (const Flag* flag : {&kOutput, &kJsonOutput, &kCovariance, &kPlot})
+        for (const Flag* flag : {&kOutput, &kJsonOutput, &kCovariance, &kJackknifeSamples, &kPlot})
             if (args.has(*flag))
                 args.fail("--share counts part of the work, whose w means nothing: " +
                           args.spelling(*flag) +
@@ -244,7 +246,23 @@ void readCountFileFlags(const ParsedArgs& args, bool distributed, RunRequest& ru
         }
 }
 
-/// --output, --json-output, --covariance, --format, --quiet, the jackknife and the fit.
+/// The form of a --covariance or --jackknife-samples file, by its name: ECSV, FITS or VOTable
+/// (JSON is refused: the JSON result holds both).
+TableFormat jackknifeTableFormat(const ParsedArgs& args, const std::string& path,
+                                 const std::string& flag, const std::string& what) {
+    if (path.empty())
+        return TableFormat::Ecsv;
+    const TableFormat format = tableFormatOfPath(path);
+    if (format == TableFormat::Json)
+        args.fail(flag + " " + quote(path) + ": " + what +
+                  " are written as ECSV, FITS or VOTable (name the file .ecsv, .fits or .vot); "
+                  "the JSON result (--json-output) holds them too");
+    requireFitsSupport(args, format, flag);
+    return format;
+}
+
+/// --output, --json-output, --covariance, --jackknife-samples, --format, --quiet, the
+/// jackknife and the fit.
 JackknifeRequest readOutputFlags(const ParsedArgs& args, RunRequest& run) {
     run.outputPath = run.share ? std::string() : args.required(kOutput);
     run.jsonPath = args.value(kJsonOutput).value_or("");
@@ -253,14 +271,11 @@ JackknifeRequest readOutputFlags(const ParsedArgs& args, RunRequest& run) {
     run.progressInterval = progressIntervalFrom(args, kDefaultProgressInterval);
     // The result table's form: --format, else the name's extension; the covariance's, its own.
     run.format = tableFormatFrom(args, run.outputPath, "--output");
-    if (!run.covariancePath.empty()) {
-        run.covarianceFormat = tableFormatOfPath(run.covariancePath);
-        if (run.covarianceFormat == TableFormat::Json)
-            args.fail("--covariance " + quote(run.covariancePath) +
-                      ": the covariance is written as ECSV, FITS or VOTable (name it .ecsv, "
-                      ".fits or .vot); the JSON result (--json-output) holds it too");
-        requireFitsSupport(args, run.covarianceFormat, "--covariance");
-    }
+    run.samplesPath = args.value(kJackknifeSamples).value_or("");
+    run.covarianceFormat = jackknifeTableFormat(args, run.covariancePath, "--covariance",
+                                                "the covariance");
+    run.samplesFormat = jackknifeTableFormat(args, run.samplesPath, "--jackknife-samples",
+                                             "the jackknife samples");
     const JackknifeRequest jackknife = jackknifeFrom(args);
     run.fitOptions = fitOptionsFrom(args);
     run.fitOutputPath = args.value(kFitOutput).value_or("");
@@ -332,6 +347,8 @@ FilePlan runFiles(const ParsedArgs& args, const RunRequest& run) {
         files.output(args.spelling(kJsonOutput), run.jsonPath);
     if (!run.covariancePath.empty())
         files.output("--covariance", run.covariancePath);
+    if (!run.samplesPath.empty())
+        files.output("--jackknife-samples", run.samplesPath);
     if (run.plot)
         files.output("--plot", run.plot->path());
     if (const auto stylePath = args.value(kPlotStyle))
@@ -487,11 +504,13 @@ void printRunNotices(const Context& context, const RunRequest& run, const Correl
 /// The result's files: the table, JSON, covariance, figure and fit (after the result is
 /// written, so that a fit that fails loses no count).
 void writeRunFiles(const Context& context, const RunRequest& run, const CorrelationResult& result) {
-    writeResultFile(run.outputPath, result, run.format);
+    writeResultFile(run.outputPath, result, run.format, {run.covariancePath, run.samplesPath});
     if (!run.jsonPath.empty())
         writeFileAtomically(run.jsonPath, [&](std::ostream& out) { writeResultJson(out, result); });
     if (!run.covariancePath.empty())
         writeCovarianceFile(run.covariancePath, result, run.covarianceFormat);
+    if (!run.samplesPath.empty())
+        writeJackknifeSamplesFile(run.samplesPath, result, run.samplesFormat);
     if (run.plot && !run.fitOptions)
         run.plot->write(result);
     if (run.fitOptions) {
@@ -568,8 +587,9 @@ int runCommand(const Context& context) {
                          std::chrono::duration<double>(now - commandStart).count());
         }
         if (!run.quiet) {
-            printSummary(context.out, result, run.outputPath, run.jsonPath, run.covariancePath,
-                         run.plot ? run.plot->path() : std::string());
+            printSummary(context.out, result,
+                         {run.outputPath, run.jsonPath, run.covariancePath, run.samplesPath,
+                          run.plot ? run.plot->path() : std::string()});
             if (run.savePath)
                 context.out << "counts written to " << *run.savePath << '\n';
         }

@@ -51,16 +51,17 @@ std::string describeRegions(const JackknifeRegionsSummary& regions) {
 
 } // namespace
 
-void printSummary(std::ostream& out, const CorrelationResult& result, const std::string& csvPath,
-                  const std::string& jsonPath, const std::string& covariancePath,
-                  const std::string& plotPath) {
-    out << "w(theta) written to " << csvPath << '\n';
-    if (!jsonPath.empty())
-        out << "JSON written to " << jsonPath << '\n';
-    if (!covariancePath.empty())
-        out << "covariance written to " << covariancePath << '\n';
-    if (!plotPath.empty())
-        out << "plot written to " << plotPath << '\n';
+void printSummary(std::ostream& out, const CorrelationResult& result, const RunFiles& files) {
+    out << "w(theta) written to " << files.table << '\n';
+    static constexpr std::pair<std::string RunFiles::*, const char*> kOthers[] = {
+        {&RunFiles::json, "JSON"},
+        {&RunFiles::covariance, "covariance"},
+        {&RunFiles::samples, "jackknife samples"},
+        {&RunFiles::plot, "plot"},
+    };
+    for (const auto& [member, what] : kOthers)
+        if (!(files.*member).empty())
+            out << what << " written to " << files.*member << '\n';
     const auto weights = [](const InputSummary& input) {
         if (!input.weighted)
             return std::string();

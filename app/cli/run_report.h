@@ -12,11 +12,13 @@
 
 namespace tpacf::cli {
 
+/// The files a run wrote ("" for one not asked for).
+struct RunFiles {
+    std::string table, json, covariance, samples, plot;
+};
 /// The files written, every input with how it was read, the bins, estimator and backend, and
 /// the raw counts and w per bin (bins without pairs left to the CSV).
-void printSummary(std::ostream& out, const CorrelationResult& result, const std::string& csvPath,
-                  const std::string& jsonPath, const std::string& covariancePath,
-                  const std::string& plotPath);
+void printSummary(std::ostream& out, const CorrelationResult& result, const RunFiles& files);
 /// --timings: where the wall time of the command went, stage by stage.
 void printTimings(std::ostream& err, const std::vector<CatalogRequest>& requests,
                   const LoadedCatalogs& loaded, double countFileSeconds,

@@ -19,6 +19,9 @@
 #ifndef TPACF_COMPARE_TABLES
 #error "TPACF_COMPARE_TABLES must name compare_tables.py"
 #endif
+#ifndef TPACF_CHECK_JACKKNIFE_TABLES
+#error "TPACF_CHECK_JACKKNIFE_TABLES must name check_jackknife_tables.py"
+#endif
 
 namespace {
 
@@ -54,6 +57,8 @@ private Q_SLOTS:
     void formatFollowsTheName_data();
     void formatFollowsTheName();
     void votableReadByAstropyAndStilts();
+    void jackknifeTablesTravelWithTheResult_data();
+    void jackknifeTablesTravelWithTheResult();
     void badFormat();
 };
 
@@ -259,6 +264,60 @@ void TestTableFormats::votableReadByAstropyAndStilts() {
     QVERIFY2(stats.exitCode == 0, qPrintable(stats.err));
     QVERIFY2(stats.out.contains(QStringLiteral("Total Rows: 6")), qPrintable(stats.out));
     QVERIFY2(stats.out.contains(QStringLiteral("| DD ")), qPrintable(stats.out));
+}
+
+void TestTableFormats::jackknifeTablesTravelWithTheResult_data() {
+    QTest::addColumn<QString>("extension");
+    QTest::newRow("FITS") << QStringLiteral("fits");
+    QTest::newRow("VOTable") << QStringLiteral("vot");
+}
+
+// A FITS or VOTable result holds its covariance and jackknife samples as tables of its own; an
+// ECSV result names the companion files beside it. scripts/check_jackknife_tables.py compares
+// them (through astropy) with the JSON result and with the covariance formed again from the
+// samples; STILTS finds the three tables.
+void TestTableFormats::jackknifeTablesTravelWithTheResult() {
+    QFETCH(QString, extension);
+    const QString python = pythonWithAstropy();
+    if (python.isEmpty())
+        QSKIP("no python3 with astropy (scripts/install-deps.sh installs python3-astropy)");
+    const QStringList common = words("run --data d.txt --random r.txt --backend cpu --quiet "
+                                     "--jackknife 5 --unit deg --min 0.1 --max 5 --nbins 7");
+    const QString result = QStringLiteral("jk.") + extension;
+    const Outcome one = run(QStringLiteral(TPACF_EXE),
+                            common + QStringList{QStringLiteral("--output"), result,
+                                                 QStringLiteral("--json-output"),
+                                                 QStringLiteral("jk.json")},
+                            m_dir.path());
+    QVERIFY2(one.exitCode == 0, qPrintable(one.err));
+    const Outcome beside =
+        run(QStringLiteral(TPACF_EXE),
+            common + words("--output jk.ecsv --covariance jkc.ecsv --jackknife-samples jks.ecsv"),
+            m_dir.path());
+    QVERIFY2(beside.exitCode == 0, qPrintable(beside.err));
+    const Outcome checked =
+        run(python,
+            {QStringLiteral(TPACF_CHECK_JACKKNIFE_TABLES), result, QStringLiteral("jk.json"),
+             QStringLiteral("jk.ecsv"), QStringLiteral("jkc.ecsv"), QStringLiteral("jks.ecsv")},
+            m_dir.path());
+    QVERIFY2(checked.exitCode == 0, qPrintable(checked.out + checked.err));
+    QCOMPARE(checked.out.trimmed(), QStringLiteral("ok 5 7"));
+
+    if (run(QStringLiteral("stilts"), {QStringLiteral("-version")}, QString()).exitCode != 0)
+        QSKIP("no stilts (scripts/install-deps.sh installs Debian's stilts)");
+    // STILTS counts a FITS file's HDUs (#1: the first extension) and a VOTable's TABLEs from 0.
+    const int samplesIndex = extension == QLatin1String("fits") ? 3 : 2;
+    const Outcome samples = run(QStringLiteral("stilts"),
+                                {QStringLiteral("tpipe"),
+                                 QStringLiteral("in=%1#%2").arg(result).arg(samplesIndex),
+                                 QStringLiteral("omode=meta")},
+                                m_dir.path());
+    QVERIFY2(samples.exitCode == 0, qPrintable(samples.err));
+    for (const char* expected : {"JKSAMPLES", "region(Long)", "n_data(Long)", "w_6(Double)",
+                                 "Rows:    5"})
+        QVERIFY2(samples.out.contains(QString::fromLatin1(expected)),
+                 qPrintable(QStringLiteral("%1 not in:\n%2")
+                                .arg(QString::fromLatin1(expected), samples.out)));
 }
 
 void TestTableFormats::badFormat() {

@@ -165,11 +165,14 @@ def test_table_and_other_formats(tmp_path, samples):
     if tpacf._tpacf.fits_output_supported:
         from astropy.table import Table
         result.write(tmp_path / "w.fits")
-        fits = Table.read(tmp_path / "w.fits")
+        fits = Table.read(tmp_path / "w.fits", hdu="WTHETA")
         np.testing.assert_array_equal(fits["w"], result.w)
     from astropy.table import Table
     result.write(tmp_path / "w.vot", covariance=tmp_path / "cov.vot")
-    votable = Table.read(tmp_path / "w.vot", format="votable")
+    # With jackknife the VOTable holds WTHETA, COVARIANCE and JKSAMPLES: astropy takes an ID.
+    votable = Table.read(tmp_path / "w.vot", format="votable", table_id="WTHETA")
+    assert Table.read(tmp_path / "w.vot", format="votable",
+                      table_id="JKSAMPLES").colnames[:2] == ["region", "n_data"]
     np.testing.assert_array_equal(votable["DD"], result.dd)
     np.testing.assert_array_equal(votable["w"], result.w)
     assert str(votable["theta_mid"].unit) == "arcmin"

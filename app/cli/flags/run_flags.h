@@ -104,9 +104,15 @@ inline constexpr Flag kJackknifeSeed{
 inline constexpr Flag kCovariance{
     "--covariance", Value, "FILE",
     "the bins x bins covariance matrix of w (needs jackknife): ECSV, or FITS\n"
-    "or VOTable where the name ends .fits/.fit/.fts or .vot/.xml"};
+    "or VOTable where the name ends .fits/.fit/.fts or .vot/.xml (a FITS or\n"
+    "VOTable --output holds it too, as its COVARIANCE table)"};
+inline constexpr Flag kJackknifeSamples{
+    "--jackknife-samples", Value, "FILE",
+    "the K leave-one-out samples of w (a row per region, a column w_j per\n"
+    "bin; needs jackknife), in the form its name asks for, as --covariance\n"
+    "(a FITS or VOTable --output holds them too, as its JKSAMPLES table)"};
 inline constexpr const Flag* kErrorBarFlags[] = {&kJackknife, &kJackknifeColumn, &kJackknifeSeed,
-                                                 &kCovariance};
+                                                 &kCovariance, &kJackknifeSamples};
 inline constexpr FlagGroup kErrorBarGroup{
     "Error bars (jackknife: w is recomputed with each sky region left out)", kErrorBarFlags};
 

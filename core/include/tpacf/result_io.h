@@ -34,7 +34,8 @@ void writeResultCsvFile(const std::string& path, const CorrelationResult& result
 bool fitsOutputSupported() noexcept;
 /// The table of writeResultCsv as a FITS binary table (extension WTHETA; TUNIT for θ; counts as
 /// 64-bit integers) whose header holds the same metadata as keywords (long values continued;
-/// the original key in each keyword's comment) and the conventions as COMMENT cards. Written
+/// the original key in each keyword's comment) and the conventions as COMMENT cards; with
+/// jackknife, extensions COVARIANCE and JKSAMPLES follow (writeResultFile). Written
 /// through a temporary and renamed. Throws ConfigError where fitsOutputSupported() is false.
 void writeResultFitsFile(const std::string& path, const CorrelationResult& result);
 
@@ -77,12 +78,24 @@ void writeCountsCsv(std::ostream& out, const CountSummary& summary);
 /// The same table in `format`: ECSV, FITS (extension COUNTS) or VOTable; JSON: ConfigError.
 void writeCountsFile(const std::string& path, const CountSummary& summary, TableFormat format);
 
+/// Files written beside a result, which its metadata names ("" for none).
+struct ResultCompanions {
+    std::string covariancePath;
+    std::string samplesPath;
+};
+
 /// The result table in `format`: ECSV (writeResultCsv), FITS (writeResultFitsFile, extension
 /// WTHETA), VOTable (the same columns, units, UCDs, the metadata as PARAMs) or JSON
-/// (writeResultJson). Staged and renamed; ConfigError for FITS where fitsOutputSupported() is
-/// false.
+/// (writeResultJson). With jackknife, a FITS or VOTable result also holds the covariance
+/// (extension/TABLE COVARIANCE) and the leave-one-out samples (JKSAMPLES: a row per region, a
+/// column w_j per bin); an ECSV result names the `companions` written beside it. Staged and
+/// renamed; ConfigError for FITS where fitsOutputSupported() is false.
 void writeResultFile(const std::string& path, const CorrelationResult& result,
-                     TableFormat format);
+                     TableFormat format, const ResultCompanions& companions = {});
+/// The jackknife samples alone (the JKSAMPLES table, headed by the result's metadata) in
+/// `format`; JSON is a ConfigError (the JSON result holds them). ConfigError without jackknife.
+void writeJackknifeSamplesFile(const std::string& path, const CorrelationResult& result,
+                               TableFormat format);
 /// The covariance table (writeCovarianceCsv's columns) in `format`: ECSV, FITS (extension
 /// COVARIANCE) or VOTable; JSON is a ConfigError (the JSON result holds the covariance).
 void writeCovarianceFile(const std::string& path, const CorrelationResult& result,

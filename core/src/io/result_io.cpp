@@ -96,7 +96,7 @@ bool fitsOutputSupported() noexcept {
 }
 
 void writeResultFitsFile(const std::string& path, const CorrelationResult& result) {
-    io::writeFitsTable(path, resultTable(result), "WTHETA");
+    writeResultFile(path, result, TableFormat::Fits);
 }
 
 void writeResultCsvFile(const std::string& path, const CorrelationResult& result) {
@@ -108,11 +108,13 @@ void writeResultCsvFile(const std::string& path, const CorrelationResult& result
 
 namespace {
 
-Table covarianceTable(const CorrelationResult& result) {
+// The covariance as a table: the result's metadata heads it where it is a file of its own
+// (`withMetadata`); as an extension of the result's file it carries its conventions only.
+Table covarianceTable(const CorrelationResult& result, bool withMetadata = true) {
     if (!result.hasJackknife())
         throw ConfigError("the result has no jackknife covariance (run with jackknife regions)");
     const std::size_t bins = checkedRowCount(result);
-    Metadata metadata = resultMetadata(result);
+    Metadata metadata = withMetadata ? resultMetadata(result) : Metadata{};
     std::vector<std::string> conventions{
         kJackknifeConvention,
         "row i, column cov_j: C_ij of bins i and j (row-major, symmetric); the diagonal is "
@@ -122,7 +124,8 @@ Table covarianceTable(const CorrelationResult& result) {
     Table table;
     table.rows = bins;
     table.metadata = std::move(metadata);
-    table.typed = resultTypedMetadata(result);
+    if (withMetadata)
+        table.typed = resultTypedMetadata(result);
     table.conventions = std::move(conventions);
     std::vector<double> index(bins), centres(result.centres.begin(), result.centres.end());
     for (std::size_t i = 0; i < bins; ++i)
@@ -136,6 +139,69 @@ Table covarianceTable(const CorrelationResult& result) {
         table.columns.push_back({{"cov_" + std::to_string(j), "", "float64"}, {}, std::move(column)});
     }
     return table;
+}
+
+// The K leave-one-out samples: one row per region (its index and data points), a column w_j
+// per bin j, from which the covariance is formed.
+Table samplesTable(const CorrelationResult& result, bool withMetadata) {
+    if (!result.hasJackknife())
+        throw ConfigError("the result has no jackknife samples (run with jackknife regions)");
+    const std::size_t bins = checkedRowCount(result);
+    const std::size_t regions = result.jackknifeSamples.size();
+    Table table;
+    table.rows = regions;
+    if (withMetadata) {
+        table.metadata = resultMetadata(result);
+        table.typed = resultTypedMetadata(result);
+    }
+    table.conventions = {
+        "row k: w of every bin (column w_j: bin j) with the pairs touching jackknife region k "
+        "left out; n_data (where known): the data points in region k",
+        kJackknifeConvention,
+    };
+    std::vector<double> index(regions);
+    for (std::size_t k = 0; k < regions; ++k)
+        index[k] = static_cast<double>(k);
+    table.columns.push_back({{"region", "", "int64"}, {}, std::move(index)});
+    // A result read back from a count file may lack the per-region sizes: then no n_data.
+    if (result.jackknifeRegions.dataPerRegion.size() == regions)
+        table.columns.push_back(
+            {{"n_data", "", "uint64"}, result.jackknifeRegions.dataPerRegion, {}});
+    for (std::size_t j = 0; j < bins; ++j) {
+        std::vector<double> column(regions);
+        for (std::size_t k = 0; k < regions; ++k) {
+            requireSize(result.jackknifeSamples[k].size(), bins, "jackknife sample");
+            column[k] = result.jackknifeSamples[k][j];
+        }
+        table.columns.push_back({{"w_" + std::to_string(j), "", "float64"}, {}, std::move(column)});
+    }
+    return table;
+}
+
+// Where the result's covariance and samples are: named companion files (ECSV), or tables of
+// the same file (FITS, VOTable).
+void addCompanionMetadata(Table& table, const CorrelationResult& result, TableFormat format,
+                          const ResultCompanions& companions) {
+    if (!result.hasJackknife())
+        return;
+    if (format == TableFormat::Fits || format == TableFormat::VoTable) {
+        table.metadata.emplace_back("jackknife tables",
+                                    std::string(format == TableFormat::Fits ? "extensions"
+                                                                            : "tables") +
+                                        " COVARIANCE and JKSAMPLES of this file");
+        table.typed.push_back(TypedValue::ofText("covariance_table", "COV_TAB", "COVARIANCE"));
+        table.typed.push_back(TypedValue::ofText("samples_table", "SMP_TAB", "JKSAMPLES"));
+    }
+    if (!companions.covariancePath.empty()) {
+        table.metadata.emplace_back("covariance file", companions.covariancePath);
+        table.typed.push_back(
+            TypedValue::ofText("covariance_file", "COV_FILE", companions.covariancePath));
+    }
+    if (!companions.samplesPath.empty()) {
+        table.metadata.emplace_back("jackknife samples file", companions.samplesPath);
+        table.typed.push_back(
+            TypedValue::ofText("samples_file", "SMP_FILE", companions.samplesPath));
+    }
 }
 
 } // namespace
@@ -311,14 +377,40 @@ TableFormat tableFormatOfPath(std::string_view path) noexcept {
 }
 
 void writeResultFile(const std::string& path, const CorrelationResult& result,
-                     TableFormat format) {
+                     TableFormat format, const ResultCompanions& companions) {
     if (format == TableFormat::Json) {
         std::ostringstream text;
         writeResultJson(text, result);
         writeFileAtomically(path, text.view());
         return;
     }
-    writeTableFile(path, resultTable(result), format, "WTHETA");
+    Table main = resultTable(result);
+    addCompanionMetadata(main, result, format, companions);
+    const bool oneFile = format == TableFormat::Fits || format == TableFormat::VoTable;
+    if (!oneFile || !result.hasJackknife()) {
+        writeTableFile(path, main, format, "WTHETA");
+        return;
+    }
+    // FITS and VOTable hold several tables: the covariance and the samples travel with w.
+    const Table covariance = covarianceTable(result, false);
+    const Table samples = samplesTable(result, false);
+    const std::vector<NamedTable> tables = {
+        {&main, "WTHETA"}, {&covariance, "COVARIANCE"}, {&samples, "JKSAMPLES"}};
+    if (format == TableFormat::Fits) {
+        io::writeFitsTables(path, tables);
+        return;
+    }
+    std::ostringstream text;
+    io::writeVoTables(text, tables);
+    writeFileAtomically(path, text.view());
+}
+
+void writeJackknifeSamplesFile(const std::string& path, const CorrelationResult& result,
+                               TableFormat format) {
+    if (format == TableFormat::Json)
+        throw ConfigError("the jackknife samples are written as ECSV, FITS or VOTable (name them "
+                          ".ecsv, .fits or .vot), not as JSON: the JSON result holds them too");
+    writeTableFile(path, samplesTable(result, true), format, "JKSAMPLES");
 }
 
 void writeCovarianceFile(const std::string& path, const CorrelationResult& result,

@@ -71,6 +71,13 @@ struct Table {
     std::size_t rows = 0;
 };
 
+/// A table and the name its FITS extension or VOTable TABLE carries, for files of several tables
+/// (a result with its covariance and jackknife samples).
+struct NamedTable {
+    const Table* table = nullptr;
+    std::string name;
+};
+
 /// The whole table as ECSV: header, header row, rows.
 void writeEcsvTable(std::ostream& out, const Table& table);
 
@@ -82,11 +89,16 @@ bool fitsTablesSupported() noexcept;
 /// cards. Written through a temporary and renamed, like every output. Throws InputError
 /// naming `path` on failure, ConfigError where fitsTablesSupported() is false.
 void writeFitsTable(const std::string& path, const Table& table, const std::string& extname);
+/// Several tables in one FITS file: a binary table extension each, in order, each with its own
+/// metadata keywords (the first one is the file's main table).
+void writeFitsTables(const std::string& path, const std::vector<NamedTable>& tables);
 
 /// The table as a VOTable 1.4 document (TABLEDATA): FIELDs with datatype ("long" for the
 /// integer columns, "double"), unit and UCD where one fits, the metadata as PARAMs (text), the
 /// conventions as the TABLE's DESCRIPTION. TOPCAT, STILTS and astropy.io.votable read it.
 void writeVoTable(std::ostream& out, const Table& table, const std::string& tableName);
+/// Several tables in one VOTable document: one RESOURCE, a TABLE each, in order.
+void writeVoTables(std::ostream& out, const std::vector<NamedTable>& tables);
 
 /// A YAML single-quoted scalar: the text between single quotes, quotes doubled, line breaks
 /// replaced by spaces (a value stays on its '#' line).

@@ -88,6 +88,10 @@ bool fitsTablesSupported() noexcept {
 void writeFitsTable(const std::string&, const Table&, const std::string&) {
     throw ConfigError("this build writes no FITS tables (built without cfitsio); write CSV");
 }
+
+void writeFitsTables(const std::string&, const std::vector<NamedTable>&) {
+    throw ConfigError("this build writes no FITS tables (built without cfitsio); write CSV");
+}
 #endif
 
 std::string yamlQuoted(std::string_view text) {

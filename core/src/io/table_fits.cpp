@@ -44,15 +44,15 @@ bool fitsTablesSupported() noexcept {
     return true;
 }
 
-void writeFitsTable(const std::string& path, const Table& table, const std::string& extname) {
-    MemoryFitsFile file(path, "FITS table",
-                        2880 * 8 + table.rows * table.columns.size() * 8 +
-                            100 * table.metadata.size());
+namespace {
+
+// One binary table extension, appended to `file`, with its columns, metadata and conventions.
+void appendFitsTable(MemoryFitsFile& file, const Table& table, const std::string& extname) {
     int status = 0;
     std::vector<std::string> names, forms, units;
     for (const TableColumn& column : table.columns) {
         names.push_back(column.header.name);
-        forms.push_back(column.header.datatype == "uint64" ? "1K" : "1D");
+        forms.push_back(column.header.datatype == "float64" ? "1D" : "1K");
         units.push_back(column.header.unit);
     }
     std::vector<char*> namePointers, formPointers, unitPointers;
@@ -72,6 +72,11 @@ void writeFitsTable(const std::string& path, const Table& table, const std::stri
             // Counts are far below 2^63: as signed 64-bit integers (TFORM K) every reader
             // takes them without the unsigned offset convention.
             std::vector<LONGLONG> values(column.integers.begin(), column.integers.end());
+            fits_write_col(file.get(), TLONGLONG, static_cast<int>(c + 1), 1, 1,
+                           static_cast<LONGLONG>(table.rows), values.data(), &status);
+        } else if (column.header.datatype == "int64") {
+            // Small integers held as doubles (a bin or region index): 64-bit integers too.
+            std::vector<LONGLONG> values(column.doubles.begin(), column.doubles.end());
             fits_write_col(file.get(), TLONGLONG, static_cast<int>(c + 1), 1, 1,
                            static_cast<LONGLONG>(table.rows), values.data(), &status);
         } else {
@@ -131,7 +136,23 @@ void writeFitsTable(const std::string& path, const Table& table, const std::stri
     for (const std::string& convention : table.conventions)
         fits_write_comment(file.get(), convention.c_str(), &status);
     file.check(status, "header");
+}
+
+} // namespace
+
+void writeFitsTables(const std::string& path, const std::vector<NamedTable>& tables) {
+    std::size_t size = 2880 * 8;
+    for (const NamedTable& named : tables)
+        size += 2880 * 4 + named.table->rows * named.table->columns.size() * 8 +
+                100 * named.table->metadata.size();
+    MemoryFitsFile file(path, "FITS table", size);
+    for (const NamedTable& named : tables)
+        appendFitsTable(file, *named.table, named.name);
     file.commit();
+}
+
+void writeFitsTable(const std::string& path, const Table& table, const std::string& extname) {
+    writeFitsTables(path, {{&table, extname}});
 }
 
 } // namespace tpacf::io

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A table as a VOTable 1.4 document (the IVOA's XML table format, TOPCAT's own): one RESOURCE
-// holding one TABLE, each column a FIELD with its datatype, unit and (where the IVOA's UCD list
+// holding one TABLE (or several: a result with its covariance and jackknife samples), each column a FIELD with its datatype, unit and (where the IVOA's UCD list
 // has one) UCD, the metadata as PARAMs, the conventions as the table's DESCRIPTION, and the
 // rows as TABLEDATA (plain text: every value as the ECSV writes it, NaN as "NaN").
 #include "io/table.h"
@@ -88,14 +88,10 @@ std::string cellText(const TableColumn& column, std::size_t row) {
     return text == "nan" ? std::string("NaN") : text;
 }
 
-} // namespace
-
-void writeVoTable(std::ostream& out, const Table& table, const std::string& tableName) {
-    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-           "<VOTABLE version=\"1.4\" xmlns=\"http://www.ivoa.net/xml/VOTable/v1.3\"\n"
-           "         xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n"
-           "<RESOURCE type=\"results\">\n"
-        << "<TABLE name=\"" << xmlEscaped(tableName) << "\" nrows=\"" << table.rows << "\">\n";
+// One TABLE element: its description, PARAMs, FIELDs and rows.
+void writeTableElement(std::ostream& out, const Table& table, const std::string& tableName) {
+    // The ID too: astropy picks a table of several by it (Table.read(..., table_id='WTHETA')).
+    out << "<TABLE ID=\"" << xmlEscaped(tableName) << "\" name=\"" << xmlEscaped(tableName) << "\" nrows=\"" << table.rows << "\">\n";
     if (!table.conventions.empty()) {
         out << "<DESCRIPTION>";
         for (std::size_t i = 0; i < table.conventions.size(); ++i)
@@ -141,7 +137,23 @@ void writeVoTable(std::ostream& out, const Table& table, const std::string& tabl
             out << "<TD>" << cellText(column, row) << "</TD>";
         out << "</TR>\n";
     }
-    out << "</TABLEDATA></DATA>\n</TABLE>\n</RESOURCE>\n</VOTABLE>\n";
+    out << "</TABLEDATA></DATA>\n</TABLE>\n";
+}
+
+} // namespace
+
+void writeVoTables(std::ostream& out, const std::vector<NamedTable>& tables) {
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+           "<VOTABLE version=\"1.4\" xmlns=\"http://www.ivoa.net/xml/VOTable/v1.3\"\n"
+           "         xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n"
+           "<RESOURCE type=\"results\">\n";
+    for (const NamedTable& named : tables)
+        writeTableElement(out, *named.table, named.name);
+    out << "</RESOURCE>\n</VOTABLE>\n";
+}
+
+void writeVoTable(std::ostream& out, const Table& table, const std::string& tableName) {
+    writeVoTables(out, {{&table, tableName}});
 }
 
 } // namespace tpacf::io

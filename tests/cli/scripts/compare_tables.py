@@ -30,7 +30,9 @@ def votable_metadata(path, problems):
 def main(ecsv_path, fits_path, unit):
     ecsv = Table.read(ecsv_path, format="ascii.ecsv")
     is_votable = fits_path.lower().endswith((".vot", ".xml"))
-    table = Table.read(fits_path, format="votable" if is_votable else None)
+    # A jackknife result holds three tables: the first (WTHETA) is the result's.
+    table = (Table.read(fits_path, format="votable", table_id=0) if is_votable
+             else Table.read(fits_path, hdu=1))
     problems = []
     if ecsv.colnames != table.colnames:
         problems.append(f"columns differ: {ecsv.colnames} / {table.colnames}")
