@@ -107,6 +107,22 @@ ComparisonOutcome compareAll(const Comparison& comparison, const LoadedResultPtr
         outcome.message = (comparison.panel == Comparison::Panel::Ratio ? QObject::tr("Ratio ")
                                                                         : QObject::tr("Difference ")) +
                           refused.join(QStringLiteral("; ")) + QLatin1Char('.');
+    // Raw pair counts against the reference's, bin for bin: the first check against another
+    // code (a Corrfunc DD file has counts and no w).
+    QStringList counts;
+    for (const ComparedRun& run : outcome.runs) {
+        if (run.table == outcome.referenceTable)
+            continue;
+        const std::string agreement =
+            countAgreement(*run.table, *outcome.referenceTable, "DD",
+                           QStringLiteral("'%1'").arg(run.label).toStdString(), referenceName);
+        if (!agreement.empty())
+            counts.append(QStringLiteral("'%1': %2").arg(run.label,
+                                                         QString::fromStdString(agreement)));
+    }
+    if (!counts.isEmpty())
+        outcome.message += (outcome.message.isEmpty() ? QString() : QStringLiteral(" ")) +
+                           QObject::tr("Pair counts: %1.").arg(counts.join(QStringLiteral("; ")));
     return outcome;
 }
 

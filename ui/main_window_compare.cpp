@@ -78,7 +78,8 @@ bool MainWindow::addComparisonRun(const QString& path) {
 void MainWindow::addComparisonDialog() {
     const QStringList paths = QFileDialog::getOpenFileNames(
         this, tr("Add Comparison Run"), m_lastDirectory,
-        tr("Result tables (*.csv *.ecsv *.fits *.fit *.fts);;All files (*)"));
+        tr("Result tables (*.csv *.ecsv *.fits *.fit *.fts);;TreeCorr and Corrfunc outputs "
+           "(*.dat *.out *.txt *.fits);;All files (*)"));
     for (const QString& path : paths) {
         m_lastDirectory = QFileInfo(path).absolutePath();
         addComparisonRun(path);

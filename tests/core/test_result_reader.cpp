@@ -11,6 +11,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -104,6 +105,10 @@ private Q_SLOTS:
     void comparison_data();
     void comparison();
     void differingBinsAreNamed();
+    void peerOutputs_data();
+    void peerOutputs();
+    void badPeerOutputs_data();
+    void badPeerOutputs();
 
 private:
     QTemporaryDir m_dir;
@@ -327,6 +332,232 @@ void TestResultReader::differingBinsAreNamed() {
     QCOMPARE(tpacf::binsDifference(run, tpacf::loadedResultOf(other), "A", "B"),
              std::string("A has 5 bins, B has 4"));
     QCOMPARE(tpacf::binsDifference(run, run, "A", "B"), std::string());
+}
+
+
+// Peer outputs: TreeCorr's NNCorrelation.write and Corrfunc's DDtheta_mocks, written here the way
+// those codes write them (their format strings), for bins this tool also makes.
+namespace {
+
+struct PeerCase {
+    tpacf::BinSpec bins;
+    std::vector<double> edges, centres, w;
+    std::vector<std::uint64_t> pairs;
+};
+
+PeerCase peerCase(bool linear, tpacf::AngleUnit unit) {
+    PeerCase c;
+    c.bins = linear ? tpacf::BinSpec::linearCount(0.5, 5.5, unit, 10)
+                    : tpacf::BinSpec::logCount(1, 100, unit, 12);
+    const tpacf::Binning binning(c.bins);
+    c.edges.assign(binning.edges().begin(), binning.edges().end());
+    c.centres.assign(binning.centres().begin(), binning.centres().end());
+    for (std::size_t k = 0; k < binning.count(); ++k) {
+        c.w.push_back(0.8 / (1.0 + double(k)) - 0.01);
+        c.pairs.push_back(1000 * (k + 1) + 7 * k * k);
+    }
+    return c;
+}
+
+std::string printed(const char* format, double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, format, value);
+    return text;
+}
+
+// TreeCorr's AsciiWriter: "## {params}", a '#' header of centred names, "%12.4e" columns.
+std::string treecorrAscii(const PeerCase& c, const char* unit, const char* binType) {
+    std::string text = std::string("## {'tot': 499500.0, 'coords': 'spherical', 'metric': "
+                                   "'Arc', 'sep_units': '") +
+                       unit + "', 'bin_type': '" + binType + "'}\n";
+    text += "#   r_nom       meanr      meanlogr       xi        sigma_xi        DD      "
+            "     RR          DR         npairs   \n";
+    for (std::size_t k = 0; k < c.w.size(); ++k) {
+        const double r = c.centres[k];
+        for (const double value : {r, r * 1.01, std::log(r), c.w[k], 0.05, double(c.pairs[k]),
+                                   double(c.pairs[k]) / (1 + c.w[k]), 900.0 + double(k),
+                                   double(c.pairs[k])})
+            text += " " + printed("%12.4e", value);
+        text += "\n";
+    }
+    return text;
+}
+
+// The C program DDtheta_mocks: "%20.8lf %20.8lf %20.8lf %10lu %20.8lf" per bin, θ in degrees.
+std::string corrfuncText(const PeerCase& c, bool numpyHeader) {
+    std::string text = numpyHeader ? "# thetamin thetamax thetaavg npairs weightavg\n" : "";
+    for (std::size_t k = 0; k < c.w.size(); ++k) {
+        char line[160];
+        std::snprintf(line, sizeof line, "%20.8lf %20.8lf %20.8lf %10llu %20.8lf\n", c.edges[k],
+                      c.edges[k + 1], 0.0, static_cast<unsigned long long>(c.pairs[k]), 0.0);
+        text += line;
+    }
+    return text;
+}
+
+// This tool's result on the same bins with DD = the peer's pair counts.
+LoadedResult ownResult(const PeerCase& c) {
+    CorrelationResult result;
+    result.bins = c.bins;
+    result.edges = c.edges;
+    result.centres = c.centres;
+    result.w = c.w;
+    result.raw.dd = c.pairs;
+    result.raw.dataSize = 1000;
+    return tpacf::loadedResultOf(result);
+}
+
+double parsedPrinted(const char* format, double value) {
+    return std::stod(printed(format, value));
+}
+
+} // namespace
+
+void TestResultReader::peerOutputs_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<bool>("linear");
+    QTest::addColumn<int>("unit");
+    QTest::newRow("TreeCorr ASCII, log, arcmin") << QStringLiteral("treecorr") << false << int(tpacf::AngleUnit::Arcminute);
+    QTest::newRow("TreeCorr ASCII, linear, deg") << QStringLiteral("treecorr") << true << int(tpacf::AngleUnit::Degree);
+    QTest::newRow("TreeCorr FITS, log, arcsec") << QStringLiteral("treecorr-fits") << false << int(tpacf::AngleUnit::Arcsecond);
+    QTest::newRow("Corrfunc C program, log") << QStringLiteral("corrfunc") << false << int(tpacf::AngleUnit::Degree);
+    QTest::newRow("Corrfunc numpy.savetxt, linear") << QStringLiteral("corrfunc-header") << true << int(tpacf::AngleUnit::Degree);
+}
+
+void TestResultReader::peerOutputs() {
+    QFETCH(QString, kind);
+    QFETCH(bool, linear);
+    QFETCH(int, unit);
+    const auto angleUnit = static_cast<tpacf::AngleUnit>(unit);
+    const PeerCase c = peerCase(linear, angleUnit);
+    const std::string unitName(tpacf::angleUnitName(angleUnit));
+    std::string file = path(qPrintable(QStringLiteral("peer-%1.dat").arg(QString::fromLatin1(QTest::currentDataTag()))));
+    if (kind == QLatin1String("treecorr")) {
+        writeText(file, treecorrAscii(c, unitName == "deg" ? "degrees" : unitName.c_str(),
+                                      linear ? "Linear" : "Log"));
+    } else if (kind.startsWith(QLatin1String("corrfunc"))) {
+        writeText(file, corrfuncText(c, kind.endsWith(QLatin1String("header"))));
+    } else {
+#ifndef TPACF_TEST_HAVE_CFITSIO
+        QSKIP("built without cfitsio");
+#else
+        // fitsio's form: one binary table of 'f8' columns, the parameters as keywords (HIERARCH
+        // for sep_units, longer than 8 characters).
+        file = path("peer-treecorr.fits");
+        int status = 0;
+        fitsfile* fits = nullptr;
+        fits_create_file(&fits, ("!" + file).c_str(), &status);
+        const char* names[] = {"r_nom", "meanr", "meanlogr", "xi", "sigma_xi", "DD", "RR", "npairs"};
+        std::vector<char*> ttype, tform;
+        char form[] = "1D";
+        for (const char* name : names) {
+            ttype.push_back(const_cast<char*>(name));
+            tform.push_back(form);
+        }
+        fits_create_tbl(fits, BINARY_TBL, 0, 8, ttype.data(), tform.data(), nullptr, nullptr,
+                        &status);
+        const std::size_t bins = c.w.size();
+        std::vector<double> r(c.centres), pairs(c.pairs.begin(), c.pairs.end()), w(c.w),
+            sigma(bins, 0.05), logr(bins);
+        for (std::size_t k = 0; k < bins; ++k)
+            logr[k] = std::log(r[k]);
+        const std::vector<double>* columns[] = {&r, &r, &logr, &w, &sigma, &pairs, &pairs, &pairs};
+        for (int col = 0; col < 8; ++col)
+            fits_write_col(fits, TDOUBLE, col + 1, 1, 1, LONGLONG(bins),
+                           const_cast<double*>(columns[col]->data()), &status);
+        double tot = 499500;
+        fits_write_key(fits, TDOUBLE, "TOT", &tot, nullptr, &status);
+        char coords[] = "spherical", binType[] = "Log";
+        std::string sepUnits = unitName == "arcsec" ? "arcsec" : unitName;
+        fits_write_key(fits, TSTRING, "COORDS", coords, nullptr, &status);
+        fits_write_key(fits, TSTRING, "BIN_TYPE", binType, nullptr, &status);
+        fits_write_key(fits, TSTRING, "HIERARCH SEP_UNITS", sepUnits.data(), nullptr, &status);
+        fits_close_file(fits, &status);
+        QCOMPARE(status, 0);
+#endif
+    }
+    const LoadedResult read = tpacf::readResultFile(file);
+    const bool corrfunc = kind.startsWith(QLatin1String("corrfunc"));
+    QCOMPARE(QString::fromStdString(read.format),
+             corrfunc ? QStringLiteral("corrfunc") : kind);
+    QVERIFY(read.thetaUnit.has_value());
+    QCOMPARE(int(*read.thetaUnit), corrfunc ? int(tpacf::AngleUnit::Degree) : unit);
+    const LoadedResult own = ownResult(c);
+    QCOMPARE(tpacf::binsDifference(read, own, "peer", "own"), std::string());
+    QCOMPARE(tpacf::countAgreement(read, own, "DD", "'peer'", "'own'"),
+             "DD equal in all " + std::to_string(c.w.size()) + " bins");
+    // The edges are matched to the printed digits, no looser: bins 0.1 % wider are other bins.
+    CorrelationResult wider;
+    wider.bins = c.bins;
+    wider.edges = c.edges;
+    for (double& edge : wider.edges)
+        edge *= 1.001;
+    wider.centres = c.centres;
+    wider.w = c.w;
+    QVERIFY(!tpacf::binsDifference(read, tpacf::loadedResultOf(wider), "peer", "own").empty());
+    for (std::size_t k = 0; k < c.w.size(); ++k) {
+        if (corrfunc) {
+            QVERIFY(std::isnan(read.w[k]));
+        } else {
+            const double xi = kind == QLatin1String("treecorr") ? parsedPrinted("%12.4e", c.w[k])
+                                                                : c.w[k];
+            QCOMPARE(read.w[k], xi);
+            QCOMPARE(read.wError.at(k), 0.05);
+        }
+    }
+    // One differing count is named with its bin.
+    LoadedResult changed = own;
+    for (auto& column : changed.counts)
+        if (column.name == "DD")
+            column.values[3] += 1;
+    const QString differs =
+        QString::fromStdString(tpacf::countAgreement(read, changed, "DD", "'peer'", "'own'"));
+    QVERIFY2(differs.startsWith(QStringLiteral("DD differs in 1 of ")), qPrintable(differs));
+    QVERIFY2(differs.contains(QStringLiteral("(first: bin 4, ")), qPrintable(differs));
+}
+
+void TestResultReader::badPeerOutputs_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("problem");
+    QTest::addColumn<int>("line");
+    QTest::newRow("TreeCorr, uneven r_nom")
+        << QString::fromLatin1("#   r_nom   xi   npairs\n 1.0000e+00 0.1 10\n 2.0000e+00 0.1 10\n 5.0000e+00 0.1 10\n")
+        << QString::fromLatin1("r_nom is not evenly spaced in log r") << 2;
+    QTest::newRow("TreeCorr, hours")
+        << QString::fromLatin1("## {'sep_units': 'hours'}\n#   r_nom   xi   npairs\n 1.0e+00 0.1 10\n 2.0e+00 0.1 10\n")
+        << QString::fromLatin1("sep_units 'hours'") << 0;
+    QTest::newRow("TreeCorr, TwoD")
+        << QString::fromLatin1("## {'bin_type': 'TwoD'}\n#   r_nom   xi   npairs\n 1.0e+00 0.1 10\n 2.0e+00 0.1 10\n")
+        << QString::fromLatin1("only Log and Linear bins") << 0;
+    QTest::newRow("TreeCorr, one bin")
+        << QString::fromLatin1("#   r_nom   xi   npairs\n 1.0e+00 0.1 10\n") << QString::fromLatin1("from one bin") << 1;
+    QTest::newRow("TreeCorr, a word in a row")
+        << QString::fromLatin1("#   r_nom   xi   npairs\n 1.0e+00 0.1 10\n 2.0e+00 abc 10\n") << QString::fromLatin1("not a number: 'abc'") << 3;
+    QTest::newRow("Corrfunc, fractional npairs")
+        << QString::fromLatin1("# thetamin thetamax thetaavg npairs weightavg\n0.1 0.2 0 10 0\n0.2 0.4 0 10.5 0\n")
+        << QString::fromLatin1("npairs is not a pair count") << 3;
+    QTest::newRow("Corrfunc, bins out of order")
+        << QString::fromLatin1("# thetamin thetamax thetaavg npairs weightavg\n0.2 0.4 0 10 0\n0.1 0.2 0 10 0\n")
+        << QString::fromLatin1("bins in order") << 3;
+    QTest::newRow("Corrfunc, a row short")
+        << QString::fromLatin1("# thetamin thetamax thetaavg npairs weightavg\n0.1 0.2 0 10 0\n0.2 0.4 0 10\n")
+        << QString::fromLatin1("expected 5 fields") << 3;
+}
+
+void TestResultReader::badPeerOutputs() {
+    QFETCH(QString, text);
+    QFETCH(QString, problem);
+    QFETCH(int, line);
+    const std::string file = path("bad-peer.dat");
+    writeText(file, text.toStdString());
+    try {
+        tpacf::readResultFile(file);
+        QFAIL("a malformed peer output was read");
+    } catch (const tpacf::InputError& error) {
+        QCOMPARE(error.file(), file);
+        QVERIFY2(QString::fromStdString(error.problem()).contains(problem), error.what());
+        QCOMPARE(error.line(), long(line));
+    }
 }
 
 TPACF_TEST_MAIN(TestResultReader)

@@ -116,6 +116,7 @@ private Q_SLOTS:
     void comparisonPanelMatchesDirect_data();
     void comparisonPanelMatchesDirect();
     void differingBinsAreRefused();
+    void peerCountsAreChecked();
     void comparisonCsv();
     void exportedFigureHoldsThePanel();
     void sessionReopensWithItsResultWithoutRunning();
@@ -216,7 +217,12 @@ void TestCompareRuns::comparisonPanelMatchesDirect() {
     plots.setResult(current, false);
     plots.setComparison(runs.comparison());
     QVERIFY(plots.comparisonRect());
-    QVERIFY(plots.comparisonMessage().isEmpty());
+    // Nothing refused; the only note is the raw counts' check (both runs have the sample's DD).
+    const QString message = plots.comparisonMessage();
+    QVERIFY2(message.startsWith(QStringLiteral("Pair counts: '")) &&
+                 message.endsWith(QStringLiteral("': DD equal in all 6 bins.")) &&
+                 !message.contains(QStringLiteral("not shown")),
+             qPrintable(message));
     const int shownRun = overlayIsReference ? Comparison::kCurrentRun : 0;
     const int referenceRun = overlayIsReference ? 0 : Comparison::kCurrentRun;
     QVERIFY(!plots.comparisonGraph(referenceRun)); // the reference is the line at 1 (or 0)
@@ -275,6 +281,39 @@ void TestCompareRuns::differingBinsAreRefused() {
     QVERIFY2(message.contains(QStringLiteral("bin 1 differs")), qPrintable(message));
     QVERIFY2(message.contains(QStringLiteral("the reference 'same'")), qPrintable(message));
     // The Compare dock says it too.
+    QCOMPARE(window.comparePanel()->messageLabel()->text(), message);
+}
+
+// A Corrfunc DDtheta_mocks output (the C program's columns, θ in degrees) beside this tool's
+// result on the same bins: no w to draw, and the dock says whether DD agrees bin for bin.
+void TestCompareRuns::peerCountsAreChecked() {
+    MainWindow window(BackendRegistry{}, testOptions());
+    const ResultPtr own = sampleResult(1.0, false);
+    QVERIFY(window.addComparisonRun(writeResult(QStringLiteral("csv"), *own, QStringLiteral("own"))));
+    const auto corrfunc = [&](const QString& name, std::uint64_t bump) {
+        const QString path = m_dir.filePath(name + QStringLiteral(".dat"));
+        std::ofstream out(path.toStdString());
+        for (std::size_t k = 0; k < own->raw.dd.size(); ++k) {
+            char line[160];
+            std::snprintf(line, sizeof line, "%20.8lf %20.8lf %20.8lf %10llu %20.8lf\n",
+                          own->edges[k] / 60, own->edges[k + 1] / 60, 0.0,
+                          static_cast<unsigned long long>(own->raw.dd[k] + (k == 2 ? bump : 0)),
+                          0.0);
+            out << line;
+        }
+        return path;
+    };
+    QVERIFY(window.addComparisonRun(corrfunc(QStringLiteral("corrfunc"), 0)));
+    QVERIFY(window.addComparisonRun(corrfunc(QStringLiteral("corrfunc-off"), 1)));
+    window.compareRuns()->setReference(0);
+    window.compareRuns()->setPanel(Comparison::Panel::Ratio);
+    const QString message = window.plotPanel()->comparisonMessage();
+    QVERIFY2(message.contains(QStringLiteral("'corrfunc': DD equal in all 6 bins")),
+             qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("'corrfunc-off': DD differs in 1 of 6 bins (first: "
+                                             "bin 3, 78 in 'corrfunc-off', 77 in the reference "
+                                             "'own')")),
+             qPrintable(message));
     QCOMPARE(window.comparePanel()->messageLabel()->text(), message);
 }
 

@@ -24,7 +24,11 @@ struct LoadedColumn {
 /// present, and the metadata (key, value) lines in file order.
 struct LoadedResult {
     std::string path;
-    std::string format; // the key of the format that read it: "ecsv", "csv", "fits"
+    std::string format; // the format that read it: "ecsv", "csv", "fits", "treecorr",
+                        // "treecorr-fits", "corrfunc"
+    /// How closely the file states its bin edges (relative): 0 for this tool's own files (exact
+    /// to the bit); another code's printed digits or nominal centres allow less.
+    double edgeTolerance = 0;
     std::vector<double> thetaLo, thetaHi, thetaMid;
     std::optional<AngleUnit> thetaUnit; // nullopt: the file does not say
     std::vector<double> w;

@@ -19,6 +19,14 @@ enum class ComparisonKind { Ratio, Difference };
 std::string binsDifference(const LoadedResult& run, const LoadedResult& reference,
                            const std::string& runName, const std::string& referenceName);
 
+/// How the raw pair-count column `column` (e.g. "DD") of two runs with the same bins agrees,
+/// for checking counts against another code's: "DD equal in all 20 bins", or "DD differs in 3
+/// of 20 bins (first: bin 4, 1023 in 'A', 1024 in 'B')". "" when either run lacks the column or
+/// their bins differ (binsDifference says how).
+std::string countAgreement(const LoadedResult& run, const LoadedResult& reference,
+                           const std::string& column, const std::string& runName,
+                           const std::string& referenceName);
+
 struct RunComparison {
     std::vector<double> value; // per bin: w/w_ref or w − w_ref; NaN where undefined (w_ref = 0)
     std::vector<double> error; // per bin σ; empty unless both runs have w_err

@@ -4,6 +4,7 @@
 #include "tpacf/result_reader.h"
 #include "tpacf/result_io.h"
 
+#include "io/result_reader_peers.h"
 #include "io/result_reader_table.h"
 #include "io/result_text.h"
 
@@ -264,6 +265,32 @@ std::string lowerSuffix(const std::string& path) {
 
 namespace io {
 
+namespace {
+
+LoadedResult treecorrFromFits(const std::string& path, TextTable table) {
+    PeerColumns peer;
+    peer.names = std::move(table.names);
+    peer.columns = std::move(table.columns);
+    peer.place = table.hduPlace + ": ";
+    for (const auto& [key, value] : table.metadata) {
+        std::string lower = key;
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        // fitsio writes string values quoted in the card; the reader hands them on as written.
+        std::string text = value;
+        if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'')
+            text = text.substr(1, text.size() - 2);
+        while (!text.empty() && text.back() == ' ')
+            text.pop_back();
+        if (lower.rfind("hierarch ", 0) == 0) // keys over 8 characters (sep_units)
+            lower = lower.substr(9);
+        peer.keyed.emplace(lower, text);
+    }
+    return treecorrResult(path, "treecorr-fits", peer);
+}
+
+} // namespace
+
 LoadedResult resultFromTable(const std::string& path, const std::string& format,
                              TextTable table) {
     const auto place = [&](std::size_t row) {
@@ -280,6 +307,10 @@ LoadedResult resultFromTable(const std::string& path, const std::string& format,
                 return c;
         return std::nullopt;
     };
+    // A TreeCorr FITS output (fitsio's binary table: r_nom, xi, ..., the parameters as keywords).
+    if (std::any_of(table.names.begin(), table.names.end(),
+                    [](const std::string& name) { return name == "r_nom" || name == "R_nom"; }))
+        return treecorrFromFits(path, std::move(table));
     std::string listed;
     for (const std::string& name : table.names)
         listed += (listed.empty() ? "" : ", ") + name;
@@ -346,6 +377,10 @@ const std::vector<ResultFormat>& resultFormats() {
         {"ecsv", "ECSV (astropy Enhanced CSV; this tool's CSV)", {".ecsv", ".csv"}, ecsvContent,
          readEcsv},
         {"fits", "FITS binary table", {".fits", ".fit", ".fts"}, fitsContent, io::readResultFits},
+        {"treecorr", "TreeCorr NNCorrelation.write output (ASCII)", {}, io::treecorrTextContent,
+         io::readTreeCorrText},
+        {"corrfunc", "Corrfunc DDtheta_mocks output (thetamin thetamax thetaavg npairs weightavg)",
+         {}, io::corrfuncTextContent, io::readCorrfuncText},
         {"csv", "CSV with '#' metadata lines", {".csv", ".txt", ".dat"}, csvContent,
          readPlainCsv},
     };
@@ -379,7 +414,9 @@ LoadedResult readResultFile(const std::string& path) {
     if (csvContent(head))
         return readPlainCsv(path);
     throw InputError(path, 0, 0,
-                     "not a result table of this tool (neither ECSV, CSV nor FITS by its content)");
+                     "not a result table this tool reads (neither its ECSV, CSV or FITS, nor "
+                     "TreeCorr's NNCorrelation or Corrfunc's DDtheta_mocks output, by its "
+                     "content)");
 }
 
 LoadedResult loadedResultOf(const CorrelationResult& result) {

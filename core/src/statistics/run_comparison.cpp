@@ -5,6 +5,7 @@
 
 #include "tpacf/errors.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tpacf {
@@ -15,8 +16,8 @@ namespace {
 // arcmin) rounds in the last place. 1e-9 relative tells that from another binning.
 constexpr double kEdgeTolerance = 1e-9;
 
-bool sameEdge(double a, double b) {
-    return std::abs(a - b) <= kEdgeTolerance * std::max(std::abs(a), std::abs(b));
+bool sameEdge(double a, double b, double tolerance) {
+    return std::abs(a - b) <= tolerance * std::max(std::abs(a), std::abs(b));
 }
 
 std::string unitText(const LoadedResult& result) {
@@ -34,12 +35,16 @@ std::string binsDifference(const LoadedResult& run, const LoadedResult& referenc
     const double scale = run.thetaUnit && reference.thetaUnit
                              ? radiansPer(*run.thetaUnit) / radiansPer(*reference.thetaUnit)
                              : 1.0;
+    // Another code's file states its edges to its printed digits: match to what both allow.
+    const double tolerance =
+        std::max({kEdgeTolerance, run.edgeTolerance, reference.edgeTolerance});
     for (std::size_t k = 0; k < bins; ++k) {
         const bool loSame = k < run.thetaLo.size() && k < reference.thetaLo.size()
-                                ? sameEdge(run.thetaLo[k] * scale, reference.thetaLo[k])
-                                : sameEdge(run.thetaMid[k] * scale, reference.thetaMid[k]);
+                                ? sameEdge(run.thetaLo[k] * scale, reference.thetaLo[k], tolerance)
+                                : sameEdge(run.thetaMid[k] * scale, reference.thetaMid[k],
+                                           tolerance);
         const bool hiSame = k < run.thetaHi.size() && k < reference.thetaHi.size()
-                                ? sameEdge(run.thetaHi[k] * scale, reference.thetaHi[k])
+                                ? sameEdge(run.thetaHi[k] * scale, reference.thetaHi[k], tolerance)
                                 : true;
         if (loSame && hiSame)
             continue;
@@ -53,6 +58,29 @@ std::string binsDifference(const LoadedResult& run, const LoadedResult& referenc
                ", " + referenceName + " " + range(reference);
     }
     return {};
+}
+
+std::string countAgreement(const LoadedResult& run, const LoadedResult& reference,
+                           const std::string& column, const std::string& runName,
+                           const std::string& referenceName) {
+    const std::vector<double>* mine = run.column(column);
+    const std::vector<double>* theirs = reference.column(column);
+    const std::size_t bins = run.binCount();
+    if (!mine || !theirs || mine->size() != bins || theirs->size() != bins || bins == 0 ||
+        !binsDifference(run, reference, runName, referenceName).empty())
+        return {};
+    std::size_t differing = 0, first = bins;
+    for (std::size_t k = 0; k < bins; ++k)
+        if ((*mine)[k] != (*theirs)[k]) {
+            ++differing;
+            first = std::min(first, k);
+        }
+    if (differing == 0)
+        return column + " equal in all " + std::to_string(bins) + " bins";
+    return column + " differs in " + std::to_string(differing) + " of " + std::to_string(bins) +
+           " bins (first: bin " + std::to_string(first + 1) + ", " +
+           detail::formatDouble((*mine)[first]) + " in " + runName + ", " +
+           detail::formatDouble((*theirs)[first]) + " in " + referenceName + ")";
 }
 
 RunComparison compareRuns(const LoadedResult& run, const LoadedResult& reference,
