@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "command_line_export.h"
 
+#include "job_file.h"
 #include "run_flags.h"
 
 #include <tpacf/units.h>
@@ -104,6 +105,18 @@ QString RunCommandLine::clipboardText() const {
     for (const QString& note : notes)
         result += QStringLiteral("# note: ") + note + QLatin1Char('\n');
     return result;
+}
+
+QString RunCommandLine::jobFileText() const {
+    std::vector<std::string> words;
+    for (const QString& argument : arguments.mid(1)) // after "run"
+        words.push_back(argument.toStdString());
+    std::vector<std::string> comment{
+        "TPACF Studio's run as a job file: tpacf run --config THIS_FILE (flags on the command "
+        "line override its keys)"};
+    for (const QString& note : notes)
+        comment.push_back("note: " + note.toStdString());
+    return QString::fromStdString(cli::jobFileText(cli::flags::kRunFlags, words, comment));
 }
 
 RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& outputs) {

@@ -29,6 +29,9 @@ struct RunCommandLine {
     QString text() const;
     /// text(), then each note as a "# note: ..." line (harmless when pasted into a shell).
     QString clipboardText() const;
+    /// The same run as a job file (tpacf run --config FILE): TOML, a [run] table of one key per
+    /// flag, headed by comment lines saying what it is and each note.
+    QString jobFileText() const;
 };
 
 /// The `tpacf run` command of `session`'s catalogs (data, randoms, second sample with its

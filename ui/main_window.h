@@ -179,6 +179,9 @@ public:
     RunHistoryPanel* historyPanel() const { return m_historyPanel; }
     /// The jackknife covariance matrix as CSV (the core's writer); false without jackknife.
     bool exportCovarianceCsv(const QString& path);
+    /// Run > Save Run as Job File: what Run would compute now as a `tpacf run --config` file
+    /// (TOML), written atomically; false when it cannot be written (reported).
+    bool saveRunAsJobFile(const QString& path);
     /// PNG, PDF or SVG by the file's suffix; `plot` is a PlotPanel::Plot (w, counts,
     /// covariance), drawn with the plot panel's export style (plot_panel.h: exportFigure).
     bool exportPlot(int plot, const QString& path);
@@ -301,6 +304,7 @@ private:
     void saveSessionDialog();
     void exportCsvDialog();
     void exportCovarianceDialog();
+    void saveRunAsJobFileDialog();
     void exportPlotDialog();
     void showAbout();
 

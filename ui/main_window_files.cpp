@@ -6,6 +6,7 @@
 #include "backend_panel.h"
 #include "binning_panel.h"
 #include "errors_panel.h"
+#include "command_line_export.h"
 #include "plot_panel.h"
 
 #include <tpacf/output_file.h>
@@ -161,6 +162,27 @@ bool MainWindow::exportCovarianceCsv(const QString& path) {
                   isResultStale()
                       ? tr("Covariance written to %1 (the result of previous inputs)").arg(path)
                       : tr("Covariance written to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::saveRunAsJobFile(const QString& path) {
+    if (refuseOverwritingCatalog(path, tr("job file")))
+        return false;
+    const RunCommandLine command =
+        runCommandLine(session(), {QStringLiteral("wtheta.ecsv"),
+                                   QStringLiteral("wtheta_covariance.ecsv")});
+    try {
+        writeFileAtomically(QFile::encodeName(path).toStdString(),
+                            command.jobFileText().toStdString());
+    } catch (const std::exception& error) {
+        reportMessage(MessageSeverity::Error, describeReadError(error));
+        return false;
+    }
+    for (const QString& note : command.notes)
+        logLine(MessageSeverity::Warning, tr("Job file: %1").arg(note));
+    reportMessage(MessageSeverity::Info,
+                  tr("Job file written to %1: run it with tpacf run --config %2")
+                      .arg(path, QFileInfo(path).fileName()));
     return true;
 }
 

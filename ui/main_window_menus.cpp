@@ -226,6 +226,13 @@ void MainWindow::createMenus() {
                                "now: the catalogs, bins, estimator, error bars and backend");
     copyCommand->setToolTip(copyTip);
     copyCommand->setStatusTip(copyTip);
+    QAction* saveJob = run->addAction(tr("Save Run as &Job File…"), this,
+                                      &MainWindow::saveRunAsJobFileDialog);
+    saveJob->setObjectName(QStringLiteral("saveRunAsJobFileAction"));
+    const QString jobTip = tr("Save what Run would compute now as a job file for "
+                              "tpacf run --config FILE (TOML: one key per flag)");
+    saveJob->setToolTip(jobTip);
+    saveJob->setStatusTip(jobTip);
     run->setToolTipsVisible(true);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
@@ -379,6 +386,14 @@ void MainWindow::exportCsvDialog() {
     if (QFileInfo(path).suffix().isEmpty())
         path += suffixOfFilter(filter);
     exportResultCsv(path);
+}
+
+void MainWindow::saveRunAsJobFileDialog() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Run as Job File"), QDir(m_lastDirectory).filePath(tr("job.toml")),
+        tr("Job files (*.toml);;All files (*)"));
+    if (!path.isEmpty())
+        saveRunAsJobFile(path);
 }
 
 void MainWindow::exportCovarianceDialog() {

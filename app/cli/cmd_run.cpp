@@ -8,6 +8,7 @@
 #include "cli/rank_group.h"
 #include "cli/file_plan.h"
 #include "cli/input_loading.h"
+#include "job_file.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/plot_output.h"
@@ -330,6 +331,8 @@ void readJobSettings(const ParsedArgs& args, const Context& context,
 /// Every file the run reads and writes, checked together before any is touched.
 FilePlan runFiles(const ParsedArgs& args, const RunRequest& run) {
     FilePlan files;
+    if (const auto job = args.value(kConfig))
+        files.input("--config", *job); // no output may overwrite the job file
     files.input("--data", run.dataPath);
     for (const auto& path : run.randomPaths)
         files.input("--random", path);
@@ -529,7 +532,14 @@ void writeRunFiles(const Context& context, const RunRequest& run, const Correlat
 
 int runCommand(const Context& context) {
     const auto commandStart = std::chrono::steady_clock::now();
-    const ParsedArgs args = parseArgs(flags::kRunFlags, context.args);
+    // A job file's flags go under the command line's, which override them.
+    std::optional<JobFile> jobFile;
+    if (const std::string jobPath = jobFilePath(context.args); !jobPath.empty())
+        jobFile = readJobFile(flags::kRunFlags, jobPath);
+    const std::vector<std::string> words =
+        jobFile ? withJobFile(flags::kRunFlags, *jobFile, context.args)
+                : std::vector<std::string>(context.args.begin(), context.args.end());
+    const ParsedArgs args = parseArgs(flags::kRunFlags, words);
     RankGroup& ranks = context.ranks;
     const bool distributed = ranks.distributed();
     // Everything that can be checked cheaply is checked before the catalogs are read.
@@ -538,6 +548,10 @@ int runCommand(const Context& context) {
     readCountFileFlags(args, distributed, run);
     const JackknifeRequest jackknife = readOutputFlags(args, run);
     readJobSettings(args, context, jackknife, run);
+    if (jobFile) {
+        run.params.jobFilePath = jobFile->path;
+        run.params.jobFileText = jobFile->text;
+    }
     // Under MPI every rank checks, reads and counts for itself, and the ranks agree on how it
     // went before anything is sent: a file missing on one node ends the run on all of them.
     // Each rank reads the catalogs itself rather than receive them from rank 0: a cluster's

@@ -422,6 +422,117 @@ private slots:
         // The unit round trip moves a pair across a bin edge only by rounding.
         QVERIFY2(drift <= 4, qPrintable(QString::number(drift)));
     }
+
+    // A job file stands for its flags: the same result as the flags typed, the command line
+    // overriding its keys (a repeated flag's whole list), and the result's metadata holding the
+    // file line by line.
+    void jobFileRunsAsItsFlags() {
+        const QString job = path(QStringLiteral("job run.toml"));
+        writeText(job, QStringLiteral("# a survey job\n[run]\ndata = \"%1\"\nrandom = [\"%2\",\n"
+                                      "          '%3']   # two sets\nunit = 'deg'\n"
+                                      "min = 0.1\nmax = 5\nnbins = 7\nestimator = \"ls\"\n"
+                                      "backend = \"cpu\"\nquiet = true\noutput = \"%4\"\n")
+                               .arg(m_data, m_random1, m_random2,
+                                    path(QStringLiteral("job w.ecsv")))
+                           .toUtf8());
+        const Outcome fromJob = tpacf({QStringLiteral("run"), QStringLiteral("--config"), job});
+        QVERIFY2(fromJob.exitCode == 0, qPrintable(fromJob.err));
+        const QStringList typed{QStringLiteral("run"),     QStringLiteral("--data"),    m_data,
+                                QStringLiteral("--random"), m_random1,                 QStringLiteral("--random"),
+                                m_random2,                 QStringLiteral("--unit"),  QStringLiteral("deg"),
+                                QStringLiteral("--min"),   QStringLiteral("0.1"),     QStringLiteral("--max"),
+                                QStringLiteral("5"),       QStringLiteral("--nbins"), QStringLiteral("7"),
+                                QStringLiteral("--backend"), QStringLiteral("cpu"),   QStringLiteral("--quiet"),
+                                QStringLiteral("--output"), path(QStringLiteral("typed w.ecsv"))};
+        const Outcome fromFlags = tpacf(typed);
+        QVERIFY2(fromFlags.exitCode == 0, qPrintable(fromFlags.err));
+        const CsvFile a = readCsv(path(QStringLiteral("job w.ecsv")));
+        const CsvFile b = readCsv(path(QStringLiteral("typed w.ecsv")));
+        QCOMPARE(a.header, b.header);
+        QCOMPARE(a.rows.size(), std::size_t(7));
+        for (std::size_t k = 0; k < a.rows.size(); ++k)
+            QCOMPARE(a.rows[k], b.rows[k]);
+        QCOMPARE(a.meta(QStringLiteral("job file")), job);
+        const auto listed = [&](const QString& item) {
+            return std::any_of(a.metadata.begin(), a.metadata.end(), [&](const QString& line) {
+                return line.trimmed() == QStringLiteral("- ") + item;
+            });
+        };
+        QVERIFY2(listed(QStringLiteral("'# a survey job'")),
+                 qPrintable(a.metadata.join(QLatin1Char('\n'))));
+        QVERIFY(listed(QStringLiteral("'nbins = 7'")));
+        QVERIFY(b.meta(QStringLiteral("job file")).isEmpty());
+
+        // The command line overrides: 4 bins, one random set.
+        const Outcome over = tpacf({QStringLiteral("run"), QStringLiteral("--config"), job,
+                                    QStringLiteral("--nbins"), QStringLiteral("4"),
+                                    QStringLiteral("--random"), m_random1,
+                                    QStringLiteral("--output"), path(QStringLiteral("over.ecsv"))});
+        QVERIFY2(over.exitCode == 0, qPrintable(over.err));
+        const CsvFile c = readCsv(path(QStringLiteral("over.ecsv")));
+        QCOMPARE(c.rows.size(), std::size_t(4));
+        QCOMPARE(c.meta(QStringLiteral("random sets")), QString());
+        QVERIFY2(c.meta(QStringLiteral("random 2")).isEmpty(),
+                 qPrintable(c.metadata.join(QLatin1Char('\n'))));
+        // No output may overwrite the job file.
+        checkUsageError(tpacf({QStringLiteral("run"), QStringLiteral("--config"), job,
+                               QStringLiteral("--output"), job}),
+                        QStringLiteral("same file as the input --config"));
+        QVERIFY(QFile(job).size() > 100);
+    }
+
+    void jobFileErrors_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("misspelt key") << QByteArray("data = 'd.txt'\njacknife = 4\n")
+                                      << QStringLiteral(":2: column 1: unknown key 'jacknife'"
+                                                        ": not a flag of tpacf run (did you mean "
+                                                        "'jackknife'?)");
+        QTest::newRow("text without quotes")
+            << QByteArray("[run]\n\ndata = my data.txt\n")
+            << QStringLiteral(":3: column 8: 'my' is not a value: put text in quotes");
+        QTest::newRow("switch with a number") << QByteArray("quiet = 1\n")
+                                              << QStringLiteral(":1: column 10: 'quiet' is a switch");
+        QTest::newRow("array for a single value")
+            << QByteArray("data = ['a.txt', 'b.txt']\n")
+            << QStringLiteral("'data' takes one value, not an array");
+        QTest::newRow("key twice") << QByteArray("nbins = 4\n# again\nnbins = 5\n")
+                                   << QStringLiteral(":3: column 1: 'nbins' is given twice (also "
+                                                     "on line 1)");
+        QTest::newRow("another command's table")
+            << QByteArray("[count]\na = 'x.txt'\n")
+            << QStringLiteral("a [count] table: this is tpacf run");
+        QTest::newRow("unclosed string") << QByteArray("data = \"d.txt\n")
+                                         << QStringLiteral("a string without its closing \"");
+        QTest::newRow("a job file in a job file")
+            << QByteArray("config = 'other.toml'\n")
+            << QStringLiteral("cannot name another job file");
+        QTest::newRow("binary") << QByteArray("data = 'x'\0\x01\x02", 13)
+                                << QStringLiteral("binary data (a NUL byte): not a job file");
+        QTest::newRow("bad escape") << QByteArray("data = \"C:\\data\\d.txt\"\n")
+                                    << QStringLiteral("unknown escape \\d");
+    }
+
+    // Every bad job file is one line on stderr naming the file and the line, exit 2, nothing
+    // written.
+    void jobFileErrors() {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, mentions);
+        const QString job = path(QStringLiteral("bad job.toml"));
+        writeText(job, content);
+        const QString output = path(QStringLiteral("bad job w.ecsv"));
+        QFile::remove(output);
+        const Outcome outcome = tpacf({QStringLiteral("run"), QStringLiteral("--config"), job,
+                                       QStringLiteral("--output"), output});
+        checkUsageError(outcome, job + (mentions.startsWith(QLatin1Char(':')) ? QString()
+                                                                               : QStringLiteral(":")));
+        QVERIFY2(outcome.err.contains(mentions), qPrintable(outcome.err));
+        QVERIFY(!QFile::exists(output));
+        checkUsageError(tpacf({QStringLiteral("run"), QStringLiteral("--config"),
+                               path(QStringLiteral("no such job.toml")), QStringLiteral("--output"),
+                               output}),
+                        QStringLiteral("cannot open the job file"));
+    }
 };
 
 TPACF_TEST_MAIN(TestCliRun)

@@ -13,6 +13,7 @@
 #include "cli/args.h"
 #include "cli/cli_main.h"
 #include "cli/options.h"
+#include "job_file.h"
 #include "run_flags.h"
 
 #include <tpacf/correlation_job.h>
@@ -117,6 +118,8 @@ private Q_SLOTS:
     void shellQuotingSurvivesAShell();
     void notesWhereTheCliDiffers();
     void copyAsCommandLineFillsTheClipboard();
+    void jobFileHoldsTheCommand_data();
+    void jobFileHoldsTheCommand();
     void studioHelpAndVersionWithoutDisplay_data();
     void studioHelpAndVersionWithoutDisplay();
 
@@ -505,6 +508,49 @@ void TestHelpCli::copyAsCommandLineFillsTheClipboard() {
     QCOMPARE(text, runCommandLine(window.session()).clipboardText());
     QVERIFY(text.startsWith(QStringLiteral("tpacf run --data '") + data + QLatin1Char('\'')));
     QVERIFY(text.contains(QStringLiteral("--estimator dp")));
+
+    // Save Run as Job File writes the same run as TOML, with ECSV outputs.
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("saveRunAsJobFileAction")));
+    const QString jobPath = m_dir.filePath(QStringLiteral("studio job.toml"));
+    QVERIFY(window.saveRunAsJobFile(jobPath));
+    QFile written(jobPath);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    const QString job = QString::fromUtf8(written.readAll());
+    QCOMPARE(job, runCommandLine(window.session(), {QStringLiteral("wtheta.ecsv"),
+                                                    QStringLiteral("wtheta_covariance.ecsv")})
+                      .jobFileText());
+    QVERIFY2(job.contains(QStringLiteral("\n[run]\ndata = \"") + data + QLatin1Char('"')),
+             qPrintable(job));
+    QVERIFY2(job.contains(QStringLiteral("\nestimator = \"dp\"\n")), qPrintable(job));
+    QVERIFY2(job.contains(QStringLiteral("\noutput = \"wtheta.ecsv\"\n")), qPrintable(job));
+    // A job file may not overwrite a catalog.
+    QVERIFY(!window.saveRunAsJobFile(data));
+}
+
+void TestHelpCli::jobFileHoldsTheCommand_data() {
+    commandParsesBackToTheSettings_data();
+}
+
+// Save Run as Job File: the job file read by the CLI's reader stands for the same flags and
+// values as Copy as Command Line's words, flag for flag; the window writes exactly that text.
+void TestHelpCli::jobFileHoldsTheCommand() {
+    QFETCH(Session, session);
+    const RunCommandLine command = runCommandLine(session);
+    const std::string text = command.jobFileText().toStdString();
+    const cli::JobFile job = cli::parseJobFile(cli::flags::kRunFlags, "job.toml", text);
+    const std::vector<std::string> fromJob = cli::withJobFile(cli::flags::kRunFlags, job, {});
+    const cli::ParsedArgs jobArgs = cli::parseArgs(cli::flags::kRunFlags, fromJob);
+    const cli::ParsedArgs lineArgs =
+        cli::parseArgs(cli::flags::kRunFlags, stdWords(command.arguments.mid(1)));
+    int compared = 0;
+    for (const cli::FlagGroup* group : cli::flags::kRunFlags.groups)
+        for (const cli::Flag* flag : group->flags) {
+            QCOMPARE(jobArgs.has(flag->name), lineArgs.has(flag->name));
+            if (flag->kind != cli::FlagKind::Switch)
+                QCOMPARE(jobArgs.values(flag->name), lineArgs.values(flag->name));
+            compared += lineArgs.has(flag->name) ? 1 : 0;
+        }
+    QVERIFY(compared >= 3); // data, random, output at least
 }
 
 void TestHelpCli::studioHelpAndVersionWithoutDisplay_data() {

@@ -56,7 +56,13 @@ inline constexpr Flag kPlotStyle{
     "the figure's style as TPACF Studio's Export Plot dialog saves it (Save\n"
     "Style...): size (journal presets: 3.5 in single, 7.2 in double column),\n"
     "fonts, PNG dpi, legend, title, axes, markers, error bars, theta unit"};
-inline constexpr const Flag* kInputOutputFlags[] = {&kData,   &kRandom,  &kData2,      &kRandom2,
+inline constexpr Flag kConfig{
+    "--config", Value, "FILE",
+    "a job file: the run's flags as TOML keys (data = \"d.fits\", random =\n"
+    "[\"r1.fits\", \"r2.fits\"], jackknife = 20, quiet = true), under an optional\n"
+    "[run] table; flags on the command line override it. The result's\n"
+    "metadata records the file. Studio writes one (Run > Save Run as Job File)"};
+inline constexpr const Flag* kInputOutputFlags[] = {&kConfig, &kData,   &kRandom,  &kData2,      &kRandom2,
                                                     &kOutput, &kFormat,  &kJsonOutput, &kEstimator,
                                                     &kQuiet,  &kProgressInterval,
                                                     &kTimings, &kPlot,     &kPlotStyle};

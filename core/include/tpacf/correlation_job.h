@@ -31,6 +31,9 @@ struct CorrelationParams {
     /// How the run was asked for, for the result's provenance: the full command line, or the
     /// Studio session. Copied into CorrelationResult::invocation.
     std::string invocation;
+    /// The job file the command line named (tpacf run --config), its path and content; "" for
+    /// none. Copied into CorrelationResult::jobFilePath and jobFileText.
+    std::string jobFilePath, jobFileText;
     BinSpec bins;
     Estimator estimator = Estimator::LandySzalay;
     BackendOptions backend;

@@ -70,6 +70,7 @@ struct CorrelationResult {
     /// "fingerprints", "count", "estimate"): what `tpacf run --timings` prints.
     std::vector<std::pair<std::string, double>> stageSeconds;
     std::string invocation; // CorrelationParams::invocation
+    std::string jobFilePath, jobFileText; // CorrelationParams::jobFilePath, jobFileText
     InputSummary data;
     std::vector<InputSummary> randoms;
     /// Cross mode: the second sample and its randoms (empty where it uses the first's).

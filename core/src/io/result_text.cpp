@@ -201,6 +201,23 @@ Metadata resultMetadata(const CorrelationResult& result) {
     lines.emplace_back("created", utcTimestamp());
     if (!result.invocation.empty())
         lines.emplace_back("command", oneLine(result.invocation));
+    if (!result.jobFilePath.empty()) {
+        // The job file as it was, line by line (a list in ECSV, HISTORY cards in FITS).
+        lines.emplace_back("job file", oneLine(result.jobFilePath));
+        std::size_t start = 0;
+        const std::string& text = result.jobFileText;
+        while (start < text.size()) {
+            std::size_t end = text.find('\n', start);
+            if (end == std::string::npos)
+                end = text.size();
+            std::string line = text.substr(start, end - start);
+            if (!line.empty() && line.back() == '\r')
+                line.pop_back();
+            if (line.find_first_not_of(" \t") != std::string::npos)
+                lines.emplace_back("job file line", oneLine(line));
+            start = end + 1;
+        }
+    }
     lines.emplace_back("status", result.status == JobStatus::Completed ? "completed" : "cancelled");
     if (result.isCross())
         lines.emplace_back("mode", "cross (D1 = " + oneLine(result.data.name) +

@@ -89,10 +89,11 @@ void appendFitsTable(MemoryFitsFile& file, const Table& table, const std::string
     fits_write_key_longwarn(file.get(), &status);
     std::set<std::string> used;
     for (const auto& [key, value] : table.metadata) {
-        if (key == "command") {
-            // The command line as HISTORY cards of 70 characters: it may hold quotes, which a
-            // long string keyword's CONTINUE cards carry but some readers (astropy 5.2) garble.
-            const std::string text = "command: " + value;
+        if (key == "command" || key == "job file line") {
+            // The command line (and a job file's lines) as HISTORY cards of 70 characters: they
+            // may hold quotes, which a long string keyword's CONTINUE cards carry but some
+            // readers (astropy 5.2) garble.
+            const std::string text = (key == "command" ? "command: " : "job: ") + value;
             for (std::size_t at = 0; at < text.size(); at += 70)
                 fits_write_history(file.get(), text.substr(at, 70).c_str(), &status);
             continue;

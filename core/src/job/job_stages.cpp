@@ -244,6 +244,8 @@ CorrelationResult describeJob(const CorrelationParams& params, const Binning& bi
         header.notes.push_back(backend.deviceChoice);
     }
     header.invocation = params.invocation;
+    header.jobFilePath = params.jobFilePath;
+    header.jobFileText = params.jobFileText;
     recordFingerprints(header, inputs.keys, params.data2 != nullptr);
     // The layout flags of the counts, so that a result cancelled before any count still says
     // what it was.
