@@ -5,8 +5,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config
-          qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev qt6-svg-dev
-          xvfb xauth python3-astropy
+          qt6-base-dev libqcustomplot-dev libcfitsio-dev zlib1g-dev qt6-svg-dev libhdf5-dev
+          xvfb xauth python3-astropy python3-h5py
           appstream desktop-file-utils shared-mime-info
           libopenmpi-dev openmpi-bin
           pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib

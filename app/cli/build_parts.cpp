@@ -39,7 +39,10 @@ std::string versionText(const BackendRegistry& backends) {
                                            fitsLibraryVersion() + ")"
                                      : "(built without cfitsio: text catalogs and outputs only)");
     text += partLine("votable", true, "VOTable results (.vot): written, not read as catalogs");
-    text += partLine("hdf5", false, "(HDF5 catalogs are not read: write them as FITS)");
+    const std::string hdf5 = hdf5LibraryVersion();
+    text += partLine("hdf5", !hdf5.empty(),
+                     hdf5.empty() ? "(built without libhdf5: HDF5 catalogs are not read)"
+                                  : "HDF5 catalogs (" + hdf5 + ")");
     if (plotsAvailable())
         text += partLine("plotting", true,
                          std::string("run --plot writes PNG, PDF") +

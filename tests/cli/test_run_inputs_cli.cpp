@@ -26,6 +26,10 @@ class TestRunInputsCli : public QObject {
     void firstBadFileIsReported();
     void unusableBackendIsReportedBeforeBadFiles();
     void timingsAccountForEveryStage();
+    void hdf5CatalogsCountAsTheirText_data();
+    void hdf5CatalogsCountAsTheirText();
+    void badHdf5Catalogs_data();
+    void badHdf5Catalogs();
 
   private:
     ProcessOutcome tpacf(const QString& arguments) const {
@@ -33,8 +37,120 @@ class TestRunInputsCli : public QObject {
     }
     QString table(const QString& name) const; // the CSV without its '#' lines
 
+    /// The HDF5 fixtures (scripts/write_hdf5_catalogs.py, through h5py and astropy) in
+    /// m_dir/hdf5; skips where the build reads no HDF5 or no python3 has h5py.
+    void needHdf5Fixtures();
+
     QTemporaryDir m_dir;
+    bool m_hdf5Written = false;
 };
+
+void TestRunInputsCli::needHdf5Fixtures() {
+#ifndef TPACF_TEST_HAVE_HDF5
+    QSKIP("this build reads no HDF5 (libhdf5-dev was not found)");
+#else
+    if (m_hdf5Written)
+        return;
+    QString python;
+    for (const QString& candidate : {QStringLiteral("python3"), QStringLiteral("/usr/bin/python3")})
+        if (runProcess(candidate, {QStringLiteral("-c"), QStringLiteral("import h5py, astropy")},
+                       m_dir.path())
+                .exitCode == 0) {
+            python = candidate;
+            break;
+        }
+    if (python.isEmpty())
+        QSKIP("no python3 with h5py and astropy (scripts/install-deps.sh installs them)");
+    QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("hdf5")));
+    const ProcessOutcome written =
+        runProcess(python, {QStringLiteral(TPACF_WRITE_HDF5_CATALOGS), m_dir.filePath(QStringLiteral("hdf5"))},
+                   m_dir.path());
+    QVERIFY2(written.exitCode == 0, qPrintable(written.out + written.err));
+    m_hdf5Written = true;
+#endif
+}
+
+void TestRunInputsCli::hdf5CatalogsCountAsTheirText_data() {
+    QTest::addColumn<QString>("catalog");
+    QTest::newRow("h5py: a group of column datasets, by --hdu")
+        << QStringLiteral("groups.h5 --hdu survey/north --ra-col RA --dec-col DEC");
+    QTest::newRow("h5py: the same, default RA and Dec by name")
+        << QStringLiteral("groups.h5 --hdu /survey/north/");
+    QTest::newRow("astropy: a compressed compound dataset, the file's only table")
+        << QStringLiteral("astropy.hdf5 --weight-col w");
+    QTest::newRow("h5py: columns in the root group, a .txt name")
+        << QStringLiteral("root_columns.txt");
+}
+
+// Every layout counts exactly as its ASCII twin (the same points, written exactly): raw counts
+// and, with one thread, the weighted sums to the bit.
+void TestRunInputsCli::hdf5CatalogsCountAsTheirText() {
+    QFETCH(QString, catalog);
+    needHdf5Fixtures();
+    const QString weights = catalog.contains(QStringLiteral("--weight-col"))
+                                ? QString()
+                                : QStringLiteral(" --weight-col weight");
+    const QString common = QStringLiteral(" --backend cpu --threads 1 --quiet --nbins 6 --min 1 "
+                                          "--max 200");
+    const ProcessOutcome hdf5 = tpacf(QStringLiteral("count --a hdf5/") + catalog + weights +
+                                      common + QStringLiteral(" --output hdf5/h.ecsv"));
+    QVERIFY2(hdf5.exitCode == 0, qPrintable(hdf5.err));
+    const ProcessOutcome text =
+        tpacf(QStringLiteral("count --a hdf5/twin.txt --weight-col weight") + common +
+              QStringLiteral(" --output hdf5/t.ecsv"));
+    QVERIFY2(text.exitCode == 0, qPrintable(text.err));
+    QCOMPARE(table(QStringLiteral("hdf5/h.ecsv")), table(QStringLiteral("hdf5/t.ecsv")));
+    // The header row and 6 bins (split leaves one empty piece after the last line).
+    QCOMPARE(table(QStringLiteral("hdf5/h.ecsv")).count(QLatin1Char('\n')), 8);
+}
+
+void TestRunInputsCli::badHdf5Catalogs_data() {
+    QTest::addColumn<QString>("catalog");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("columns in a group below")
+        << QStringLiteral("groups.h5")
+        << QStringLiteral("groups.h5: cannot tell which column holds RA");
+    QTest::newRow("no such group") << QStringLiteral("groups.h5 --hdu south")
+                                   << QStringLiteral("no group or dataset '/south'");
+    QTest::newRow("a dataset that is no table")
+        << QStringLiteral("groups.h5 --hdu readme")
+        << QStringLiteral("the dataset '/readme' is not a table");
+    QTest::newRow("no such column")
+        << QStringLiteral("groups.h5 --hdu survey/north --weight-col wt")
+        << QStringLiteral("no column named 'wt' (for the weight) in '/survey/north'; available:");
+    QTest::newRow("a column of another length")
+        << QStringLiteral("groups.h5 --hdu survey/north --weight-col short")
+        << QStringLiteral("column 'short' (for the weight) has 10 rows, the table's other "
+                          "columns 1500");
+    QTest::newRow("a column of text")
+        << QStringLiteral("groups.h5 --hdu survey/north --weight-col name")
+        << QStringLiteral("column 'name' (for the weight) does not hold numbers");
+    QTest::newRow("NaN Dec") << QStringLiteral("nan_dec.h5")
+                             << QStringLiteral("nan_dec.h5:42: column 1: row 42, column 'dec': "
+                                               "Dec value nan is not finite");
+    QTest::newRow("Dec 95") << QStringLiteral("dec_95.h5")
+                            << QStringLiteral("row 8, column 'dec': Dec 95 deg is outside");
+    QTest::newRow("no rows") << QStringLiteral("empty.h5")
+                             << QStringLiteral("the table '/' has no rows");
+    QTest::newRow("truncated") << QStringLiteral("truncated.h5")
+                               << QStringLiteral("cannot open as HDF5 (a damaged or truncated");
+}
+
+// Each is one line on stderr naming the file (and the row and column where there is one),
+// exit 2, no output.
+void TestRunInputsCli::badHdf5Catalogs() {
+    QFETCH(QString, catalog);
+    QFETCH(QString, message);
+    needHdf5Fixtures();
+    QFile::remove(m_dir.filePath(QStringLiteral("hdf5/bad.ecsv")));
+    const ProcessOutcome outcome = tpacf(QStringLiteral("count --a hdf5/") + catalog +
+                                         QStringLiteral(" --backend cpu --output hdf5/bad.ecsv"));
+    QCOMPARE(outcome.exitCode, 2);
+    QVERIFY2(outcome.err.startsWith(QStringLiteral("tpacf: hdf5/")), qPrintable(outcome.err));
+    QVERIFY2(outcome.err.contains(message), qPrintable(outcome.err));
+    QCOMPARE(outcome.err.count(QLatin1Char('\n')), 1);
+    QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("hdf5/bad.ecsv"))));
+}
 
 void TestRunInputsCli::initTestCase() {
     QVERIFY(m_dir.isValid());

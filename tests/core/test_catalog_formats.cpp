@@ -19,6 +19,10 @@
 
 #include <sys/stat.h>
 
+#ifdef TPACF_TEST_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
 using tpacf::Catalog;
 using tpacf::CatalogFormat;
 
@@ -84,6 +88,33 @@ QByteArray fitsBytes() {
     return fitsTable(kRa, kDec, kWeight);
 }
 
+#ifdef TPACF_TEST_HAVE_HDF5
+// The sample as HDF5: the three columns as 1-D datasets in the root group, written with the
+// library and read back as the bytes of the file.
+QByteArray hdf5Bytes() {
+    const QString path = QDir::temp().filePath(QStringLiteral("tpacf-sample-%1.h5")
+                                                   .arg(QCoreApplication::applicationPid()));
+    const hid_t file = H5Fcreate(QFile::encodeName(path).constData(), H5F_ACC_TRUNC, H5P_DEFAULT,
+                                 H5P_DEFAULT);
+    const hsize_t rows = hsize_t(kRa.size());
+    const hid_t space = H5Screate_simple(1, &rows, nullptr);
+    for (const auto& [name, values] : {std::pair{"ra", kRa}, {"dec", kDec}, {"weight", kWeight}}) {
+        const hid_t dataset = H5Dcreate2(file, name, H5T_IEEE_F64LE, space, H5P_DEFAULT,
+                                         H5P_DEFAULT, H5P_DEFAULT);
+        H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.constData());
+        H5Dclose(dataset);
+    }
+    H5Sclose(space);
+    H5Fclose(file);
+    QFile written(path);
+    if (!written.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s back", qPrintable(path));
+    const QByteArray bytes = written.readAll();
+    written.remove();
+    return bytes;
+}
+#endif
+
 // A sample file of each format in the table, by key: a new entry without one fails readThrough.
 struct Sample {
     QString fileName;
@@ -94,6 +125,10 @@ std::optional<Sample> sampleOf(std::string_view key) {
         return Sample{QStringLiteral("sample.txt"), asciiTable()};
     if (key == "fits")
         return Sample{QStringLiteral("sample.fits"), fitsBytes()};
+#ifdef TPACF_TEST_HAVE_HDF5
+    if (key == "hdf5")
+        return Sample{QStringLiteral("sample.h5"), hdf5Bytes()};
+#endif
     return std::nullopt;
 }
 

@@ -23,7 +23,9 @@ inline constexpr Flag kDecCol{"--dec-col", Value, "C",
 inline constexpr Flag kHdu{
     "--hdu", Value, "N|NAME",
     "FITS: the table's HDU, by extension number (1 is the first) or EXTNAME\n"
-    "(default: the first binary table)"};
+    "(default: the first binary table). HDF5: the group whose 1-D datasets\n"
+    "are the columns, or a table (compound dataset), e.g. survey/north\n"
+    "(default: the root group, or the file's only table)"};
 inline constexpr const Flag* kReadFlags[] = {&kCoordUnit, &kRaHours, &kRaCol, &kDecCol, &kHdu};
 inline constexpr FlagGroup kReadGroup{
     "Reading catalogs (applies to every catalog of the command)", kReadFlags,

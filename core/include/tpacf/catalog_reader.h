@@ -77,6 +77,8 @@ Catalog catalogFromCoordinates(std::string name, std::vector<double> ra, std::ve
 bool fitsSupported() noexcept;
 /// The cfitsio this build reads and writes FITS with, e.g. "cfitsio 4.2"; "" without FITS.
 std::string fitsLibraryVersion();
+/// "libhdf5 1.10.8" where HDF5 catalogs are read (built with libhdf5); "" otherwise.
+std::string hdf5LibraryVersion();
 
 /// ASCII: whitespace (spaces, tabs) or comma separated; '#' comments; LF, CRLF or lone CR line
 /// ends; an optional header line naming columns; an optional first line holding only the row

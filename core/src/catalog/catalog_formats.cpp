@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The table of catalog formats. The only place that knows whether cfitsio is built in.
+// The table of catalog formats. The only place that knows whether cfitsio and libhdf5 are built
+// in.
 #include "tpacf/catalog_formats.h"
 
 #include "catalog/fits_reader.h"
+#include "catalog/hdf5_reader.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -87,8 +89,20 @@ bool startsWithFitsSignature(const std::string& path) {
            (!anyPatternMatches(kTextOnlyPatterns, path) && startsWithFitsSignature(path));
 }
 
+// HDF5 by name or by its signature, under any name: the signature is decisive, and no text
+// catalog starts with it.
+constexpr std::array<std::string_view, 4> kHdf5Patterns{"*.h5", "*.hdf5", "*.hdf", "*.he5"};
+
+[[maybe_unused]] bool isHdf5(const std::string& path) {
+    return anyPatternMatches(kHdf5Patterns, path) || detail::startsWithHdf5Signature(path);
+}
+
 // Most specific first: formatFor takes the first match, and ASCII matches everything.
 constexpr std::array kFormats{
+#ifdef TPACF_HAVE_HDF5
+    CatalogFormat{"hdf5", "HDF5 table", kHdf5Patterns, &isHdf5, &detail::readHdf5Catalog,
+                  &detail::previewHdf5File},
+#endif
 #ifdef TPACF_HAVE_CFITSIO
     CatalogFormat{"fits", "FITS binary table", kFitsPatterns, &isFits, &detail::readFitsCatalog,
                   &detail::previewFitsFile},
@@ -98,6 +112,12 @@ constexpr std::array kFormats{
 };
 
 } // namespace
+
+#ifndef TPACF_HAVE_HDF5
+std::string hdf5LibraryVersion() {
+    return {};
+}
+#endif
 
 bool matchesPattern(std::string_view path, std::string_view pattern) noexcept {
     const std::size_t slash = path.rfind('/');

@@ -43,8 +43,10 @@ struct ForeignFormat {
 constexpr ForeignFormat kForeignFormats[] = {
     {"PAR1", "is a Parquet file, which is not read; write the table as FITS (for example with "
              "astropy: Table.read('cat.parquet').write('cat.fits')) or as text"},
-    {"\x89HDF\r\n\x1A\n", "is an HDF5 file, which is not read; write the columns as a FITS "
-                           "table (for example h5py and astropy) or as text"},
+    // Reached only in a build without libhdf5: with it, the HDF5 reader takes such files.
+    {"\x89HDF\r\n\x1A\n", "is an HDF5 file, and this build reads none (built without libhdf5); "
+                           "write the columns as a FITS table (for example h5py and astropy) or "
+                           "as text"},
     {"\x93NUMPY", "is a NumPy array file (.npy), which is not read; write it as text "
                   "(numpy.savetxt) or as a FITS table"},
     {"PK\x03\x04", "is a ZIP archive; extract the catalog from it first"},
