@@ -239,6 +239,8 @@ private slots:
     void columns();
     void asciiErrors_data();
     void asciiErrors();
+    void ecsvUnits_data();
+    void ecsvUnits();
     void missingAndDirectory();
     void notRegularFiles_data();
     void notRegularFiles();
@@ -927,6 +929,79 @@ void TestCatalogReader::asciiErrors() {
     const ReadOptions options = makeOptions(ra, dec, weight, unit);
     expectInputError([&] { (void)tpacf::readCatalog(path.toStdString(), options); }, path, line,
                      column, mentions);
+}
+
+void TestCatalogReader::ecsvUnits_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("unit");    // --coord-unit
+    QTest::addColumn<bool>("hours");      // --ra-hours
+    QTest::addColumn<QString>("problem"); // empty: RA 15°, Dec 30° and RA 300°, Dec −45°
+    const QByteArray flow = "# %ECSV 1.0\n# ---\n# datatype:\n";
+    QTest::newRow("deg") << flow + "# - {name: ra, unit: deg, datatype: float64}\n"
+                                   "# - {name: dec, unit: deg, datatype: float64}\n"
+                                   "# schema: astropy-2.0\nra dec\n15 30\n300 -45\n"
+                         << "deg" << false << QString();
+    QTest::newRow("rad, with the default --coord-unit")
+        << flow + "# - {name: ra, unit: rad, datatype: float64}\n"
+                  "# - {name: dec, unit: rad, datatype: float64}\nra dec\n"
+                  "0.26179938779914941 0.52359877559829882\n5.2359877559829888 "
+                  "-0.78539816339744828\n"
+        << "deg" << false << QString();
+    QTest::newRow("hourangle and arcmin, comma-delimited, block style, quoted")
+        << flow + "# - name: ra\n#   unit: hourangle\n#   datatype: float64\n"
+                  "# - name: dec\n#   unit: 'arcmin'\n#   datatype: float64\n"
+                  "# - {name: z, datatype: float64}\n# delimiter: ','\nra,dec,z\n"
+                  "1,1800,0.5\n20,-2700,0.7\n"
+        << "deg" << false << QString();
+    QTest::newRow("no units: the flags decide")
+        << flow + "# - {name: ra, datatype: float64}\n# - {name: dec, datatype: float64}\n"
+                  "ra dec\n0.26179938779914941 0.52359877559829882\n5.2359877559829888 "
+                  "-0.78539816339744828\n"
+        << "rad" << false << QString();
+    QTest::newRow("--coord-unit against the file")
+        << flow + "# - {name: ra, unit: deg, datatype: float64}\n"
+                  "# - {name: dec, unit: deg, datatype: float64}\nra dec\n15 30\n"
+        << "arcmin" << false << QStringLiteral("--coord-unit arcmin, but the ECSV header gives");
+    QTest::newRow("--ra-hours against the file")
+        << flow + "# - {name: ra, unit: deg, datatype: float64}\n"
+                  "# - {name: dec, unit: deg, datatype: float64}\nra dec\n15 30\n"
+        << "deg" << true << QStringLiteral("--ra-hours, but the ECSV header gives RA");
+    QTest::newRow("a unit that is no angle")
+        << flow + "# - {name: ra, unit: km, datatype: float64}\n"
+                  "# - {name: dec, unit: deg, datatype: float64}\nra dec\n15 30\n"
+        << "deg" << false << QStringLiteral("the unit 'km', which is no angle");
+    QTest::newRow("two angle units")
+        << flow + "# - {name: ra, unit: deg, datatype: float64}\n"
+                  "# - {name: dec, unit: rad, datatype: float64}\nra dec\n15 0.5\n"
+        << "deg" << false << QStringLiteral("one angle unit for both");
+}
+
+// An ECSV catalog's column units are honoured: the same sky in every unit the file may state
+// (against the radians computed here), and a contradiction with the flags is an error.
+void TestCatalogReader::ecsvUnits() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, unit);
+    QFETCH(bool, hours);
+    QFETCH(QString, problem);
+    const QString path = writeFile(m_dir, QStringLiteral("units.ecsv"), content);
+    ReadOptions options;
+    options.coordUnit = *tpacf::parseAngleUnit(unit.toStdString());
+    options.raInHours = hours;
+    if (!problem.isEmpty()) {
+        expectInputError([&] { (void)tpacf::readCatalog(path.toStdString(), options); }, path, 0,
+                         0, problem);
+        return;
+    }
+    const Catalog catalog = tpacf::readCatalog(path.toStdString(), options);
+    QCOMPARE(catalog.size(), std::size_t(2));
+    const double degree = tpacf::kPi / 180;
+    const double ra[] = {15 * degree, 300 * degree}, dec[] = {30 * degree, -45 * degree};
+    for (std::size_t i = 0; i < 2; ++i) {
+        QVERIFY2(std::abs(catalog.ra()[i] - ra[i]) <= 1e-15 * std::abs(ra[i]),
+                 qPrintable(QString::number(catalog.ra()[i], 'g', 17)));
+        QVERIFY2(std::abs(catalog.dec()[i] - dec[i]) <= 1e-15 * std::abs(dec[i]),
+                 qPrintable(QString::number(catalog.dec()[i], 'g', 17)));
+    }
 }
 
 void TestCatalogReader::missingAndDirectory() {

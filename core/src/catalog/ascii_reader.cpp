@@ -3,6 +3,7 @@
 // choice) read here, the data rows after it by the chunked parallel parser (ascii_rows.cpp).
 #include "catalog/ascii_rows.h"
 #include "catalog/ascii_text.h"
+#include "catalog/ecsv_units.h"
 #include "catalog/fits_reader.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/errors.h"
@@ -12,6 +13,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <map>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -506,6 +508,19 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
     checkDecimalCommaDoubling(head, fields, sourceName);
     const ColumnChoice columns =
         chooseColumns(head, fields, sampleRows(lines), sourceName, options);
+    // An ECSV catalog states its columns' units: RA and Dec are read in them.
+    const std::map<std::string, std::string> units = detail::ecsvColumnUnits(text);
+    const auto unitOf = [&](std::size_t column) {
+        if (column >= head.columnNames.size())
+            return std::string();
+        const auto found = units.find(head.columnNames[column]);
+        return found == units.end() ? std::string() : found->second;
+    };
+    const ReadOptions read =
+        units.empty() ? options
+                      : detail::withStatedUnits(options, unitOf(columns.ra), unitOf(columns.dec),
+                                                columnLabel(head, columns.ra),
+                                                columnLabel(head, columns.dec), sourceName);
     detail::RowLayout layout;
     layout.ra = columns.ra;
     layout.dec = columns.dec;
@@ -514,7 +529,7 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
     layout.skippedText = columns.skippedText;
     layout.firstRowLine = head.firstRowLine;
     detail::RowColumns rows =
-        detail::parseRows(head.firstRow, lines.remaining(), layout, sourceName, options, plan);
+        detail::parseRows(head.firstRow, lines.remaining(), layout, sourceName, read, plan);
 
     if (head.declaredRows && *head.declaredRows != rows.ra.size())
         throw InputError(sourceName, head.countLine, 1,
@@ -522,7 +537,9 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
                              " rows, but the file holds " + std::to_string(rows.ra.size()) +
                              " data rows");
 
-    CatalogOrigin origin = asciiOrigin(head, columns, options, rows.ra.size());
+    CatalogOrigin origin = asciiOrigin(head, columns, read, rows.ra.size());
+    if (!units.empty() && (read.coordUnit != options.coordUnit || read.raInHours != options.raInHours))
+        origin.unit += " (as the ECSV header states)";
     return AsciiColumns{std::move(rows.ra), std::move(rows.dec), std::move(rows.weight),
                         std::move(rows.region), std::move(origin)};
 }
