@@ -82,8 +82,8 @@ void TestRunInputsCli::hdf5CatalogsCountAsTheirText_data() {
         << QStringLiteral("root_columns.txt");
 }
 
-// Every layout counts exactly as its ASCII twin (the same points, written exactly): raw counts
-// and, with one thread, the weighted sums to the bit.
+// Every layout counts exactly as its ASCII and FITS twins (the same points, written exactly):
+// raw counts and, with one thread, the weighted sums to the bit.
 void TestRunInputsCli::hdf5CatalogsCountAsTheirText() {
     QFETCH(QString, catalog);
     needHdf5Fixtures();
@@ -100,6 +100,13 @@ void TestRunInputsCli::hdf5CatalogsCountAsTheirText() {
               QStringLiteral(" --output hdf5/t.ecsv"));
     QVERIFY2(text.exitCode == 0, qPrintable(text.err));
     QCOMPARE(table(QStringLiteral("hdf5/h.ecsv")), table(QStringLiteral("hdf5/t.ecsv")));
+    // And as its FITS copy (astropy's), where this build reads FITS.
+    const ProcessOutcome fits = tpacf(QStringLiteral("count --a hdf5/twin.fits --weight-col weight") +
+                                      common + QStringLiteral(" --output hdf5/f.ecsv"));
+    if (fits.err.contains(QStringLiteral("cfitsio")))
+        return;
+    QVERIFY2(fits.exitCode == 0, qPrintable(fits.err));
+    QCOMPARE(table(QStringLiteral("hdf5/h.ecsv")), table(QStringLiteral("hdf5/f.ecsv")));
     // The header row and 6 bins (split leaves one empty piece after the last line).
     QCOMPARE(table(QStringLiteral("hdf5/h.ecsv")).count(QLatin1Char('\n')), 8);
 }

@@ -399,6 +399,43 @@ void TestHelpCli::commandComputesTheWindowsResult() {
     const int code = cli::runCli(int(argv.size()), argv.data(), out, err);
     QVERIFY2(code == 0, err.str().c_str());
 
+    // The same run as Save Run as Job File writes it, run by the CLI with --config (its output
+    // moved aside on the command line): the same table as the command's, bit for bit.
+    const QString jobPath = m_dir.filePath(tag + QStringLiteral(" job.toml"));
+    {
+        QFile job(jobPath);
+        QVERIFY(job.open(QIODevice::WriteOnly));
+        job.write(command.jobFileText().toUtf8());
+    }
+    const std::string jobResult = m_dir.filePath(tag + QStringLiteral(" job w.csv")).toStdString();
+    std::vector<std::string> jobWords{"tpacf", "run", "--config", jobPath.toStdString(),
+                                      "--output", jobResult};
+    if (QFile::exists(outputs.covariance))
+        jobWords.insert(jobWords.end(),
+                        {"--covariance",
+                         m_dir.filePath(tag + QStringLiteral(" job cov.csv")).toStdString()});
+    std::vector<char*> jobArgv;
+    for (std::string& word : jobWords)
+        jobArgv.push_back(word.data());
+    std::ostringstream jobOut, jobErr;
+    QVERIFY2(cli::runCli(int(jobArgv.size()), jobArgv.data(), jobOut, jobErr) == 0,
+             jobErr.str().c_str());
+    const ResultTable fromCommand = readResultCsv(outputs.result.toStdString());
+    const ResultTable fromJob = readResultCsv(jobResult);
+    QCOMPARE(fromJob.columns, fromCommand.columns);
+    QCOMPARE(fromJob.rows.size(), fromCommand.rows.size());
+    // Weighted sums may differ in their last bits between two CPU runs (below).
+    const bool weightedJob = std::find(fromJob.columns.begin(), fromJob.columns.end(),
+                                       std::string("DD_w")) != fromJob.columns.end();
+    for (std::size_t r = 0; r < fromJob.rows.size(); ++r)
+        for (std::size_t c = 0; c < fromJob.rows[r].size(); ++c) {
+            const double a = fromJob.rows[r][c], b = fromCommand.rows[r][c];
+            QVERIFY2(sameBits(a, b) || (std::isnan(a) && std::isnan(b)) ||
+                         (weightedJob &&
+                          std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b))),
+                     qPrintable(QStringLiteral("job file: row %1, column %2").arg(r).arg(c)));
+        }
+
     const ResultTable expected = readResultCsv(windowCsv);
     const ResultTable actual = readResultCsv(outputs.result.toStdString());
     QCOMPARE(actual.columns, expected.columns);

@@ -18,6 +18,8 @@ def main(folder):
     weight = rng.uniform(0.5, 1.5, n)
     np.savetxt("twin.txt", np.c_[ra, dec.astype(np.float64), weight], fmt="%.17g",
                header="ra dec weight", comments="")
+    from astropy.table import Table
+    Table({"ra": ra, "dec": dec.astype(np.float64), "weight": weight}).write("twin.fits")
 
     # h5py, one dataset per column in a group (TreeCorr's ext + ra_col layout), an integer
     # column and a column of another length beside them.
@@ -31,7 +33,6 @@ def main(folder):
         g["name"] = np.array([b"g%d" % i for i in range(n)])
         f["readme"] = np.arange(3)
     # astropy's Table.write: one compound dataset, chunked and gzip-compressed.
-    from astropy.table import Table
     Table({"ra": ra, "dec": dec, "w": weight}).write("astropy.hdf5", path="galaxies",
                                                      compression=True)
     # The root group holding the columns, under a name that promises text.
