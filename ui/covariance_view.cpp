@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "covariance_view.h"
+#include "fitted_title.h"
 
 #include "catalog_source.h"
 
@@ -63,6 +64,7 @@ CovarianceView::CovarianceView(QWidget* parent) : QWidget(parent) {
                                  QFont(font().family(), font().pointSize() + 1, QFont::Bold));
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_titleFit = new FittedTitle(m_plot, m_title);
     m_plot->axisRect()->setupFullAxesBox(true);
     m_plot->xAxis2->setTickLabels(false);
     m_plot->yAxis2->setTickLabels(false);
@@ -120,7 +122,11 @@ void CovarianceView::setMode(Mode mode) {
 }
 
 QString CovarianceView::title() const {
-    return m_title->text();
+    return m_titleFit->text();
+}
+
+void CovarianceView::setTitleFitting(bool on) {
+    m_titleFit->setFitting(on);
 }
 
 double CovarianceView::cellValue(int i, int j) const {
@@ -147,9 +153,9 @@ void CovarianceView::rebuild() {
 
     if (!have) {
         m_map->data()->clear();
-        m_title->setText(m_result ? tr("Covariance: this run has no jackknife errors "
-                                       "(Errors: jackknife, then Run)")
-                                  : tr("Covariance: run with jackknife errors to see it"));
+        m_titleFit->setText(m_result ? tr("Covariance: this run has no jackknife errors "
+                                          "(Errors: jackknife, then Run)")
+                                     : tr("Covariance: run with jackknife errors to see it"));
         m_note->clear();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
@@ -194,7 +200,7 @@ void CovarianceView::rebuild() {
 
     const QString what =
         m_mode == Mode::Correlation ? tr("Correlation matrix of w(θ)") : tr("Covariance of w(θ)");
-    m_title->setText(
+    m_titleFit->setText(
         tr("%1: jackknife, %2 regions").arg(what).arg(m_result->jackknifeRegions.count));
     m_note->setText(QString::fromStdString(m_result->jackknifeRegions.method));
     m_plot->replot(QCustomPlot::rpQueuedReplot);

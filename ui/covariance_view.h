@@ -18,6 +18,8 @@ class QLabel;
 
 namespace tpacf::ui {
 
+class FittedTitle;
+
 class CovarianceView : public QWidget {
     Q_OBJECT
   public:
@@ -36,6 +38,8 @@ class CovarianceView : public QWidget {
     QCustomPlot* plot() const { return m_plot; }
     QCPColorMap* colorMap() const { return m_map; }
     QString title() const;
+    /// Off in a hidden copy drawn as a figure: the title is shown whole (fitted_title.h).
+    void setTitleFitting(bool on);
     /// Bins shown per side (0 when no matrix is shown).
     int matrixSize() const { return m_size; }
     /// The value drawn in cell (i, j): the covariance, or the correlation in that mode.
@@ -52,6 +56,7 @@ class CovarianceView : public QWidget {
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
     QCPTextElement* m_title = nullptr;
+    FittedTitle* m_titleFit = nullptr; // the title elided to the plot's width on screen
     QComboBox* m_modeCombo = nullptr;
     QLabel* m_note = nullptr;
     ResultPtr m_result;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plot_panel.h"
+#include "fitted_title.h"
 
 #include "catalog_source.h"
 #include "covariance_view.h"
@@ -46,6 +47,8 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
                                        QFont(font().family(), font().pointSize() + 1, QFont::Bold));
     m_countsPlot->plotLayout()->insertRow(0);
     m_countsPlot->plotLayout()->addElement(0, 0, m_countsTitle);
+    m_wTitleFit = new FittedTitle(m_wPlot, m_figure->title());
+    m_countsTitleFit = new FittedTitle(m_countsPlot, m_countsTitle);
     const QCPScatterStyle::ScatterShape shapes[kSeriesCount] = {
         QCPScatterStyle::ssDisc, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
         QCPScatterStyle::ssDiamond};
@@ -169,9 +172,9 @@ void PlotPanel::setCurrentPlot(Plot which) {
 QString PlotPanel::plotTitle(Plot which) const {
     switch (which) {
     case Plot::Correlation:
-        return m_figure->title()->text();
+        return m_wTitleFit->text();
     case Plot::PairCounts:
-        return m_countsTitle->text();
+        return m_countsTitleFit->text();
     case Plot::Covariance:
         return m_covariance->title();
     }
@@ -302,7 +305,7 @@ void PlotPanel::rebuildCorrelation() {
         else if (m_stale)
             title += tr(" (previous inputs: press Run)");
     }
-    m_figure->title()->setText(title);
+    m_wTitleFit->setText(title);
     applyAxes(Plot::Correlation);
     finishComparisonAxes();
     m_wPlot->replot(QCustomPlot::rpQueuedReplot);
@@ -379,7 +382,7 @@ void PlotPanel::rebuildCounts() {
         title += m_result || m_partial ? runningNote() : tr(" (running)");
     else if (m_stale && m_result)
         title += tr(" (previous inputs: press Run)");
-    m_countsTitle->setText(title);
+    m_countsTitleFit->setText(title);
     applyAxes(Plot::PairCounts);
     m_countsPlot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -34,6 +34,7 @@ namespace tpacf::ui {
 
 class CovarianceView;
 class FitPanel;
+class FittedTitle;
 
 class PlotPanel : public QWidget {
     Q_OBJECT
@@ -167,6 +168,8 @@ private:
     QCustomPlot* m_countsPlot = nullptr;
     std::unique_ptr<CorrelationFigure> m_figure; // draws on m_wPlot
     QCPTextElement* m_countsTitle = nullptr;
+    FittedTitle* m_wTitleFit = nullptr;      // the titles on screen, elided to their plots
+    FittedTitle* m_countsTitleFit = nullptr;
     QCPGraph* m_countGraphs[kSeriesCount] = {nullptr, nullptr, nullptr, nullptr};
     CovarianceView* m_covariance = nullptr;
     FitPanel* m_fitPanel = nullptr;

@@ -3,6 +3,7 @@
 // copies exports are made from) and the export itself. The figure's pieces are tpacf_figure's
 // (correlation_figure.h, figure_plot.h, plot_export.h); plot_panel.cpp builds the panel.
 #include "plot_panel.h"
+#include "fitted_title.h"
 
 #include "covariance_view.h"
 #include "figure_plot.h"
@@ -64,6 +65,10 @@ void PlotPanel::applyStyleRanges(Plot which) {
 
 std::unique_ptr<PlotPanel> PlotPanel::figureCopy(const FigureStyle& style) const {
     auto copy = std::make_unique<PlotPanel>();
+    // A figure holds its titles whole (drawn at the figure's size, not the window's).
+    copy->m_wTitleFit->setFitting(false);
+    copy->m_countsTitleFit->setFitting(false);
+    copy->m_covariance->setTitleFitting(false);
     copy->m_result = m_result;
     copy->m_partial = m_partial;
     copy->m_stale = m_stale;

@@ -6,6 +6,7 @@
 #include "tpacf_test_main.h"
 #include "backend_panel.h"
 #include "binning_panel.h"
+#include "errors_panel.h"
 #include "main_window.h"
 #include "plot_panel.h"
 
@@ -13,6 +14,8 @@
 #include <tpacf/mock.h>
 
 #include <QAction>
+#include <QComboBox>
+#include <QSpinBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -49,6 +52,7 @@ private slots:
     void quittingDuringARunAsks();
     void differentFootprintsAreAskedAbout();
     void fitsALaptopScreen();
+    void staysOnALaptopScreenAfterRuns();
     void catalogsReadAgainAreNotPreviousInputs();
     void aMovedSessionIsLocated();
 
@@ -241,6 +245,53 @@ void TestStudioRunning::fitsALaptopScreen() {
             QVERIFY2(!shown[i]->geometry().intersects(shown[j]->geometry()),
                      qPrintable(shown[i]->objectName() + QStringLiteral(" overlaps ") +
                                 shown[j]->objectName()));
+}
+
+// Issue 35, item 1: no title, note or table raises the window's minimum size past a laptop
+// screen, during and after runs (a jackknife one, so the covariance view has content) and on
+// every plot tab.
+void TestStudioRunning::staysOnALaptopScreenAfterRuns() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    // A survey's file name, as long as they come: it goes into the plot titles.
+    const QString longName = m_dir.filePath(
+        QStringLiteral("sdss_dr12_cmass_north_galaxies_z0p43_to_0p70_with_fkp_weights_and_"
+                       "completeness_above_0p7_version_5_final.txt"));
+    QVERIFY(QFile::copy(m_dataPath, longName));
+    MainWindow& w = *window;
+    QVERIFY(loadAndWait(w, [&] { return w.setDataCatalog(CatalogSource{longName}); }));
+    ErrorsPanel* errors = window->errorsPanel();
+    errors->methodCombo()->setCurrentIndex(
+        errors->methodCombo()->findData(int(ErrorSettings::Method::Regions)));
+    errors->regionsSpin()->setValue(4);
+    window->resize(1264, 672);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    int widest = 0, tallest = 0;
+    QString where;
+    const auto check = [&](const QString& when) {
+        QCoreApplication::processEvents();
+        const QSize minimum = window->minimumSizeHint().expandedTo(window->minimumSize());
+        if (minimum.width() > widest || minimum.height() > tallest)
+            where = when;
+        widest = std::max(widest, minimum.width());
+        tallest = std::max(tallest, minimum.height());
+    };
+    check(QStringLiteral("before a run"));
+    for (int run = 0; run < 2; ++run) {
+        QSignalSpy finished(window.get(), &MainWindow::runFinished);
+        QVERIFY(window->startRun());
+        check(QStringLiteral("while running"));
+        QVERIFY(finished.wait(60000));
+        check(QStringLiteral("after run %1").arg(run + 1));
+        for (const PlotPanel::Plot plot : {PlotPanel::Plot::Covariance, PlotPanel::Plot::PairCounts,
+                                           PlotPanel::Plot::Correlation}) {
+            window->plotPanel()->setCurrentPlot(plot);
+            check(QStringLiteral("on plot tab %1").arg(int(plot)));
+        }
+    }
+    QVERIFY2(widest <= 1264 && tallest <= 672,
+             qPrintable(QStringLiteral("minimum %1 x %2 (largest %3)").arg(widest).arg(tallest).arg(where)));
 }
 
 void TestStudioRunning::catalogsReadAgainAreNotPreviousInputs() {
