@@ -70,7 +70,8 @@ QString CatalogLoader::explainUnitFailure(quint64 id, int index, const CatalogSo
             return message;
         const QString reason = QString::fromStdString(guess.reason);
         Q_EMIT unitSuggested(id, index, int(guess.units.unit), guess.units.raInHours, reason);
-        return tr("%1. Its values fit %2 (%3); choose the unit in the Catalogs panel.")
+        return tr("%1. Its values fit %2 (%3); choose the unit in the column dialog "
+                  "(Columns… under the catalog list).")
             .arg(message, describeUnits(guess.units), reason);
     } catch (const std::exception&) {
         return message; // beyond arcseconds too: no unit to suggest

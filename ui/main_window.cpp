@@ -291,14 +291,16 @@ void MainWindow::logLine(MessageSeverity severity, const QString& text) {
             .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), prefix, text));
 }
 
-void MainWindow::reportMessage(MessageSeverity severity, const QString& text) {
+void MainWindow::reportMessage(MessageSeverity severity, const QString& text,
+                               MessageBoxUse box) {
     logLine(severity, text);
     const QString prefix = severity == MessageSeverity::Error     ? tr("Error: ")
                            : severity == MessageSeverity::Warning ? tr("Warning: ")
                                                                   : QString();
     statusBar()->showMessage(prefix + text, 8000);
     Q_EMIT messageReported(severity, text);
-    if (!m_options.interactive || severity == MessageSeverity::Info)
+    if (!m_options.interactive || severity == MessageSeverity::Info ||
+        box == MessageBoxUse::Never)
         return;
     if (severity == MessageSeverity::Error)
         QMessageBox::critical(this, tr("TPACF Studio"), text);

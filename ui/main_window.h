@@ -203,9 +203,13 @@ public:
     /// The lab window once opened; null before.
     KernelLabWindow* kernelLabWindow() const { return m_kernelLab; }
 
+    /// Whether a warning or error also stops the user with a message box (in interactive mode):
+    /// not for what only informs about a finished run and is in the log already.
+    enum class MessageBoxUse { WhenInteractive, Never };
     /// The one path every notice, warning and error takes: log, status bar, the
     /// messageReported signal and, in interactive mode, a message box for warnings and errors.
-    void reportMessage(MessageSeverity severity, const QString& text);
+    void reportMessage(MessageSeverity severity, const QString& text,
+                       MessageBoxUse box = MessageBoxUse::WhenInteractive);
 
 Q_SIGNALS:
     void messageReported(tpacf::ui::MessageSeverity severity, const QString& text);

@@ -313,8 +313,8 @@ void MainWindow::reportJackknife(const CorrelationResult& result) {
                     .arg(withoutSigma));
     if (regions.warnings.empty())
         return;
-    // Every warning gets its own log line; one message (and in interactive mode one box) says
-    // that there are some.
+    // Every warning gets its own log line; one message in the status bar says that there are
+    // some. No box: the result is fine to use, and a box on every run repeats the log.
     for (const std::string& warning : regions.warnings)
         logLine(MessageSeverity::Warning, tr("Jackknife: %1").arg(QString::fromStdString(warning)));
     const QString first = QString::fromStdString(regions.warnings.front());
@@ -323,7 +323,8 @@ void MainWindow::reportJackknife(const CorrelationResult& result) {
                       ? tr("Jackknife regions: %1").arg(first)
                       : tr("Jackknife regions: %1 warnings, listed in the log (first: %2)")
                             .arg(regions.warnings.size())
-                            .arg(first));
+                            .arg(first),
+                  MessageBoxUse::Never);
 }
 
 void MainWindow::onRunFailed(const QString& message) {

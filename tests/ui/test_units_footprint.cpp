@@ -414,6 +414,10 @@ void TestUnitsFootprint::failedLoadOffersTheUnitItsValuesFit() {
     QVERIFY2(message.contains(QStringLiteral("Its values fit arcmin (|Dec| up to 177 is beyond 90 "
                                              "but within 5400: arcmin?)")),
              qPrintable(message));
+    // Issue 35, item 14: the unit is chosen in the column dialog, and the message says so.
+    QVERIFY2(message.endsWith(QStringLiteral("choose the unit in the column dialog (Columns… under "
+                                             "the catalog list).")),
+             qPrintable(message));
     QCOMPARE(unitFailure.count(), 1);
     QVERIFY(set.unitFailure().has_value());
     const UnitFailure failure = *set.unitFailure();
