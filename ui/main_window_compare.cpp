@@ -9,6 +9,7 @@
 #include "result_table.h"
 #include "run_history.h"
 
+#include <QLocale>
 #include <QAction>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -159,8 +160,15 @@ bool MainWindow::addHistoryOverlay(int index) {
     if (index < 0 || index >= records.size())
         return false;
     const RunRecord& record = records.at(index);
-    m_compareRuns->addTable(std::make_shared<LoadedResult>(loadedResultOf(*record.result)),
-                            tr("run #%1").arg(index + 1));
+    auto table = std::make_shared<LoadedResult>(loadedResultOf(*record.result));
+    // What the run was and when, as the history lists it: "galaxies.txt, Landy-Szalay (run 2,
+    // 14:03)", not a bare number.
+    const QString what = QString::fromStdString(table->summary());
+    const QString when = tr("run %1, %2")
+                             .arg(index + 1)
+                             .arg(QLocale().toString(record.finished.time(), QLocale::ShortFormat));
+    m_compareRuns->addTable(std::move(table),
+                            what.isEmpty() ? when : QStringLiteral("%1 (%2)").arg(what, when));
     m_compareDock->raise();
     return true;
 }

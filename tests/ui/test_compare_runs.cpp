@@ -407,6 +407,11 @@ void TestCompareRuns::sessionReopensWithItsResultWithoutRunning() {
     // The history run as an overlay, with the same values.
     QVERIFY(reopened.addHistoryOverlay(0));
     QCOMPARE(reopened.compareRuns()->count(), 1);
+    // Issue 35, item 15: the overlay says what run it is (data, estimator, number and time).
+    const QString label = reopened.compareRuns()->overlay(0).label;
+    QVERIFY2(label.startsWith(QStringLiteral("sample_data.txt, Landy-Szalay")) &&
+                 label.contains(QStringLiteral(" (run 1, ")),
+             qPrintable(label));
     QVERIFY(reopened.compareRuns()->overlay(0).table->w.size() == original->w.size());
     // The reopened result is tracked against the inputs: other bins mark it stale, the
     // session's bins again unmark it, and still nothing was counted.
