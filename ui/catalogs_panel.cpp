@@ -357,8 +357,9 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
         auto* item = new QTreeWidgetItem(group);
         item->setText(NameColumn, loaded.source.displayName());
         item->setText(CountColumn, formatCount(catalog.size()));
-        item->setText(RaColumn, QStringLiteral("%1 – %2").arg(formatDegrees(extent.raMin),
-                                                              formatDegrees(extent.raMax)));
+        // The arc that holds the points: "350.0 – 10.0" for a field across RA 0.
+        item->setText(RaColumn, QStringLiteral("%1 – %2").arg(formatDegrees(extent.raFrom),
+                                                              formatDegrees(extent.raTo)));
         item->setText(DecColumn, QStringLiteral("%1 – %2").arg(formatDegrees(extent.decMin),
                                                                formatDegrees(extent.decMax)));
         // The tooltip states how the file was read: the columns, unit, HDU and filter, rows.

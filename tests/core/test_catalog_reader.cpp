@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <algorithm>
 #include <random>
 
 #include <sys/stat.h>
@@ -416,6 +417,48 @@ void TestCatalogReader::extent() {
     QVERIFY(std::abs(e.raMax - 350 * kDeg) < 1e-14);
     QVERIFY(std::abs(e.decMin + 30 * kDeg) < 1e-15);
     QVERIFY(std::abs(e.decMax - 60 * kDeg) < 1e-15);
+    // The shortest arc holding the points: 340° to 100° across RA 0 (the largest gap is
+    // 100°–340°); a field that does not cross RA 0 keeps its min and max.
+    QVERIFY(e.raWraps());
+    QVERIFY(std::abs(e.raFrom - 340 * kDeg) < 1e-14);
+    QVERIFY(std::abs(e.raTo - 100 * kDeg) < 1e-14);
+    const tpacf::SkyExtent wrap =
+        Catalog::fromDegrees("w", {355.5, 359.99, 0.0, 4.25, 358}, {0, 1, 2, 3, 4}).extent();
+    QVERIFY(wrap.raWraps());
+    QVERIFY(std::abs(wrap.raFrom - 355.5 * kDeg) < 1e-14);
+    QVERIFY(std::abs(wrap.raTo - 4.25 * kDeg) < 1e-15);
+    const tpacf::SkyExtent plain =
+        Catalog::fromDegrees("p", {150, 190, 170}, {0, 40, 20}).extent();
+    QVERIFY(!plain.raWraps());
+    QCOMPARE(plain.raFrom, plain.raMin);
+    QCOMPARE(plain.raTo, plain.raMax);
+    // Brute force over 500 random fields: the arc holds every point, and no arc of the
+    // points' own RAs that is shorter (by more than the grid) holds them all.
+    std::mt19937_64 random(5);
+    std::uniform_real_distribution<double> centre(0, 360), width(1, 300), unit(0, 1);
+    for (int field = 0; field < 500; ++field) {
+        const double c = centre(random), w = width(random);
+        std::vector<double> ras(40);
+        for (double& ra : ras)
+            ra = std::fmod(c + w * unit(random) + 360.0, 360.0);
+        const tpacf::SkyExtent x = Catalog::fromDegrees("r", ras, std::vector<double>(40, 0)).extent();
+        const auto along = [&](double ra) { // eastward distance from raFrom, in radians
+            double d = ra - x.raFrom;
+            return d < 0 ? d + 2 * tpacf::kPi : d;
+        };
+        const double arc = along(x.raTo);
+        std::vector<double> sorted;
+        for (const double ra : ras)
+            sorted.push_back(std::fmod(ra * kDeg, 2 * tpacf::kPi));
+        std::sort(sorted.begin(), sorted.end());
+        double widestGap = sorted.front() + 2 * tpacf::kPi - sorted.back();
+        for (std::size_t i = 1; i < sorted.size(); ++i)
+            widestGap = std::max(widestGap, sorted[i] - sorted[i - 1]);
+        for (const double ra : sorted)
+            QVERIFY(along(ra) <= arc + 1e-12);
+        QVERIFY2(std::abs(arc - (2 * tpacf::kPi - widestGap)) <= 2 * (2 * tpacf::kPi / (360 * 16)),
+                 qPrintable(QStringLiteral("field %1: arc %2, shortest %3").arg(field).arg(arc).arg(2 * tpacf::kPi - widestGap)));
+    }
 }
 
 // ---- ASCII formats ----------------------------------------------------------------------

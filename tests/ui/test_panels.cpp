@@ -129,6 +129,15 @@ void TestPanels::catalogListShowsGroupsAndExtents() {
     QCOMPARE(dataRow->text(1), QStringLiteral("3"));
     QCOMPARE(dataRow->text(2), QStringLiteral("10.0 – 20.0"));
     QCOMPARE(dataRow->text(3), QStringLiteral("-5.0 – 5.0"));
+    // Issue 35, item 12: a field across RA 0 shows its arc (350° to 10°), not 0 – 360.
+    {
+        CatalogsPanel across;
+        across.setCatalogs(loaded(QStringLiteral("/survey/stripe82.txt"), {350.0, 359.5, 0.5, 10.0},
+                                  {-1.0, 0.0, 1.0, 0.5}),
+                           {});
+        QCOMPARE(across.tree()->topLevelItem(0)->child(0)->text(2),
+                 QStringLiteral("350.0 – 10.0"));
+    }
     QCOMPARE(dataRow->toolTip(0), QStringLiteral("/survey/galaxies.txt\n3 points"));
     QCOMPARE(tree->topLevelItem(1)->text(0), QStringLiteral("Randoms (2)"));
     QCOMPARE(tree->topLevelItem(1)->childCount(), 2);

@@ -33,6 +33,10 @@ struct CatalogOrigin {
 /// RA/Dec bounds of a catalog in radians (RA in [0, 2π), Dec in [−π/2, π/2]).
 struct SkyExtent {
     double raMin = 0, raMax = 0, decMin = 0, decMax = 0;
+    /// The shortest RA arc that holds every point, from raFrom eastwards to raTo: raFrom > raTo
+    /// where it passes RA 0 (a field at 350°–10° is 350° to 10°, not 10°–350°).
+    double raFrom = 0, raTo = 0;
+    bool raWraps() const noexcept { return raFrom > raTo; }
 };
 
 class Catalog {
@@ -74,7 +78,8 @@ public:
     std::span<const std::int32_t> region() const noexcept { return m_region; }
     bool hasWeights() const noexcept { return !m_weight.empty(); }
 
-    /// RA/Dec bounds (RA bounds are min/max of the wrapped values). All zero when empty.
+    /// RA/Dec bounds (RA bounds are min/max of the wrapped values, and the shortest arc that
+    /// holds them all). All zero when empty.
     SkyExtent extent() const noexcept;
 
     /// How the catalog was read (empty for one built in memory). Readers set it once, before

@@ -167,6 +167,39 @@ SkyExtent Catalog::extent() const noexcept {
     extent.raMax = *raMax;
     extent.decMin = *decMin;
     extent.decMax = *decMax;
+    extent.raFrom = *raMin;
+    extent.raTo = *raMax;
+    // The largest empty RA interval, found on a grid of 1/16 degree: where it is not the one
+    // across RA 0, the points' arc passes RA 0 and starts at the first point after it.
+    constexpr int kCells = 360 * 16;
+    std::vector<bool> occupied(kCells, false);
+    const auto cellOf = [](double ra) {
+        return std::min(kCells - 1, static_cast<int>(ra / (2 * kPi) * kCells));
+    };
+    for (const double ra : m_ra)
+        occupied[static_cast<std::size_t>(cellOf(ra))] = true;
+    const int first = cellOf(*raMin), last = cellOf(*raMax);
+    int bestStart = 0, bestLength = kCells - 1 - last + first; // the gap across RA 0
+    for (int cell = first, run = 0; cell <= last; ++cell) {
+        run = occupied[static_cast<std::size_t>(cell)] ? 0 : run + 1;
+        if (run > bestLength) {
+            bestLength = run;
+            bestStart = cell - run + 1;
+        }
+    }
+    if (bestStart == 0)
+        return extent; // the arc does not pass RA 0
+    const double gapFrom = bestStart * (2 * kPi) / kCells;
+    const double gapTo = (bestStart + bestLength) * (2 * kPi) / kCells;
+    double from = 2 * kPi, to = 0;
+    for (const double ra : m_ra) {
+        if (ra >= gapTo)
+            from = std::min(from, ra);
+        else if (ra < gapFrom)
+            to = std::max(to, ra);
+    }
+    extent.raFrom = from;
+    extent.raTo = to;
     return extent;
 }
 
