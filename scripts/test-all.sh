@@ -19,15 +19,21 @@ stage() { # stage NAME COMMAND...: runs it and says how long it took
   echo "== $name: $((SECONDS - start)) s (total $((SECONDS - begin)) s)"
 }
 stage "dependencies" bash scripts/install-deps.sh
-# Each suite is compiled and run once: with the sanitizer pass, the core suites only there (under
-# ASan and UBSan), the CLI suites in both trees (the testing tree's tpacf also plots and runs MPI).
+# Each suite is compiled and run once: with the sanitizer pass, the core suites and the CLI suites
+# of bad inputs, files and paths there (under ASan and UBSan), the other CLI suites in the testing
+# tree, whose tpacf also plots and runs MPI (tests/cli/CMakeLists.txt, TPACF_CLI_SUITES).
 testing_folders="core;reference;cli;ui;gpu;python;structure;packaging"
-[[ "${TPACF_SKIP_ASAN:-0}" != 1 ]] && testing_folders=${testing_folders#core;}
-stage "configure (testing)" cmake --preset testing "-DTPACF_TEST_FOLDERS=$testing_folders"
+cli_suites=all
+if [[ "${TPACF_SKIP_ASAN:-0}" != 1 ]]; then
+  testing_folders=${testing_folders#core;}
+  cli_suites=unsanitized # the suites of bad inputs, files and paths run under the sanitizers
+fi
+stage "configure (testing)" cmake --preset testing "-DTPACF_TEST_FOLDERS=$testing_folders" \
+  "-DTPACF_CLI_SUITES=$cli_suites"
 stage "build (testing)" cmake --build --preset testing
 stage "suites (testing)" ctest --preset testing
 if [[ "${TPACF_SKIP_ASAN:-0}" != 1 ]]; then
-  stage "configure (asan)" cmake --preset asan
+  stage "configure (asan)" cmake --preset asan -DTPACF_CLI_SUITES=sanitized
   stage "build (asan)" cmake --build --preset asan
   stage "suites (asan)" ctest --preset asan
 fi

@@ -139,6 +139,9 @@ void TestRunInputsCli::badHdf5Catalogs_data() {
                             << QStringLiteral("row 8, column 'dec': Dec 95 deg is outside");
     QTest::newRow("no rows") << QStringLiteral("empty.h5")
                              << QStringLiteral("the table '/' has no rows");
+    QTest::newRow("an external link") << QStringLiteral("external.h5 --hdu catalog")
+                                      << QStringLiteral("'/catalog' is a link to another file, "
+                                                        "which is not followed");
     QTest::newRow("truncated") << QStringLiteral("truncated.h5")
                                << QStringLiteral("cannot open as HDF5 (a damaged or truncated");
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "catalog/ecsv_units.h"
 
+#include "base/text_trim.h"
+
 #include "tpacf/errors.h"
 #include "tpacf/units.h"
 
@@ -12,11 +14,7 @@ namespace tpacf::detail {
 namespace {
 
 std::string_view trimmed(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-        text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
-        text.remove_suffix(1);
-    return text;
+    return trimmedBlanks(text);
 }
 
 // A YAML scalar as astropy writes one: plain, 'single' or "double" quoted.

@@ -109,8 +109,11 @@ std::vector<std::string> linkNames(hid_t group) {
 #else
     using LinkInfo = H5L_info_t;
 #endif
-    const auto collect = [](hid_t, const char* name, const LinkInfo*, void* data) -> herr_t {
-        static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    // Links within the file only: an external link would open another file (perhaps a FIFO,
+    // which blocks), which the user never named.
+    const auto collect = [](hid_t, const char* name, const LinkInfo* info, void* data) -> herr_t {
+        if (info->type == H5L_TYPE_HARD || info->type == H5L_TYPE_SOFT)
+            static_cast<std::vector<std::string>*>(data)->emplace_back(name);
         return 0;
     };
     hsize_t index = 0;
@@ -122,10 +125,32 @@ std::vector<std::string> linkNames(hid_t group) {
     return names;
 }
 
-// What `path` names: a group, a dataset, or neither (missing, a dangling or external link).
+// Whether every link on the way to `path` ("/a/b/c") stays in the file: none is external.
+bool linksStayInFile(hid_t file, const std::string& path) {
+    for (std::size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
+        const std::string prefix = path.substr(0, end);
+        if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0)
+            return false;
+#if H5_VERSION_GE(1, 12, 0)
+        H5L_info2_t info{};
+        if (H5Lget_info2(file, prefix.c_str(), &info, H5P_DEFAULT) < 0)
+            return false;
+#else
+        H5L_info_t info{};
+        if (H5Lget_info(file, prefix.c_str(), &info, H5P_DEFAULT) < 0)
+            return false;
+#endif
+        if (info.type != H5L_TYPE_HARD && info.type != H5L_TYPE_SOFT)
+            return false;
+        if (end == std::string::npos)
+            return true;
+    }
+}
+
+// What `path` names: a group, a dataset, or neither (missing, a dangling link, or one that
+// leaves the file: an external link is never followed).
 H5O_type_t objectType(hid_t file, const std::string& path) {
-    // A soft or external link that leads nowhere is no object: asked first, without following.
-    if (H5Lexists(file, path.c_str(), H5P_DEFAULT) <= 0)
+    if (!linksStayInFile(file, path))
         return H5O_TYPE_UNKNOWN;
 #if H5_VERSION_GE(1, 12, 0)
     H5O_info2_t info{};
@@ -167,6 +192,11 @@ Hdf5Table openTable(hid_t file, const std::string& path, const std::string& want
     while (location.size() > 1 && location.back() == '/')
         location.pop_back();
     table.location = location;
+    if (location != "/" && H5Lexists(file, location.c_str(), H5P_DEFAULT) > 0 &&
+        !linksStayInFile(file, location))
+        throw InputError(path, 0, 0,
+                         quoteField(location) + " is a link to another file, which is not "
+                         "followed: copy the table into this file, or read that file");
     const H5O_type_t type = location == "/" ? H5O_TYPE_GROUP : objectType(file, location);
     if (type == H5O_TYPE_DATASET) {
         const Handle dataset(H5Dopen2(file, location.c_str(), H5P_DEFAULT), H5Dclose);

@@ -4,6 +4,7 @@
 #include "tpacf/result_reader.h"
 #include "tpacf/result_io.h"
 
+#include "base/text_trim.h"
 #include "io/result_reader_peers.h"
 #include "io/result_reader_table.h"
 #include "io/result_text.h"
@@ -24,11 +25,7 @@ namespace tpacf {
 namespace {
 
 std::string_view trimmed(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-        text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
-        text.remove_suffix(1);
-    return text;
+    return detail::trimmedBlanks(text);
 }
 
 std::vector<std::string_view> splitFields(std::string_view line) {

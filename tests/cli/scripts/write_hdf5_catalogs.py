@@ -52,6 +52,8 @@ def main(folder):
         f["ra"], f["dec"] = ra, bad
     with h5py.File("empty.h5", "w") as f:
         f["ra"], f["dec"] = np.zeros(0), np.zeros(0)
+    with h5py.File("external.h5", "w") as f:
+        f["catalog"] = h5py.ExternalLink("groups.h5", "/survey/north")
     with open("groups.h5", "rb") as whole, open("truncated.h5", "wb") as cut:
         cut.write(whole.read()[:600])
     print("ok")
