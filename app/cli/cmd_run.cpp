@@ -247,21 +247,6 @@ void readCountFileFlags(const ParsedArgs& args, bool distributed, RunRequest& ru
         }
 }
 
-/// The form of a --covariance or --jackknife-samples file, by its name: ECSV, FITS or VOTable
-/// (JSON is refused: the JSON result holds both).
-TableFormat jackknifeTableFormat(const ParsedArgs& args, const std::string& path,
-                                 const std::string& flag, const std::string& what) {
-    if (path.empty())
-        return TableFormat::Ecsv;
-    const TableFormat format = tableFormatOfPath(path);
-    if (format == TableFormat::Json)
-        args.fail(flag + " " + quote(path) + ": " + what +
-                  " are written as ECSV, FITS or VOTable (name the file .ecsv, .fits or .vot); "
-                  "the JSON result (--json-output) holds them too");
-    requireFitsSupport(args, format, flag);
-    return format;
-}
-
 /// --output, --json-output, --covariance, --jackknife-samples, --format, --quiet, the
 /// jackknife and the fit.
 JackknifeRequest readOutputFlags(const ParsedArgs& args, RunRequest& run) {
@@ -273,9 +258,9 @@ JackknifeRequest readOutputFlags(const ParsedArgs& args, RunRequest& run) {
     // The result table's form: --format, else the name's extension; the covariance's, its own.
     run.format = tableFormatFrom(args, run.outputPath, "--output");
     run.samplesPath = args.value(kJackknifeSamples).value_or("");
-    run.covarianceFormat = jackknifeTableFormat(args, run.covariancePath, "--covariance",
+    run.covarianceFormat = tableFormatWithoutJson(args, run.covariancePath, "--covariance",
                                                 "the covariance");
-    run.samplesFormat = jackknifeTableFormat(args, run.samplesPath, "--jackknife-samples",
+    run.samplesFormat = tableFormatWithoutJson(args, run.samplesPath, "--jackknife-samples",
                                              "the jackknife samples");
     const JackknifeRequest jackknife = jackknifeFrom(args);
     run.fitOptions = fitOptionsFrom(args);
@@ -534,12 +519,8 @@ int runCommand(const Context& context) {
     const auto commandStart = std::chrono::steady_clock::now();
     // A job file's flags go under the command line's, which override them.
     std::optional<JobFile> jobFile;
-    if (const std::string jobPath = jobFilePath(context.args); !jobPath.empty())
-        jobFile = readJobFile(flags::kRunFlags, jobPath);
-    const std::vector<std::string> words =
-        jobFile ? withJobFile(flags::kRunFlags, *jobFile, context.args)
-                : std::vector<std::string>(context.args.begin(), context.args.end());
-    const ParsedArgs args = parseArgs(flags::kRunFlags, words);
+    const ParsedArgs args =
+        parseArgs(flags::kRunFlags, wordsWithJobFile(flags::kRunFlags, context.args, jobFile));
     RankGroup& ranks = context.ranks;
     const bool distributed = ranks.distributed();
     // Everything that can be checked cheaply is checked before the catalogs are read.

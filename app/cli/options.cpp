@@ -286,6 +286,19 @@ CullingMode cullingModeFrom(const ParsedArgs& args) {
     return *mode;
 }
 
+TableFormat tableFormatWithoutJson(const ParsedArgs& args, const std::string& path,
+                                   const std::string& flag, const std::string& what) {
+    if (path.empty())
+        return TableFormat::Ecsv;
+    const TableFormat format = tableFormatOfPath(path);
+    if (format == TableFormat::Json)
+        args.fail(flag + " " + quote(path) + ": " + what +
+                  " are written as ECSV, FITS or VOTable (name the file .ecsv, .fits or .vot); "
+                  "the JSON result (--json-output) holds them too");
+    requireFitsSupport(args, format, flag);
+    return format;
+}
+
 void requireFitsSupport(const ParsedArgs& args, TableFormat format, std::string_view flag) {
     if (format == TableFormat::Fits && !fitsOutputSupported())
         args.fail(std::string(flag) + ": this build writes no FITS tables (built without cfitsio)");

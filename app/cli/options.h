@@ -49,6 +49,10 @@ CullingMode cullingModeFrom(const ParsedArgs& args);
 /// ecsv, csv, fits, votable, vot or json), else the path's extension (tableFormatOfPath); FITS in
 /// a build without cfitsio is a UsageError naming `flag`.
 TableFormat tableFormatFrom(const ParsedArgs& args, const std::string& path, std::string_view flag);
+/// The form of a table beside the result (--covariance, --jackknife-samples) by its name: ECSV,
+/// FITS or VOTable; a .json name is a UsageError (the JSON result holds `what`). ECSV for "".
+TableFormat tableFormatWithoutJson(const ParsedArgs& args, const std::string& path,
+                                   const std::string& flag, const std::string& what);
 /// UsageError naming `flag` where `format` is FITS and this build writes no FITS tables.
 void requireFitsSupport(const ParsedArgs& args, TableFormat format, std::string_view flag);
 /// --progress-interval in seconds (default `fallback`); UsageError unless a finite number >= 0.

@@ -517,6 +517,16 @@ std::vector<std::string> withJobFile(const CommandFlags& flags, const JobFile& j
     return words;
 }
 
+std::vector<std::string> wordsWithJobFile(const CommandFlags& flags,
+                                          std::span<const std::string> commandLine,
+                                          std::optional<JobFile>& job) {
+    const std::string path = jobFilePath(commandLine);
+    if (path.empty())
+        return {commandLine.begin(), commandLine.end()};
+    job = readJobFile(flags, path);
+    return withJobFile(flags, *job, commandLine);
+}
+
 std::string jobFilePath(std::span<const std::string> words) {
     for (std::size_t i = 0; i < words.size(); ++i) {
         if (words[i] == "--config" && i + 1 < words.size())

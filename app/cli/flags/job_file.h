@@ -14,6 +14,7 @@
 // line for a bad key.
 #include "flag_table.h"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,6 +51,12 @@ JobFile readJobFile(const CommandFlags& flags, const std::string& path);
 /// whole list), then `commandLine` itself.
 std::vector<std::string> withJobFile(const CommandFlags& flags, const JobFile& job,
                                      std::span<const std::string> commandLine);
+
+/// `commandLine` with the job file its --config names underneath (withJobFile), `job` set to
+/// that file; `commandLine` itself, `job` empty, without --config.
+std::vector<std::string> wordsWithJobFile(const CommandFlags& flags,
+                                          std::span<const std::string> commandLine,
+                                          std::optional<JobFile>& job);
 
 /// The value of `--config FILE` (or --config=FILE) in `words`, "" when absent.
 std::string jobFilePath(std::span<const std::string> words);

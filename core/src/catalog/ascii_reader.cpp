@@ -13,7 +13,6 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
-#include <map>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -509,18 +508,8 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
     const ColumnChoice columns =
         chooseColumns(head, fields, sampleRows(lines), sourceName, options);
     // An ECSV catalog states its columns' units: RA and Dec are read in them.
-    const std::map<std::string, std::string> units = detail::ecsvColumnUnits(text);
-    const auto unitOf = [&](std::size_t column) {
-        if (column >= head.columnNames.size())
-            return std::string();
-        const auto found = units.find(head.columnNames[column]);
-        return found == units.end() ? std::string() : found->second;
-    };
-    const ReadOptions read =
-        units.empty() ? options
-                      : detail::withStatedUnits(options, unitOf(columns.ra), unitOf(columns.dec),
-                                                columnLabel(head, columns.ra),
-                                                columnLabel(head, columns.dec), sourceName);
+    const ReadOptions read = detail::withEcsvUnits(options, text, head.columnNames, columns.ra,
+                                                   columns.dec, sourceName);
     detail::RowLayout layout;
     layout.ra = columns.ra;
     layout.dec = columns.dec;
@@ -538,7 +527,7 @@ AsciiColumns parseAsciiColumns(std::string_view text, const std::string& sourceN
                              " data rows");
 
     CatalogOrigin origin = asciiOrigin(head, columns, read, rows.ra.size());
-    if (!units.empty() && (read.coordUnit != options.coordUnit || read.raInHours != options.raInHours))
+    if (read.coordUnit != options.coordUnit || read.raInHours != options.raInHours)
         origin.unit += " (as the ECSV header states)";
     return AsciiColumns{std::move(rows.ra), std::move(rows.dec), std::move(rows.weight),
                         std::move(rows.region), std::move(origin)};

@@ -98,6 +98,24 @@ std::map<std::string, std::string> ecsvColumnUnits(std::string_view text) {
     return units;
 }
 
+ReadOptions withEcsvUnits(const ReadOptions& options, std::string_view text,
+                          const std::vector<std::string>& columnNames, std::size_t ra,
+                          std::size_t dec, const std::string& source) {
+    const std::map<std::string, std::string> units = ecsvColumnUnits(text);
+    if (units.empty())
+        return options;
+    const auto name = [&](std::size_t column) {
+        return column < columnNames.size() && !columnNames[column].empty()
+                   ? columnNames[column]
+                   : "column " + std::to_string(column + 1);
+    };
+    const auto unitOf = [&](std::size_t column) {
+        const auto found = units.find(name(column));
+        return found == units.end() ? std::string() : found->second;
+    };
+    return withStatedUnits(options, unitOf(ra), unitOf(dec), name(ra), name(dec), source);
+}
+
 ReadOptions withStatedUnits(const ReadOptions& options, const std::string& raUnit,
                             const std::string& decUnit, const std::string& raName,
                             const std::string& decName, const std::string& source) {

@@ -7,12 +7,20 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpacf::detail {
 
 /// Column name → unit, from the `datatype:` list of an ECSV header ("# %ECSV 1.0" first);
 /// columns without a unit are absent. Empty for text that is no ECSV.
 std::map<std::string, std::string> ecsvColumnUnits(std::string_view text);
+
+/// `options` for the catalog `text` whose RA and Dec are columns `ra` and `dec` of
+/// `columnNames`: withStatedUnits for the units its ECSV header gives them; `options` itself
+/// where the text is no ECSV or states no unit for them.
+ReadOptions withEcsvUnits(const ReadOptions& options, std::string_view text,
+                          const std::vector<std::string>& columnNames, std::size_t ra,
+                          std::size_t dec, const std::string& source);
 
 /// `options` with RA and Dec read in the units an ECSV file states for them: deg, arcmin,
 /// arcsec or rad for both, or RA in hourangle (hours) with Dec in an angle unit. A unit that
