@@ -19,6 +19,7 @@
 #include "tpacf/output_file.h"
 #include "tpacf/pair_counter.h"
 #include "tpacf/result_io.h"
+#include "tpacf/separation_moments.h"
 
 #include <algorithm>
 #include <chrono>
@@ -56,6 +57,7 @@ struct CountRequest {
     Binning binning;
     BackendOptions backendOptions;
     ReadOptions firstOptions, secondOptions;
+    bool meanTheta = false; // --mean-theta
 };
 
 CountRequest countRequestFrom(const ParsedArgs& args, const Context& context) {
@@ -77,9 +79,13 @@ CountRequest countRequestFrom(const ParsedArgs& args, const Context& context) {
     if (format == TableFormat::Json)
         args.fail("--output " + quote(outputPath) +
                   ": a count is written as ECSV, FITS or VOTable (name it .ecsv, .fits or .vot)");
-    return {firstPath,          secondPath,       outputPath,     quiet,
-            progressInterval,   format,           std::move(binning), backendOptions,
-            firstOptions,       secondOptions};
+    const bool meanTheta = args.has(flags::run::kMeanTheta);
+    if (meanTheta && context.ranks.distributed())
+        args.fail("--mean-theta sums every pair's separation in a pass over the whole count: it "
+                  "is not taken under MPI (run it in one process, where a GPU takes the pass)");
+    return {firstPath,        secondPath, outputPath,         quiet,
+            progressInterval, format,     std::move(binning), backendOptions,
+            firstOptions,     secondOptions, meanTheta};
 }
 
 // The catalogs and the counter, chosen once they are read.
@@ -193,6 +199,27 @@ CountOutcome countWithProgress(const Context& context, const CountRequest& reque
     return outcome;
 }
 
+// --mean-theta: the pass over the count's pairs after the count, with a bar of its own.
+MeanSeparation measureSeparations(const Context& context, const CountRequest& request,
+                                  const CountTask& task, PairCounter& counter) {
+    ProgressBar bar(context.err,
+                    progressDisplay(context.errIsTerminal, request.quiet, request.progressInterval),
+                    "mean theta");
+    CountControl control;
+    control.cancelRequested = context.cancelRequested;
+    control.onProgress = [&](const CountProgress& progress) {
+        bar.update(progress.pairsTotal > 0 ? static_cast<double>(progress.pairsDone) /
+                                                 static_cast<double>(progress.pairsTotal)
+                                           : 0.0,
+                   progress.pairsDone);
+    };
+    const std::vector<SeparationMoments> moments =
+        counter.countSeparationMoments(std::span<const CountTask>(&task, 1), request.binning,
+                                       control);
+    bar.done();
+    return meanSeparationOf(moments.front(), "count", request.binning.unit());
+}
+
 // What the counts file records: the counts, the inputs, how and where they were counted. The
 // file's notes say how many GPUs counted and why (auto), then the batch's own notes.
 CountSummary countSummaryOf(const Context& context, const CountRequest& request,
@@ -263,7 +290,9 @@ int countCommand(const Context& context) {
     CountOutcome outcome = countWithProgress(context, request, task, counter);
     // The notices say only what went differently from a plain count.
     const std::vector<std::string> batchNotes = counter.lastBatchNotes();
-    const CountSummary summary = countSummaryOf(context, request, inputs, outcome, batchNotes);
+    CountSummary summary = countSummaryOf(context, request, inputs, outcome, batchNotes);
+    if (request.meanTheta)
+        summary.meanSeparation = measureSeparations(context, request, task, counter);
     // The file and the summary are rank 0's; the others wait, so that a file rank 0 cannot
     // write ends every rank with its exit code.
     const auto finish = [&] {

@@ -232,6 +232,13 @@ void readCountFileFlags(const ParsedArgs& args, bool distributed, RunRequest& ru
     if (distributed && run.share)
         args.fail("--share splits the work by hand: under MPI the ranks split it themselves "
                   "(leave --share out)");
+    if (args.has(kMeanTheta) && (run.share || distributed))
+        args.fail("--mean-theta sums every pair's separation in a pass over the whole batch: " +
+                  std::string(distributed
+                                  ? "it is not taken under MPI (run it in one process, where "
+                                    "a GPU takes the pass)"
+                                  : "it cannot be split with --share (count files do not "
+                                    "carry the sums)"));
     if (distributed && run.reusePath)
         args.fail("--reuse-counts is not taken under MPI: the ranks count shares of every count "
                   "and reused counts are whole (reuse them in a run of one process)");
@@ -288,6 +295,7 @@ void readJobSettings(const ParsedArgs& args, const Context& context,
     params.bins = binSpecFrom(args);
     params.backend = backendOptionsFrom(args, context.backends);
     params.jackknife = jackknife.settings;
+    params.meanSeparation = args.has(kMeanTheta);
     ReadOptions readOptions = readOptionsFrom(args);
     readOptions.regionColumn = jackknife.column; // read from the data and every random set
     run.dataOptions = readOptions;
@@ -404,6 +412,7 @@ RunInputs loadRunInputs(const ParsedArgs& args, const Context& context, RunReque
 struct RunProgress {
     ProgressBar bar;
     bool noticeShown = false;
+    bool separationsShown = false; // the bar shows the mean-separation pass (--mean-theta)
 };
 
 /// Runs the job. Under MPI each rank counts its share; the ranks agree on how it went, then
@@ -425,6 +434,10 @@ CorrelationResult countRun(CorrelationJob& job, const Context& context, RunProgr
             progress.bar.finish();
             printNotice(context.err, jobProgress.partial->backendNotice);
             progress.noticeShown = true;
+        }
+        if (jobProgress.meanSeparation && !progress.separationsShown) {
+            progress.bar.startStage("mean theta");
+            progress.separationsShown = true;
         }
         mine = {jobProgress.fraction, jobProgress.pairsDone, jobProgress.pairsPerSecond,
                 jobProgress.preparing, false};

@@ -132,6 +132,11 @@ void ProgressBar::update(double fraction, std::uint64_t pairsDone, double pairsP
     m_drawn = true;
 }
 
+void ProgressBar::startStage(std::string label) {
+    m_label = std::move(label);
+    m_eta = EtaEstimator();
+}
+
 void ProgressBar::done() {
     if (m_linesWritten) {
         char text[96];

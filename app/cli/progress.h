@@ -40,6 +40,9 @@ class ProgressBar {
     /// The ETA is the Studio's (EtaEstimator), from the rate since counting began.
     void update(double fraction, std::uint64_t pairsDone, double pairsPerSecond = 0,
                 bool preparing = false);
+    /// The stage changes (the counts are done, the mean separations begin): later updates show
+    /// `label`, and the ETA starts over from that stage's rate.
+    void startStage(std::string label);
     /// Erases the bar (idempotent).
     void finish();
     /// The count is done: erases the bar; in line mode, where lines were written, a last one

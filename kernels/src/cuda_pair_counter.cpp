@@ -27,6 +27,7 @@
 #include "cuda_check.h"
 #include "device_catalogs.h"
 #include "device_memory.h"
+#include "gpu_moments.h"
 #include "gpu_schedule.h"
 #include "launch_loop.h"
 #include "pair_kernels.h"
@@ -34,6 +35,7 @@
 #include "tpacf/culling.h"
 #include "tpacf/errors.h"
 #include "tpacf/jackknife.h"
+#include "tpacf/separation_moments.h"
 #include "tpacf/work_runner.h"
 
 #include <algorithm>
@@ -135,6 +137,17 @@ public:
             return counts;
         }
         return countWholeByRegion(tasks, binning, regionCount, control);
+    }
+
+    /// The host plan (built on every host core) walked on the first device, in double whatever
+    /// the counting precision (gpu_moments.h).
+    std::vector<SeparationMoments> countSeparationMoments(std::span<const CountTask> tasks,
+                                                          const Binning& binning,
+                                                          const CountControl& control) override {
+        requireWholeShare(control);
+        const MomentsPlan plan = planSeparationMoments(tasks, binning, 0, control);
+        return walkMomentsPlanOnDevice(m_devices.front(), plan, binning, deviceMemoryLimit(),
+                                       control);
     }
 
 private:

@@ -22,6 +22,9 @@
 #ifndef TPACF_CHECK_JACKKNIFE_TABLES
 #error "TPACF_CHECK_JACKKNIFE_TABLES must name check_jackknife_tables.py"
 #endif
+#ifndef TPACF_CHECK_MEAN_THETA
+#error "TPACF_CHECK_MEAN_THETA must name check_mean_theta.py"
+#endif
 
 namespace {
 
@@ -59,6 +62,8 @@ private Q_SLOTS:
     void votableReadByAstropyAndStilts();
     void jackknifeTablesTravelWithTheResult_data();
     void jackknifeTablesTravelWithTheResult();
+    void meanThetaInEveryForm_data();
+    void meanThetaInEveryForm();
     void badFormat();
 };
 
@@ -322,6 +327,83 @@ void TestTableFormats::jackknifeTablesTravelWithTheResult() {
         QVERIFY2(samples.out.contains(QString::fromLatin1(expected)),
                  qPrintable(QStringLiteral("%1 not in:\n%2")
                                 .arg(QString::fromLatin1(expected), samples.out)));
+}
+
+void TestTableFormats::meanThetaInEveryForm_data() {
+    QTest::addColumn<bool>("twoSamples");
+    QTest::newRow("one sample") << false;
+    QTest::newRow("two samples, weighted") << true;
+}
+
+// --mean-theta: every form of the result (ECSV, FITS, VOTable, JSON) and a count table carry
+// the mean θ and ln θ of every kind of count, which scripts/check_mean_theta.py recomputes by
+// brute force in numpy from the catalogs (auto, cross, pair-weighted) to 1e-12.
+void TestTableFormats::meanThetaInEveryForm() {
+    QFETCH(bool, twoSamples);
+    const QString python = pythonWithAstropy();
+    if (python.isEmpty())
+        QSKIP("no python3 with astropy (scripts/install-deps.sh installs python3-astropy)");
+    // The first 500 data and randoms, and weighted copies (a weight from 0.5 to 2 in a third
+    // column): the second sample's pairs are then weighted on one side or both.
+    const auto firstRows = [&](const QString& from, const QString& to, bool weighted) {
+        QFile in(m_dir.filePath(from)), out(m_dir.filePath(to));
+        QVERIFY(in.open(QIODevice::ReadOnly | QIODevice::Text));
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Text));
+        int row = 0;
+        while (!in.atEnd() && row < 500) {
+            const QByteArray line = in.readLine().trimmed();
+            if (line.isEmpty() || line.startsWith('#'))
+                continue;
+            const QByteArray weight = QByteArray::number(0.5 + 0.25 * (row++ % 7));
+            out.write(weighted ? line + ' ' + weight + '\n' : line + '\n');
+        }
+    };
+    firstRows(QStringLiteral("d.txt"), QStringLiteral("d500.txt"), false);
+    firstRows(QStringLiteral("r.txt"), QStringLiteral("r500.txt"), false);
+    QStringList catalogs;
+    QStringList flags = words("--mean-theta --unit deg --min 0.5 --max 10 --nbins 6 --quiet "
+                              "--backend cpu --random r500.txt");
+    if (twoSamples) {
+        firstRows(QStringLiteral("d.txt"), QStringLiteral("dw.txt"), true);
+        firstRows(QStringLiteral("r.txt"), QStringLiteral("rw.txt"), true);
+        flags += words("--data dw.txt --data2 rw.txt --data-weight-col 3");
+        catalogs = words("dw.txt rw.txt r500.txt");
+    } else {
+        flags += words("--data d500.txt");
+        catalogs = words("d500.txt - r500.txt");
+    }
+    const QString tag = twoSamples ? QStringLiteral("two") : QStringLiteral("one");
+    QStringList results;
+    for (const char* extension : {"ecsv", "fits", "vot"}) {
+        const QString result = QStringLiteral("mt-%1.%2").arg(tag, QLatin1String(extension));
+        QStringList arguments = QStringList{QStringLiteral("run")} + flags;
+        arguments << QStringLiteral("--output") << result;
+        if (results.isEmpty())
+            arguments << QStringLiteral("--json-output") << QStringLiteral("mt-%1.json").arg(tag);
+        const Outcome written = run(QStringLiteral(TPACF_EXE), arguments, m_dir.path());
+        QVERIFY2(written.exitCode == 0, qPrintable(written.err));
+        if (!tpacf::fitsOutputSupported() && result.endsWith(QLatin1String(".fits")))
+            continue;
+        results << result;
+    }
+    results << QStringLiteral("mt-%1.json").arg(tag);
+    QStringList extra;
+    if (!twoSamples) {
+        const Outcome counted = run(
+            QStringLiteral(TPACF_EXE),
+            words("count --a d500.txt --b r500.txt --mean-theta --unit deg --min 0.5 --max 10 "
+                  "--nbins 6 --quiet --backend cpu --output mt-count.ecsv"),
+            m_dir.path());
+        QVERIFY2(counted.exitCode == 0, qPrintable(counted.err));
+        extra = words("--count mt-count.ecsv");
+    }
+    const Outcome checked =
+        run(python, QStringList{QStringLiteral(TPACF_CHECK_MEAN_THETA)} + catalogs + results + extra,
+            m_dir.path());
+    QVERIFY2(checked.exitCode == 0, qPrintable(checked.out + checked.err));
+    QVERIFY2(checked.out.startsWith(QLatin1String("ok ")), qPrintable(checked.out));
+    QCOMPARE(checked.out.trimmed().split(QLatin1Char(' ')).size(),
+             1 + results.size() + (twoSamples ? 0 : 1));
 }
 
 void TestTableFormats::badFormat() {

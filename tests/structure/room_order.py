@@ -42,7 +42,7 @@ HEADER_ROOMS = {
     "footprint.h": "catalog", "sky_projection.h": "catalog", "text_check.h": "catalog",
     "unit_guess.h": "catalog",
     "backend.h": "counting", "bins.h": "counting", "chunked_count.h": "counting",
-    "cpu_pair_counter.h": "counting", "culling.h": "counting", "device_choice.h": "counting",
+    "cpu_pair_counter.h": "counting", "separation_moments.h": "counting", "culling.h": "counting", "device_choice.h": "counting",
     "pair_counter.h": "counting",
     "correlation_result.h": "statistics", "estimator.h": "statistics",
     "jackknife.h": "statistics", "loaded_result.h": "statistics",

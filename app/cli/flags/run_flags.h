@@ -38,6 +38,13 @@ inline constexpr Flag kProgressInterval{
     "--progress-interval", Value, "S",
     "where stderr is not a terminal (a batch job's log): a time-stamped progress\n"
     "line (stage, percent, pairs/s, ETA) every S seconds, default 10; 0: none"};
+inline constexpr Flag kMeanTheta{
+    "--mean-theta",
+    Switch,
+    {},
+    "also the mean separation of each count's pairs per bin: mean_theta_X and\n"
+    "mean_log_theta_X columns (X = DD, DR, RR), weighted by w_i*w_j where the\n"
+    "catalogs carry weights; a pass of its own after the counts"};
 inline constexpr Flag kTimings{
     "--timings",
     Switch,
@@ -65,7 +72,8 @@ inline constexpr Flag kConfig{
 inline constexpr const Flag* kInputOutputFlags[] = {&kConfig, &kData,   &kRandom,  &kData2,      &kRandom2,
                                                     &kOutput, &kFormat,  &kJsonOutput, &kEstimator,
                                                     &kQuiet,  &kProgressInterval,
-                                                    &kTimings, &kPlot,     &kPlotStyle};
+                                                    &kMeanTheta, &kTimings, &kPlot,
+                                                    &kPlotStyle};
 inline constexpr FlagGroup kInputOutputGroup{"Inputs and outputs", kInputOutputFlags};
 
 inline constexpr Flag kSaveCounts{
@@ -163,9 +171,8 @@ inline constexpr Flag kOutput{
     "--output", Value, "FILE",
     "the counts table (required): ECSV, or FITS or VOTable by the name's\n"
     "extension (.fits/.fit/.fts, .vot/.xml) or --format"};
-inline constexpr const Flag* kInputOutputFlags[] = {&kA,           &kB,
-                                                    &kOutput,      &run::kFormat,
-                                                    &run::kQuiet,  &run::kProgressInterval};
+inline constexpr const Flag* kInputOutputFlags[] = {
+    &kA, &kB, &kOutput, &run::kFormat, &run::kQuiet, &run::kProgressInterval, &run::kMeanTheta};
 inline constexpr FlagGroup kInputOutputGroup{"Inputs and outputs", kInputOutputFlags};
 
 inline constexpr Flag kAWeightCol{"--a-weight-col", Value, "C",

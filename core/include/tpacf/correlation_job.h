@@ -53,6 +53,10 @@ struct CorrelationParams {
     /// Count only this share of the batch (count files of disjoint work, added up by
     /// combineCountStores); w of a share alone means nothing. No reuse with a share.
     WorkShare share;
+    /// Also sum every count's separations per bin (--mean-theta): CorrelationResult::
+    /// meanSeparations, in a pass of its own after the counts (separation_moments.h). Not with a
+    /// share (the sums of a share alone mean nothing, and count files do not carry them).
+    bool meanSeparation = false;
     /// Seconds between live estimates in progress reports (JobProgress::partial); the backend
     /// reports progress at least twice as often. Four a second keep a plot moving without
     /// flooding the GUI's event queue or spending the calling thread on estimates nobody sees.
@@ -74,6 +78,9 @@ struct JobProgress {
     std::shared_ptr<const CorrelationResult> partial;
     /// The share of each count's pairs behind `partial` (the least of them), 0..1.
     double partialCoverage = 0;
+    /// The counts are done and the mean separations are being summed (--mean-theta): fraction,
+    /// pairs and ETA are that pass's.
+    bool meanSeparation = false;
 };
 
 class CorrelationJob {

@@ -9,6 +9,7 @@
 #include "tpacf/estimator.h"
 #include "tpacf/jackknife.h"
 #include "tpacf/pair_counter.h"
+#include "tpacf/separation_moments.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,22 @@ struct InputSummary {
     /// Everything but the fingerprint, which the job takes with the others in parallel.
     static InputSummary of(const Catalog& catalog);
 };
+
+/// The mean separation per bin of one kind of count (CorrelationParams::meanSeparation): "DD",
+/// "DR", "RD" or "RR" as the table's count columns name them (the random sets pooled: Σ over
+/// DR_1…DR_n of the sums, then the ratio). theta: ⟨θ⟩ in the bins' unit; logTheta: ⟨ln θ⟩ with θ
+/// in that unit; pair-weighted (w_i·w_j) in a weighted run. NaN where a bin holds no pairs.
+struct MeanSeparation {
+    std::string label;
+    std::vector<double> theta;
+    std::vector<double> logTheta;
+    std::vector<std::uint64_t> pairs; // the pairs behind the means (the double reference's)
+};
+
+/// The means of `moments` in `unit` (⟨θ⟩ scaled, ⟨ln θ⟩ shifted by ln(units per radian)),
+/// labelled.
+MeanSeparation meanSeparationOf(const SeparationMoments& moments, std::string label,
+                                AngleUnit unit);
 
 struct CorrelationResult {
     JobStatus status = JobStatus::Completed;
@@ -85,6 +102,11 @@ struct CorrelationResult {
     /// Every count of the run with its bins and catalog fingerprints (reused ones included),
     /// when CorrelationParams::collectCounts asked for it; null otherwise.
     std::shared_ptr<const CountStore> counts;
+
+    /// --mean-theta: one entry per kind of count, DD first; empty where not asked for.
+    std::vector<MeanSeparation> meanSeparations;
+    /// The entry of `label` ("DD", ...), or null.
+    const MeanSeparation* meanSeparation(const std::string& label) const noexcept;
 
     bool isCross() const noexcept { return raw.cross; }
     bool isWeighted() const noexcept { return raw.weighted; }

@@ -54,6 +54,11 @@ public:
                                                      std::size_t regionCount,
                                                      const CountControl& control = {}) override;
 
+    /// The plan of separation_moments.h walked on this counter's threads.
+    std::vector<SeparationMoments> countSeparationMoments(std::span<const CountTask> tasks,
+                                                          const Binning& binning,
+                                                          const CountControl& control = {}) override;
+
 private:
     int m_threads;
     bool m_avx512 = false;

@@ -18,6 +18,8 @@
 
 namespace tpacf {
 
+struct SeparationMoments; // separation_moments.h
+
 /// Raw pair counts, one per bin.
 using PairCounts = std::vector<std::uint64_t>;
 
@@ -191,6 +193,15 @@ public:
                                                              const Binning& binning,
                                                              std::size_t regionCount,
                                                              const CountControl& control = {});
+
+    /// Mean separations (--mean-theta): per task, in task order, Σθ and Σ ln θ of the pairs of
+    /// each bin (pair-weighted for a weighted task), in double whatever precision(), binned as
+    /// the double reference bins them. The default walks separation_moments.h's plan on every
+    /// host core; a backend with a device walks it there. Whole batches only (ConfigError for a
+    /// share); progress reports pairs of the plan, cancellation throws Cancelled.
+    virtual std::vector<SeparationMoments> countSeparationMoments(std::span<const CountTask> tasks,
+                                                                  const Binning& binning,
+                                                                  const CountControl& control = {});
 
     /// One-task shorthands for countBatch; they return the raw counts (countBatch has the
     /// weighted sums of a weighted task).

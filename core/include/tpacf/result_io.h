@@ -73,6 +73,8 @@ struct CountSummary {
     std::string invocation{};  // the command line, for provenance; "" when not known
     std::vector<std::string> processes{}; // MPI ranks (CorrelationResult::processes); empty: one
     std::vector<std::string> notes{};     // how it was counted (PairCounter::lastBatchNotes)
+    /// --mean-theta: the count's mean separations (label "count"); unset otherwise.
+    std::optional<MeanSeparation> meanSeparation{};
 };
 void writeCountsCsv(std::ostream& out, const CountSummary& summary);
 /// The same table in `format`: ECSV, FITS (extension COUNTS) or VOTable; JSON: ConfigError.

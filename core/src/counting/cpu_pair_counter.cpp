@@ -8,6 +8,7 @@
 
 #include "counting/cpu_batch.h"
 #include "tpacf/errors.h"
+#include "tpacf/separation_moments.h"
 #include "tpacf/work_runner.h"
 
 #include <algorithm>
@@ -279,6 +280,12 @@ std::vector<TaskCounts> CpuPairCounter::countBatch(std::span<const CountTask> ta
     };
     return taskCountsOf(runSchedule(batch.cells.schedule, batch.units, batch.workers, control,
                                     countItem, snapshot));
+}
+
+std::vector<SeparationMoments> CpuPairCounter::countSeparationMoments(
+    std::span<const CountTask> tasks, const Binning& binning, const CountControl& control) {
+    requireWholeShare(control);
+    return countSeparationMomentsOnCpu(tasks, binning, m_threads, control);
 }
 
 } // namespace tpacf

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/pair_counter.h"
 #include "tpacf/errors.h"
+#include "tpacf/separation_moments.h"
 
 #include <algorithm>
 #include <cctype>
@@ -68,6 +69,13 @@ std::string_view precisionName(Precision precision) noexcept {
 } // namespace tpacf
 
 namespace tpacf {
+
+std::vector<SeparationMoments> PairCounter::countSeparationMoments(std::span<const CountTask> tasks,
+                                                                   const Binning& binning,
+                                                                   const CountControl& control) {
+    requireWholeShare(control);
+    return countSeparationMomentsOnCpu(tasks, binning, 0, control);
+}
 
 void PairCounter::requireWholeShare(const CountControl& control) const {
     control.share.validate();

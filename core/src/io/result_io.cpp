@@ -82,6 +82,12 @@ Table resultTable(const CorrelationResult& result) {
     // w_err only with jackknife, so readers of the plain table see the columns they always did.
     if (result.hasJackknife())
         doubles("w_err", result.wError);
+    // --mean-theta: after w, so the columns before it stay where scripts expect them.
+    for (const MeanSeparation& mean : result.meanSeparations) {
+        doubles("mean_theta_" + mean.label, hasRows ? mean.theta : std::vector<double>(), unit);
+        doubles("mean_log_theta_" + mean.label,
+                hasRows ? mean.logTheta : std::vector<double>());
+    }
     return table;
 }
 
@@ -279,6 +285,12 @@ Table countsTable(const CountSummary& summary) {
     if (weighted)
         conventions.emplace_back("weighted is the sum of w_i*w_j over the same pairs, in double (a "
                                  "catalog without weights counts 1 per point)");
+    if (summary.meanSeparation)
+        conventions.emplace_back(
+            "mean_theta and mean_log_theta: the mean of theta and of ln(theta) over the pairs of "
+            "the bin" + std::string(weighted ? ", weighted by w_i*w_j" : "") +
+            ", theta = 2 asin(c/2) in double, binned as the double reference bins; nan where the "
+            "bin holds no pairs");
     const std::string unit = unitName(binning.unit());
     const auto edges = binning.edges();
     const auto centres = binning.centres();
@@ -296,6 +308,12 @@ Table countsTable(const CountSummary& summary) {
     table.columns.push_back({{"count", "", "uint64"}, summary.counts, {}});
     if (weighted)
         table.columns.push_back({{"weighted", "", "float64"}, {}, summary.weighted});
+    if (const auto& mean = summary.meanSeparation) {
+        requireSize(mean->theta.size(), bins, "mean_theta");
+        requireSize(mean->logTheta.size(), bins, "mean_log_theta");
+        table.columns.push_back({{"mean_theta", unit, "float64"}, {}, mean->theta});
+        table.columns.push_back({{"mean_log_theta", "", "float64"}, {}, mean->logTheta});
+    }
     return table;
 }
 

@@ -291,6 +291,25 @@ void JsonResultWriter::estimate() {
     else
         out << "null";
     out << ",\n";
+
+    // --mean-theta: {"DD": {"theta": [...], "log_theta": [...]}, ...}; null when not asked for.
+    field("mean_theta");
+    if (result.meanSeparations.empty()) {
+        out << "null,\n";
+        return;
+    }
+    out << "{";
+    for (std::size_t k = 0; k < result.meanSeparations.size(); ++k) {
+        const MeanSeparation& mean = result.meanSeparations[k];
+        out << (k > 0 ? ",\n    " : "\n    ") << jsonQuoted(mean.label) << ": {\"theta\": ";
+        writeJsonArray(out, mean.theta, jsonDouble);
+        out << ", \"log_theta\": ";
+        writeJsonArray(out, mean.logTheta, jsonDouble);
+        out << ", \"pairs\": ";
+        writeJsonArray(out, mean.pairs, jsonInteger);
+        out << "}";
+    }
+    out << "\n  },\n";
 }
 
 void JsonResultWriter::jackknife() {

@@ -176,6 +176,8 @@ TypedMetadata resultTypedMetadata(const CorrelationResult& result) {
     if (result.hasJackknife())
         typed.push_back(TypedValue::ofInteger(
             "jackknife_k", "JK_K", static_cast<std::int64_t>(result.jackknifeRegions.count)));
+    typed.push_back(
+        TypedValue::ofBoolean("mean_theta", "MEANSEP", !result.meanSeparations.empty()));
     addRanksAndTime(typed, result.processes.size(), result.elapsedSeconds);
     return typed;
 }
@@ -333,6 +335,14 @@ std::vector<std::string> resultConventions(const CorrelationResult& result) {
     conventions.push_back(thetaConvention(result.bins.unit, result.bins.scale));
     if (result.hasJackknife())
         conventions.emplace_back(kJackknifeConvention);
+    if (!result.meanSeparations.empty())
+        conventions.emplace_back(
+            "mean_theta_X and mean_log_theta_X (X = DD, DR, ...): the mean of theta and of "
+            "ln(theta), theta in " + unitName(result.bins.unit) + ", over the pairs of count X in "
+            "the bin (the random sets pooled)" + (weighted ? ", weighted by w_i*w_j" : "") +
+            "; theta = 2 asin(c/2) from the chord c, summed in double and binned as the double "
+            "reference bins (in a float run a pair within rounding of an edge may be counted in "
+            "the neighbouring bin by the raw columns); nan where the bin holds no pairs");
     return conventions;
 }
 

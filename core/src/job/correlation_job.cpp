@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/correlation_job.h"
 
+#include "job/job_separations.h"
 #include "job/job_stages.h"
 #include "job/live_progress.h"
 #include "tpacf/errors.h"
@@ -57,6 +58,10 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     validate(m_params);
     const Binning binning(m_params.bins);
     const JackknifeSettings& jackknife = m_params.jackknife;
+    if (m_params.meanSeparation && !m_params.share.whole())
+        throw ConfigError("the mean separation per bin (--mean-theta) needs the whole batch: the "
+                          "sums of one share alone mean nothing, and count files do not carry "
+                          "them");
     if (jackknife.regions < 0)
         throw ConfigError("jackknife: the region count " + std::to_string(jackknife.regions) +
                           " is negative");
@@ -101,6 +106,17 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
         for (const std::string& note : backend.counter->lastBatchNotes())
             result.notes.push_back(note);
     clock.end("count");
+    if (m_params.meanSeparation) {
+        try {
+            job::measureSeparations(result, *backend.counter, tasks, inputs.counted, binning,
+                                    control, onProgress);
+        } catch (const Cancelled&) {
+            result.status = JobStatus::Cancelled;
+            result.elapsedSeconds = clock.elapsedSeconds();
+            return result;
+        }
+        clock.end("mean separation");
+    }
     if (m_params.collectCounts)
         result.counts = job::storeOf(m_params, binning, inputs, result, tally);
     job::estimateInto(result, m_params, inputs, std::move(tally));

@@ -19,6 +19,27 @@ InputSummary InputSummary::of(const Catalog& catalog) {
     return summary;
 }
 
+MeanSeparation meanSeparationOf(const SeparationMoments& moments, std::string label,
+                                AngleUnit unit) {
+    const double perRadian = 1.0 / radiansPer(unit);
+    const double logPerRadian = std::log(perRadian);
+    MeanSeparation mean;
+    mean.label = std::move(label);
+    mean.pairs = moments.pairs;
+    for (std::size_t bin = 0; bin < moments.binCount(); ++bin) {
+        mean.theta.push_back(moments.meanTheta(bin) * perRadian);
+        mean.logTheta.push_back(moments.meanLogTheta(bin) + logPerRadian);
+    }
+    return mean;
+}
+
+const MeanSeparation* CorrelationResult::meanSeparation(const std::string& label) const noexcept {
+    for (const MeanSeparation& mean : meanSeparations)
+        if (mean.label == label)
+            return &mean;
+    return nullptr;
+}
+
 namespace {
 
 template <typename Value>

@@ -17,7 +17,7 @@ namespace tpacf {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoFit = std::numeric_limits<double>::quiet_NaN();
 
 std::string num(double v) {
     std::ostringstream out;
@@ -134,7 +134,7 @@ struct Problem {
         const std::vector<double> gw = whiten(lower, n, shape(gamma).g);
         const double gg = dot(gw, gw);
         if (!(gg > 0) || !std::isfinite(gg))
-            return {kNaN, std::numeric_limits<double>::infinity()};
+            return {kNoFit, std::numeric_limits<double>::infinity()};
         const double a = dot(gw, yWhite) / gg;
         double sum = 0;
         for (std::size_t i = 0; i < n; ++i)
@@ -301,7 +301,7 @@ struct FitPoint {
 
 // The best γ of a coarse profile scan over the range power laws of w(θ) take.
 FitPoint startingPoint(const Problem& problem) {
-    double gamma = 1.8, amplitude = kNaN, best = std::numeric_limits<double>::infinity();
+    double gamma = 1.8, amplitude = kNoFit, best = std::numeric_limits<double>::infinity();
     for (int s = 0; s <= 100; ++s) {
         const double g = -2.0 + 0.06 * s;
         const auto [a, r] = problem.profile(g);
@@ -342,7 +342,7 @@ FitPoint minimise(const Problem& problem, FitPoint at, int& iterations) {
             break;
         double stepA = (fgg * ba - fag * bg) / det;
         double stepG = (faa * bg - fag * ba) / det;
-        double trial = kNaN;
+        double trial = kNoFit;
         for (int halving = 0; halving < 40; ++halving) {
             trial = problem.rss(amplitude + stepA, gamma + stepG);
             if (trial <= rss)
@@ -378,7 +378,7 @@ void setEstimates(PowerLawFit& fit, const Problem& problem, const FitPoint& at) 
     double scale = fit.hartlapFactor;
     fit.dof = static_cast<int>(n) - 2;
     if (fit.weighting == FitWeighting::Unweighted) {
-        fit.chi2 = kNaN;
+        fit.chi2 = kNoFit;
         scale = fit.dof > 0 ? fit.dof / at.rss : 0; // σ² estimated as rss/dof
     } else {
         fit.chi2 = fit.hartlapFactor * at.rss;
@@ -404,7 +404,7 @@ void setCurves(PowerLawFit& fit, const PowerLawFitInput& input, const PowerLawFi
     fit.powerLaw.resize(bins);
     for (std::size_t i = 0; i < bins; ++i) {
         const double t = input.centres[i];
-        fit.powerLaw[i] = t > 0 ? fit.amplitude * std::pow(t, 1 - fit.gamma) : kNaN;
+        fit.powerLaw[i] = t > 0 ? fit.amplitude * std::pow(t, 1 - fit.gamma) : kNoFit;
         fit.model[i] = fit.powerLaw[i] - fit.amplitude * fit.integralConstraint;
     }
     if (fit.integralConstraintApplied) {
