@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSpinBox;
@@ -27,6 +28,11 @@ public:
     void setCrossMode(bool cross);
     bool crossMode() const { return m_cross; }
     QString formulaText() const;
+
+    /// Sum the pairs' separations too (CorrelationParams::meanSeparation, --mean-theta).
+    bool meanSeparation() const;
+    void setMeanSeparation(bool on);
+    QCheckBox* meanThetaCheck() const { return m_meanTheta; }
 
     BackendOptions backendOptions() const;
     /// Selects the closest available choice (a GPU device that is not present falls back to Auto).
@@ -52,6 +58,7 @@ private:
     const BackendRegistry m_backends;
     QComboBox* m_estimator = nullptr;
     QLabel* m_formula = nullptr;
+    QCheckBox* m_meanTheta = nullptr;
     QComboBox* m_backend = nullptr;
     QSpinBox* m_threads = nullptr;
     QComboBox* m_precision = nullptr;

@@ -260,6 +260,8 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
     }
 
     add(flagName(flags::run::kEstimator), latin1(estimatorKey(session.settings.estimator)));
+    if (session.settings.meanSeparation)
+        args.append(flagName(flags::run::kMeanTheta));
 
     const ErrorSettings& errors = session.settings.errors;
     if (errors.method == ErrorSettings::Method::Regions) {

@@ -103,6 +103,11 @@ PlotExportDialog::PlotExportDialog(const PlotPanel& panel, PlotPanel::Plot which
     m_legend->addItem(tr("Outside (below the axes)"), int(FigureStyle::Legend::Outside));
     m_legend->addItem(tr("Off"), int(FigureStyle::Legend::Off));
     m_title = new QCheckBox(tr("Title line (inputs and N)"), this);
+    m_meanTheta = new QCheckBox(tr("Points at ⟨θ⟩ of DD"), this);
+    m_meanTheta->setObjectName(QStringLiteral("meanThetaCheck"));
+    m_meanTheta->setToolTip(tr("Place each point at the mean separation of its bin's DD pairs "
+                               "instead of the bin centre, where the run summed separations "
+                               "(Mean separation per bin); other points stay at the centre"));
     m_marker = new QComboBox(this);
     m_marker->addItems({tr("disc"), tr("circle"), tr("square"), tr("triangle"), tr("diamond"),
                         tr("cross"), tr("plus")});
@@ -141,6 +146,7 @@ PlotExportDialog::PlotExportDialog(const PlotPanel& panel, PlotPanel::Plot which
     form->addRow(QString(), m_sizeNote);
     form->addRow(tr("Legend:"), m_legend);
     form->addRow(QString(), m_title);
+    form->addRow(QString(), m_meanTheta);
     form->addRow(tr("θ axis:"), createAxisRow(m_x));
     form->addRow(which == PlotPanel::Plot::Correlation ? tr("w axis:") : tr("y axis:"),
                  createAxisRow(m_y));
@@ -223,6 +229,7 @@ PlotExportDialog::PlotExportDialog(const PlotPanel& panel, PlotPanel::Plot which
     for (QComboBox* combo : {m_legend, m_marker, m_thetaUnit, m_x.scale, m_y.scale})
         connect(combo, &QComboBox::currentIndexChanged, this, &PlotExportDialog::controlsChanged);
     connect(m_title, &QCheckBox::toggled, this, &PlotExportDialog::controlsChanged);
+    connect(m_meanTheta, &QCheckBox::toggled, this, &PlotExportDialog::controlsChanged);
     for (QDoubleSpinBox* spin : {m_markerSize, m_barWidth, m_capWidth})
         connect(spin, &QDoubleSpinBox::valueChanged, this, &PlotExportDialog::controlsChanged);
     for (QLineEdit* edit : {m_x.min, m_x.max, m_y.min, m_y.max})
@@ -266,6 +273,7 @@ FigureStyle PlotExportDialog::style() const {
     style.dpi = m_dpi->value();
     style.legend = FigureStyle::Legend(m_legend->currentData().toInt());
     style.title = m_title->isChecked();
+    style.pointsAtMeanTheta = m_meanTheta->isChecked();
     const auto readAxis = [](const AxisControls& controls, FigureStyle::Axis& axis) {
         axis.scale = FigureStyle::Scale(controls.scale->currentIndex());
         bool ok = true;
@@ -300,6 +308,7 @@ void PlotExportDialog::setStyle(const FigureStyle& style) {
     m_dpi->setValue(style.dpi);
     m_legend->setCurrentIndex(m_legend->findData(int(style.legend)));
     m_title->setChecked(style.title);
+    m_meanTheta->setChecked(style.pointsAtMeanTheta);
     const auto writeAxis = [](AxisControls& controls, const FigureStyle::Axis& axis) {
         controls.scale->setCurrentIndex(int(axis.scale));
         controls.min->setText(rangeText(axis.min));

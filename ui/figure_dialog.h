@@ -48,6 +48,7 @@ public:
     QComboBox* presetCombo() const { return m_preset; }
     QComboBox* legendCombo() const { return m_legend; }
     QCheckBox* titleCheck() const { return m_title; }
+    QCheckBox* meanThetaCheck() const { return m_meanTheta; }
     QDoubleSpinBox* widthSpin() const { return m_width; }
     QDoubleSpinBox* heightSpin() const { return m_height; }
 
@@ -83,6 +84,7 @@ private:
     QLabel* m_sizeNote = nullptr;
     QComboBox* m_legend = nullptr;
     QCheckBox* m_title = nullptr;
+    QCheckBox* m_meanTheta = nullptr;
     AxisControls m_x, m_y;
     QComboBox* m_marker = nullptr;
     QDoubleSpinBox* m_markerSize = nullptr;

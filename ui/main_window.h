@@ -378,6 +378,7 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     QAction* m_forgetCountsAction = nullptr;
+    QAction* m_meanThetaPointsAction = nullptr; // View: w(θ) points at ⟨θ⟩ of DD
     QAction* m_aboutAction = nullptr;
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;

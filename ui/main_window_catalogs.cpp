@@ -175,6 +175,7 @@ void MainWindow::onChangeApplied(quint64 id) {
     if (intent.settings) {
         m_binningPanel->setSpec(intent.settings->bins);
         m_backendPanel->setEstimator(intent.settings->estimator);
+        m_backendPanel->setMeanSeparation(intent.settings->meanSeparation);
         m_backendPanel->setBackendOptions(intent.settings->backend);
         m_errorsPanel->setSettings(intent.settings->errors);
         m_plotPanel->setExportStyle(intent.settings->figure);

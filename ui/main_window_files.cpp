@@ -40,6 +40,7 @@ Session MainWindow::session() const {
         session.randoms2.append(random.source);
     session.settings.bins = m_binningPanel->spec();
     session.settings.estimator = m_backendPanel->estimator();
+    session.settings.meanSeparation = m_backendPanel->meanSeparation();
     session.settings.backend = m_backendPanel->backendOptions();
     session.settings.errors = m_errorsPanel->settings();
     session.settings.figure = m_plotPanel->exportStyle();
@@ -229,6 +230,7 @@ void MainWindow::restoreSettings() {
         const RunSettings run = RunSettings::fromJson(QJsonDocument::fromJson(last).object());
         m_binningPanel->setSpec(run.bins);
         m_backendPanel->setEstimator(run.estimator);
+        m_backendPanel->setMeanSeparation(run.meanSeparation);
         m_backendPanel->setBackendOptions(run.backend);
         m_errorsPanel->setSettings(run.errors);
         m_plotPanel->setExportStyle(run.figure);

@@ -33,6 +33,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QSignalBlocker>
 #include <QStyle>
 #include <QToolBar>
 
@@ -250,6 +251,19 @@ void MainWindow::createMenus() {
     covarianceTab->setShortcut(QKeySequence(tr("Ctrl+3")));
     auto* reset = m_viewMenu->addAction(tr("&Reset Plot View"), m_plotPanel, &PlotPanel::resetView);
     reset->setShortcut(QKeySequence(tr("Ctrl+0")));
+    m_meanThetaPointsAction = m_viewMenu->addAction(tr("Points at &Mean Separation ⟨θ⟩"));
+    m_meanThetaPointsAction->setObjectName(QStringLiteral("meanThetaPointsAction"));
+    m_meanThetaPointsAction->setCheckable(true);
+    m_meanThetaPointsAction->setToolTip(
+        tr("Draw each w(θ) point at the mean separation of its bin's DD pairs instead of the bin "
+           "centre, where the run summed separations (Estimator panel: Mean separation per "
+           "bin); exports follow"));
+    connect(m_meanThetaPointsAction, &QAction::toggled, m_plotPanel,
+            &PlotPanel::setPointsAtMeanTheta);
+    connect(m_plotPanel, &PlotPanel::pointsAtMeanThetaChanged, this, [this](bool on) {
+        const QSignalBlocker blocker(m_meanThetaPointsAction);
+        m_meanThetaPointsAction->setChecked(on);
+    });
     m_viewMenu->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) {
         // The dock sets its toggle's text to its title whenever that changes, and a menu reads

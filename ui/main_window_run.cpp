@@ -83,6 +83,7 @@ RunInputs MainWindow::currentInputs() const {
     RunSettings settings;
     settings.bins = m_binningPanel->spec();
     settings.estimator = m_backendPanel->estimator();
+    settings.meanSeparation = m_backendPanel->meanSeparation();
     QJsonObject object = settings.toJson();
     object.remove(QStringLiteral("backend"));
     object.remove(QStringLiteral("errors"));
@@ -180,6 +181,7 @@ bool MainWindow::startRun() {
     CorrelationParams params = RunController::catalogParams(*m_catalogs);
     params.bins = m_binningPanel->spec();
     params.estimator = m_backendPanel->estimator();
+    params.meanSeparation = m_backendPanel->meanSeparation();
     params.backend = m_backendPanel->backendOptions();
     const ErrorSettings errors = m_errorsPanel->settings();
     params.jackknife = errors.jackknife();

@@ -193,6 +193,21 @@ void PlotPanel::setLogY(Plot which, bool on) {
     rebuild();
 }
 
+void PlotPanel::setExportStyle(const FigureStyle& style) {
+    const bool moved = style.pointsAtMeanTheta != m_exportStyle.pointsAtMeanTheta;
+    m_exportStyle = style;
+    if (!moved)
+        return;
+    rebuild();
+    Q_EMIT pointsAtMeanThetaChanged(style.pointsAtMeanTheta);
+}
+
+void PlotPanel::setPointsAtMeanTheta(bool on) {
+    FigureStyle style = m_exportStyle;
+    style.pointsAtMeanTheta = on;
+    setExportStyle(style);
+}
+
 void PlotPanel::resetView() {
     m_userMovedView[0] = m_userMovedView[1] = false;
     rebuild();
@@ -285,7 +300,8 @@ void PlotPanel::applyAxes(Plot which) {
 
 void PlotPanel::rebuildCorrelation() {
     const bool logAxis = drawnLogY(Plot::Correlation);
-    m_figure->drawPoints(m_result.get(), m_sigma, logAxis, thetaScale());
+    m_figure->drawPoints(m_result.get(), m_sigma, logAxis, thetaScale(),
+                         m_exportStyle.pointsAtMeanTheta);
     const auto extent = m_figure->yExtent();
     m_wLow = extent ? extent->first : 1.0; // low > high: none
     m_wHigh = extent ? extent->second : 0.0;

@@ -106,7 +106,11 @@ public:
     /// The style exports use (File > Export Plot, saved with the session). Not applied on
     /// screen, where the plots stay interactive; the export dialog previews it.
     const FigureStyle& exportStyle() const { return m_exportStyle; }
-    void setExportStyle(const FigureStyle& style) { m_exportStyle = style; }
+    void setExportStyle(const FigureStyle& style);
+    /// Points at each bin's ⟨θ⟩ of DD (FigureStyle::pointsAtMeanTheta): the one part of the
+    /// export style the screen shows too, so that the plot looks as the export will.
+    bool pointsAtMeanTheta() const { return m_exportStyle.pointsAtMeanTheta; }
+    void setPointsAtMeanTheta(bool on);
 
     /// A hidden panel that draws what this one shows (result, error bars, log y, the stale and
     /// running marks, the fit, the covariance mode) with `style`'s axes, θ unit, markers and
@@ -134,6 +138,8 @@ public:
 Q_SIGNALS:
     /// A one-line value read-out for the position under the cursor ("" when it leaves a plot).
     void readout(const QString& text);
+    /// pointsAtMeanTheta() changed (the View menu's check follows it).
+    void pointsAtMeanThetaChanged(bool on);
 
 private:
     QCustomPlot* createPlot();

@@ -213,6 +213,18 @@ QJsonObject resultToJson(const CorrelationResult& result) {
         jackknife[QStringLiteral("warnings")] = strings(result.jackknifeRegions.warnings);
         object[QStringLiteral("jackknife")] = jackknife;
     }
+    if (!result.meanSeparations.empty()) {
+        QJsonArray means;
+        for (const MeanSeparation& mean : result.meanSeparations) {
+            QJsonObject entry;
+            entry[QStringLiteral("label")] = QString::fromStdString(mean.label);
+            entry[QStringLiteral("theta")] = array(mean.theta);
+            entry[QStringLiteral("logTheta")] = array(mean.logTheta);
+            entry[QStringLiteral("pairs")] = array(mean.pairs);
+            means.append(entry);
+        }
+        object[QStringLiteral("meanTheta")] = means;
+    }
     return object;
 }
 
@@ -295,6 +307,14 @@ ResultPtr resultFromJson(const QJsonObject& object, QString* problem) {
         result->jackknifeRegions.warnings =
             stringsOf(jackknife.value(QStringLiteral("warnings")));
     }
+    for (const QJsonValue& value : object.value(QStringLiteral("meanTheta")).toArray()) {
+        const QJsonObject entry = value.toObject();
+        result->meanSeparations.push_back(
+            {entry.value(QStringLiteral("label")).toString().toStdString(),
+             doublesOf(entry.value(QStringLiteral("theta"))),
+             doublesOf(entry.value(QStringLiteral("logTheta"))),
+             countsOf(entry.value(QStringLiteral("pairs")))});
+    }
     // Every per-bin list must match the bins, or the plots and the table would index past them.
     const std::size_t bins = result->centres.size();
     const auto sized = [&](std::size_t size) { return size == bins; };
@@ -306,6 +326,9 @@ ResultPtr resultFromJson(const QJsonObject& object, QString* problem) {
     for (const auto* perSet : {&raw.dr, &raw.rr, &raw.rd})
         for (const PairCounts& counts : *perSet)
             ok = ok && sized(counts.size());
+    for (const MeanSeparation& mean : result->meanSeparations)
+        ok = ok && sized(mean.theta.size()) && sized(mean.logTheta.size()) &&
+             sized(mean.pairs.size()) && !mean.label.empty();
     if (!ok) {
         *problem = QObject::tr("the saved result is incomplete (its lists do not match its %1 "
                                "bins)")

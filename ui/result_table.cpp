@@ -110,6 +110,11 @@ void ResultTableModel::setResult(ResultPtr result) {
         add(QStringLiteral("w"), false, r.w);
         if (r.hasJackknife())
             add(kWErrName, false, r.wError);
+        for (const MeanSeparation& mean : r.meanSeparations) {
+            const QString label = QString::fromStdString(mean.label);
+            add(QStringLiteral("mean_theta_") + label, false, mean.theta);
+            add(QStringLiteral("mean_log_theta_") + label, false, mean.logTheta);
+        }
     }
     endResetModel();
 }

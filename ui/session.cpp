@@ -117,6 +117,7 @@ QJsonObject RunSettings::toJson() const {
     object[QStringLiteral("estimator")] = QString::fromLatin1(estimatorKey(estimator));
     object[QStringLiteral("backend")] = backendObject;
     object[QStringLiteral("errors")] = errors.toJson();
+    object[QStringLiteral("meanTheta")] = meanSeparation;
     object[QStringLiteral("figure")] = figure.toJson();
     return object;
 }
@@ -149,6 +150,7 @@ RunSettings RunSettings::fromJson(const QJsonObject& object) {
     if (const auto estimator =
             parseEstimator(object.value(QStringLiteral("estimator")).toString().toStdString()))
         settings.estimator = *estimator;
+    settings.meanSeparation = object.value(QStringLiteral("meanTheta")).toBool(false);
 
     const QJsonObject backendObject = object.value(QStringLiteral("backend")).toObject();
     // Kept as written: the window's backend panel matches it against the backends it has.

@@ -46,6 +46,8 @@ struct RunSettings {
     Estimator estimator = Estimator::LandySzalay;
     BackendOptions backend;
     ErrorSettings errors;
+    /// Sum the pairs' separations per bin (--mean-theta; Estimator panel).
+    bool meanSeparation = false;
     /// How exported figures look (File > Export Plot); no part of the run's inputs.
     FigureStyle figure;
 

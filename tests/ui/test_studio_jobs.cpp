@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // TPACF Studio on the offscreen platform: Runs against a direct CorrelationJob, cancel, invalid
 // bins, culling, GPU failures, stale results, custom edges, reused counts.
+#include "command_line_export.h"
 #include "studio_suite.h"
 
 using namespace studiosuite;
@@ -18,6 +19,7 @@ private Q_SLOTS:
     void staleResultIsMarked();
     void customEdgesDisableRunAndRoundTrip();
     void reusedCountsAreLoggedAndForgettable();
+    void meanSeparationReachesTableplotsAndSession();
 };
 
 void TestStudioJobs::runMatchesDirectJob() {
@@ -518,6 +520,112 @@ void TestStudioJobs::reusedCountsAreLoggedAndForgettable() {
     QVERIFY(otherBins->reusedCounts.empty());
     QVERIFY2(!otherBinsLog.contains(QStringLiteral("Reused")) && otherBinsLog.contains(noMatch),
              qPrintable(otherBinsLog));
+}
+
+// Estimator panel: Mean separation per bin. The run carries ⟨θ⟩ and ⟨ln θ⟩ of DD, DR, RR (as
+// the core's job gives them for the same inputs), the results table shows them, View ▸ Points at
+// Mean Separation moves the w(θ) points there, and a saved session brings back the choice, the
+// means of its last run and the point placement; the command line asks for --mean-theta.
+void TestStudioJobs::meanSeparationReachesTableplotsAndSession() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    QCheckBox* check = window->backendPanel()->meanThetaCheck();
+    QVERIFY(check && !check->isChecked());
+    QSignalSpy changed(window->backendPanel(), &BackendPanel::changed);
+    check->setChecked(true);
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(window->session().settings.meanSeparation);
+
+    QSignalSpy finished(window.get(), &MainWindow::runFinished);
+    QVERIFY(window->startRun());
+    QVERIFY(finished.wait(30000));
+    const ResultPtr result = window->currentResult();
+    QVERIFY(result);
+    QCOMPARE(result->meanSeparations.size(), std::size_t(3));
+
+    CorrelationParams params;
+    params.data = std::make_shared<const Catalog>(readCatalog(m_dataPath.toStdString()));
+    params.randoms = {std::make_shared<const Catalog>(readCatalog(m_randomPath1.toStdString())),
+                      std::make_shared<const Catalog>(readCatalog(m_randomPath2.toStdString()))};
+    params.bins = m_bins;
+    params.backend.name = "cpu";
+    params.meanSeparation = true;
+    const CorrelationResult direct = CorrelationJob(params).run();
+    ResultTableModel* model = window->resultModel();
+    int filled = 0;
+    for (const MeanSeparation& mean : direct.meanSeparations) {
+        const QString label = QString::fromStdString(mean.label);
+        const int thetaColumn = model->columnIndex(QStringLiteral("mean_theta_") + label);
+        const int logColumn = model->columnIndex(QStringLiteral("mean_log_theta_") + label);
+        QVERIFY2(thetaColumn >= 0 && logColumn >= 0, qPrintable(label));
+        for (int k = 0; k < model->rowCount(); ++k) {
+            const double expected = mean.theta[std::size_t(k)];
+            const double shown = model->value(k, thetaColumn);
+            if (std::isnan(expected)) {
+                QVERIFY(std::isnan(shown));
+                continue;
+            }
+            ++filled;
+            // The same sums in another order: equal to the last bits.
+            QVERIFY2(std::abs(shown - expected) <= 1e-12 * expected,
+                     qPrintable(QStringLiteral("%1 bin %2: %3 vs %4")
+                                    .arg(label)
+                                    .arg(k)
+                                    .arg(shown, 0, 'g', 17)
+                                    .arg(expected, 0, 'g', 17)));
+            QVERIFY(std::abs(model->value(k, logColumn) - mean.logTheta[std::size_t(k)]) <=
+                    1e-12 * std::abs(mean.logTheta[std::size_t(k)]) + 1e-15);
+        }
+    }
+    QVERIFY(filled >= 6);
+
+    // Points at the bin centres by default; at ⟨θ⟩ of DD once asked, a bin without DD pairs
+    // staying at its centre.
+    PlotPanel* plots = window->plotPanel();
+    auto* atMean = window->findChild<QAction*>(QStringLiteral("meanThetaPointsAction"));
+    QVERIFY(atMean && atMean->isCheckable() && !atMean->isChecked());
+    const MeanSeparation* dd = result->meanSeparation("DD");
+    QVERIFY(dd);
+    const auto expectedKeys = [&](bool mean) {
+        QVector<double> keys;
+        for (std::size_t k = 0; k < result->binCount(); ++k)
+            if (std::isfinite(result->w[k]))
+                keys.append(mean && std::isfinite(dd->theta[k]) ? dd->theta[k]
+                                                                : result->centres[k]);
+        return keys;
+    };
+    const auto drawnKeys = [&] {
+        QVector<double> keys;
+        for (const QPointF& point : plots->plottedW())
+            keys.append(point.x());
+        return keys;
+    };
+    QCOMPARE(drawnKeys(), expectedKeys(false));
+    atMean->trigger();
+    QVERIFY(plots->pointsAtMeanTheta());
+    QCOMPARE(drawnKeys(), expectedKeys(true));
+    QVERIFY(drawnKeys() != expectedKeys(false));
+
+    QVERIFY(runCommandLine(window->session()).arguments.contains(QStringLiteral("--mean-theta")));
+
+    const QString path = m_dir.filePath(QStringLiteral("mean-theta-session.json"));
+    QVERIFY(window->saveSession(path));
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
+    QVERIFY(reopened->backendPanel()->meanThetaCheck()->isChecked());
+    QVERIFY(reopened->plotPanel()->pointsAtMeanTheta());
+    QVERIFY(reopened->findChild<QAction*>(QStringLiteral("meanThetaPointsAction"))->isChecked());
+    const ResultPtr restored = reopened->currentResult();
+    QVERIFY(restored);
+    QCOMPARE(restored->meanSeparations.size(), std::size_t(3));
+    const MeanSeparation* restoredDd = restored->meanSeparation("DD");
+    QVERIFY(restoredDd);
+    QCOMPARE(restoredDd->pairs, dd->pairs);
+    for (std::size_t k = 0; k < dd->theta.size(); ++k)
+        QVERIFY(sameDouble(restoredDd->theta[k], dd->theta[k]) &&
+                sameDouble(restoredDd->logTheta[k], dd->logTheta[k]));
+    QCOMPARE(reopened->plotPanel()->plottedW().size(), plots->plottedW().size());
+    QCOMPARE(reopened->plotPanel()->plottedW().front().x(), plots->plottedW().front().x());
 }
 
 TPACF_TEST_MAIN(TestStudioJobs)

@@ -89,8 +89,18 @@ std::optional<std::pair<double, double>> CorrelationFigure::yExtent() const {
     return std::pair{m_wLow, m_wHigh};
 }
 
+double pointTheta(const CorrelationResult& result, std::size_t bin, bool atMeanTheta) {
+    if (atMeanTheta)
+        if (const MeanSeparation* dd = result.meanSeparation("DD");
+            dd && bin < dd->theta.size() && std::isfinite(dd->theta[bin]))
+            return dd->theta[bin];
+    return bin < result.centres.size() ? result.centres[bin]
+                                       : std::numeric_limits<double>::quiet_NaN();
+}
+
 void CorrelationFigure::drawPoints(const CorrelationResult* result,
-                                   const std::vector<double>& sigmas, bool logAxis, double scale) {
+                                   const std::vector<double>& sigmas, bool logAxis, double scale,
+                                   bool atMeanTheta) {
     m_wPoints.clear();
     m_wErrorValues.clear();
     const bool haveErrors = !sigmas.empty();
@@ -103,7 +113,7 @@ void CorrelationFigure::drawPoints(const CorrelationResult* result,
     if (result) {
         const std::size_t bins = qMin(result->centres.size(), result->w.size());
         for (std::size_t k = 0; k < bins; ++k) {
-            const double theta = result->centres[k];
+            const double theta = pointTheta(*result, k, atMeanTheta);
             const double w = result->w[k];
             if (!std::isfinite(theta) || !std::isfinite(w))
                 continue;
@@ -307,7 +317,7 @@ bool exportCorrelationPlot(const CorrelationResult& result, const QString& path,
     const bool logY = figureLogY(&style, result.bins.scale == BinScale::Logarithmic);
     const bool logX = figureLogX(&style, &result);
     const double scale = figureThetaScale(&style, &result);
-    figure.drawPoints(&result, result.wError, logY, scale);
+    figure.drawPoints(&result, result.wError, logY, scale, style.pointsAtMeanTheta);
     figure.drawFit(fit ? &*fit : nullptr, &result, logY, scale);
     figure.applyStyle(style);
     const QString title = CorrelationFigure::resultTitle(result);

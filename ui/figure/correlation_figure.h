@@ -33,6 +33,10 @@ struct FitCurve {
     PowerLawFitOptions options;
 };
 
+/// Where bin `bin`'s point goes on θ: its centre, or with `atMeanTheta` the mean separation of
+/// its DD pairs where the result has a finite one (--mean-theta).
+double pointTheta(const CorrelationResult& result, std::size_t bin, bool atMeanTheta);
+
 class CorrelationFigure {
     Q_DECLARE_TR_FUNCTIONS(tpacf::ui::CorrelationFigure)
 public:
@@ -45,8 +49,9 @@ public:
     /// on a log y axis as |w| (negative w on the second graph) or linear with the zero line;
     /// θ times `thetaScale`. Names the legend entries and the y axis, shows the legend with a
     /// result, and keeps the y extent of points and bars.
+    /// `atMeanTheta`: each point at its bin's ⟨θ⟩ of the DD pairs (pointTheta).
     void drawPoints(const CorrelationResult* result, const std::vector<double>& sigma, bool logY,
-                    double thetaScale);
+                    double thetaScale, bool atMeanTheta = false);
     /// Draws `fit` (none when null, or when it does not match `result`'s bins) over the bins it
     /// fitted: the model, and with an integral constraint the bare power law and w + A·C.
     void drawFit(const FitCurve* fit, const CorrelationResult* result, bool logY,
@@ -61,7 +66,8 @@ public:
     QCPTextElement* title() const { return m_title; }
     QCPGraph* pointsGraph() const { return m_wGraph; }
     QCPGraph* negativeGraph() const { return m_wNegGraph; }
-    /// The points drawn, in bin order, skipping non-finite values: (θ centre, w), sign kept.
+    /// The points drawn, in bin order, skipping non-finite values: (θ, w), sign kept; θ the bin
+    /// centre or its ⟨θ⟩ (drawPoints' atMeanTheta).
     const QVector<QPointF>& plottedW() const { return m_wPoints; }
     /// σ of each point of plottedW() (empty when drawn without error bars).
     const QVector<double>& plottedWErrors() const { return m_wErrorValues; }

@@ -337,6 +337,7 @@ QJsonObject FigureStyle::toJson() const {
     object[QStringLiteral("errorBars")] = barsObject;
     object[QStringLiteral("thetaUnit")] =
         thetaUnit ? QString::fromLatin1(angleUnitName(*thetaUnit).data()) : QStringLiteral("auto");
+    object[QStringLiteral("pointsAtMeanTheta")] = pointsAtMeanTheta;
     return object;
 }
 
@@ -344,7 +345,7 @@ std::optional<FigureStyle> FigureStyle::fromJson(const QJsonObject& object, QStr
     Reader reader(object, QString(), error);
     reader.allowOnly({"format", "version", "preset", "widthIn", "heightIn", "aspect", "fontFamily",
                       "fontSize", "dpi", "legend", "title", "x", "y", "marker", "errorBars",
-                      "thetaUnit"});
+                      "thetaUnit", "pointsAtMeanTheta"});
     FigureStyle style;
     // The preset first: it gives the defaults the other fields then override.
     reader.choice("preset", kPresets, style.preset);
@@ -368,6 +369,7 @@ std::optional<FigureStyle> FigureStyle::fromJson(const QJsonObject& object, QStr
     reader.integer("dpi", style.dpi);
     reader.choice("legend", kLegends, style.legend);
     reader.boolean("title", style.title);
+    reader.boolean("pointsAtMeanTheta", style.pointsAtMeanTheta);
     reader.object("x", [&](Reader& axis) { readAxis(axis, style.x); });
     reader.object("y", [&](Reader& axis) { readAxis(axis, style.y); });
     reader.object("marker", [&](Reader& marker) {
@@ -406,7 +408,8 @@ bool FigureStyle::operator==(const FigureStyle& other) const {
            fontFamily == other.fontFamily && fontPt == other.fontPt && dpi == other.dpi &&
            legend == other.legend && title == other.title && x == other.x && y == other.y &&
            marker == other.marker && markerPt == other.markerPt && errorBarPt == other.errorBarPt &&
-           errorCapPt == other.errorCapPt && thetaUnit == other.thetaUnit;
+           errorCapPt == other.errorCapPt && thetaUnit == other.thetaUnit &&
+           pointsAtMeanTheta == other.pointsAtMeanTheta;
 }
 
 QString presetKey(FigureStyle::Preset preset) {

@@ -51,6 +51,9 @@ struct FigureStyle {
     double errorBarPt = 0.75;           // error-bar line width
     double errorCapPt = 4.0;            // width of the caps at the bar ends (0: none)
     std::optional<AngleUnit> thetaUnit; // none: the bins' unit
+    /// Points at the mean separation ⟨θ⟩ of each bin's DD pairs (a result counted with
+    /// --mean-theta; bins without DD pairs, and results without means, keep the bin centre).
+    bool pointsAtMeanTheta = false;
 
     /// A preset's size and fonts (everything else at its default).
     static FigureStyle fromPreset(Preset preset);

@@ -93,7 +93,7 @@ std::shared_ptr<CorrelationResult> correlate(
     const py::object& jackknife, const py::object& jackknifeSeed, const std::string& backend,
     const py::object& precision, const py::object& devices, int threads,
     const std::string& culling, const py::object& reuse, bool collectCounts,
-    const std::string& invocation, const py::object& progress) {
+    const std::string& invocation, const py::object& progress, bool meanTheta) {
     CorrelationParams params;
     if (!py::isinstance<Catalog>(data))
         throw py::type_error("data: a tpacf.Catalog");
@@ -133,6 +133,7 @@ std::shared_ptr<CorrelationResult> correlate(
     }
     params.collectCounts = collectCounts;
     params.invocation = invocation;
+    params.meanSeparation = meanTheta;
 
     Interruption interruption(progress);
     auto result = std::make_shared<CorrelationResult>();
@@ -150,6 +151,7 @@ std::shared_ptr<CorrelationResult> correlate(
                     fields["eta"] = report.etaSeconds >= 0 ? py::object(py::float_(report.etaSeconds))
                                                            : py::object(py::none());
                     fields["preparing"] = report.preparing;
+                    fields["mean_theta"] = report.meanSeparation;
                     return fields;
                 });
             },
@@ -297,7 +299,23 @@ void bindResultCounts(ResultClass& result) {
         .def_property_readonly("dd_norm", [](const R& r) { return arrayOf(r.normalised.dd); })
         .def_property_readonly("dr_norm", [](const R& r) { return arrayOf(r.normalised.dr); })
         .def_property_readonly("rd_norm", [](const R& r) { return optionalArray(r.normalised.rd); })
-        .def_property_readonly("rr_norm", [](const R& r) { return arrayOf(r.normalised.rr); });
+        .def_property_readonly("rr_norm", [](const R& r) { return arrayOf(r.normalised.rr); })
+        .def_property_readonly("mean_theta", [](const R& r) -> py::object {
+            if (r.meanSeparations.empty())
+                return py::none();
+            py::dict means;
+            for (const MeanSeparation& mean : r.meanSeparations)
+                means[py::str(mean.label)] = arrayOf(mean.theta);
+            return means;
+        })
+        .def_property_readonly("mean_log_theta", [](const R& r) -> py::object {
+            if (r.meanSeparations.empty())
+                return py::none();
+            py::dict means;
+            for (const MeanSeparation& mean : r.meanSeparations)
+                means[py::str(mean.label)] = arrayOf(mean.logTheta);
+            return means;
+        });
 }
 
 // How the result was made: estimator, backend, device, timings, inputs, notes, the counts.
@@ -388,7 +406,7 @@ void bindCorrelate(py::module_& module) {
                py::arg("devices") = py::none(), py::arg("threads") = 0,
                py::arg("culling") = "auto", py::arg("reuse") = py::none(),
                py::arg("save_counts") = false, py::arg("invocation") = "",
-               py::arg("progress") = py::none(),
+               py::arg("progress") = py::none(), py::arg("mean_theta") = false,
                "The job behind tpacf.correlate (which see); returns a CorrelationResult.");
 }
 

@@ -33,7 +33,7 @@ def _invocation(data, randoms, data2, randoms2, bins, estimator, jackknife, back
 def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator="ls",
               jackknife=None, jackknife_seed=None, backend="auto", precision=None,
               devices=None, threads=0, culling="auto", reuse=None, save_counts=False,
-              progress=None):
+              progress=None, mean_theta=False):
     """w(theta) of a data catalog against random catalogs, as `tpacf run` computes it.
 
     data, randoms: tpacf.Catalog, and a Catalog or a list of them (random sets).
@@ -50,8 +50,11 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
     reuse: a tpacf.CountStore or a count file's path: counts whose catalogs
         match are taken from it (RR of the same randoms), the rest counted.
     save_counts: keep every count in result.counts (a CountStore to save).
+    mean_theta: also sum every counted pair's separation (as --mean-theta):
+        result.mean_theta and result.mean_log_theta, per kind of count.
     progress: called now and then with a dict (fraction, pairs_done,
-        pairs_total, pairs_per_second, elapsed, eta, preparing); an exception
+        pairs_total, pairs_per_second, elapsed, eta, preparing, mean_theta);
+        an exception
         it raises stops the run.
 
     The GIL is released while counting; Ctrl-C stops the run with
@@ -63,7 +66,8 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
                             jackknife=jackknife, jackknife_seed=jackknife_seed,
                             backend=backend, precision=precision, devices=devices,
                             threads=threads, culling=culling, reuse=reuse,
-                            save_counts=save_counts, invocation=invocation, progress=progress)
+                            save_counts=save_counts, invocation=invocation, progress=progress,
+                            mean_theta=mean_theta)
     return Result(core)
 
 
@@ -115,6 +119,13 @@ class Result:
     dr_norm = _forward("dr_norm", "Normalised DR (mean over sets).")
     rd_norm = _forward("rd_norm", "Normalised RD (cross runs), or None.")
     rr_norm = _forward("rr_norm", "Normalised RR (mean over sets).")
+    mean_theta = _forward("mean_theta",
+                          "With mean_theta=True: {'DD': <theta> per bin in the bins' unit, 'DR': "
+                          "..., 'RR': ...} (pair-weighted, random sets pooled; NaN where a bin "
+                          "holds no pairs); else None.")
+    mean_log_theta = _forward("mean_log_theta",
+                              "With mean_theta=True: <ln theta> per bin and kind of count, theta "
+                              "in the bins' unit; else None.")
     is_cross = _forward("is_cross", "A two-sample run.")
     is_weighted = _forward("is_weighted", "Counts are weighted.")
     has_jackknife = _forward("has_jackknife", "The run has jackknife errors.")
