@@ -165,20 +165,40 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
     // hint and look squashed beside the combos).
     m_threads->setSizePolicy(QSizePolicy::Expanding, m_threads->sizePolicy().verticalPolicy());
 
-    auto* form = new QFormLayout;
-    // Fields take the column's width whatever the style's default (some styles keep hints).
-    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(tr("Estimator:"), m_estimator);
-    form->addRow(QString(), m_formula);
-    form->addRow(QString(), m_meanTheta);
-    form->addRow(tr("Backend:"), m_backend);
-    form->addRow(tr("CPU threads:"), m_threads);
-    form->addRow(tr("Precision:"), m_precision);
-    form->addRow(tr("Spatial culling:"), m_culling);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_gpuNote);
-    layout->addStretch();
+    // Two forms, the estimator's and the backend's, so that a section can go between them
+    // (insertSection: the window's error bars, which must not sit below the fold).
+    const auto makeForm = [] {
+        auto* form = new QFormLayout;
+        // Fields take the column's width whatever the style's default (some styles keep hints).
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        return form;
+    };
+    auto* estimatorForm = makeForm();
+    estimatorForm->addRow(tr("Estimator:"), m_estimator);
+    estimatorForm->addRow(QString(), m_formula);
+    estimatorForm->addRow(QString(), m_meanTheta);
+    auto* backendForm = makeForm();
+    backendForm->addRow(tr("Backend:"), m_backend);
+    backendForm->addRow(tr("CPU threads:"), m_threads);
+    backendForm->addRow(tr("Precision:"), m_precision);
+    backendForm->addRow(tr("Spatial culling:"), m_culling);
+    // One label column for both forms, so that their fields line up.
+    int labelWidth = 0;
+    for (QFormLayout* form : {estimatorForm, backendForm})
+        for (int row = 0; row < form->rowCount(); ++row)
+            if (QLayoutItem* label = form->itemAt(row, QFormLayout::LabelRole); label && label->widget())
+                labelWidth = qMax(labelWidth, label->widget()->sizeHint().width());
+    for (QFormLayout* form : {estimatorForm, backendForm})
+        for (int row = 0; row < form->rowCount(); ++row)
+            if (QLayoutItem* label = form->itemAt(row, QFormLayout::LabelRole); label && label->widget())
+                label->widget()->setFixedWidth(labelWidth);
+    m_layout = new QVBoxLayout(this);
+    // No gap of its own between the two forms: the panel is as tall as one form was.
+    m_layout->setSpacing(0);
+    m_layout->addLayout(estimatorForm);
+    m_layout->addLayout(backendForm);
+    m_layout->addWidget(m_gpuNote);
+    m_layout->addStretch();
 
     connect(m_estimator, &QComboBox::currentIndexChanged, this, [this] {
         updateFormula();
@@ -195,6 +215,10 @@ BackendPanel::BackendPanel(BackendRegistry backends, QWidget* parent)
 
     updateFormula();
     updateEnabledState();
+}
+
+void BackendPanel::insertSection(QWidget* section) {
+    m_layout->insertWidget(1, section);
 }
 
 void BackendPanel::setCrossMode(bool cross) {

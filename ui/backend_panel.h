@@ -11,6 +11,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSpinBox;
+class QVBoxLayout;
 
 namespace tpacf::ui {
 
@@ -22,6 +23,9 @@ public:
 
     Estimator estimator() const;
     void setEstimator(Estimator estimator);
+
+    /// Puts `section` (the window's error bars) between the estimator and the backend.
+    void insertSection(QWidget* section);
 
     /// Two samples loaded: the formula and the tooltips show the estimators' cross forms
     /// ("(D1D2 − D1R2 − R1D2 + R1R2) / R1R2").
@@ -64,6 +68,7 @@ private:
     QComboBox* m_precision = nullptr;
     QComboBox* m_culling = nullptr;
     QLabel* m_gpuNote = nullptr;
+    QVBoxLayout* m_layout = nullptr;
     bool m_haveGpu = false;
     bool m_cross = false;
 };

@@ -6,6 +6,8 @@
 #include <tpacf/errors.h>
 #include <tpacf/output_file.h>
 
+#include <QDir>
+#include <QFileInfo>
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -300,7 +302,8 @@ bool FitPanel::exportFit(const QString& path, QString* error) const {
 
 void FitPanel::exportDialog() {
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Fit"), QStringLiteral("wtheta_fit.csv"), tr("CSV (*.csv)"));
+        this, tr("Export Fit"), QDir(m_exportFolder).filePath(QStringLiteral("wtheta_fit.csv")),
+        tr("CSV (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;
@@ -308,6 +311,7 @@ void FitPanel::exportDialog() {
         m_summary->setText(error);
         m_summary->setStyleSheet(QStringLiteral("color: #a40000;"));
     } else {
+        m_exportFolder = QFileInfo(path).absolutePath();
         m_summary->setText(summary() + tr(" — written to %1").arg(path));
     }
 }

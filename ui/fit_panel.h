@@ -22,6 +22,9 @@ namespace tpacf::ui {
 class FitPanel : public QWidget {
     Q_OBJECT
 public:
+    /// The folder the export dialog opens in (the window's last export folder).
+    void setExportFolder(const QString& folder) { m_exportFolder = folder; }
+    const QString& exportFolder() const { return m_exportFolder; }
     explicit FitPanel(QWidget* parent = nullptr);
 
     /// A new result. A partial one drops the fit until the final one; a final one is refitted
@@ -78,6 +81,7 @@ private:
     std::optional<PowerLawFit> m_fit;
     PowerLawFitOptions m_fitOptions;
     QString m_error;
+    QString m_exportFolder;
 };
 
 } // namespace tpacf::ui

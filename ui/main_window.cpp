@@ -4,6 +4,7 @@
 // main_window_catalogs.cpp, the run in main_window_run.cpp; actions, menus and dialogs in
 // main_window_menus.cpp; sessions, exports and settings in main_window_files.cpp.
 #include "main_window.h"
+#include "wheel_guard.h"
 
 #include "backend_panel.h"
 #include "binning_panel.h"
@@ -170,20 +171,23 @@ void MainWindow::createDocks() {
     m_backendPanel = new BackendPanel(m_backends, this);
     m_errorsPanel = new ErrorsPanel(this);
     connect(m_binningPanel, &BinningPanel::changed, this, &MainWindow::updateRunState);
+    connect(m_binningPanel, &BinningPanel::changed, this, &MainWindow::showPendingBins);
     connect(m_backendPanel, &BackendPanel::changed, this, &MainWindow::updateRunState);
     connect(m_errorsPanel, &ErrorsPanel::changed, this, &MainWindow::updateRunState);
-    // Estimator, error bars and backend share one dock: the errors in their own group below
-    // the estimator's formula.
+    // Estimator, error bars and backend share one dock: the errors in their own group between
+    // the estimator and the backend, where a short screen still shows them without scrolling
+    // (the backend's choices are set once; the error bars change with every analysis).
     auto* estimatorWidget = new QWidget(this);
     auto* errorsGroup = new QGroupBox(tr("Error bars"), estimatorWidget);
+    errorsGroup->setObjectName(QStringLiteral("errorBarsGroup"));
     auto* errorsLayout = new QVBoxLayout(errorsGroup);
     errorsLayout->setContentsMargins(6, 4, 6, 4);
     errorsLayout->addWidget(m_errorsPanel);
+    m_backendPanel->insertSection(errorsGroup);
     auto* estimatorLayout = new QVBoxLayout(estimatorWidget);
     estimatorLayout->setContentsMargins(0, 0, 0, 0);
     estimatorLayout->setSpacing(0);
     estimatorLayout->addWidget(m_backendPanel);
-    estimatorLayout->addWidget(errorsGroup);
     estimatorLayout->addStretch();
 
     // Run: start, cancel, progress with pairs/s and ETA, and why Run is disabled.
@@ -219,6 +223,9 @@ void MainWindow::createDocks() {
                  DockContent::Scrolled);
     auto* backendDock = makeDock(tr("Estimator, Errors, Backend"), QStringLiteral("backendDock"),
                                  estimatorWidget, this, DockContent::Scrolled);
+    for (QWidget* scrolled : {static_cast<QWidget*>(m_catalogsPanel),
+                              static_cast<QWidget*>(m_binningPanel), estimatorWidget})
+        guardWheel(scrolled);
     // The Run panel sizes itself to its (wrapped) messages: no scroll area, nothing clipped.
     auto* runDock = makeDock(tr("Run"), QStringLiteral("runDock"), m_runPanel, this);
     auto* resultsDock = makeDock(tr("Results"), QStringLiteral("resultsDock"), m_resultView, this);
@@ -260,6 +267,17 @@ void MainWindow::createDocks() {
 
     m_inputPanels = {m_catalogsPanel, m_binningPanel, m_backendPanel, m_errorsPanel};
     createLoadingIndicator();
+    showPendingBins();
+}
+
+void MainWindow::showPendingBins() {
+    const std::optional<Binning>& binning = m_binningPanel->binning();
+    if (!binning) {
+        m_plotPanel->setPendingBins({}, std::nullopt);
+        return;
+    }
+    const auto edges = binning->edges();
+    m_plotPanel->setPendingBins(std::vector<double>(edges.begin(), edges.end()), binning->unit());
 }
 
 void MainWindow::createLoadingIndicator() {

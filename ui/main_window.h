@@ -163,6 +163,9 @@ public:
     bool saveSession(const QString& path);
     bool loadSession(const QString& path);
     bool exportResultCsv(const QString& path);
+    /// Where the export dialogs open: the folder of the last export (of any kind), else the
+    /// folder catalogs were last opened from.
+    QString exportDirectory() const;
     // --- Compare runs and the run history (main_window_compare.cpp).
     /// File > Add Comparison Run: a result file (CSV, ECSV, FITS) as an overlay; false with the
     /// reader's message reported when it is not one.
@@ -270,6 +273,10 @@ private:
     void createMenus();
     void createDocks();
     void createLoadingIndicator();
+    /// The bins the panel holds, to the empty plot (its θ axis's unit and range).
+    void showPendingBins();
+    /// After an export: its folder is where the next export dialog opens (kept between starts).
+    void rememberExportFolder(const QString& path);
     /// The Compare and History docks, tabbed with Results (main_window_compare.cpp).
     void createCompareDocks(QDockWidget* besides);
     void addComparisonDialog();
@@ -337,6 +344,7 @@ private:
     RecentFiles* m_recentFiles = nullptr;
     QHash<quint64, LoadIntent> m_loadIntents; // by CatalogSet change id
     QString m_lastDirectory;
+    QString m_lastExportDirectory; // "" until the first export: exports open in m_lastDirectory
     PlotExportSettings m_exportSettings;
 
     CatalogsPanel* m_catalogsPanel = nullptr;

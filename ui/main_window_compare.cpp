@@ -13,6 +13,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 
 namespace tpacf::ui {
@@ -99,15 +100,16 @@ bool MainWindow::exportComparisonCsv(const QString& path) {
         return false;
     }
     reportMessage(MessageSeverity::Info, tr("Compared runs written to %1").arg(path));
+    rememberExportFolder(path);
     return true;
 }
 
 void MainWindow::exportComparisonDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Compared Runs"),
-                                                      m_lastDirectory, tr("CSV (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Compared Runs"),
+        QDir(exportDirectory()).filePath(QStringLiteral("compared_runs.csv")), tr("CSV (*.csv)"));
     if (path.isEmpty())
         return;
-    m_lastDirectory = QFileInfo(path).absolutePath();
     exportComparisonCsv(path);
 }
 

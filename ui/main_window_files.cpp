@@ -2,6 +2,7 @@
 // MainWindow, part three: sessions, exports and the settings kept between starts.
 // (main_window.cpp builds and wires the window.)
 #include "main_window.h"
+#include "fit_panel.h"
 
 #include "backend_panel.h"
 #include "binning_panel.h"
@@ -140,6 +141,7 @@ bool MainWindow::exportResultCsv(const QString& path) {
                            "lists them)")
                             .arg(path)
                       : tr("Results written to %1").arg(path));
+    rememberExportFolder(path);
     return true;
 }
 
@@ -163,6 +165,7 @@ bool MainWindow::exportCovarianceCsv(const QString& path) {
                   isResultStale()
                       ? tr("Covariance written to %1 (the result of previous inputs)").arg(path)
                       : tr("Covariance written to %1").arg(path));
+    rememberExportFolder(path);
     return true;
 }
 
@@ -184,6 +187,7 @@ bool MainWindow::saveRunAsJobFile(const QString& path) {
     reportMessage(MessageSeverity::Info,
                   tr("Job file written to %1: run it with tpacf run --config %2")
                       .arg(path, QFileInfo(path).fileName()));
+    rememberExportFolder(path);
     return true;
 }
 
@@ -208,7 +212,17 @@ bool MainWindow::exportPlotAs(int plot, const QString& path, const FigureStyle& 
                   isResultStale()
                       ? tr("Plot written to %1 (the result of previous inputs)").arg(path)
                       : tr("Plot written to %1").arg(path));
+    rememberExportFolder(path);
     return true;
+}
+
+void MainWindow::rememberExportFolder(const QString& path) {
+    m_lastExportDirectory = QFileInfo(path).absolutePath();
+    m_plotPanel->fitPanel()->setExportFolder(m_lastExportDirectory);
+}
+
+QString MainWindow::exportDirectory() const {
+    return m_lastExportDirectory.isEmpty() ? m_lastDirectory : m_lastExportDirectory;
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -222,6 +236,8 @@ void MainWindow::restoreSettings() {
     fitToScreen(size());
     m_recentFiles->restore(settings);
     m_lastDirectory = settings.value(QStringLiteral("lastDirectory"), QDir::homePath()).toString();
+    m_lastExportDirectory = settings.value(QStringLiteral("lastExportDirectory")).toString();
+    m_plotPanel->fitPanel()->setExportFolder(exportDirectory());
     m_exportSettings.widthPx = settings.value(QStringLiteral("export/width"), 1800).toInt();
     m_exportSettings.heightPx = settings.value(QStringLiteral("export/height"), 1200).toInt();
     m_exportSettings.dpi = settings.value(QStringLiteral("export/dpi"), 300).toInt();
@@ -243,6 +259,7 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/state"), saveState());
     m_recentFiles->save(settings);
     settings.setValue(QStringLiteral("lastDirectory"), m_lastDirectory);
+    settings.setValue(QStringLiteral("lastExportDirectory"), m_lastExportDirectory);
     settings.setValue(QStringLiteral("export/width"), m_exportSettings.widthPx);
     settings.setValue(QStringLiteral("export/height"), m_exportSettings.heightPx);
     settings.setValue(QStringLiteral("export/dpi"), m_exportSettings.dpi);

@@ -391,7 +391,7 @@ void MainWindow::exportCsvDialog() {
         return;
     QString filter;
     QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Results"), QDir(m_lastDirectory).filePath(tr("wtheta.ecsv")),
+        this, tr("Export Results"), QDir(exportDirectory()).filePath(tr("wtheta.ecsv")),
         tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot "
            "*.xml);;JSON (*.json)"),
         &filter);
@@ -404,7 +404,7 @@ void MainWindow::exportCsvDialog() {
 
 void MainWindow::saveRunAsJobFileDialog() {
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save Run as Job File"), QDir(m_lastDirectory).filePath(tr("job.toml")),
+        this, tr("Save Run as Job File"), QDir(exportDirectory()).filePath(tr("job.toml")),
         tr("Job files (*.toml);;All files (*)"));
     if (!path.isEmpty())
         saveRunAsJobFile(path);
@@ -416,7 +416,7 @@ void MainWindow::exportCovarianceDialog() {
     QString filter;
     QString path = QFileDialog::getSaveFileName(
         this, tr("Export Covariance"),
-        QDir(m_lastDirectory).filePath(tr("wtheta_covariance.ecsv")),
+        QDir(exportDirectory()).filePath(tr("wtheta_covariance.ecsv")),
         tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot *.xml)"),
         &filter);
     if (path.isEmpty())
@@ -439,7 +439,7 @@ void MainWindow::exportPlotDialog() {
                    : tr("wtheta_covariance"));
     QString selectedFilter;
     QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Plot"), QDir(m_lastDirectory).filePath(base + QStringLiteral(".png")),
+        this, tr("Export Plot"), QDir(exportDirectory()).filePath(base + QStringLiteral(".png")),
         figureFileFilter(), &selectedFilter);
     if (path.isEmpty())
         return;

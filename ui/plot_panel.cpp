@@ -5,6 +5,7 @@
 #include "catalog_source.h"
 #include "covariance_view.h"
 #include "figure_plot.h"
+#include "plot_export.h"
 #include "fit_panel.h"
 
 #include <qcustomplot.h>
@@ -193,6 +194,13 @@ void PlotPanel::setLogY(Plot which, bool on) {
     rebuild();
 }
 
+void PlotPanel::setPendingBins(std::vector<double> edges, std::optional<AngleUnit> unit) {
+    m_pendingEdges = std::move(edges);
+    m_pendingUnit = unit;
+    if (!m_result)
+        rebuild();
+}
+
 void PlotPanel::setExportStyle(const FigureStyle& style) {
     const bool moved = style.pointsAtMeanTheta != m_exportStyle.pointsAtMeanTheta;
     m_exportStyle = style;
@@ -294,7 +302,10 @@ void PlotPanel::applyAxes(Plot which) {
     std::optional<QCPRange> yExtent;
     if (which == Plot::Correlation && m_wLow < m_wHigh)
         yExtent = QCPRange(m_wLow, m_wHigh);
-    fitAxesToData(target, logX, yExtent, m_result ? &m_result->edges : nullptr, thetaScale());
+    // Without a result the axes frame the bins the panel will count (setPendingBins).
+    const std::vector<double>* edges =
+        m_result ? &m_result->edges : (m_pendingEdges.empty() ? nullptr : &m_pendingEdges);
+    fitAxesToData(target, logX, yExtent, edges, thetaScale());
     applyStyleRanges(which);
 }
 
@@ -324,6 +335,9 @@ void PlotPanel::rebuildCorrelation() {
     m_wTitleFit->setText(title);
     applyAxes(Plot::Correlation);
     finishComparisonAxes();
+    // As exports place it: in a corner where it hides no point or curve, where there is one.
+    if (m_result && m_wPlot->legend->visible())
+        placeLegendInClearCorner(m_wPlot);
     m_wPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 

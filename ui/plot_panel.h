@@ -107,6 +107,9 @@ public:
     /// screen, where the plots stay interactive; the export dialog previews it.
     const FigureStyle& exportStyle() const { return m_exportStyle; }
     void setExportStyle(const FigureStyle& style);
+    /// The bins the next run will count (edges in `unit`; empty or no unit: none valid): an
+    /// empty plot frames them and names their unit on the θ axis.
+    void setPendingBins(std::vector<double> edges, std::optional<AngleUnit> unit);
     /// Points at each bin's ⟨θ⟩ of DD (FigureStyle::pointsAtMeanTheta): the one part of the
     /// export style the screen shows too, so that the plot looks as the export will.
     bool pointsAtMeanTheta() const { return m_exportStyle.pointsAtMeanTheta; }
@@ -196,6 +199,8 @@ private:
     // The y extent of the points and bars, the overlays' included; low > high when none.
     double m_wLow = 1, m_wHigh = 0;
     QVector<QPointF> m_countPoints[kSeriesCount];
+    std::vector<double> m_pendingEdges;     // setPendingBins
+    std::optional<AngleUnit> m_pendingUnit; // setPendingBins
 };
 
 /// The whole export of one of `panel`'s plots: a hidden styled copy (PlotPanel::figureCopy), laid

@@ -42,6 +42,11 @@ double PlotPanel::thetaScale() const {
 }
 
 QString PlotPanel::thetaAxisLabel() const {
+    if (!m_result && m_pendingUnit) { // the unit of the bins to be counted
+        CorrelationResult pending;
+        pending.bins.unit = *m_pendingUnit;
+        return ui::thetaAxisLabel(m_style ? &*m_style : nullptr, &pending);
+    }
     return ui::thetaAxisLabel(m_style ? &*m_style : nullptr, m_result.get());
 }
 

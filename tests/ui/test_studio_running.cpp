@@ -8,13 +8,22 @@
 #include "binning_panel.h"
 #include "errors_panel.h"
 #include "main_window.h"
+#include "fit_panel.h"
 #include "plot_panel.h"
+#include "plot_export.h"
 
 #include <tpacf/catalog_reader.h>
 #include <tpacf/mock.h>
 
+#include <qcustomplot.h>
+
 #include <QAction>
 #include <QComboBox>
+#include <QGroupBox>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QWheelEvent>
 #include <QSpinBox>
 #include <QDir>
 #include <QDockWidget>
@@ -55,6 +64,9 @@ private slots:
     void staysOnALaptopScreenAfterRuns();
     void catalogsReadAgainAreNotPreviousInputs();
     void aMovedSessionIsLocated();
+    void errorBarsAboveTheFoldAndTheWheelScrolls();
+    void legendClearOfPointsAndAxisNamesTheUnit();
+    void exportsOpenInTheLastExportFolder();
 
 private:
     /// A window with data and randoms loaded (data over the randoms unless `apart`), the CPU
@@ -371,6 +383,139 @@ void TestStudioRunning::aMovedSessionIsLocated() {
     QCOMPARE(window.randomCatalogs().size(), std::size_t{1});
     QCOMPARE(window.session().data->path, after + QStringLiteral("/data.txt"));
     QCOMPARE(window.session().randoms.front().path, after + QStringLiteral("/random.txt"));
+}
+
+namespace {
+
+// A wheel turn (one notch up) over the middle of `widget`, delivered as the window would.
+void turnWheel(QWidget* widget, int notches) {
+    const QPointF centre(widget->width() / 2.0, widget->height() / 2.0);
+    QWheelEvent wheel(centre, widget->mapToGlobal(centre), QPoint(), QPoint(0, 120 * notches),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(widget, &wheel);
+}
+
+} // namespace
+
+// Issue 35, item 4: at 1264 x 672 the Error bars section shows without scrolling its dock, and a
+// wheel turned over an unfocused spin box or combo box scrolls the panel instead of changing it;
+// a focused one still takes the wheel.
+void TestStudioRunning::errorBarsAboveTheFoldAndTheWheelScrolls() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    window->resize(1264, 672);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    auto* dock = window->findChild<QDockWidget*>(QStringLiteral("backendDock"));
+    QVERIFY(dock);
+    dock->raise();
+    QCoreApplication::processEvents();
+    auto* scroll = window->findChild<QScrollArea*>(QStringLiteral("backendDockScroll"));
+    auto* group = window->findChild<QGroupBox*>(QStringLiteral("errorBarsGroup"));
+    QVERIFY(scroll && group);
+    QComboBox* method = window->errorsPanel()->methodCombo();
+    const int methodBottom = method->mapTo(scroll->viewport(), QPoint(0, method->height())).y();
+    QVERIFY2(methodBottom <= scroll->viewport()->height(),
+             qPrintable(QStringLiteral("the error-bar method ends at %1 px of a %2 px panel")
+                            .arg(methodBottom)
+                            .arg(scroll->viewport()->height())));
+
+    QSpinBox* threads = window->backendPanel()->threadsSpin();
+    QVERIFY(threads->isEnabled());
+    const int before = threads->value();
+    QScrollBar* bar = scroll->verticalScrollBar();
+    bar->setValue(0);
+    window->activateWindow();
+    window->errorsPanel()->methodCombo()->setFocus(); // the focus elsewhere
+    QVERIFY(!threads->hasFocus());
+    turnWheel(threads, -1);
+    QCOMPARE(threads->value(), before);
+    if (bar->maximum() > 0) // the panel scrolls where it is taller than its dock
+        QVERIFY2(bar->value() > 0, "the wheel did not scroll the panel");
+    QComboBox* precision = window->backendPanel()->precisionCombo();
+    const int precisionIndex = precision->currentIndex();
+    turnWheel(precision, 1);
+    QCOMPARE(precision->currentIndex(), precisionIndex);
+    // Focused (a click or Tab), the control takes the wheel as before.
+    threads->setFocus();
+    QTRY_VERIFY(threads->hasFocus());
+    turnWheel(threads, 1);
+    QCOMPARE(threads->value(), before + 1);
+}
+
+// Issue 35, item 5: on screen the legend goes where it hides no point (as exports place it),
+// and the empty plot's θ axis names the unit of the bins it will count.
+void TestStudioRunning::legendClearOfPointsAndAxisNamesTheUnit() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    window->resize(1264, 672);
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    QCustomPlot* plot = window->plotPanel()->plot(PlotPanel::Plot::Correlation);
+    QCOMPARE(plot->xAxis->label(), QStringLiteral("θ (arcmin)"));
+    window->binningPanel()->setSpec(BinSpec::logCount(0.1, 5.0, AngleUnit::Degree, 8));
+    QCOMPARE(plot->xAxis->label(), QStringLiteral("θ (deg)"));
+    // The empty axes frame the bins.
+    QVERIFY(plot->xAxis->range().lower <= 0.1 && plot->xAxis->range().upper >= 5.0);
+    QVERIFY(plot->xAxis->range().upper < 50.0);
+
+    // w rising with θ fills the top right corner, where the legend starts.
+    auto result = std::make_shared<CorrelationResult>();
+    result->bins = BinSpec::logCount(1.0, 1000.0, AngleUnit::Arcminute, 12);
+    const Binning binning(result->bins);
+    result->edges.assign(binning.edges().begin(), binning.edges().end());
+    result->centres.assign(binning.centres().begin(), binning.centres().end());
+    for (std::size_t k = 0; k < binning.count(); ++k)
+        result->w.push_back(0.01 * std::pow(1.8, double(k)));
+    result->raw.dd.assign(binning.count(), 100);
+    window->plotPanel()->setResult(result, false);
+    plot->replot();
+    const QRectF legend = QRectF(plot->legend->outerRect()).adjusted(-4, -4, 4, 4);
+    QVERIFY(plot->legend->visible());
+    QCOMPARE(dataUnder(plot, legend), 0);
+}
+
+// Issue 35, item 7: every export dialog opens where the last export went (results, covariance,
+// plots, job files, compared runs, the fit), not in the catalogs' folder; the folder is kept
+// between starts.
+void TestStudioRunning::exportsOpenInTheLastExportFolder() {
+    QCoreApplication::setOrganizationName(QStringLiteral("tpacf-ui-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("exportsOpenInTheLastExportFolder"));
+    QSettings().clear();
+    const QString exports = m_dir.filePath(QStringLiteral("exports"));
+    const QString figures = m_dir.filePath(QStringLiteral("figures"));
+    QVERIFY(QDir().mkpath(exports) && QDir().mkpath(figures));
+    {
+        MainWindow::Options options;
+        options.loadSample = false;
+        options.interactive = false;
+        options.useSettings = true;
+        MainWindow window(BackendRegistry{}, options);
+        QVERIFY(loadAndWait(window, [&] { return window.setDataCatalog(CatalogSource{m_dataPath}); }));
+        QVERIFY(loadAndWait(window,
+                            [&] { return window.addRandomCatalog(CatalogSource{m_randomPath}); }));
+        QVERIFY(QDir(window.exportDirectory()) != QDir(exports));
+        QSignalSpy finished(&window, &MainWindow::runFinished);
+        QVERIFY(window.startRun());
+        QVERIFY(finished.wait(60000));
+        QVERIFY(window.exportResultCsv(exports + QStringLiteral("/w.ecsv")));
+        QCOMPARE(QDir(window.exportDirectory()), QDir(exports));
+        QCOMPARE(QDir(window.plotPanel()->fitPanel()->exportFolder()), QDir(exports));
+        QVERIFY(window.exportPlot(int(PlotPanel::Plot::Correlation),
+                                  figures + QStringLiteral("/w.png")));
+        QCOMPARE(QDir(window.exportDirectory()), QDir(figures));
+        QVERIFY(window.saveRunAsJobFile(exports + QStringLiteral("/job.toml")));
+        QCOMPARE(QDir(window.exportDirectory()), QDir(exports));
+        window.close();
+    }
+    MainWindow::Options options;
+    options.loadSample = false;
+    options.interactive = false;
+    options.useSettings = true;
+    MainWindow reopened(BackendRegistry{}, options);
+    QCOMPARE(QDir(reopened.exportDirectory()), QDir(exports));
+    QCOMPARE(QDir(reopened.plotPanel()->fitPanel()->exportFolder()), QDir(exports));
+    QSettings().clear();
 }
 
 TPACF_TEST_MAIN(TestStudioRunning)

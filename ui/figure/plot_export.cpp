@@ -185,9 +185,16 @@ void moveLegendBelow(QCustomPlot* plot, QSize layout) {
     }
 }
 
-/// Tries the corners of the axes, the usual top right first; below the axes when each would
-/// hide some of the data.
+/// A clear corner of the axes for the legend; below the axes when each would hide some of the
+/// data.
 void placeLegendAuto(QCustomPlot* plot, QSize layout) {
+    if (!placeLegendInClearCorner(plot))
+        moveLegendBelow(plot, layout);
+}
+
+} // namespace
+
+bool placeLegendInClearCorner(QCustomPlot* plot) {
     QCPLayoutInset* insets = plot->axisRect()->insetLayout();
     const Qt::Alignment first = insets->insetAlignment(0);
     QList<Qt::Alignment> corners{first};
@@ -202,12 +209,11 @@ void placeLegendAuto(QCustomPlot* plot, QSize layout) {
         // A marker's radius around the box: a point just outside it is still hidden in part.
         const double pad = 4;
         if (dataUnder(plot, QRectF(plot->legend->outerRect()).adjusted(-pad, -pad, pad, pad)) == 0)
-            return;
+            return true;
     }
-    moveLegendBelow(plot, layout);
+    insets->setInsetAlignment(0, first);
+    return false;
 }
-
-} // namespace
 
 QSize plotLayoutSize(const PlotExportSettings& settings) {
     const double factor = kLayoutDpi / qMax(1, settings.dpi);

@@ -55,6 +55,10 @@ void styleFigure(QCustomPlot* plot, const FigureStyle& style);
 /// How much of the data the rectangle `area` (layout pixels) would hide: 3 per marker or curve
 /// sample inside, 1 per error bar crossing it. 0: it hides nothing.
 int dataUnder(QCustomPlot* plot, const QRectF& area);
+/// Puts the legend in a corner of the axes where it hides no point, error bar or curve (the one
+/// it is in first, then top right, top left, bottom left, bottom right); false, the legend back
+/// in its first corner, where every corner hides some.
+bool placeLegendInClearCorner(QCustomPlot* plot);
 
 /// Writes exactly widthPx × heightPx pixels, tagged with `dpi`, of `plot` as it is.
 bool savePlotPng(QCustomPlot* plot, const QString& path, const PlotExportSettings& settings,
