@@ -27,6 +27,8 @@
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
+#include <QShowEvent>
+#include <QTimer>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
@@ -112,6 +114,7 @@ MainWindow::MainWindow(BackendRegistry backends, Options options, QWidget* paren
     createMenus();
     statusBar()->showMessage(tr("Ready"));
     fitToScreen(QSize(1500, 940));
+    m_defaultLayout = saveState();
 
     if (m_options.useSettings)
         restoreSettings();
@@ -149,6 +152,40 @@ void MainWindow::fitToScreen(QSize preferred) {
             move(area.topLeft() + QPoint(std::max(0, (area.width() - frame.width()) / 2),
                                          std::max(0, (area.height() - frame.height()) / 2)));
     }
+}
+
+void MainWindow::resetLayout() {
+    restoreState(m_defaultLayout);
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        if (dock->isFloating())
+            dock->setFloating(false);
+    fitToScreen(QSize(1500, 940));
+}
+
+bool MainWindow::layoutFitsScreen() const {
+    const QSize available = availableScreenSize();
+    const QSize minimum = minimumSizeHint().expandedTo(minimumSize());
+    return minimum.width() <= available.width() && minimum.height() <= available.height();
+}
+
+void MainWindow::keepLayoutOnScreen() {
+    if (layoutFitsScreen())
+        return;
+    resetLayout();
+    logLine(MessageSeverity::Info,
+            tr("The window layout of the last start does not fit this screen (%1 × %2): the "
+               "default layout is shown instead (View ▸ Reset Layout brings it back any time).")
+                .arg(availableScreenSize().width())
+                .arg(availableScreenSize().height()));
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (!m_checkRestoredLayout)
+        return;
+    m_checkRestoredLayout = false;
+    // Once the docks have their sizes: the layout is applied after the show.
+    QTimer::singleShot(0, this, &MainWindow::keepLayoutOnScreen);
 }
 
 void MainWindow::createDocks() {

@@ -163,6 +163,8 @@ public:
     bool saveSession(const QString& path);
     bool loadSession(const QString& path);
     bool exportResultCsv(const QString& path);
+    /// View > Reset Layout: every dock back where the window first put it for this screen.
+    void resetLayout();
     /// Where the export dialogs open: the folder of the last export (of any kind), else the
     /// folder catalogs were last opened from.
     QString exportDirectory() const;
@@ -227,6 +229,9 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    /// The first show after a restored layout checks that it fits this screen
+    /// (keepLayoutOnScreen).
+    void showEvent(QShowEvent* event) override;
     /// The screen's available size (a 1280 x 720 guess without a screen).
     QSize availableScreenSize() const;
     /// Resizes to `preferred` or less, so that the whole window shows on the screen.
@@ -275,6 +280,11 @@ private:
     void createLoadingIndicator();
     /// The bins the panel holds, to the empty plot (its θ axis's unit and range).
     void showPendingBins();
+    /// Whether the window's minimum size, with the docks as laid out now, is inside the screen.
+    bool layoutFitsScreen() const;
+    /// A layout restored from the last start that does not fit this screen (saved on a larger
+    /// one): the default layout instead, with a line in the Log saying so.
+    void keepLayoutOnScreen();
     /// After an export: its folder is where the next export dialog opens (kept between starts).
     void rememberExportFolder(const QString& path);
     /// The Compare and History docks, tabbed with Results (main_window_compare.cpp).
@@ -344,6 +354,8 @@ private:
     RecentFiles* m_recentFiles = nullptr;
     QHash<quint64, LoadIntent> m_loadIntents; // by CatalogSet change id
     QString m_lastDirectory;
+    QByteArray m_defaultLayout;        // saveState() of the docks as arranged for this screen
+    bool m_checkRestoredLayout = false; // a saved layout was restored: check it at first show
     QString m_lastExportDirectory; // "" until the first export: exports open in m_lastDirectory
     PlotExportSettings m_exportSettings;
 

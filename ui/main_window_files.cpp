@@ -231,7 +231,21 @@ QString MainWindow::exportDirectory() const {
 void MainWindow::restoreSettings() {
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    // Dock sizes saved on a larger screen would squeeze the panels on this one (clipped combo
+    // boxes, a horizontal scroll bar): the default layout for this screen instead.
+    const QSize savedOn = settings.value(QStringLiteral("window/screen")).toSize();
+    const QSize screen = availableScreenSize();
+    if (savedOn.isValid() && (savedOn.width() > screen.width() || savedOn.height() > screen.height()))
+        logLine(MessageSeverity::Info,
+                tr("The window layout of the last start was made on a larger screen (%1 × %2): "
+                   "the default layout for this one (%3 × %4) is shown instead.")
+                    .arg(savedOn.width())
+                    .arg(savedOn.height())
+                    .arg(screen.width())
+                    .arg(screen.height()));
+    else
+        m_checkRestoredLayout =
+            restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     // A geometry saved on a larger screen still opens inside this one.
     fitToScreen(size());
     m_recentFiles->restore(settings);
@@ -257,6 +271,7 @@ void MainWindow::saveSettings() const {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/screen"), availableScreenSize());
     m_recentFiles->save(settings);
     settings.setValue(QStringLiteral("lastDirectory"), m_lastDirectory);
     settings.setValue(QStringLiteral("lastExportDirectory"), m_lastExportDirectory);

@@ -251,6 +251,9 @@ void MainWindow::createMenus() {
     covarianceTab->setShortcut(QKeySequence(tr("Ctrl+3")));
     auto* reset = m_viewMenu->addAction(tr("&Reset Plot View"), m_plotPanel, &PlotPanel::resetView);
     reset->setShortcut(QKeySequence(tr("Ctrl+0")));
+    QAction* resetLayout = m_viewMenu->addAction(tr("Reset &Layout"), this, &MainWindow::resetLayout);
+    resetLayout->setObjectName(QStringLiteral("resetLayoutAction"));
+    resetLayout->setToolTip(tr("Every panel back where the window first put it for this screen"));
     m_meanThetaPointsAction = m_viewMenu->addAction(tr("Points at &Mean Separation ⟨θ⟩"));
     m_meanThetaPointsAction->setObjectName(QStringLiteral("meanThetaPointsAction"));
     m_meanThetaPointsAction->setCheckable(true);

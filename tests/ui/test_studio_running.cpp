@@ -20,6 +20,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QGroupBox>
+#include <QPlainTextEdit>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -67,6 +68,7 @@ private slots:
     void errorBarsAboveTheFoldAndTheWheelScrolls();
     void legendClearOfPointsAndAxisNamesTheUnit();
     void exportsOpenInTheLastExportFolder();
+    void aLayoutThatDoesNotFitIsNotRestored();
 
 private:
     /// A window with data and randoms loaded (data over the randoms unless `apart`), the CPU
@@ -515,6 +517,83 @@ void TestStudioRunning::exportsOpenInTheLastExportFolder() {
     MainWindow reopened(BackendRegistry{}, options);
     QCOMPARE(QDir(reopened.exportDirectory()), QDir(exports));
     QCOMPARE(QDir(reopened.plotPanel()->fitPanel()->exportFolder()), QDir(exports));
+    QSettings().clear();
+}
+
+namespace {
+MainWindow::Options testOptionsWithoutSettings() {
+    MainWindow::Options options;
+    options.loadSample = false;
+    options.interactive = false;
+    options.useSettings = false;
+    return options;
+}
+} // namespace
+
+// Issue 35, item 2: a layout saved on a larger screen (side columns 1000 pixels wide) is not
+// restored on a smaller one, where it would squeeze the panels: the default layout for this
+// screen shows, and the Log says why. View > Reset Layout brings back docks closed or floated.
+void TestStudioRunning::aLayoutThatDoesNotFitIsNotRestored() {
+    QCoreApplication::setOrganizationName(QStringLiteral("tpacf-ui-test"));
+    QCoreApplication::setApplicationName(QStringLiteral("aLayoutThatDoesNotFitIsNotRestored"));
+    QSettings().clear();
+    MainWindow::Options options = testOptionsWithoutSettings();
+    options.useSettings = true;
+    const auto dockWidth = [](const MainWindow& window, const char* name) {
+        return window.findChild<QDockWidget*>(QString::fromLatin1(name))->width();
+    };
+    {
+        MainWindow wide(BackendRegistry{}, options);
+        wide.resize(2560, 1400);
+        wide.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&wide));
+        auto* catalogs = wide.findChild<QDockWidget*>(QStringLiteral("catalogsDock"));
+        auto* binning = wide.findChild<QDockWidget*>(QStringLiteral("binningDock"));
+        wide.resizeDocks({catalogs, binning}, {1000, 1000}, Qt::Horizontal);
+        QCoreApplication::processEvents();
+        QVERIFY(catalogs->width() >= 900);
+        wide.close();
+    }
+    // As a 2560 x 1440 screen would have written it.
+    QSettings().setValue(QStringLiteral("window/screen"), QSize(2560, 1440));
+    int defaultCatalogs = 0, defaultBinning = 0;
+    {
+        MainWindow fresh(BackendRegistry{}, testOptionsWithoutSettings());
+        fresh.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        QCoreApplication::processEvents();
+        defaultCatalogs = dockWidth(fresh, "catalogsDock");
+        defaultBinning = dockWidth(fresh, "binningDock");
+    }
+    MainWindow window(BackendRegistry{}, options);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCoreApplication::processEvents();
+    QCOMPARE(dockWidth(window, "catalogsDock"), defaultCatalogs);
+    QCOMPARE(dockWidth(window, "binningDock"), defaultBinning);
+    const auto* log = window.findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    QVERIFY(log);
+    QVERIFY2(log->toPlainText().contains(QStringLiteral("made on a larger screen")),
+             qPrintable(log->toPlainText()));
+
+    // Docks closed and floated come back with Reset Layout, at the default sizes.
+    auto* logDock = window.findChild<QDockWidget*>(QStringLiteral("logDock"));
+    auto* skyDock = window.findChild<QDockWidget*>(QStringLiteral("skyDock"));
+    auto* catalogsDock = window.findChild<QDockWidget*>(QStringLiteral("catalogsDock"));
+    logDock->close();
+    skyDock->setFloating(true);
+    window.resizeDocks({catalogsDock}, {defaultCatalogs + 150}, Qt::Horizontal);
+    QCoreApplication::processEvents();
+    QVERIFY(logDock->isHidden() && skyDock->isFloating());
+    QVERIFY(dockWidth(window, "catalogsDock") != defaultCatalogs);
+    auto* reset = window.findChild<QAction*>(QStringLiteral("resetLayoutAction"));
+    QVERIFY(reset);
+    reset->trigger();
+    QCoreApplication::processEvents();
+    QVERIFY(!skyDock->isFloating() && !skyDock->isHidden());
+    QVERIFY(!logDock->isHidden());
+    QTRY_COMPARE(dockWidth(window, "catalogsDock"), defaultCatalogs);
+    window.close();
     QSettings().clear();
 }
 
