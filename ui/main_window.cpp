@@ -200,6 +200,8 @@ void MainWindow::createDocks() {
             [this](const CatalogChange& change) {
                 LoadIntent intent;
                 intent.doneMessage = tr("Catalog reread with the new reading settings");
+                // Open Recent then reopens it as last read (its new filter, columns or unit).
+                intent.recordRecent = true;
                 queueCatalogChange(change, std::move(intent));
             });
 

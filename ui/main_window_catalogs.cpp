@@ -212,8 +212,14 @@ void MainWindow::onChangeApplied(quint64 id) {
                           tr("Random catalog %1 of the second sample").arg(describe(random)));
     }
     if (intent.recordRecent) {
+        // A random read again in place (a remedy) keeps its index: that one, not the last.
+        const int replaced = intent.change ? intent.change->replaceRandom : -1;
+        const QList<LoadedCatalog> recorded =
+            replaced >= 0 && replaced < m_catalogs->randoms().size() && intent.randomCount == 1
+                ? QList<LoadedCatalog>{m_catalogs->randoms()[replaced]}
+                : randoms;
         // Randoms first, so the data file ends up on top of the list.
-        for (auto it = randoms.crbegin(); it != randoms.crend(); ++it)
+        for (auto it = recorded.crbegin(); it != recorded.crend(); ++it)
             if (!it->source.isResource())
                 m_recentFiles->add({RecentRole::Random, it->source});
         if (intent.hasData && data && !data->source.isResource())

@@ -596,10 +596,9 @@ void MainWindow::updateRecentMenu() {
     const QList<RecentFile>& entries = recentFiles();
     for (int i = 0; i < entries.size(); ++i) {
         const RecentFile& recent = entries[i];
-        const QString name = QFileInfo(recent.source.path).fileName();
-        const QString text = recent.role == RecentRole::Data     ? tr("%1 (data)").arg(name)
-                             : recent.role == RecentRole::Random ? tr("%1 (random)").arg(name)
-                                                                 : name;
+        // A row filter's "&&" would read as a mnemonic: doubled, it shows as written.
+        QString text = RecentFiles::menuText(recent);
+        text.replace(QLatin1Char('&'), QStringLiteral("&&"));
         QAction* action = m_recentMenu->addAction(text, this, [this, i] { openRecentFile(i); });
         action->setToolTip(recent.source.path);
         action->setData(RecentFiles::roleKey(recent.role));

@@ -46,14 +46,38 @@ std::optional<RecentRole> RecentFiles::parseRoleKey(const QString& key) {
 void RecentFiles::add(const RecentFile& entry) {
     RecentFile recent = entry;
     recent.source.path = QFileInfo(entry.source.path).absoluteFilePath();
-    // One entry per file and role: a file opened as data and as random appears twice.
+    // One entry per file, role, HDU and row filter: a file opened as data and as random
+    // appears twice, and so does a FITS table read in two redshift slices (each reopens with
+    // its own filter); reopened with other columns or units, it takes the newest.
     m_entries.removeIf([&recent](const RecentFile& other) {
-        return other.role == recent.role && other.source.path == recent.source.path;
+        return other.role == recent.role && other.source.path == recent.source.path &&
+               other.source.hdu == recent.source.hdu &&
+               other.source.rowFilter == recent.source.rowFilter;
     });
     m_entries.prepend(recent);
     while (m_entries.size() > m_limit)
         m_entries.removeLast();
     Q_EMIT changed();
+}
+
+QString RecentFiles::menuText(const RecentFile& entry) {
+    QString text = QFileInfo(entry.source.path).fileName();
+    QStringList reading;
+    if (!entry.source.hdu.isEmpty())
+        reading << tr("HDU %1").arg(entry.source.hdu);
+    if (!entry.source.rowFilter.isEmpty())
+        reading << entry.source.rowFilter;
+    if (!reading.isEmpty())
+        text += QStringLiteral(" [%1]").arg(reading.join(QStringLiteral(", ")));
+    switch (entry.role) {
+    case RecentRole::Data:
+        return tr("%1 (data)").arg(text);
+    case RecentRole::Random:
+        return tr("%1 (random)").arg(text);
+    case RecentRole::Session:
+        break;
+    }
+    return text;
 }
 
 void RecentFiles::clear() {

@@ -36,6 +36,10 @@ public:
     /// there instead of appearing twice. The oldest entries beyond the limit are dropped.
     void add(const RecentFile& entry);
     void clear();
+    /// The menu's text for an entry: file name, then its HDU and row filter where it has them,
+    /// then the role ("galaxies.fits [HDU 2, Z>0.4 && Z<0.6] (data)"). A menu shortcut '&' is
+    /// the caller's to escape.
+    static QString menuText(const RecentFile& entry);
 
     /// Replaces the list with the one stored in `settings` (also the plain list of paths written
     /// before roles were remembered).

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void pathsAreMadeAbsolute();
     void listWithoutRolesIsRead();
     void clearEmptiesAndSignals();
+    void rowFiltersAreEntriesOfTheirOwn();
 };
 
 void TestRecentFiles::initTestCase() {
@@ -181,6 +182,35 @@ void TestRecentFiles::clearEmptiesAndSignals() {
     QCOMPARE(changed.count(), 1);
     QVERIFY(RecentFiles::parseRoleKey(QStringLiteral("random")) == RecentRole::Random);
     QVERIFY(!RecentFiles::parseRoleKey(QStringLiteral("bogus")).has_value());
+}
+
+// Issue 35, item 13: one FITS table read in two redshift slices gives two entries, each
+// reopening with its own row filter and saying which in the menu; the same slice read again
+// moves to the top instead of appearing twice; other columns or units replace the entry.
+void TestRecentFiles::rowFiltersAreEntriesOfTheirOwn() {
+    RecentFiles recent;
+    CatalogSource low{QStringLiteral("/survey/galaxies.fits")};
+    low.hdu = QStringLiteral("2");
+    low.rowFilter = QStringLiteral("Z>0.2 && Z<0.4");
+    CatalogSource high = low;
+    high.rowFilter = QStringLiteral("Z>0.4 && Z<0.6");
+    recent.add({RecentRole::Data, low});
+    recent.add({RecentRole::Data, high});
+    QCOMPARE(recent.entries().size(), 2);
+    QCOMPARE(recent.entries()[0].source.rowFilter, high.rowFilter);
+    QCOMPARE(recent.entries()[1].source.rowFilter, low.rowFilter);
+    recent.add({RecentRole::Data, low});
+    QCOMPARE(recent.entries().size(), 2);
+    QCOMPARE(recent.entries()[0].source.rowFilter, low.rowFilter);
+    CatalogSource lowOtherColumns = low;
+    lowOtherColumns.raColumn = 3;
+    recent.add({RecentRole::Data, lowOtherColumns});
+    QCOMPARE(recent.entries().size(), 2);
+    QCOMPARE(recent.entries()[0].source.raColumn, 3);
+    QCOMPARE(RecentFiles::menuText(recent.entries()[1]),
+             QStringLiteral("galaxies.fits [HDU 2, Z>0.4 && Z<0.6] (data)"));
+    QCOMPARE(RecentFiles::menuText({RecentRole::Random, CatalogSource{QStringLiteral("/r.txt")}}),
+             QStringLiteral("r.txt (random)"));
 }
 
 TPACF_TEST_MAIN(TestRecentFiles)

@@ -18,6 +18,7 @@ private Q_SLOTS:
     void droppedFilesOpen();
     void largeCatalogLoadsWithoutBlocking();
     void recentFilesRememberRoles();
+    void aCatalogReadAgainIsRemembered();
     void weightedCatalogShowsWeightSum();
     void crossRunCountsD1D2();
     void secondSampleRandomsMismatchDisablesRun();
@@ -671,6 +672,41 @@ void TestStudioCatalogs::asciiLoadStatesItsColumns() {
         reported = reported || message.at(1).toString() ==
                                    QStringLiteral("Data catalog named_columns.txt: ") + stated;
     QVERIFY(reported);
+}
+
+// Issue 35, item 13: a catalog read again from the Catalogs panel (other columns, unit, HDU or
+// row filter) goes to the top of Open Recent as last read, so that the menu reopens it so; a
+// random read again in place is recorded as itself, not as the last random.
+void TestStudioCatalogs::aCatalogReadAgainIsRemembered() {
+    MainWindow window(BackendRegistry{}, testOptions());
+    const QString dataPath = QFileInfo(m_dataPath).absoluteFilePath();
+    QVERIFY(loadAndWait(window, [&] { return window.setDataCatalog(CatalogSource{dataPath}); }));
+    QVERIFY(loadAndWait(window, [&] {
+        return window.addRandomCatalog(CatalogSource{QFileInfo(m_randomPath1).absoluteFilePath()});
+    }));
+    QVERIFY(loadAndWait(window, [&] {
+        return window.addRandomCatalog(CatalogSource{QFileInfo(m_randomPath2).absoluteFilePath()});
+    }));
+    CatalogSource remapped{dataPath};
+    remapped.raColumn = 1;
+    remapped.decColumn = 2;
+    QVERIFY(loadAndWait(window, [&] {
+        Q_EMIT window.catalogsPanel()->changeRequested(
+            CatalogChange::reread(CatalogRole::Data, 0, remapped));
+        return window.isLoading();
+    }));
+    QCOMPARE(window.recentFiles().front().role, MainWindow::RecentRole::Data);
+    QVERIFY(window.recentFiles().front().source == remapped);
+    CatalogSource firstRandom{QFileInfo(m_randomPath1).absoluteFilePath()};
+    firstRandom.raColumn = 1;
+    firstRandom.decColumn = 2;
+    QVERIFY(loadAndWait(window, [&] {
+        Q_EMIT window.catalogsPanel()->changeRequested(
+            CatalogChange::reread(CatalogRole::Random, 0, firstRandom));
+        return window.isLoading();
+    }));
+    QCOMPARE(window.recentFiles().front().role, MainWindow::RecentRole::Random);
+    QVERIFY(window.recentFiles().front().source == firstRandom);
 }
 
 TPACF_TEST_MAIN(TestStudioCatalogs)
