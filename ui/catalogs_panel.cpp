@@ -94,7 +94,14 @@ QString CatalogsPanel::formatWeightSum(double sum) {
 QString CatalogsPanel::describeOrigin(const Catalog& catalog) {
     if (!catalog.origin().known())
         return tr("%1 points").arg(QLocale().toString(qulonglong(catalog.size())));
-    return QString::fromStdString(catalog.origin().describe());
+    // The core names columns given by hand as the CLI takes them; here they came from the
+    // column dialog.
+    QString text = QString::fromStdString(catalog.origin().describe());
+    text.replace(QStringLiteral("named by --ra-col/--dec-col"),
+                 tr("chosen in the column dialog"));
+    text.replace(QStringLiteral("named by --ra-col"), tr("chosen in the column dialog"));
+    text.replace(QStringLiteral("named by --dec-col"), tr("chosen in the column dialog"));
+    return text;
 }
 
 CatalogsPanel::CatalogsPanel(QWidget* parent) : QWidget(parent) {

@@ -670,6 +670,23 @@ void TestCatalogReader::columns_data() {
         << QByteArray("id, Dec (deg), RA (deg)\n1, 20, 10\n2, 40, 30\n") << "RA (deg)"
         << "Dec (deg)"
         << "id" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{1, 2};
+    // Issue 35, item 11: names written as a comment right above the data are a header.
+    QTest::newRow("header as a comment, by default")
+        << QByteArray("# made by a survey pipeline\n# z ra dec\n0.1 10 20\n0.2 30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("header as a comment, by name")
+        << QByteArray("#dec ra w\n\n20 10 0.5\n40 30 1.5\n") << "ra"
+        << "dec"
+        << "w" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{0.5, 1.5};
+    QTest::newRow("a comment in prose is no header")
+        << QByteArray("# RA and Dec in degrees\n10 20\n30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
+    QTest::newRow("a comment of values is no header")
+        << QByteArray("# epoch 2000\n10 20\n30 40\n") << ""
+        << ""
+        << "" << QList<double>{10, 30} << QList<double>{20, 40} << QList<double>{};
     QTest::newRow("weight by index")
         << QByteArray("10 20 2.5\n30 40 -1\n") << ""
         << ""
@@ -1192,6 +1209,9 @@ void TestCatalogReader::origin_data() {
         << QByteArray("TARGETID Z RA_J2000 DEC_J2000\n1 0.5 10 20\n2 0.6 30 40\n") << none << none
         << none << none << "deg" << false
         << QByteArrayList{"RA_J2000", "DEC_J2000", "", "", "deg", "header names"} << 2;
+    QTest::newRow("header as a comment")
+        << QByteArray("# ra dec z\n10 20 0.5\n30 40 0.6\n") << none << none << none << none
+        << "deg" << false << QByteArrayList{"ra", "dec", "", "", "deg", "header names"} << 2;
     QTest::newRow("no header") << QByteArray("10 20 3\n30 40 4\n50 60 5\n") << none << none << none
                                << none << "deg" << false
                                << QByteArrayList{"column 1", "column 2",

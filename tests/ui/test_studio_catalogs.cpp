@@ -697,6 +697,12 @@ void TestStudioCatalogs::aCatalogReadAgainIsRemembered() {
     }));
     QCOMPARE(window.recentFiles().front().role, MainWindow::RecentRole::Data);
     QVERIFY(window.recentFiles().front().source == remapped);
+    // Issue 35, item 11: columns given by hand are described as the window took them, not
+    // with the CLI's flags (the status bar and the catalog's tooltip show this text).
+    const QString origin = CatalogsPanel::describeOrigin(*window.dataCatalog());
+    QVERIFY2(!origin.contains(QStringLiteral("--ra-col")) &&
+                 origin.contains(QStringLiteral("chosen in the column dialog")),
+             qPrintable(origin));
     CatalogSource firstRandom{QFileInfo(m_randomPath1).absoluteFilePath()};
     firstRandom.raColumn = 1;
     firstRandom.decColumn = 2;

@@ -186,6 +186,26 @@ struct TableHead {
     std::string emptyReason; // why there are no data rows, when there are none
 };
 
+// Column names written as a comment right above the data ("# ra dec z", as many tools write
+// them): taken where the comment has one word per column of the first row and none of its words
+// reads as a number, so a comment in prose ("# RA and Dec in degrees") or of values
+// ("# epoch 2000") is not.
+void takeCommentHeader(TableHead& head, std::string_view comment) {
+    std::vector<std::string_view> names, values;
+    while (!comment.empty() && detail::isBlank(comment.front()))
+        comment.remove_prefix(1);
+    while (!comment.empty() && detail::isBlank(comment.back()))
+        comment.remove_suffix(1);
+    splitFields(comment, names);
+    splitFields(head.firstRow, values);
+    if (names.size() < 2 || names.size() != values.size())
+        return;
+    if (!std::all_of(names.begin(), names.end(), isTextField))
+        return;
+    for (std::string_view name : names)
+        head.columnNames.emplace_back(name);
+}
+
 TableHead readTableHead(LineReader& lines) {
     TableHead head;
     std::vector<std::string_view> fields;
@@ -220,6 +240,8 @@ TableHead readTableHead(LineReader& lines) {
     }
     head.firstRow = content;
     head.firstRowLine = lineNumber;
+    if (head.columnNames.empty())
+        takeCommentHeader(head, lines.commentBefore());
     return head;
 }
 

@@ -63,6 +63,7 @@ public:
             std::size_t length = end - m_pos;
             m_pos = after;
             ++m_line;
+            const std::size_t full = length;
             if (const void* hash = findByte(begin, '#', length))
                 length = static_cast<std::size_t>(static_cast<const char*>(hash) - begin);
             std::size_t start = 0;
@@ -70,10 +71,16 @@ public:
                 ++start;
             while (length > start && isBlank(begin[length - 1]))
                 --length;
-            if (start == length)
+            if (start == length) {
+                // A line that is a comment alone: kept for a header written as one ("# ra dec").
+                if (length < full)
+                    m_lastComment = std::string_view(begin + length + 1, full - length - 1);
                 continue;
+            }
             content = std::string_view(begin + start, length - start);
             lineNumber = m_line;
+            m_commentBefore = m_lastComment;
+            m_lastComment = {};
             return true;
         }
         return false;
@@ -85,6 +92,9 @@ public:
     }
     /// Lines read so far, blank and comment lines included, plus those before the text.
     long linesRead() const noexcept { return m_line; }
+    /// The text after '#' of the last line that was a comment alone before the line next()
+    /// returned last (blank lines between allowed); empty when there was none.
+    std::string_view commentBefore() const noexcept { return m_commentBefore; }
 
 private:
     static constexpr std::size_t kUnknown = std::numeric_limits<std::size_t>::max();
@@ -101,6 +111,7 @@ private:
     std::size_t m_pos = 0;
     long m_line = 0;
     std::size_t m_newlineAt = kUnknown, m_returnAt = kUnknown;
+    std::string_view m_lastComment, m_commentBefore;
 };
 
 /// A line holding a comma is comma separated (so a header name may contain blanks, as in
