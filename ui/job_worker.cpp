@@ -62,6 +62,7 @@ void JobWorker::execute(const CorrelationParams& params) {
             update.preparing = jobProgress.preparing;
             update.partial = jobProgress.partial;
             update.partialCoverage = jobProgress.partialCoverage;
+            update.meanSeparation = jobProgress.meanSeparation;
             Q_EMIT progress(update);
         };
         auto result =

@@ -29,6 +29,7 @@ struct JobProgressUpdate {
     bool preparing = false; // the backend prepares the catalogs; nothing counted yet
     ResultPtr partial;      // estimate from the counts so far; null when none yet
     double partialCoverage = 0; // share of each count's pairs behind `partial` (the least)
+    bool meanSeparation = false; // the counts are done; the mean separations are being summed
 };
 
 class JobWorker : public QObject {

@@ -157,7 +157,9 @@ void RunPanel::showProgress(const JobProgressUpdate& update) {
                           .arg(formatDuration(update.elapsedSeconds)));
         return;
     }
-    QString text = formatRate(update.pairsPerSecond);
+    // After the counts, the pass of Mean separation per bin: its own progress, said so.
+    QString text = update.meanSeparation ? tr("Mean separation per bin: ") : QString();
+    text += formatRate(update.pairsPerSecond);
     text +=
         tr(" · ETA %1")
             .arg(update.etaSeconds >= 0 ? formatDuration(update.etaSeconds) : QStringLiteral("–"));

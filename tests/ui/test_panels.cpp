@@ -281,7 +281,12 @@ void TestPanels::progressShowsRateEtaAndElapsed() {
     update.fraction = 1.7;
     panel.showProgress(update);
     QCOMPARE(panel.progressBar()->value(), RunPanel::kProgressSteps);
-    QVERIFY(panel.statusLabel()->text().contains(QStringLiteral("ETA –")));
+    QVERIFY(panel.statusLabel()->text().contains(QStringLiteral("ETA –")));    // The pass of Mean separation per bin after the counts says what it is.
+    update.meanSeparation = true;
+    update.fraction = 0.5;
+    panel.showProgress(update);
+    QVERIFY2(panel.statusLabel()->text().startsWith(QStringLiteral("Mean separation per bin: ")),
+             qPrintable(panel.statusLabel()->text()));
 }
 
 void TestPanels::durationAndRateFormats_data() {
