@@ -118,7 +118,7 @@ MainWindow::MainWindow(BackendRegistry backends, Options options, QWidget* paren
 
     if (m_options.useSettings)
         restoreSettings();
-    if (m_options.loadSample)
+    if (m_options.loadSample && !(m_options.reopenAutoSession && reopenAutoSession()))
         loadBundledSample();
     updateCatalogViews();
     updateRunState();

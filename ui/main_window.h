@@ -81,6 +81,12 @@ public:
         /// FCS window). Null: the CPU's alone.
         std::shared_ptr<const ProviderRegistry<lab::LabProvider>> labProviders;
         std::shared_ptr<const ProviderRegistry<fcs::CorrelatorProvider>> correlators;
+        /// Where the window keeps its work at quit (catalogs, settings and runs, as a session)
+        /// so that no run is lost; empty: nothing is kept.
+        QString autoSessionPath;
+        /// Reopen the work kept at autoSessionPath at start (saying so) instead of the bundled
+        /// sample; off where the command line names what to open.
+        bool reopenAutoSession = true;
     };
 
     /// Runs choose their backend from `backends` (by default the CPU alone).
@@ -238,6 +244,12 @@ protected:
     void fitToScreen(QSize preferred);
     /// A yes/no question (Options::confirm); `yes` labels the button that goes on.
     bool confirm(const QString& question, const QString& yes);
+    /// At start: queues the work kept at the last quit (Options::autoSessionPath); false, with a
+    /// line in the Log where there is none or it cannot be reopened (a catalog gone).
+    bool reopenAutoSession();
+    /// At quit: keeps the work at Options::autoSessionPath (removes it where there is nothing
+    /// to keep). False when it could not be written and the user chose not to quit.
+    bool keepAutoSession();
     /// Where the missing catalog file `path` is now (Options::locate); empty: not found.
     QString locateMissingFile(const QString& path);
     void dragEnterEvent(QDragEnterEvent* event) override;

@@ -24,6 +24,8 @@
 #include <QPushButton>
 #include <QSettings>
 
+#include <algorithm>
+
 namespace tpacf::ui {
 
 // ----------------------------------------------------------------------------------------------
@@ -290,10 +292,100 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->ignore();
         return;
     }
+    if (!keepAutoSession()) {
+        event->ignore();
+        return;
+    }
     if (m_options.useSettings)
         saveSettings();
     m_run->worker()->requestCancel();
     event->accept();
+}
+
+namespace {
+
+// Every catalog of a session.
+QList<CatalogSource> catalogSources(const Session& session) {
+    QList<CatalogSource> sources = session.randoms + session.randoms2;
+    if (session.data)
+        sources.append(*session.data);
+    if (session.data2)
+        sources.append(*session.data2);
+    return sources;
+}
+
+// Whether a session holds work worth keeping across a quit: a run, or a catalog the user chose
+// (the bundled sample alone comes back by itself).
+bool holdsWork(const Session& session) {
+    if (!session.history.isEmpty())
+        return true;
+    const QList<CatalogSource> sources = catalogSources(session);
+    return std::any_of(sources.cbegin(), sources.cend(),
+                       [](const CatalogSource& source) { return !source.isResource(); });
+}
+
+// The catalog files of a session that no longer exist.
+QStringList missingCatalogs(const Session& session) {
+    QStringList missing;
+    for (const CatalogSource& source : catalogSources(session))
+        if (!source.isResource() && !QFileInfo::exists(source.path))
+            missing.append(source.path);
+    return missing;
+}
+
+} // namespace
+
+bool MainWindow::keepAutoSession() {
+    const QString path = m_options.autoSessionPath;
+    if (path.isEmpty())
+        return true;
+    const Session current = session();
+    if (!holdsWork(current)) {
+        QFile::remove(path); // an older one would bring back work since replaced
+        return true;
+    }
+    QString error;
+    if (QDir().mkpath(QFileInfo(path).absolutePath()) && saveSessionFile(path, current, &error))
+        return true;
+    if (error.isEmpty())
+        error = tr("cannot create the folder %1").arg(QFileInfo(path).absolutePath());
+    return confirm(tr("The catalogs, settings and %n run(s) of this window could not be kept for "
+                      "the next start: %1\n\nQuit anyway? (File ▸ Save Session… keeps them in a "
+                      "file of your choice.)",
+                      nullptr, int(current.history.size()))
+                       .arg(error),
+                   tr("Quit Without Keeping Them"));
+}
+
+bool MainWindow::reopenAutoSession() {
+    const QString path = m_options.autoSessionPath;
+    if (path.isEmpty() || !QFileInfo::exists(path))
+        return false;
+    QString error;
+    const std::optional<Session> kept = loadSessionFile(path, &error);
+    if (!kept) {
+        logLine(MessageSeverity::Warning,
+                tr("The work kept at the last quit could not be reopened (%1); the bundled sample "
+                   "is shown instead.")
+                    .arg(error));
+        return false;
+    }
+    if (const QStringList missing = missingCatalogs(*kept); !missing.isEmpty()) {
+        logLine(MessageSeverity::Warning,
+                tr("The work kept at the last quit was not reopened: its catalog %1 no longer "
+                   "exists. Its runs are still in %2 (File ▸ Open Session… asks where the "
+                   "catalog is now).")
+                    .arg(missing.front(), path));
+        return false;
+    }
+    LoadIntent intent = LoadIntent::session(kept->settings);
+    intent.history = kept->history;
+    intent.doneMessage =
+        tr("Reopened the work of the last quit (its catalogs, settings and %n run(s)), kept "
+           "automatically in %1. File ▸ Load Bundled Sample or Open Data Catalog… starts afresh.",
+           nullptr, int(kept->history.size()))
+            .arg(path);
+    return queueCatalogChange(sessionCatalogs(*kept), std::move(intent));
 }
 
 bool MainWindow::confirm(const QString& question, const QString& yes) {

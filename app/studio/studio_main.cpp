@@ -14,6 +14,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <memory>
@@ -150,6 +152,11 @@ int main(int argc, char** argv) {
 #endif
     if (parser.isSet(screenshot))
         options.useSettings = false; // documentation shots show the defaults
+    else // the work of the last quit, reopened unless the command line names what to open
+        options.autoSessionPath =
+            QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+                .filePath(QStringLiteral("last-session.json"));
+    options.reopenAutoSession = parser.positionalArguments().isEmpty();
     tpacf::ui::MainWindow window(backends, options);
     window.show();
 

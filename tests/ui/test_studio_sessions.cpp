@@ -16,6 +16,8 @@ private Q_SLOTS:
     void settingsPersistAcrossStarts();
     void sessionRoundTripsSecondSampleAndWeights();
     void sessionKeepsHduAndRowFilter();
+    void workIsKeptAcrossAQuit();
+    void keptWorkThatCannotBeWrittenAsksBeforeQuitting();
 };
 
 void TestStudioSessions::exportWritesCsvPngPdf() {
@@ -317,6 +319,136 @@ void TestStudioSessions::sessionKeepsHduAndRowFilter() {
     QVERIFY(restored.randoms.front() == whole);
     QCOMPARE(reopened->dataCatalog()->size(), kept);
     QCOMPARE(reopened->randomCatalogs().at(0)->size(), fitsRandoms().ra.size());
+}
+
+namespace {
+// The Log's text (what the window said to the user there).
+QString logText(const MainWindow& window) {
+    const auto* log = window.findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    return log ? log->toPlainText() : QString();
+}
+
+// Options of a window that keeps its work at `path` and, opened with nothing, reopens it.
+MainWindow::Options keepingOptions(const QString& path) {
+    MainWindow::Options options = testOptions();
+    options.loadSample = true;
+    options.autoSessionPath = path;
+    return options;
+}
+} // namespace
+
+// Issue 35, item 3: quitting never loses work. The catalogs, settings and runs are kept at quit
+// and the next start reopens them (saying so) instead of the bundled sample; with nothing but
+// the sample there is nothing to keep; a kept session whose catalog is gone is not reopened.
+void TestStudioSessions::workIsKeptAcrossAQuit() {
+    const QString kept = m_dir.filePath(QStringLiteral("appdata/last-session.json"));
+    QFile::remove(kept);
+    std::vector<double> firstW, lastW;
+    {
+        MainWindow window(BackendRegistry{}, keepingOptions(kept));
+        QVERIFY(waitForLoads(window)); // the sample (nothing kept yet)
+        QVERIFY(window.dataCatalog());
+        QVERIFY(loadAndWait(window, [&] { return window.setDataCatalog(CatalogSource{m_dataPath}); }));
+        while (!window.randomCatalogs().empty()) // the sample's
+            window.removeRandomCatalog(0);
+        for (const QString& random : {m_randomPath1, m_randomPath2})
+            QVERIFY(loadAndWait(window,
+                                [&] { return window.addRandomCatalog(CatalogSource{random}); }));
+        window.binningPanel()->setSpec(m_bins);
+        BackendOptions cpu;
+        cpu.name = "cpu";
+        window.backendPanel()->setBackendOptions(cpu);
+        const ResultPtr first = runToCompletion(window);
+        QVERIFY(first);
+        firstW = first->w;
+        window.backendPanel()->setEstimator(Estimator::Hamilton);
+        const ResultPtr last = runToCompletion(window);
+        QVERIFY(last);
+        lastW = last->w;
+        QVERIFY(!QFileInfo::exists(kept));
+        QVERIFY(window.close()); // nothing asked: the work is kept
+        QVERIFY(QFileInfo::exists(kept));
+    }
+    {
+        MainWindow reopened(BackendRegistry{}, keepingOptions(kept));
+        QVERIFY(waitForLoads(reopened));
+        const Session session = reopened.session();
+        QVERIFY(session.data && session.data->path == m_dataPath);
+        QCOMPARE(session.randoms.size(), 2);
+        QCOMPARE(session.history.size(), 2);
+        QCOMPARE(session.history.front().result->w, firstW);
+        QCOMPARE(session.history.back().result->w, lastW);
+        QVERIFY(reopened.currentResult());
+        QCOMPARE(reopened.currentResult()->w, lastW); // the last run is shown
+        QCOMPARE(reopened.backendPanel()->estimator(), Estimator::Hamilton);
+        QCOMPARE(reopened.binningPanel()->spec().min, m_bins.min);
+        QCOMPARE(reopened.binningPanel()->spec().max, m_bins.max);
+        QVERIFY2(logText(reopened).contains(QStringLiteral("Reopened the work of the last quit")),
+                 qPrintable(logText(reopened)));
+        // A session named on the command line wins over the kept work.
+        MainWindow::Options named = keepingOptions(kept);
+        named.reopenAutoSession = false;
+        MainWindow fresh(BackendRegistry{}, named);
+        QVERIFY(waitForLoads(fresh));
+        QVERIFY(fresh.session().history.isEmpty());
+        QVERIFY(fresh.session().data && fresh.session().data->isResource());
+    }
+    {
+        // The sample alone and no run: nothing to keep, and the old kept work is dropped.
+        MainWindow::Options options = keepingOptions(kept);
+        options.reopenAutoSession = false;
+        MainWindow window(BackendRegistry{}, options);
+        QVERIFY(waitForLoads(window));
+        QVERIFY(window.close());
+        QVERIFY(!QFileInfo::exists(kept));
+    }
+    {
+        // A kept session whose data file is gone: the sample, and the Log says where the runs are.
+        const QString moved = m_dir.filePath(QStringLiteral("moving.txt"));
+        QFile::remove(moved);
+        QVERIFY(QFile::copy(m_dataPath, moved));
+        MainWindow window(BackendRegistry{}, keepingOptions(kept));
+        QVERIFY(waitForLoads(window));
+        QVERIFY(loadAndWait(window, [&] { return window.setDataCatalog(CatalogSource{moved}); }));
+        QVERIFY(window.close());
+        QVERIFY(QFileInfo::exists(kept));
+        QVERIFY(QFile::remove(moved));
+        MainWindow reopened(BackendRegistry{}, keepingOptions(kept));
+        QVERIFY(waitForLoads(reopened));
+        QVERIFY(reopened.session().data && reopened.session().data->isResource());
+        QVERIFY2(logText(reopened).contains(QStringLiteral("no longer exists")),
+                 qPrintable(logText(reopened)));
+        QVERIFY(logText(reopened).contains(kept));
+    }
+}
+
+// Issue 35, item 3: where the work cannot be kept (its folder cannot be made), quitting asks
+// first through the window's confirm hook; "no" keeps the window open.
+void TestStudioSessions::keptWorkThatCannotBeWrittenAsksBeforeQuitting() {
+    const QString blocker = m_dir.filePath(QStringLiteral("not-a-folder"));
+    {
+        QFile file(blocker);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+    }
+    QStringList questions;
+    bool answer = false;
+    MainWindow::Options options = keepingOptions(blocker + QStringLiteral("/last-session.json"));
+    options.confirm = [&](const QString& question) {
+        questions.append(question);
+        return answer;
+    };
+    MainWindow window(BackendRegistry{}, options);
+    QVERIFY(waitForLoads(window));
+    QVERIFY(loadAndWait(window, [&] { return window.setDataCatalog(CatalogSource{m_dataPath}); }));
+    window.show();
+    QVERIFY(!window.close());
+    QVERIFY(window.isVisible());
+    QCOMPARE(questions.size(), 1);
+    QVERIFY2(questions.front().contains(QStringLiteral("could not be kept")),
+             qPrintable(questions.front()));
+    answer = true;
+    QVERIFY(window.close());
+    QCOMPARE(questions.size(), 2);
 }
 
 TPACF_TEST_MAIN(TestStudioSessions)
