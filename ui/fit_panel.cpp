@@ -15,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -230,6 +231,18 @@ bool FitPanel::fit() {
     updateState();
     Q_EMIT fitChanged();
     return m_fit.has_value();
+}
+
+bool FitPanel::fitWith(const PowerLawFitOptions& options) {
+    {
+        // One fit, not one per control.
+        const QSignalBlocker blockMin(m_min), blockMax(m_max), blockCheck(m_integralConstraint);
+        m_min->setValue(options.thetaMin);
+        m_max->setValue(options.thetaMax);
+        m_integralConstraint->setChecked(options.integralConstraint);
+    }
+    m_userRange = true;
+    return fit();
 }
 
 void FitPanel::clearFit() {

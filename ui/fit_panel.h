@@ -41,6 +41,9 @@ public:
     /// Fits over the range and constraint set in the controls; false (the reason shown, and in
     /// lastError()) when the core refuses (too few bins, bad range, no RR for the constraint).
     bool fit();
+    /// fit() over `options`' range and constraint, set in the controls as if typed there (a
+    /// reopened session's fit).
+    bool fitWith(const PowerLawFitOptions& options);
     /// Forgets the fit (the curve goes).
     void clearFit();
     bool exportFit(const QString& path, QString* error) const;

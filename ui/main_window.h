@@ -269,6 +269,7 @@ private:
         QString sessionPath;                 // a session file: remembered and reported
         QString doneMessage;                 // reported on success
         std::optional<QList<RunRecord>> history; // a session's runs, the last one shown
+        std::optional<PowerLawFitOptions> fit;   // the fit shown on that last run
 
         /// Files the user picked: each reported and remembered.
         static LoadIntent pickedFiles() {
@@ -278,9 +279,11 @@ private:
             return intent;
         }
         /// A session: its settings applied with it; `path` remembered and reported if given.
-        static LoadIntent session(const RunSettings& settings, const QString& path = {}) {
+        static LoadIntent session(const Session& session, const QString& path = {}) {
             LoadIntent intent;
-            intent.settings = settings;
+            intent.settings = session.settings;
+            intent.history = session.history;
+            intent.fit = session.fit;
             intent.sessionPath = path;
             return intent;
         }
@@ -307,6 +310,10 @@ private:
     void recordRun(const ResultPtr& result);
     /// A session's runs: the history replaced, the last one shown with its plots and table.
     void restoreHistory(const QList<RunRecord>& records);
+    /// The sky map coloured by the regions of a reopened result: assigned again from the loaded
+    /// catalogs as its run assigned them (k-means seed or column), drawn only where the counts
+    /// per region match the saved ones.
+    void drawSavedRegionMap(const CorrelationResult& result);
     /// Plots, table and the export actions show `result`; `stale` marks it as of other inputs.
     void showResult(const ResultPtr& result, bool stale);
     void updateComparison();

@@ -10,6 +10,7 @@
 #include "catalogs_panel.h"
 #include "column_mapping_dialog.h"
 #include "errors_panel.h"
+#include "fit_panel.h"
 #include "plot_panel.h"
 #include "sky_plot.h"
 
@@ -182,6 +183,15 @@ void MainWindow::onChangeApplied(quint64 id) {
     }
     if (intent.history)
         restoreHistory(*intent.history);
+    if (intent.fit && intent.history && !intent.history->isEmpty()) {
+        // The fit bar shows with it (A, γ, χ²/dof), as when it was saved.
+        if (m_plotPanel->fitPanel()->fitWith(*intent.fit))
+            m_plotPanel->fitButton()->setChecked(true);
+        else
+            logLine(MessageSeverity::Warning,
+                    tr("The session's power-law fit could not be made again: %1")
+                        .arg(m_plotPanel->fitPanel()->lastError()));
+    }
     updateInputsEnabled();
     const std::optional<LoadedCatalog>& data = m_catalogs->data();
     const QList<LoadedCatalog> randoms = m_catalogs->randoms().mid(

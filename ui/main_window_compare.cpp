@@ -7,7 +7,10 @@
 #include "compare_panel.h"
 #include "plot_panel.h"
 #include "result_table.h"
+#include "sky_plot.h"
 #include "run_history.h"
+
+#include <tpacf/jackknife.h>
 
 #include <QLocale>
 #include <QAction>
@@ -139,9 +142,44 @@ void MainWindow::restoreHistory(const QList<RunRecord>& records) {
     // tracked like a run of this window's own, so that changing an input marks it stale.
     m_run->adoptResult(records.back().result, currentInputs());
     showResult(records.back().result, false);
+    drawSavedRegionMap(*records.back().result);
     reportMessage(MessageSeverity::Info,
                   tr("Showing the session's last run (%1), saved with it: no pairs were counted")
                       .arg(records.back().summary));
+}
+
+void MainWindow::drawSavedRegionMap(const CorrelationResult& result) {
+    m_skyPlot->setRegions(nullptr, 0);
+    const JackknifeSettings& settings = result.jackknifeRegions.settings;
+    const std::shared_ptr<const Catalog> data = dataCatalog();
+    if (!result.hasJackknife() || !settings.enabled() || !data)
+        return;
+    // The job's order of the other catalogs (a region column is remapped over all of them).
+    std::vector<std::shared_ptr<const Catalog>> held = randomCatalogs();
+    if (m_catalogs->data2())
+        held.push_back(m_catalogs->data2()->catalog);
+    for (const LoadedCatalog& random : m_catalogs->randoms2())
+        held.push_back(random.catalog);
+    std::vector<const Catalog*> others;
+    for (const std::shared_ptr<const Catalog>& catalog : held)
+        others.push_back(catalog.get());
+    QString why;
+    try {
+        RegionAssignment assignment = assignJackknifeRegions(settings, *data, others, 0);
+        const JackknifeRegionsSummary again = summariseRegions(assignment);
+        if (again.count == result.jackknifeRegions.count &&
+            again.dataPerRegion == result.jackknifeRegions.dataPerRegion) {
+            m_skyPlot->setRegions(again.dataRegions, again.count);
+            return;
+        }
+        why = tr("the loaded data fall into its regions in other numbers");
+    } catch (const std::exception& error) {
+        why = QString::fromStdString(error.what());
+    }
+    logLine(MessageSeverity::Info,
+            tr("The sky map is not coloured by the jackknife regions of the reopened run: %1. "
+               "Run again to see them.")
+                .arg(why));
 }
 
 bool MainWindow::showHistoryRun(int index) {

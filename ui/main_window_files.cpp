@@ -48,6 +48,8 @@ Session MainWindow::session() const {
     session.settings.errors = m_errorsPanel->settings();
     session.settings.figure = m_plotPanel->exportStyle();
     session.history = m_history->records();
+    if (m_plotPanel->fitPanel()->currentFit())
+        session.fit = m_plotPanel->fitPanel()->options();
     return session;
 }
 
@@ -67,9 +69,7 @@ CatalogChange sessionCatalogs(const Session& session) {
 } // namespace
 
 bool MainWindow::applySession(const Session& session) {
-    LoadIntent intent = LoadIntent::session(session.settings);
-    intent.history = session.history;
-    return queueCatalogChange(sessionCatalogs(session), std::move(intent));
+    return queueCatalogChange(sessionCatalogs(session), LoadIntent::session(session));
 }
 
 bool MainWindow::saveSession(const QString& path) {
@@ -101,9 +101,7 @@ bool MainWindow::loadSession(const QString& path) {
                           .arg(loaded->droppedRuns));
     // Remembered and reported once its catalogs are read (onChangeApplied); its runs are
     // shown then, without counting again.
-    LoadIntent intent = LoadIntent::session(loaded->settings, path);
-    intent.history = loaded->history;
-    return queueCatalogChange(sessionCatalogs(*loaded), std::move(intent));
+    return queueCatalogChange(sessionCatalogs(*loaded), LoadIntent::session(*loaded, path));
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -378,8 +376,7 @@ bool MainWindow::reopenAutoSession() {
                     .arg(missing.front(), path));
         return false;
     }
-    LoadIntent intent = LoadIntent::session(kept->settings);
-    intent.history = kept->history;
+    LoadIntent intent = LoadIntent::session(*kept);
     intent.doneMessage =
         tr("Reopened the work of the last quit (its catalogs, settings and %n run(s)), kept "
            "automatically in %1. File ▸ Load Bundled Sample or Open Data Catalog… starts afresh.",

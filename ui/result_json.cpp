@@ -211,6 +211,13 @@ QJsonObject resultToJson(const CorrelationResult& result) {
         jackknife[QStringLiteral("randomPerRegion")] =
             array(result.jackknifeRegions.randomPerRegion);
         jackknife[QStringLiteral("warnings")] = strings(result.jackknifeRegions.warnings);
+        // How the regions were assigned, to draw their map again (as text: a 64-bit seed).
+        const JackknifeSettings& assigned = result.jackknifeRegions.settings;
+        jackknife[QStringLiteral("assignedRegions")] = assigned.regions;
+        jackknife[QStringLiteral("seed")] = QString::number(assigned.seed);
+        if (!assigned.regionColumn.empty())
+            jackknife[QStringLiteral("regionColumn")] =
+                QString::fromStdString(assigned.regionColumn);
         object[QStringLiteral("jackknife")] = jackknife;
     }
     if (!result.meanSeparations.empty()) {
@@ -306,6 +313,12 @@ ResultPtr resultFromJson(const QJsonObject& object, QString* problem) {
             countsOf(jackknife.value(QStringLiteral("randomPerRegion")));
         result->jackknifeRegions.warnings =
             stringsOf(jackknife.value(QStringLiteral("warnings")));
+        // Results saved before these keys: no settings (their map is not drawn again).
+        JackknifeSettings& assigned = result->jackknifeRegions.settings;
+        assigned.regions = jackknife.value(QStringLiteral("assignedRegions")).toInt();
+        assigned.seed = jackknife.value(QStringLiteral("seed")).toString().toULongLong();
+        assigned.regionColumn =
+            jackknife.value(QStringLiteral("regionColumn")).toString().toStdString();
     }
     for (const QJsonValue& value : object.value(QStringLiteral("meanTheta")).toArray()) {
         const QJsonObject entry = value.toObject();

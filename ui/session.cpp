@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -195,6 +196,13 @@ QJsonObject Session::toJson() const {
     // The results, so that the session reopens showing them without counting again.
     if (!history.isEmpty())
         object[QStringLiteral("history")] = historyToJson(history);
+    if (fit) {
+        QJsonObject fitObject;
+        fitObject[QStringLiteral("thetaMin")] = fit->thetaMin;
+        fitObject[QStringLiteral("thetaMax")] = fit->thetaMax;
+        fitObject[QStringLiteral("integralConstraint")] = fit->integralConstraint;
+        object[QStringLiteral("fit")] = fitObject;
+    }
     return object;
 }
 
@@ -211,6 +219,16 @@ Session Session::fromJson(const QJsonObject& object) {
         session.randoms2.append(CatalogSource::fromJson(random.toObject()));
     session.history =
         historyFromJson(object.value(QStringLiteral("history")).toArray(), &session.droppedRuns);
+    // A fit whose range is not two positive numbers in order is left out (the bar's default).
+    if (const QJsonObject fit = object.value(QStringLiteral("fit")).toObject(); !fit.isEmpty()) {
+        PowerLawFitOptions options;
+        options.thetaMin = fit.value(QStringLiteral("thetaMin")).toDouble(-1);
+        options.thetaMax = fit.value(QStringLiteral("thetaMax")).toDouble(-1);
+        options.integralConstraint = fit.value(QStringLiteral("integralConstraint")).toBool();
+        if (options.thetaMin > 0 && options.thetaMax > options.thetaMin &&
+            std::isfinite(options.thetaMax))
+            session.fit = options;
+    }
     return session;
 }
 

@@ -9,6 +9,7 @@
 #include <tpacf/bins.h>
 #include <tpacf/estimator.h>
 #include <tpacf/jackknife.h>
+#include <tpacf/power_law_fit.h>
 
 #include <QJsonObject>
 #include <QList>
@@ -69,6 +70,9 @@ struct Session {
     QList<RunRecord> history;
     /// Saved runs that could not be read back (reported when the session opens).
     int droppedRuns = 0;
+    /// The power-law fit shown on the last run (its range and integral constraint; the Hartlap
+    /// factor is always applied), fitted again when the session reopens; none: no fit shown.
+    std::optional<PowerLawFitOptions> fit;
 
     QJsonObject toJson() const;
     static Session fromJson(const QJsonObject& object);

@@ -49,6 +49,7 @@ public:
     /// the region count; null clears. Ignored when its size is not the data's. New data clears it.
     void setRegions(std::shared_ptr<const std::vector<std::int32_t>> regions, int count);
     bool hasRegions() const { return m_regions != nullptr; }
+    const std::shared_ptr<const std::vector<std::int32_t>>& regions() const { return m_regions; }
     /// The "Colour by region" toggle (enabled while regions are known).
     QCheckBox* regionsCheck() const { return m_showRegions; }
     /// The "Show randoms" toggle (on by default).

@@ -3,6 +3,8 @@
 // warnings, invalid settings, settings round trip.
 #include "studio_suite.h"
 
+#include "fit_panel.h"
+
 #include <QApplication>
 #include <QMessageBox>
 #include <QTimer>
@@ -18,6 +20,7 @@ private Q_SLOTS:
     void jackknifeRegionColumnWarningsReachTheLog();
     void invalidJackknifeSettingsDisableRun();
     void jackknifeSettingsRoundTrip();
+    void aReopenedSessionKeepsItsFitAndRegionMap();
 };
 
 void TestStudioJackknife::jackknifeRunShowsErrorBarsAndCovariance() {
@@ -419,6 +422,71 @@ void TestStudioJackknife::jackknifeSettingsRoundTrip() {
     MainWindow second(BackendRegistry{}, options);
     QVERIFY(second.errorsPanel()->settings() == remembered);
     QSettings().clear();
+}
+
+// Issue 35, item 8: a session saved with a fit and a jackknife run reopens with the same fit
+// (range, constraint, A and γ as fitted before) and the sky map coloured by the same regions.
+void TestStudioJackknife::aReopenedSessionKeepsItsFitAndRegionMap() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    chooseJackknife(*window, 8, 3);
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result && result->hasJackknife());
+    QVERIFY(window->skyPlot()->hasRegions());
+    QVERIFY(window->skyPlot()->regionsCheck()->isEnabled());
+    const std::vector<std::int32_t> regions = *result->jackknifeRegions.dataRegions;
+    FitPanel* fitPanel = window->plotPanel()->fitPanel();
+    const auto range = FitPanel::defaultRange(*result);
+    QVERIFY(range);
+    PowerLawFitOptions asked;
+    asked.thetaMin = range->first;
+    asked.thetaMax = range->second;
+    asked.integralConstraint = true;
+    QVERIFY2(fitPanel->fitWith(asked), qPrintable(fitPanel->lastError()));
+    const PowerLawFit fitted = *fitPanel->currentFit();
+    const PowerLawFitOptions used = fitPanel->options(); // the range as the spin boxes hold it
+    const QString path = m_dir.filePath(QStringLiteral("fitted_session.json"));
+    QVERIFY(window->saveSession(path));
+
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
+    FitPanel* again = reopened->plotPanel()->fitPanel();
+    QVERIFY2(again->currentFit(), qPrintable(again->lastError()));
+    QCOMPARE(again->options().thetaMin, used.thetaMin);
+    QCOMPARE(again->options().thetaMax, used.thetaMax);
+    QVERIFY(again->options().integralConstraint);
+    QVERIFY(sameDouble(again->currentFit()->amplitude, fitted.amplitude));
+    QVERIFY(sameDouble(again->currentFit()->gamma, fitted.gamma));
+    QVERIFY(reopened->plotPanel()->fitButton()->isChecked());
+    // The region map: enabled, and every data point in the region of the saved run.
+    SkyPlot* sky = reopened->skyPlot();
+    QVERIFY(sky->hasRegions());
+    QVERIFY(sky->regionsCheck()->isEnabled());
+    QVERIFY(sky->plottedRegions() > 0);
+    QVERIFY(sky->regions());
+    QVERIFY(*sky->regions() == regions);
+
+    // Data that fall into the regions in other numbers (every tenth point dropped): no map, and
+    // the Log says why, rather than a map of other regions.
+    Session edited = window->session();
+    const QString thinned = m_dir.filePath(QStringLiteral("thinned.txt"));
+    {
+        const Catalog& data = *window->dataCatalog();
+        std::vector<double> ra, dec;
+        for (std::size_t i = 0; i < data.size(); ++i)
+            if (i % 10 != 0) {
+                ra.push_back(data.ra()[i]);
+                dec.push_back(data.dec()[i]);
+            }
+        writeCatalogAscii(thinned.toStdString(),
+                          Catalog::fromRadians("thinned", std::move(ra), std::move(dec)));
+    }
+    edited.data = CatalogSource{thinned};
+    auto other = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*other, [&] { return other->applySession(edited); }));
+    QVERIFY(!other->skyPlot()->hasRegions());
+    const auto* log = other->findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    QVERIFY(log && log->toPlainText().contains(QStringLiteral("not coloured by the jackknife")));
 }
 
 TPACF_TEST_MAIN(TestStudioJackknife)

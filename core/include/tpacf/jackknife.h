@@ -33,6 +33,9 @@ struct JackknifeRegionsSummary {
     std::vector<std::uint64_t> randomPerRegion; // summed over random sets
     std::vector<std::string> warnings;          // empty or tiny regions, one line each
     std::shared_ptr<const std::vector<std::int32_t>> dataRegions; // region of each data point
+    /// What assigned them (K, seed or column): the same call on the same catalogs gives the
+    /// same regions, so a saved result's region map can be drawn again without storing it.
+    JackknifeSettings settings;
 };
 
 /// Smallest and largest region counts accepted: one place for the core, the GUI's spin box, the

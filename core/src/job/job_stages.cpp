@@ -356,6 +356,7 @@ void estimateInto(CorrelationResult& result, const CorrelationParams& params, Jo
     if (inputs.regionCount == 0)
         return;
     result.jackknifeRegions = summariseRegions(inputs.regions);
+    result.jackknifeRegions.settings = params.jackknife;
     const JackknifeCounts counts =
         jackknifeCountsOf(std::move(tally.regionCounts), inputs.counted, inputs.regionCount);
     result.jackknifeSamples = leaveOneOutSamples(params.estimator, counts);
