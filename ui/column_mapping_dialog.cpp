@@ -8,15 +8,19 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGuiApplication>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QStandardItemModel>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -107,6 +111,28 @@ std::optional<double> fieldValue(const std::string& field) {
     return value;
 }
 
+// Whether a column name reads as a sky coordinate: one of its words (split at anything but
+// letters and digits) is a longitude-like name for RA or a latitude-like one for Dec, with an
+// optional epoch or unit (RA, RAJ2000, TARGET_RA, ALPHA_J2000, DEC_DEG, DEJ2000, GLAT).
+bool namesCoordinate(const QString& name, const QRegularExpression& word) {
+    const QStringList words =
+        name.toLower().split(QRegularExpression(QStringLiteral("[^a-z0-9]+")), Qt::SkipEmptyParts);
+    return std::any_of(words.cbegin(), words.cend(),
+                       [&](const QString& candidate) { return word.match(candidate).hasMatch(); });
+}
+
+bool namesRa(const QString& name) {
+    static const QRegularExpression word(
+        QStringLiteral("^(ra|alpha|lon|glon|elon|l|lambda)(j?2000|deg|d|rad|icrs|hms|h)?$"));
+    return namesCoordinate(name, word);
+}
+
+bool namesDec(const QString& name) {
+    static const QRegularExpression word(
+        QStringLiteral("^(dec|de|delta|lat|glat|elat|b|beta)(j?2000|deg|d|rad|icrs|dms)?$"));
+    return namesCoordinate(name, word);
+}
+
 int defaultRaColumn(const TablePreview& preview) {
     return guessColumn(preview, raNames(), 1);
 }
@@ -194,6 +220,15 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     m_rowFilter->setClearButtonEnabled(true);
     m_rowFilter->setObjectName(QStringLiteral("rowFilterEdit"));
 
+    m_checkFilter = new QPushButton(tr("Check"), this);
+    m_checkFilter->setToolTip(tr("Apply the filter to the table now and count the rows it keeps "
+                                 "(OK checks it too)"));
+    m_checkFilter->setObjectName(QStringLiteral("checkFilterButton"));
+    m_filterNote = new QLabel(this);
+    m_filterNote->setWordWrap(true);
+    m_filterNote->setObjectName(QStringLiteral("filterNote"));
+    m_filterNote->hide();
+
     m_note = new QLabel(this);
     m_note->setWordWrap(true);
     m_table = new QTableWidget(this);
@@ -231,6 +266,11 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     m_unitNote->setWordWrap(true);
     m_unitNote->setObjectName(QStringLiteral("unitNote"));
     m_unitNote->hide();
+    m_columnNote = new QLabel(this);
+    m_columnNote->setWordWrap(true);
+    m_columnNote->setObjectName(QStringLiteral("columnNote"));
+    m_columnNote->setStyleSheet(QStringLiteral("QLabel { color: #b35900; }"));
+    m_columnNote->hide();
     // Units a session or an earlier choice gave are kept; the default follows the values.
     m_unitsChosen = source.units() != CoordinateUnits{};
 
@@ -240,14 +280,21 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
         selection->addRow(tr("HDU:"), m_hdu);
     else
         m_hdu->hide();
-    if (m_fits)
-        selection->addRow(tr("Row filter:"), m_rowFilter);
-    else
+    if (m_fits) {
+        auto* filterRow = new QHBoxLayout;
+        filterRow->addWidget(m_rowFilter, 1);
+        filterRow->addWidget(m_checkFilter);
+        selection->addRow(tr("Row filter:"), filterRow);
+        selection->addRow(QString(), m_filterNote);
+    } else {
         m_rowFilter->hide();
+        m_checkFilter->hide();
+    }
 
     auto* form = new QFormLayout;
     form->addRow(tr("RA column:"), m_ra);
     form->addRow(tr("Dec column:"), m_dec);
+    form->addRow(QString(), m_columnNote);
     form->addRow(tr("Weight column:"), m_weight);
     form->addRow(tr("Coordinate unit:"), m_unit);
     form->addRow(QString(), m_raInHours);
@@ -297,6 +344,11 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     connect(m_weight, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateHighlight);
     connect(m_ra, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateUnitNote);
     connect(m_dec, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateUnitNote);
+    connect(m_ra, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateColumnNote);
+    connect(m_dec, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::updateColumnNote);
+    connect(m_checkFilter, &QPushButton::clicked, this, &ColumnMappingDialog::checkRowFilter);
+    // A note about another filter text would mislead: it goes until the next check.
+    connect(m_rowFilter, &QLineEdit::textChanged, m_filterNote, &QWidget::hide);
     // A unit set from outside (the user, a test) is a choice: the suggestion no longer moves it.
     // The dialog's own suggestion is set with the signals blocked.
     const auto unitsChosen = [this] {
@@ -329,6 +381,7 @@ ColumnMappingDialog::ColumnMappingDialog(const CatalogSource& source, const Tabl
     connect(m_hdu, &QComboBox::currentIndexChanged, this, &ColumnMappingDialog::previewChosenHdu);
     updateHighlight();
     updateUnitNote();
+    updateColumnNote();
     fitToScreen();
 }
 
@@ -474,6 +527,89 @@ void ColumnMappingDialog::setPreview(const TablePreview& preview) {
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(columns > 0);
     updateHighlight();
     updateUnitNote();
+    updateColumnNote();
+}
+
+void ColumnMappingDialog::updateColumnNote() {
+    // Only a table that names its columns can be judged; a headerless file takes columns 1 and 2
+    // by the documented convention.
+    const QString ra = columnName(m_preview, m_ra->currentData().toInt());
+    const QString dec = columnName(m_preview, m_dec->currentData().toInt());
+    if (m_preview.columnNames.empty() || ra.isEmpty() || dec.isEmpty() ||
+        (namesRa(ra) && namesDec(dec))) {
+        m_columnNote->hide();
+        return;
+    }
+    QStringList odd;
+    if (!namesRa(ra))
+        odd.append(tr("RA from “%1”").arg(shownField(ra)));
+    if (!namesDec(dec))
+        odd.append(tr("Dec from “%1”").arg(shownField(dec)));
+    const bool anyNamed = std::any_of(
+        m_preview.columnNames.cbegin(), m_preview.columnNames.cend(), [](const std::string& name) {
+            const QString text = QString::fromStdString(name);
+            return namesRa(text) || namesDec(text);
+        });
+    m_columnNote->setText(
+        (anyNamed ? tr("%1: not named as a sky coordinate.").arg(odd.join(tr(", ")))
+                  : tr("No column is named as a sky coordinate (ra, dec, alpha, delta, …): %1, "
+                       "taken by position.")
+                        .arg(odd.join(tr(", ")))) +
+        QLatin1Char(' ') +
+        tr("Check that these columns hold RA and Dec: pixel positions or magnitudes would be "
+           "read as angles."));
+    m_columnNote->show();
+}
+
+bool ColumnMappingDialog::checkRowFilter() {
+    const QString filter = m_rowFilter->text().trimmed();
+    m_checkedFilter = filter;
+    m_checkedHdu = m_shownHdu;
+    m_checkedFilterPassed = true;
+    if (!m_fits || filter.isEmpty()) {
+        m_filterNote->hide();
+        return true;
+    }
+    CatalogSource probe = m_source;
+    probe.hdu = m_shownHdu;
+    probe.rowFilter = filter;
+    QString text;
+    try {
+        const FitsRowCount count =
+            countFitsRows(QFile::encodeName(probe.readPath()).toStdString());
+        const QLocale locale;
+        m_checkedFilterPassed = count.passing > 0;
+        text = count.passing > 0
+                   ? tr("%1 of %2 rows pass the filter.")
+                         .arg(locale.toString(qulonglong(count.passing)),
+                              locale.toString(qulonglong(count.total)))
+                   : tr("No row of the %1 in HDU %2 passes the filter: the catalog would be "
+                        "empty.")
+                         .arg(locale.toString(qulonglong(count.total)), m_shownHdu);
+    } catch (const std::exception& error) {
+        m_checkedFilterPassed = false;
+        text = tr("The filter cannot be applied: %1").arg(describeReadError(error));
+    }
+    m_filterNote->setText(text);
+    m_filterNote->setStyleSheet(m_checkedFilterPassed ? QStringLiteral("QLabel { color: #1e7b34; }")
+                                                      : QStringLiteral("QLabel { color: #c0392b; }"));
+    m_filterNote->show();
+    return m_checkedFilterPassed;
+}
+
+void ColumnMappingDialog::accept() {
+    if (!m_fits || m_rowFilter->text().trimmed().isEmpty()) {
+        QDialog::accept();
+        return;
+    }
+    const bool checked = m_checkedFilter == m_rowFilter->text().trimmed() &&
+                         m_checkedHdu == m_shownHdu;
+    if (!(checked ? m_checkedFilterPassed : checkRowFilter())) {
+        // The dialog stays, the text as typed, the reason under it.
+        m_rowFilter->setFocus();
+        return;
+    }
+    QDialog::accept();
 }
 
 void ColumnMappingDialog::previewChosenHdu() {

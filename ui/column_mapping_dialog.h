@@ -15,6 +15,7 @@ class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QTableWidget;
 
 namespace tpacf::ui {
@@ -50,6 +51,21 @@ public:
     QLineEdit* rowFilterEdit() const { return m_rowFilter; }
     /// The line above the preview (it also says why an HDU could not be previewed).
     QLabel* noteLabel() const { return m_note; }
+    /// Under the columns: where a chosen RA or Dec column's name does not read as a sky
+    /// coordinate (x, y, mag), says that the columns were taken by position. Hidden otherwise.
+    QLabel* columnNoteLabel() const { return m_columnNote; }
+    /// FITS: checks the row filter now (Check button), and OK checks it before closing.
+    QPushButton* checkFilterButton() const { return m_checkFilter; }
+    /// Under the row filter: how many rows pass it ("1,234 of 84,383 rows"), or cfitsio's
+    /// objection to it. Hidden until a filter is checked.
+    QLabel* filterNoteLabel() const { return m_filterNote; }
+    /// Evaluates the row filter on the chosen HDU and says what it keeps; false (the reason shown
+    /// under the filter, the text kept) when it cannot be applied or keeps no row. An empty
+    /// filter is fine.
+    bool checkRowFilter();
+    /// OK: closes only with a row filter that applies and keeps rows (checked here if the
+    /// Check button was not pressed for this text).
+    void accept() override;
 
     /// True when a file needs the dialog: a header naming columns, more than two columns, or
     /// values in the default columns that suggest another unit than degrees (a headerless file
@@ -71,6 +87,8 @@ private:
     void updateHighlight();
     /// The note under the unit; while the user has not picked a unit, picks the suggested one.
     void updateUnitNote();
+    /// The note under the columns (see columnNoteLabel()).
+    void updateColumnNote();
     CoordinateUnits chosenUnits() const;
     void refuse(const QString& message);
     /// Keeps the dialog within the available screen geometry.
@@ -93,6 +111,12 @@ private:
     QComboBox* m_unit = nullptr;
     QCheckBox* m_raInHours = nullptr;
     QLabel* m_unitNote = nullptr;
+    QLabel* m_columnNote = nullptr;
+    QPushButton* m_checkFilter = nullptr;
+    QLabel* m_filterNote = nullptr;
+    // The filter and HDU last checked, and whether that check passed.
+    QString m_checkedFilter, m_checkedHdu;
+    bool m_checkedFilterPassed = false;
     QWidget* m_selectionBox = nullptr; // HDU and row filter
     QWidget* m_choicesBox = nullptr;   // columns and unit
     QDialogButtonBox* m_buttons = nullptr;

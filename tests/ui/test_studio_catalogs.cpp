@@ -24,6 +24,10 @@ private Q_SLOTS:
     void secondSampleRandomsMismatchDisablesRun();
     void fitsDialogChoosesHduAndRowFilter();
     void asciiLoadStatesItsColumns();
+    void columnsNotNamedAsCoordinatesAreFlagged_data();
+    void columnsNotNamedAsCoordinatesAreFlagged();
+    void fitsPixelColumnsAreFlagged();
+    void rowFilterIsCheckedInTheDialog();
 };
 
 void TestStudioCatalogs::badCatalogIsReportedAndStateKept_data() {
@@ -713,6 +717,149 @@ void TestStudioCatalogs::aCatalogReadAgainIsRemembered() {
     }));
     QCOMPARE(window.recentFiles().front().role, MainWindow::RecentRole::Random);
     QVERIFY(window.recentFiles().front().source == firstRandom);
+}
+
+namespace {
+// For looking at it: TPACF_UI_GRAB_DIR=/some/dir saves the dialog as a PNG.
+void grabForLooking(QDialog& dialog, const QString& name) {
+    const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR");
+    if (grabDir.isEmpty())
+        return;
+    dialog.show();
+    if (QTest::qWaitForWindowExposed(&dialog))
+        dialog.grab().save(QDir(grabDir).filePath(name));
+    dialog.hide();
+}
+} // namespace
+
+// Issue 35, item 9: the column dialog says when the columns taken as RA and Dec are not named
+// as sky coordinates (x, y, mag read as angles), and stays quiet for the usual names.
+void TestStudioCatalogs::columnsNotNamedAsCoordinatesAreFlagged_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("flagged");
+    QTest::addColumn<QStringList>("named"); // quoted in the note
+    const QString rows = QStringLiteral("0.5 1.25 17.5\n1.0 0.75 18.25\n");
+    QTest::newRow("x y mag") << QStringLiteral("x y mag\n") + rows << true
+                             << QStringList{QStringLiteral("“x”"), QStringLiteral("“y”")};
+    QTest::newRow("id radius mag") << QStringLiteral("id radius mag\n") + rows << true
+                                   << QStringList{QStringLiteral("“id”"),
+                                                  QStringLiteral("“radius”")};
+    QTest::newRow("ra dec z") << QStringLiteral("ra dec z\n") + rows << false << QStringList{};
+    QTest::newRow("TARGET_RA TARGET_DEC") << QStringLiteral("TARGET_RA TARGET_DEC Z\n") + rows
+                                          << false << QStringList{};
+    QTest::newRow("ALPHA_J2000 DELTA_J2000")
+        << QStringLiteral("ALPHA_J2000 DELTA_J2000 MAG\n") + rows << false << QStringList{};
+    QTest::newRow("RAJ2000 DEJ2000") << QStringLiteral("RAJ2000 DEJ2000 W\n") + rows << false
+                                     << QStringList{};
+    QTest::newRow("glon glat") << QStringLiteral("glon glat w\n") + rows << false << QStringList{};
+    QTest::newRow("no header") << rows << false << QStringList{};
+}
+
+void TestStudioCatalogs::columnsNotNamedAsCoordinatesAreFlagged() {
+    QFETCH(QString, text);
+    QFETCH(bool, flagged);
+    QFETCH(QStringList, named);
+    const QString path = m_dir.filePath(QStringLiteral("named_columns.txt"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(text.toUtf8());
+    file.close();
+    ColumnMappingDialog dialog(CatalogSource{path}, previewCatalogFile(path.toStdString()));
+    QCOMPARE(!dialog.columnNoteLabel()->isHidden(), flagged);
+    for (const QString& name : named)
+        QVERIFY2(dialog.columnNoteLabel()->text().contains(name),
+                 qPrintable(dialog.columnNoteLabel()->text()));
+    if (flagged) {
+        // Another unnamed choice is named in its turn.
+        QVERIFY(dialog.columnNoteLabel()->text().contains(QStringLiteral("position")));
+        dialog.decCombo()->setCurrentIndex(dialog.decCombo()->findData(3));
+        QVERIFY(dialog.columnNoteLabel()->text().contains(QStringLiteral("“mag”")));
+    }
+}
+
+void TestStudioCatalogs::fitsPixelColumnsAreFlagged() {
+#ifndef TPACF_TEST_HAVE_CFITSIO
+    QSKIP("the tests are built without cfitsio: no FITS file to write");
+#else
+    if (!fitsSupported())
+        QSKIP("this build reads no FITS tables");
+    // x and y in [0, 2]: values a reader would take for radians without a word.
+    const QString path = m_dir.filePath(QStringLiteral("pixels.fits"));
+    int status = 0;
+    fitsfile* fits = nullptr;
+    std::string name("!");
+    name += path.toStdString();
+    fits_create_file(&fits, name.c_str(), &status);
+    const std::vector<double> x{0.25, 1.5, 1.75}, y{0.5, 1.0, 0.125}, mag{17.0, 18.5, 19.0};
+    writeFitsTable(fits, "SOURCES", {"X", "Y", "MAG"}, {&x, &y, &mag}, status);
+    fits_close_file(fits, &status);
+    QCOMPARE(status, 0);
+    const TablePreview preview = previewCatalogFile(path.toStdString());
+    ColumnMappingDialog dialog(CatalogSource{path}, preview);
+    QCOMPARE(dialog.source().raColumn, 1);
+    QVERIFY(!dialog.columnNoteLabel()->isHidden());
+    QVERIFY(dialog.columnNoteLabel()->text().contains(QStringLiteral("“X”")));
+    QVERIFY(dialog.columnNoteLabel()->text().contains(QStringLiteral("“Y”")));
+    grabForLooking(dialog, QStringLiteral("column-note.png"));
+#endif
+}
+
+// Issue 35, item 10: the row filter is checked in the dialog (the rows it keeps, or cfitsio's
+// objection), OK refuses a filter that cannot be applied or keeps nothing, and the text stays.
+void TestStudioCatalogs::rowFilterIsCheckedInTheDialog() {
+#ifndef TPACF_TEST_HAVE_CFITSIO
+    QSKIP("the tests are built without cfitsio: no FITS file to write");
+#endif
+    if (!fitsSupported())
+        QSKIP("this build reads no FITS tables");
+    const QString path = twoTableFits();
+    QVERIFY(!path.isEmpty());
+    ColumnMappingDialog dialog(CatalogSource{path}, previewCatalogFile(path.toStdString()));
+    QVERIFY(!dialog.checkFilterButton()->isHidden());
+    QVERIFY(dialog.filterNoteLabel()->isHidden());
+    QLineEdit* filter = dialog.rowFilterEdit();
+
+    // The count against the table's own Z column (HDU 1, CATALOG).
+    const std::vector<double>& z = fitsCatalog().z;
+    const auto passing = std::count_if(z.begin(), z.end(), [](double v) { return v > 0.4 && v < 0.8; });
+    QVERIFY(passing > 0 && passing < qsizetype(z.size()));
+    filter->setText(QStringLiteral("Z>0.4 && Z<0.8"));
+    QTest::mouseClick(dialog.checkFilterButton(), Qt::LeftButton);
+    QVERIFY(!dialog.filterNoteLabel()->isHidden());
+    const QString expected = QStringLiteral("%1 of %2 rows pass the filter")
+                                 .arg(QLocale().toString(qlonglong(passing)))
+                                 .arg(QLocale().toString(qulonglong(z.size())));
+    QVERIFY2(dialog.filterNoteLabel()->text().contains(expected),
+             qPrintable(dialog.filterNoteLabel()->text()));
+
+    // A mistyped filter: said in the dialog, OK refused, the text kept.
+    const QString typo = QStringLiteral("Z>>0.4 && Z<0.8");
+    filter->setText(typo);
+    QVERIFY(dialog.filterNoteLabel()->isHidden()); // the old count no longer applies
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Rejected)); // not accepted
+    QVERIFY(!dialog.filterNoteLabel()->isHidden());
+    QVERIFY2(dialog.filterNoteLabel()->text().contains(QStringLiteral("cannot be applied")),
+             qPrintable(dialog.filterNoteLabel()->text()));
+    QCOMPARE(filter->text(), typo);
+    grabForLooking(dialog, QStringLiteral("row-filter-typo.png"));
+    // A column that does not exist: cfitsio's objection names it.
+    filter->setText(QStringLiteral("REDSHIFT>0.4"));
+    QVERIFY(!dialog.checkRowFilter());
+    QVERIFY2(dialog.filterNoteLabel()->text().contains(QStringLiteral("REDSHIFT")),
+             qPrintable(dialog.filterNoteLabel()->text()));
+    // A filter that keeps no row.
+    filter->setText(QStringLiteral("Z>5"));
+    QVERIFY(!dialog.checkRowFilter());
+    QVERIFY(dialog.filterNoteLabel()->text().contains(QStringLiteral("empty")));
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Rejected));
+
+    // Fixed: OK closes with it.
+    filter->setText(QStringLiteral("Z>0.4 && Z<0.8"));
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    QCOMPARE(dialog.source().rowFilter, QStringLiteral("Z>0.4 && Z<0.8"));
 }
 
 TPACF_TEST_MAIN(TestStudioCatalogs)

@@ -103,4 +103,15 @@ struct TablePreview {
 /// a selection, as for readCatalog). Throws InputError when the file cannot be read.
 TablePreview previewCatalogFile(const std::string& path, std::size_t maxRows = 20);
 
+/// The rows of a FITS table that a selection keeps ('d.fits[2][Z>0.4 && Z<0.8]'), and the rows
+/// of the table, as readCatalog would find them: the row filter is evaluated by cfitsio over the
+/// whole table (what a column dialog shows before the catalog is read).
+struct FitsRowCount {
+    std::uint64_t passing = 0;
+    std::uint64_t total = 0;
+};
+/// Throws InputError naming the path and what is wrong: the file, the HDU, the filter (cfitsio's
+/// word on it), or a build without FITS support.
+FitsRowCount countFitsRows(const std::string& path);
+
 } // namespace tpacf

@@ -61,6 +61,10 @@ bool fitsSupported() noexcept {
 std::string fitsLibraryVersion() {
     return {};
 }
+
+FitsRowCount countFitsRows(const std::string& path) {
+    throw InputError(path, 0, 0, "this build reads no FITS files (built without cfitsio)");
+}
 #endif
 
 Catalog readCatalog(const std::string& path, const ReadOptions& options) {

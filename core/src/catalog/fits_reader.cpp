@@ -156,15 +156,19 @@ CatalogOrigin fitsOrigin(const FitsTable& table, const ReadOptions& options, int
     return origin;
 }
 
+// One FITS file at a time through cfitsio: catalogs read side by side (tpacf run's data and
+// randoms) hung now and then in cfitsio's open on its global lock, left held by the other
+// thread's use of the library. Every use takes this lock before its table exists, so that
+// closing the table (its destructor) is inside it too.
+std::mutex& cfitsioUse() {
+    static std::mutex lock;
+    return lock;
+}
+
 } // namespace
 
 Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
-    // One FITS catalog at a time through cfitsio: catalogs read side by side (tpacf run's data
-    // and randoms) hung now and then in cfitsio's open on its global lock, left held by the
-    // other thread's use of the library. The lock is taken before the table exists, so that
-    // closing the table (its destructor) is inside it too.
-    static std::mutex cfitsioUse;
-    const std::lock_guard<std::mutex> serial(cfitsioUse);
+    const std::lock_guard<std::mutex> serial(cfitsioUse());
     FitsTable table = openTable(path, options, false);
     std::vector<int> taken;
     const int raCol = chooseColumn(table, path, options.raColumn, Axis::Ra, "RA", taken);
@@ -220,6 +224,7 @@ Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
 }
 
 TablePreview previewFitsFile(const std::string& path, std::size_t maxRows) {
+    const std::lock_guard<std::mutex> serial(cfitsioUse());
     FitsTable table = openTable(path, ReadOptions{}, true);
     TablePreview preview;
     preview.hdus = std::move(table.hdus);
@@ -258,3 +263,17 @@ TablePreview previewFitsFile(const std::string& path, std::size_t maxRows) {
 }
 
 } // namespace tpacf::detail
+
+namespace tpacf {
+
+FitsRowCount countFitsRows(const std::string& path) {
+    using namespace detail;
+    const std::lock_guard<std::mutex> serial(cfitsioUse());
+    // As readCatalog opens it: the same checks on the file and the selection, the filter
+    // evaluated by cfitsio over the whole table.
+    const FitsTable table = openTable(path, ReadOptions{}, false);
+    return {static_cast<std::uint64_t>(std::max(0LL, table.rows)),
+            static_cast<std::uint64_t>(std::max(0LL, table.rowsInFile))};
+}
+
+} // namespace tpacf
