@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
+#include <QGridLayout>
 #include <QPushButton>
 #include <QTextDocument>
 #include <QToolButton>
@@ -51,8 +52,20 @@ std::optional<CatalogRole> roleOf(RowKind kind) {
 }
 
 // A line of the warning label: escaped text, then an optional link.
+// A zero-width space: where a long path or name may break in the banner.
+constexpr QChar kBreakHere(0x200B);
+
 QString warningLine(const QString& text, const QString& link = {}, const QString& linkText = {}) {
-    QString line = QStringLiteral("⚠ ") + text.toHtmlEscaped();
+    // File names and paths have no spaces: without break points one of them sets the banner's
+    // (and the dock's) minimum width. They may break after / _ - and . instead.
+    QString breakable;
+    for (const QChar c : text) {
+        breakable += c;
+        if (c == QLatin1Char('/') || c == QLatin1Char('_') || c == QLatin1Char('-') ||
+            c == QLatin1Char('.'))
+            breakable += kBreakHere;
+    }
+    QString line = QStringLiteral("⚠ ") + breakable.toHtmlEscaped();
     if (!link.isEmpty())
         line += QStringLiteral(" <a href=\"%1\">%2</a>").arg(link, linkText.toHtmlEscaped());
     return line;
@@ -166,12 +179,14 @@ CatalogsPanel::CatalogsPanel(QWidget* parent) : QWidget(parent) {
                        "border-radius: 3px; padding: 3px; }"));
     m_warnings->hide();
     connect(m_warnings, &QLabel::linkActivated, this, &CatalogsPanel::onWarningLink);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_openButton);
-    buttons->addWidget(m_addButton);
-    buttons->addWidget(m_removeButton);
-    buttons->addWidget(m_columnsButton);
-    buttons->addWidget(m_secondButton);
+    // Two rows: five buttons in one would not fit the dock on a laptop screen (about 370 px).
+    auto* buttons = new QGridLayout;
+    buttons->addWidget(m_openButton, 0, 0);
+    buttons->addWidget(m_addButton, 0, 1);
+    buttons->addWidget(m_removeButton, 0, 2);
+    buttons->addWidget(m_columnsButton, 1, 0);
+    buttons->addWidget(m_secondButton, 1, 1, 1, 2);
+    m_secondButton->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     auto* hint = new QLabel(tr("Drop catalog files here to open them."), this);
     hint->setStyleSheet(QStringLiteral("QLabel { color: palette(mid); }"));
     auto* layout = new QVBoxLayout(this);
@@ -302,7 +317,7 @@ QString CatalogsPanel::warningText() const {
         return {};
     QTextDocument document;
     document.setHtml(m_warnings->text());
-    return document.toPlainText();
+    return document.toPlainText().remove(kBreakHere);
 }
 
 void CatalogsPanel::updateWarnings() {

@@ -71,6 +71,7 @@ private Q_SLOTS:
     void tooltipStatesHowACatalogWasRead();
     void selectionGivesTheRandomIndex();
     void catalogButtonsTriggerTheActions();
+    void catalogButtonsStayInANarrowDock();
     void runStateEnablesAndExplains();
     void progressShowsRateEtaAndElapsed();
     void durationAndRateFormats_data();
@@ -556,6 +557,47 @@ void TestPanels::binningCustomEdgesRoundTrip() {
     QVERIFY(std::isnan(brokenSpec.edges[1]));
     reopened.setSpec(brokenSpec);
     QVERIFY(!reopened.isValid());
+}
+
+// Issue 35, item 12: a long file name and the footprint banner (which names the files) never
+// widen the Catalogs panel past its dock at 1280 x 720, and every button stays inside it.
+void TestPanels::catalogButtonsStayInANarrowDock() {
+    constexpr int kDockWidth = 330; // narrower than the dock at 1280 x 720 (about 370)
+    const QString longName = QStringLiteral("/data/surveys/") +
+                             QStringLiteral("boss_dr12_cmass_north_galaxies_with_weights_v5_")
+                                 .repeated(2) +
+                             QStringLiteral("final.txt");
+    // Data and randoms on opposite sides of the sky: the footprint banner shows, naming them.
+    const LoadedCatalog data = loaded(longName, {10.0, 20.0, 15.0}, {-5.0, 5.0, 0.0});
+    const LoadedCatalog random = loaded(QString(longName).replace(QStringLiteral("galaxies"),
+                                                                  QStringLiteral("randoms")),
+                                        {200.0, 210.0, 205.0}, {40.0, 45.0, 42.0});
+    CatalogsPanel panel;
+    panel.setCatalogs(data, {random});
+    QVERIFY2(!panel.warningText().isEmpty(), "the footprint banner is shown");
+    QVERIFY2(panel.minimumSizeHint().width() <= kDockWidth,
+             qPrintable(QStringLiteral("minimum width %1").arg(panel.minimumSizeHint().width())));
+    panel.resize(kDockWidth, 420);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const QList<QAbstractButton*> buttons = panel.findChildren<QAbstractButton*>();
+    QVERIFY(buttons.size() >= 5);
+    for (const QAbstractButton* button : buttons) {
+        if (!button->isVisibleTo(&panel) || button->parentWidget() != &panel)
+            continue;
+        const QRect shown(button->mapTo(&panel, QPoint(0, 0)), button->size());
+        QVERIFY2(panel.rect().contains(shown),
+                 qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 outside %6 px")
+                                .arg(button->text())
+                                .arg(shown.x())
+                                .arg(shown.y())
+                                .arg(shown.width())
+                                .arg(shown.height())
+                                .arg(kDockWidth)));
+        // Not squeezed below its text either.
+        QVERIFY2(button->width() >= button->minimumSizeHint().width(),
+                 qPrintable(button->text()));
+    }
 }
 
 TPACF_TEST_MAIN(TestPanels)
