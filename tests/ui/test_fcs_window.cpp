@@ -11,7 +11,10 @@
 #include <tpacf/fcs_simulation.h>
 #include <tpacf/multitau.h>
 
+#include <qcustomplot.h>
+
 #include <QAction>
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QMessageBox>
@@ -52,6 +55,7 @@ private Q_SLOTS:
     void stopCancelsALongStream();
     void badRawFileIsReported();
     void menuOpensTheWindow();
+    void mapNoteAndTicksMatchTheArray();
 
 private:
     QTemporaryDir m_dir;
@@ -206,6 +210,47 @@ void TestFcsWindow::menuOpensTheWindow() {
     QVERIFY(window->isVisible());
     action->trigger();
     QCOMPARE(main.findChildren<FcsWindow*>().size(), 1);
+}
+
+// Issue 35, item 15: before a run the note says the map comes after it (not that 16 channels
+// are no square); 16 channels draw a 4 x 4 map whose ticks name only its columns and rows
+// (0 to 3, not -5 to 8); 12 channels say that 12 is no square.
+void TestFcsWindow::mapNoteAndTicksMatchTheArray() {
+    FcsWindow window(fcs::CorrelatorRegistry{});
+    window.resize(1200, 500); // wide: the square cells leave room beside the array
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(!window.hasMap());
+    QVERIFY2(window.mapNote().contains(QStringLiteral("after a run")), qPrintable(window.mapNote()));
+    QVERIFY(!window.mapNote().contains(QStringLiteral("needs")));
+
+    fcs::FcsSimulationParams params = smallStream();
+    params.channels = 16;
+    window.setSimulation(params, 1u << 12);
+    QVERIFY(runToEnd(window));
+    QVERIFY(window.hasMap());
+    QVERIFY(window.mapNote().isEmpty());
+    QCustomPlot* map = window.mapPlot();
+    map->replot(QCustomPlot::rpImmediateRefresh);
+    for (QCPAxis* axis : {map->xAxis, map->yAxis}) {
+        const QVector<double> ticks = axis->tickVector();
+        QVERIFY(!ticks.isEmpty());
+        for (double tick : ticks)
+            QVERIFY2(tick >= 0 && tick <= 3, qPrintable(QString::number(tick)));
+        QCOMPARE(axis->tickVectorLabels(),
+                 (QVector<QString>{QStringLiteral("0"), QStringLiteral("1"), QStringLiteral("2"),
+                                   QStringLiteral("3")}));
+    }
+    QTRY_VERIFY(std::abs(window.mapCellAspect() - 1.0) < 0.01); // cells still square
+    // For looking at it: TPACF_UI_GRAB_DIR=/some/dir saves the window as a PNG.
+    if (const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR"); !grabDir.isEmpty())
+        window.grab().save(QDir(grabDir).filePath(QStringLiteral("fcs-map-4x4.png")));
+
+    params.channels = 12;
+    window.setSimulation(params, 1u << 12);
+    QVERIFY(runToEnd(window));
+    QVERIFY(!window.hasMap());
+    QVERIFY2(window.mapNote().contains(QStringLiteral("12 is not")), qPrintable(window.mapNote()));
 }
 
 TPACF_TEST_MAIN(TestFcsWindow)

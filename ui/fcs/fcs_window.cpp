@@ -339,8 +339,13 @@ void FcsWindow::redrawMap() {
     const bool square = m_counts && isSquare(m_counts->channels, &side);
     m_mapPlot->setVisible(square);
     m_mapNote->setVisible(!square);
-    if (!square)
+    if (!square) {
+        if (m_counts)
+            m_mapNote->setText(tr("The map needs a square number of channels: %1 is not one "
+                                  "(16 = 4 × 4 and 1024 = 32 × 32 are).")
+                                   .arg(m_counts->channels));
         return;
+    }
     const auto lags = fcs::lagsOf(m_counts->settings);
     const int index = m_mapLag->currentData().isValid() ? m_mapLag->currentData().toInt() : 0;
     if (index < 0 || std::size_t(index) >= lags.size())
@@ -355,6 +360,15 @@ void FcsWindow::redrawMap() {
         }
     m_map->rescaleDataRange(true);
     m_mapPlot->yAxis->setRangeReversed(true);
+    // Square cells leave room beside the array (squareMapCells): ticks only on its columns and
+    // rows, so the axes do not read as if the detector went on there.
+    const int step = std::max(1, side / 8);
+    for (QCPAxis* axis : {m_mapPlot->xAxis, m_mapPlot->yAxis}) {
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        for (int k = 0; k < side; k += step)
+            ticker->addTick(k, QString::number(k));
+        axis->setTicker(ticker);
+    }
     squareMapCells();
     m_mapPlot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -389,6 +403,10 @@ double FcsWindow::mapCellAspect() const {
 
 bool FcsWindow::hasMap() const {
     return m_mapPlot->isVisibleTo(const_cast<FcsWindow*>(this));
+}
+
+QString FcsWindow::mapNote() const {
+    return m_mapNote->isVisibleTo(this) ? m_mapNote->text() : QString();
 }
 
 QVector<double> FcsWindow::plottedTau() const {

@@ -54,6 +54,10 @@ public:
     bool exportCsv(const QString& path);
     bool exportPlot(const QString& path); // .png or .pdf by suffix
     bool hasMap() const;
+    /// The channel map (its axes' ticks name only the detector's columns and rows).
+    QCustomPlot* mapPlot() const { return m_mapPlot; }
+    /// Beside the map where there is none: why (before a run, or not a square array).
+    QString mapNote() const;
 
 Q_SIGNALS:
     void runEnded();

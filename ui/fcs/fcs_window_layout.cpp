@@ -178,7 +178,9 @@ void FcsWindow::buildUi() {
     scale->axis()->setLabel(tr("G"));
     m_mapPlot->xAxis->setLabel(tr("column"));
     m_mapPlot->yAxis->setLabel(tr("row"));
-    m_mapNote = new QLabel(tr("The map needs a square number of channels (e.g. 32 × 32)."));
+    m_mapNote = new QLabel(tr("The map of G per channel shows after a run, for a square array "
+                              "of channels (16 = 4 × 4, 1024 = 32 × 32)."));
+    m_mapNote->setObjectName(QStringLiteral("fcsMapNote"));
     m_mapNote->setWordWrap(true);
     mapLayout->addWidget(m_mapPlot, 1);
     mapLayout->addWidget(m_mapNote);
