@@ -16,6 +16,9 @@
 #include <tpacf/lab_demos.h>
 #include <tpacf/mock.h>
 
+#include <QComboBox>
+#include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QAction>
 #include <QFile>
 #include <QImage>
@@ -135,6 +138,7 @@ private Q_SLOTS:
     void bundledExcerptsAreTheSourceTrees();
     void floatDotDemoShowsItsCounts();
     void mainWindowOpensTheLabWithItsCatalog();
+    void settingsCombosShowTheirWholeText();
 
 private:
     QTemporaryDir m_dir;
@@ -395,6 +399,51 @@ void TestKernelLab::mainWindowOpensTheLabWithItsCatalog() {
     lab->setRepeats(1);
     QVERIFY(runToEnd(*lab));
     QCOMPARE(lab->report()->pairs, std::uint64_t(400 * 399 / 2));
+}
+
+// Issue 35, item 15: at 1264 x 672 (a 1280 x 720 screen) no entry of the settings' combo boxes
+// is clipped: each one's text fits the box's text field, as the style lays it out.
+void TestKernelLab::settingsCombosShowTheirWholeText() {
+    MainWindow::Options options;
+    options.loadSample = false;
+    options.useSettings = false;
+    options.interactive = false;
+    MainWindow main(BackendRegistry{}, options);
+    const QString path = m_dir.filePath(QStringLiteral("combo_data.txt"));
+    writeCatalogAscii(path.toStdString(), generateUniformRandoms(300, Footprint::fullSky(), 9, "d"));
+    QSignalSpy loaded(&main, &MainWindow::loadFinished);
+    QVERIFY(main.setDataCatalog(CatalogSource{path}));
+    QVERIFY(loaded.wait(10000));
+    main.findChild<QAction*>(QStringLiteral("kernelLabAction"))->trigger();
+    KernelLabWindow* lab = main.kernelLabWindow();
+    QVERIFY(lab);
+    lab->resize(1264, 672);
+    QVERIFY(QTest::qWaitForWindowExposed(lab));
+    QCoreApplication::processEvents();
+    int checked = 0;
+    for (QComboBox* combo : lab->findChildren<QComboBox*>()) {
+        if (!combo->isVisible() || combo->objectName().isEmpty())
+            continue;
+        for (int i = 0; i < combo->count(); ++i) {
+            combo->setCurrentIndex(i);
+            QStyleOptionComboBox option;
+            option.initFrom(combo);
+            option.rect = combo->rect();
+            option.currentText = combo->currentText();
+            option.editable = combo->isEditable();
+            option.frame = true;
+            const QRect field = combo->style()->subControlRect(QStyle::CC_ComboBox, &option,
+                                                               QStyle::SC_ComboBoxEditField, combo);
+            const int needed = combo->fontMetrics().horizontalAdvance(combo->currentText());
+            QVERIFY2(field.width() >= needed,
+                     qPrintable(QStringLiteral("%1: \"%2\" needs %3 px, has %4")
+                                    .arg(combo->objectName(), combo->currentText())
+                                    .arg(needed)
+                                    .arg(field.width())));
+            ++checked;
+        }
+    }
+    QVERIFY(checked >= 5); // the source's three entries and the bins' two
 }
 
 TPACF_TEST_MAIN(TestKernelLab)

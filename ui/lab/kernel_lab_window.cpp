@@ -150,12 +150,15 @@ void KernelLabWindow::setInputs(const KernelLabInputs& inputs) {
     const bool useMain = m_bins->currentIndex() == 1;
     while (m_bins->count() > 1)
         m_bins->removeItem(1);
-    if (m_inputs.bins)
-        m_bins->addItem(tr("Main window's: %1")
-                            .arg(QString::fromStdString(m_inputs.bins->describe())));
+    // The entry stays short (the box is as wide as the settings panel); the summary under it
+    // and the tooltip describe the bins in full.
+    if (m_inputs.bins) {
+        m_bins->addItem(tr("The main window's bins"));
+        m_bins->setItemData(1, QString::fromStdString(m_inputs.bins->describe()),
+                            Qt::ToolTipRole);
+    }
+    m_bins->setItemData(0, m_bins->itemText(0), Qt::ToolTipRole);
     m_bins->setCurrentIndex(useMain && m_inputs.bins ? 1 : 0);
-    for (int i = 0; i < m_bins->count(); ++i)
-        m_bins->setItemData(i, m_bins->itemText(i), Qt::ToolTipRole);
     // A loaded data catalog is what the user came with: count it unless they chose otherwise.
     if (m_inputs.data && source() == Source::Generated && !m_sourceChosen)
         m_source->setCurrentIndex(m_source->findData(int(Source::Data)));
@@ -230,7 +233,10 @@ void KernelLabWindow::updateSummary() {
             what += tr(" × %L1 of the random catalog's %L2").arg(second).arg(m_inputs.random->size());
         }
     }
-    m_summary->setText(tr("%1: %L2 pairs per count.").arg(what).arg(pairsOf(first, second, cross)));
+    QString text = tr("%1: %L2 pairs per count.").arg(what).arg(pairsOf(first, second, cross));
+    if (m_bins->currentIndex() == 1 && m_inputs.bins)
+        text += QLatin1Char(' ') + tr("Bins: %1.").arg(QString::fromStdString(m_inputs.bins->describe()));
+    m_summary->setText(text);
 }
 
 void KernelLabWindow::updateRunState() {

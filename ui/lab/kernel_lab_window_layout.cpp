@@ -148,7 +148,11 @@ QWidget* KernelLabWindow::buildSettingsPanel() {
     m_source->addItem(tr("Data catalog (auto pairs)"), int(Source::Data));
     m_source->addItem(tr("Data × first random (cross)"), int(Source::DataCrossRandom));
     m_source->setToolTip(tr("The catalogs of the main window, or a uniform full-sky catalog"));
-    form->addRow(tr("Source:"), m_source);
+    m_source->setObjectName(QStringLiteral("labSourceCombo"));
+    // The combo boxes on rows of their own, under their label: in a panel 270 px wide they get
+    // its whole width, so their entries show whole ("Data × first random (cross)").
+    form->addRow(new QLabel(tr("Source:")));
+    form->addRow(m_source);
     m_points = new QSpinBox;
     m_points->setRange(2, 100'000'000);
     m_points->setGroupSeparatorShown(true);
@@ -161,9 +165,12 @@ QWidget* KernelLabWindow::buildSettingsPanel() {
     m_seed->setValue(1);
     form->addRow(tr("Seed:"), m_seed);
     m_bins = new QComboBox;
+    m_bins->setObjectName(QStringLiteral("labBinsCombo"));
     m_bins->addItem(tr("0.01′–600′ log, 5 per decade"));
-    form->addRow(tr("Bins:"), m_bins);
-    // Long entries elide rather than widen the panel (the window fits a 1280 x 720 screen).
+    form->addRow(new QLabel(tr("Bins:")));
+    form->addRow(m_bins);
+    // The boxes never widen the panel past a 1280 x 720 screen: a small minimum, the whole text
+    // in the tooltip (the main window's bins are described in the summary).
     for (QComboBox* box : {m_source, m_bins}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         box->setMinimumContentsLength(12);
@@ -180,6 +187,7 @@ QWidget* KernelLabWindow::buildSettingsPanel() {
     for (QSpinBox* box : {m_points, m_seed})
         connect(box, &QSpinBox::valueChanged, this, &KernelLabWindow::updateSummary);
     connect(m_source, &QComboBox::currentIndexChanged, this, &KernelLabWindow::updateSummary);
+    connect(m_bins, &QComboBox::currentIndexChanged, this, &KernelLabWindow::updateSummary);
     connect(m_source, &QComboBox::activated, this, [this] { m_sourceChosen = true; });
 
     auto* variants = new QGroupBox(tr("Variants"));
