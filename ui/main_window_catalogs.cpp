@@ -348,7 +348,12 @@ void MainWindow::updateCatalogViews() {
     m_backendPanel->setCrossMode(m_catalogs->data2().has_value());
     // The data file's other columns, for jackknife regions from a column.
     m_errorsPanel->setRegionColumnChoices(m_catalogs->dataColumnNames());
-    m_skyPlot->setCatalogs(dataCatalog(), randomCatalogs());
+    std::vector<std::shared_ptr<const Catalog>> randoms2;
+    for (const LoadedCatalog& random : m_catalogs->randoms2())
+        randoms2.push_back(random.catalog);
+    m_skyPlot->setCatalogs(dataCatalog(), randomCatalogs(),
+                           m_catalogs->data2() ? m_catalogs->data2()->catalog : nullptr,
+                           std::move(randoms2));
     updateTitle();
     updateRunState();
     Q_EMIT catalogsChanged();

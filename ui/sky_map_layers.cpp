@@ -164,6 +164,10 @@ DensityColours dataDensityColours() {
     return {QColor(120, 175, 230, 170), QColor(8, 38, 110, 255)};
 }
 
+DensityColours data2DensityColours() {
+    return {QColor(250, 190, 140, 170), QColor(150, 60, 0, 255)};
+}
+
 DensityColours randomDensityColours() {
     return {QColor(215, 215, 215, 200), QColor(110, 110, 110, 220)};
 }

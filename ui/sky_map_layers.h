@@ -54,6 +54,8 @@ struct DensityColours {
 };
 DensityColours dataDensityColours();
 DensityColours randomDensityColours();
+/// The second data catalog of a cross-correlation (D2): orange, apart from D1's blue.
+DensityColours data2DensityColours();
 
 /// A colour map for a density raster (log scale; empty pixels transparent).
 QCPColorMap* addDensityMap(QCustomPlot* plot, const DensityColours& colours);

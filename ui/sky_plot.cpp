@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace tpacf::ui {
 
@@ -137,9 +138,13 @@ SkyPlot::SkyPlot(QWidget* parent) : QWidget(parent) {
 }
 
 void SkyPlot::setCatalogs(std::shared_ptr<const Catalog> data,
-                          std::vector<std::shared_ptr<const Catalog>> randoms) {
-    if (data == m_data && randoms == m_randoms)
+                          std::vector<std::shared_ptr<const Catalog>> randoms,
+                          std::shared_ptr<const Catalog> data2,
+                          std::vector<std::shared_ptr<const Catalog>> randoms2) {
+    randoms.insert(randoms.end(), randoms2.begin(), randoms2.end());
+    if (data == m_data && randoms == m_randoms && data2 == m_data2)
         return;           // the window tells about every catalog change, not only these
+    m_data2 = std::move(data2);
     if (data != m_data) { // regions belong to the data they were computed for
         m_regions.reset();
         m_regionCount = 0;
@@ -173,6 +178,12 @@ int SkyPlot::plottedDataPoints() const {
     return m_dataGraph ? m_dataGraph->dataCount() : 0;
 }
 
+int SkyPlot::plottedData2Points() const {
+    if (m_data2Map)
+        return int(densityCellSum(m_data2Map));
+    return m_data2Graph ? m_data2Graph->dataCount() : 0;
+}
+
 int SkyPlot::plottedRandomPoints() const {
     if (!m_showRandoms->isChecked())
         return 0;
@@ -196,6 +207,10 @@ void SkyPlot::reproject() {
     if (m_data) {
         ras.push_back(m_data->ra());
         decs.push_back(m_data->dec());
+    }
+    if (m_data2) {
+        ras.push_back(m_data2->ra());
+        decs.push_back(m_data2->dec());
     }
     for (const auto& random : m_randoms) {
         ras.push_back(random->ra());
@@ -223,6 +238,13 @@ void SkyPlot::reproject() {
         m_dataGroup.points =
             projectPoints(m_projection, m_data->ra(), m_data->dec(), m_dataGroup.stride);
     }
+    m_data2Group = Group{};
+    if (m_data2) {
+        m_data2Group.total = m_data2->size();
+        m_data2Group.stride = strideFor(m_data2Group.total, kMaxDensityPoints);
+        m_data2Group.points =
+            projectPoints(m_projection, m_data2->ra(), m_data2->dec(), m_data2Group.stride);
+    }
     m_randomGroup = Group{};
     for (const auto& random : m_randoms)
         m_randomGroup.total += random->size();
@@ -238,7 +260,7 @@ void SkyPlot::reproject() {
             QRectF(-1.16 * info.xMax, -1.04 * info.yMax, 2.19 * info.xMax, 2.08 * info.yMax);
     } else {
         double x0 = info.xMax, x1 = -info.xMax, y0 = info.yMax, y1 = -info.yMax;
-        for (const Group* group : {&m_dataGroup, &m_randomGroup})
+        for (const Group* group : {&m_dataGroup, &m_data2Group, &m_randomGroup})
             for (std::size_t i = 0; i < group->points.size(); ++i) {
                 x0 = std::min<double>(x0, group->points.x[i]);
                 x1 = std::max<double>(x1, group->points.x[i]);
@@ -260,8 +282,8 @@ void SkyPlot::rebuild() {
     m_rebinTimer->stop();
     m_plot->clearItems();
     m_plot->clearPlottables();
-    m_dataGraph = m_randomGraph = nullptr;
-    m_dataMap = m_randomMap = m_regionMap = nullptr;
+    m_dataGraph = m_randomGraph = m_data2Graph = nullptr;
+    m_dataMap = m_randomMap = m_data2Map = m_regionMap = nullptr;
     m_regionGraphs.clear();
     m_regionsInRaster = 0;
     m_showRegions->setEnabled(m_regions != nullptr);
@@ -269,8 +291,10 @@ void SkyPlot::rebuild() {
     // Drawn in this order: the sky's disc, randoms, data, regions, the graticule on top.
     if (m_projection.info().equalArea)
         addSkyOutline(m_plot, m_projection);
-    addGroupLayer(m_randomGroup, false);
-    addGroupLayer(m_dataGroup, true);
+    addGroupLayer(m_randomGroup, Layer::Random);
+    addGroupLayer(m_dataGroup, Layer::Data);
+    if (m_data2)
+        addGroupLayer(m_data2Group, Layer::Data2);
     addRegionLayers();
     if (m_projection.info().equalArea)
         addGraticule(m_plot, m_projection);
@@ -282,26 +306,44 @@ void SkyPlot::rebuild() {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void SkyPlot::addGroupLayer(const Group& group, bool isData) {
+namespace {
+
+// How each kind of point is drawn: markers, and the colours of its density raster.
+struct LayerStyle {
+    QColor marker;
+    double size;
+    DensityColours density;
+};
+
+} // namespace
+
+void SkyPlot::addGroupLayer(const Group& group, Layer layer) {
+    static const std::map<Layer, LayerStyle> styles{
+        {Layer::Random, {QColor(150, 150, 150, 120), 2.0, randomDensityColours()}},
+        {Layer::Data, {QColor(0x1f, 0x4e, 0x9c, 200), 2.5, dataDensityColours()}},
+        {Layer::Data2, {QColor(0xd9, 0x5f, 0x02, 210), 2.5, data2DensityColours()}}};
+    const LayerStyle& style = styles.at(layer);
     QCPGraph* graph = m_plot->addGraph();
     graph->setLineStyle(QCPGraph::lsNone);
     graph->setSelectable(QCP::stNone);
-    (isData ? m_dataGraph : m_randomGraph) = graph;
-    const bool shown = isData || m_showRandoms->isChecked();
+    QCPGraph*& graphSlot = layer == Layer::Data    ? m_dataGraph
+                           : layer == Layer::Data2 ? m_data2Graph
+                                                   : m_randomGraph;
+    QCPColorMap*& mapSlot = layer == Layer::Data    ? m_dataMap
+                            : layer == Layer::Data2 ? m_data2Map
+                                                    : m_randomMap;
+    graphSlot = graph;
+    const bool shown = layer != Layer::Random || m_showRandoms->isChecked();
     const bool dense = group.total > kMaxPointsPerGroup;
-    const DensityColours colours = isData ? dataDensityColours() : randomDensityColours();
+    const DensityColours& colours = style.density;
     if (dense) {
         // The graph stays empty: its square is the legend's key for the raster.
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, colours.high,
                                                QColor(colours.high).lighter(170), 8));
-        if (shown) {
-            QCPColorMap* map = addDensityMap(m_plot, colours);
-            (isData ? m_dataMap : m_randomMap) = map;
-        }
+        if (shown)
+            mapSlot = addDensityMap(m_plot, colours);
     } else {
-        graph->setScatterStyle(
-            isData ? QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x1f, 0x4e, 0x9c, 200), 2.5)
-                   : QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(150, 150, 150, 120), 2));
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, style.marker, style.size));
         if (shown) {
             const SkyPlotFrame frame = SkyPlotFrame::of(m_projection);
             QVector<double> x(qsizetype(group.points.size())), y(qsizetype(group.points.size()));
@@ -358,14 +400,16 @@ void SkyPlot::updateLegend() {
                                      : tr(", density");
         return name;
     };
-    QString dataName = describe(m_dataGroup, tr("data"));
+    QString dataName = describe(m_dataGroup, m_data2 ? tr("data D1") : tr("data"));
     if (m_regionMap || !m_regionGraphs.isEmpty())
         dataName += tr(", coloured by region (%1)").arg(m_regionCount);
     m_dataGraph->setName(m_data ? dataName : tr("data"));
+    if (m_data2Graph)
+        m_data2Graph->setName(describe(m_data2Group, tr("data D2")));
     m_randomGraph->setName(describe(m_randomGroup, tr("randoms")));
     if (!m_showRandoms->isChecked() || m_randoms.empty())
         m_randomGraph->removeFromLegend();
-    m_plot->legend->setVisible(m_data || !m_randoms.empty());
+    m_plot->legend->setVisible(m_data || m_data2 || !m_randoms.empty());
 }
 
 void SkyPlot::configureAxes() {
@@ -459,6 +503,7 @@ void SkyPlot::rebin() {
     const SkyPlotFrame frame = SkyPlotFrame::of(m_projection);
     const bool empty = area.width() <= 0 || area.height() <= 0;
     const std::pair<QCPColorMap*, const Group*> layers[] = {{m_dataMap, &m_dataGroup},
+                                                            {m_data2Map, &m_data2Group},
                                                             {m_randomMap, &m_randomGroup}};
     for (const auto& [map, group] : layers) {
         if (!map)

@@ -43,8 +43,12 @@ public:
 
     explicit SkyPlot(QWidget* parent = nullptr);
 
+    /// A cross-correlation's second sample: `data2` drawn apart from the first data (orange,
+    /// its own legend entry), `randoms2` with the randoms.
     void setCatalogs(std::shared_ptr<const Catalog> data,
-                     std::vector<std::shared_ptr<const Catalog>> randoms);
+                     std::vector<std::shared_ptr<const Catalog>> randoms,
+                     std::shared_ptr<const Catalog> data2 = nullptr,
+                     std::vector<std::shared_ptr<const Catalog>> randoms2 = {});
     /// The jackknife region of each data point (as in JackknifeRegionsSummary::dataRegions) and
     /// the region count; null clears. Ignored when its size is not the data's. New data clears it.
     void setRegions(std::shared_ptr<const std::vector<std::int32_t>> regions, int count);
@@ -65,6 +69,8 @@ public:
     /// of the density raster's cells: the points binned in view).
     int plottedDataPoints() const;
     int plottedRandomPoints() const;
+    /// The second data catalog's points drawn (0 without one).
+    int plottedData2Points() const;
 
     /// The projection in use (the automatic choice or the user's) and its central RA.
     const SkyProjection& projection() const { return m_projection; }
@@ -93,7 +99,9 @@ private:
     void fitView();
     void keepAspect();
     void configureAxes();
-    void addGroupLayer(const Group& group, bool isData);
+    /// What a group of points is, for its colours and its place in the drawing order.
+    enum class Layer { Random, Data, Data2 };
+    void addGroupLayer(const Group& group, Layer layer);
     void addRegionLayers();
     void updateLegend();
     QRectF visibleBounds() const;
@@ -109,7 +117,9 @@ private:
 
     QCPGraph* m_dataGraph = nullptr;
     QCPGraph* m_randomGraph = nullptr;
+    QCPGraph* m_data2Graph = nullptr;
     QCPColorMap* m_dataMap = nullptr;
+    QCPColorMap* m_data2Map = nullptr;
     QCPColorMap* m_randomMap = nullptr;
     QCPColorMap* m_regionMap = nullptr;
     QList<QCPGraph*> m_regionGraphs;
@@ -118,12 +128,14 @@ private:
     std::shared_ptr<const std::vector<std::int32_t>> m_regions;
     int m_regionCount = 0;
     std::shared_ptr<const Catalog> m_data;
-    std::vector<std::shared_ptr<const Catalog>> m_randoms;
+    std::vector<std::shared_ptr<const Catalog>> m_randoms; // both samples' randoms
+    std::shared_ptr<const Catalog> m_data2;
 
     SkyFootprintExtent m_extent;
     SkyProjection m_projection;
     Group m_dataGroup;
     Group m_randomGroup;
+    Group m_data2Group;
     QRectF m_contentBounds; ///< what Reset view shows, in the projection's plane
     bool m_viewIsReset = true;
     bool m_fitting = false;

@@ -72,6 +72,8 @@ private slots:
     void regionsDrawnOnTop();
     void raIncreasesToTheLeft_data();
     void raIncreasesToTheLeft();
+    void secondSampleDrawnApart_data();
+    void secondSampleDrawnApart();
 };
 
 void TestSkyPlot::fullSkySelectsMollweide() {
@@ -276,6 +278,69 @@ void TestSkyPlot::raIncreasesToTheLeft() {
     // Either way, on the screen: east of the centre is left of it.
     QVERIFY(sky.plot()->xAxis->coordToPixel(east.x()) <
             sky.plot()->xAxis->coordToPixel(centre.x()));
+}
+
+// Issue 35, item 15: a cross-correlation's second data catalog has its own layer (its own
+// colour and legend entry, every point drawn), and its randoms go with the randoms; the view
+// takes in both samples. As markers and, above the marker threshold, as a density raster.
+void TestSkyPlot::secondSampleDrawnApart_data() {
+    QTest::addColumn<int>("count");
+    QTest::newRow("markers") << 3000;
+    QTest::newRow("raster") << int(SkyPlot::kMaxPointsPerGroup) + 5000;
+}
+
+void TestSkyPlot::secondSampleDrawnApart() {
+    QFETCH(int, count);
+    SkyPlot sky;
+    sky.resize(800, 480);
+    // D1 and D2 in two fields 40 degrees apart; each sample's randoms over its own field.
+    const auto data = uniform(std::size_t(count), Footprint::box(150, 170, 0, 20), 1);
+    const auto data2 = uniform(std::size_t(count) / 2, Footprint::box(200, 220, 10, 30), 2);
+    const auto randoms = uniform(4000, Footprint::box(150, 170, 0, 20), 3);
+    const auto randoms2 = uniform(3000, Footprint::box(200, 220, 10, 30), 4);
+    sky.setCatalogs(data, {randoms}, data2, {randoms2});
+    QCOMPARE(sky.plottedDataPoints(), count);
+    QCOMPARE(sky.plottedData2Points(), count / 2);
+    QCOMPARE(sky.plottedRandomPoints(), 7000);
+    // Every D2 point in view, so the fitted view covers the second field too.
+    std::size_t inView = 0;
+    for (std::size_t i = 0; i < data2->size(); ++i) {
+        const QPointF at = sky.mapPosition(data2->ra()[i], data2->dec()[i]);
+        inView += sky.plot()->xAxis->range().contains(at.x()) &&
+                  sky.plot()->yAxis->range().contains(at.y());
+    }
+    QCOMPARE(inView, data2->size());
+    QStringList names;
+    for (int i = 0; i < sky.plot()->legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(sky.plot()->legend->item(i)))
+            names.append(item->plottable()->name());
+    QVERIFY2(names.filter(QStringLiteral("data D1")).size() == 1, qPrintable(names.join(QLatin1Char('|'))));
+    QVERIFY2(names.filter(QStringLiteral("data D2")).size() == 1, qPrintable(names.join(QLatin1Char('|'))));
+    // Its own colour: the D2 legend key is not D1's.
+    QCPGraph* first = nullptr;
+    QCPGraph* second = nullptr;
+    for (int i = 0; i < sky.plot()->graphCount(); ++i) {
+        QCPGraph* graph = sky.plot()->graph(i);
+        if (graph->name().startsWith(QStringLiteral("data D1")))
+            first = graph;
+        if (graph->name().startsWith(QStringLiteral("data D2")))
+            second = graph;
+    }
+    QVERIFY(first && second);
+    QVERIFY(first->scatterStyle().pen().color() != second->scatterStyle().pen().color() ||
+            first->scatterStyle().brush().color() != second->scatterStyle().brush().color());
+    // Back to one sample: the layer goes.
+    sky.setCatalogs(data, {randoms});
+    QCOMPARE(sky.plottedData2Points(), 0);
+    QCOMPARE(sky.plottedRandomPoints(), 4000);
+    if (const QString grabDir = qEnvironmentVariable("TPACF_UI_GRAB_DIR"); !grabDir.isEmpty()) {
+        sky.setCatalogs(data, {randoms}, data2, {randoms2});
+        sky.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&sky));
+        QTest::qWait(300);
+        sky.grab().save(QDir(grabDir).filePath(
+            QStringLiteral("sky-d2-%1.png").arg(QString::fromUtf8(QTest::currentDataTag()))));
+    }
 }
 
 TPACF_TEST_MAIN(TestSkyPlot)
