@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "catalog_loader.h"
+#include "catalog_stats.h"
 
 #include <tpacf/errors.h>
 #include <tpacf/unit_guess.h>
@@ -36,6 +37,8 @@ void CatalogLoader::execute(quint64 id, const QList<CatalogSource>& sources,
         Q_EMIT reading(id, i);
         try {
             catalogs.append(loadCatalog(sources[i], regionColumn));
+            // The passes over every point the window shows, here rather than on its thread.
+            catalogStats(catalogs.back(), sources[i].units());
         } catch (const std::exception& error) {
             if (!cancelled(id))
                 Q_EMIT failed(id, explainUnitFailure(id, i, sources[i], error));

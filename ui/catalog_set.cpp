@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "catalog_set.h"
+#include "catalog_stats.h"
 
 #include <tpacf/footprint.h>
 #include <tpacf/output_file.h>
@@ -150,7 +151,7 @@ QString unitWarningFor(const LoadedCatalog& loaded) {
     if (!loaded.catalog || loaded.catalog->empty())
         return {};
     const CoordinateUnits used = loaded.source.units();
-    const UnitGuess guess = guessCoordinateUnits(CoordinateRanges::of(*loaded.catalog, used));
+    const UnitGuess guess = guessCoordinateUnits(catalogStats(loaded.catalog, used).ranges);
     if (!guess.differsFrom(used))
         return {};
     return QCoreApplication::translate("tpacf::ui::CatalogSet", "%1: read as %2, but %3")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "catalogs_panel.h"
+#include "catalog_stats.h"
 
 #include "column_mapping_dialog.h"
 
@@ -375,7 +376,8 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
     auto addRow = [this, &anyWeighted](QTreeWidgetItem* group, const LoadedCatalog& loaded,
                                        RowKind kind, int index) {
         const Catalog& catalog = *loaded.catalog;
-        const SkyExtent extent = catalog.extent();
+        const CatalogStats stats = catalogStats(loaded.catalog, loaded.source.units());
+        const SkyExtent& extent = stats.extent;
         auto* item = new QTreeWidgetItem(group);
         item->setText(NameColumn, loaded.source.displayName());
         item->setText(CountColumn, formatCount(catalog.size()));
@@ -390,9 +392,8 @@ void CatalogsPanel::setCatalogs(const std::optional<LoadedCatalog>& data,
         if (catalog.hasWeights()) {
             anyWeighted = true;
             // Σw from the core (the sum the job normalises with); the list only counts signs.
-            const WeightSums sums = WeightSums::of(catalog);
-            const auto negative = std::count_if(catalog.weight().begin(), catalog.weight().end(),
-                                                [](double w) { return w < 0; });
+            const WeightSums& sums = stats.weights;
+            const std::uint64_t negative = stats.negativeWeights;
             QString text = formatWeightSum(sums.sum);
             if (negative > 0) {
                 text += tr(" (%1 < 0)").arg(QLocale().toString(qlonglong(negative)));

@@ -8,6 +8,10 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QFuture>
+#include <QFutureWatcher>
+#include <QPromise>
+#include <QThreadPool>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -128,13 +132,10 @@ SkyPlot::SkyPlot(QWidget* parent) : QWidget(parent) {
     });
     connect(m_showRandoms, &QCheckBox::toggled, this, &SkyPlot::rebuild);
     connect(m_showRegions, &QCheckBox::toggled, this, &SkyPlot::rebuild);
-    connect(m_projectionCombo, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
-        reproject();
-        rebuild();
-    });
+    connect(m_projectionCombo, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            &SkyPlot::reproject);
     connect(m_resetView, &QPushButton::clicked, this, &SkyPlot::resetView);
     reproject();
-    rebuild();
 }
 
 void SkyPlot::setCatalogs(std::shared_ptr<const Catalog> data,
@@ -152,7 +153,6 @@ void SkyPlot::setCatalogs(std::shared_ptr<const Catalog> data,
     m_data = std::move(data);
     m_randoms = std::move(randoms);
     reproject();
-    rebuild();
 }
 
 void SkyPlot::setRegions(std::shared_ptr<const std::vector<std::int32_t>> regions, int count) {
@@ -202,80 +202,119 @@ void SkyPlot::resetView() {
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void SkyPlot::reproject() {
+SkyPlot::Projected SkyPlot::project(const ProjectionInputs& inputs) {
+    Projected out;
     std::vector<std::span<const double>> ras, decs;
-    if (m_data) {
-        ras.push_back(m_data->ra());
-        decs.push_back(m_data->dec());
-    }
-    if (m_data2) {
-        ras.push_back(m_data2->ra());
-        decs.push_back(m_data2->dec());
-    }
-    for (const auto& random : m_randoms) {
+    for (const auto& catalog : {inputs.data, inputs.data2})
+        if (catalog) {
+            ras.push_back(catalog->ra());
+            decs.push_back(catalog->dec());
+        }
+    for (const auto& random : inputs.randoms) {
         ras.push_back(random->ra());
         decs.push_back(random->dec());
     }
-    m_extent = skyExtent(ras, decs);
-    const SkyProjectionKind suggested = suggestedProjection(m_extent);
-    const int choice = m_projectionCombo->currentIndex();
-    const SkyProjectionKind kind = choice <= 0 ? suggested : skyProjections()[choice - 1].kind;
-    // Short, so that the row of controls fits a narrow dock.
-    m_projectionCombo->setItemText(
-        0, suggested == SkyProjectionKind::PlateCarree
-               ? tr("Auto (RA/Dec)")
-               : tr("Auto (%1)").arg(QString::fromUtf8(skyProjectionInfo(suggested).name.data())));
-    double central = m_extent.centralRa;
+    out.extent = skyExtent(ras, decs);
+    out.suggested = suggestedProjection(out.extent);
+    const SkyProjectionKind kind =
+        inputs.choice <= 0 ? out.suggested : skyProjections()[inputs.choice - 1].kind;
+    double central = out.extent.centralRa;
     // A whole-sky map centred on a round meridian keeps the graticule symmetric.
     if (kind != SkyProjectionKind::PlateCarree)
         central = std::fmod(std::round(central / (15 * kDegree)) * 15 * kDegree, 2 * kPi);
-    m_projection = SkyProjection(kind, central);
+    out.projection = SkyProjection(kind, central);
 
-    m_dataGroup = Group{};
-    if (m_data) {
-        m_dataGroup.total = m_data->size();
-        m_dataGroup.stride = strideFor(m_dataGroup.total, kMaxDensityPoints);
-        m_dataGroup.points =
-            projectPoints(m_projection, m_data->ra(), m_data->dec(), m_dataGroup.stride);
-    }
-    m_data2Group = Group{};
-    if (m_data2) {
-        m_data2Group.total = m_data2->size();
-        m_data2Group.stride = strideFor(m_data2Group.total, kMaxDensityPoints);
-        m_data2Group.points =
-            projectPoints(m_projection, m_data2->ra(), m_data2->dec(), m_data2Group.stride);
-    }
-    m_randomGroup = Group{};
-    for (const auto& random : m_randoms)
-        m_randomGroup.total += random->size();
-    m_randomGroup.stride = strideFor(m_randomGroup.total, kMaxDensityPoints);
-    for (const auto& random : m_randoms)
-        appendPoints(m_randomGroup.points, projectPoints(m_projection, random->ra(), random->dec(),
-                                                         m_randomGroup.stride));
+    const auto projectOne = [&out](const std::shared_ptr<const Catalog>& catalog, Group& group) {
+        if (!catalog)
+            return;
+        group.source = catalog;
+        group.total = catalog->size();
+        group.stride = strideFor(group.total, kMaxDensityPoints);
+        group.points = projectPoints(out.projection, catalog->ra(), catalog->dec(), group.stride);
+    };
+    projectOne(inputs.data, out.data);
+    projectOne(inputs.data2, out.data2);
+    for (const auto& random : inputs.randoms)
+        out.randoms.total += random->size();
+    out.randoms.stride = strideFor(out.randoms.total, kMaxDensityPoints);
+    for (const auto& random : inputs.randoms)
+        appendPoints(out.randoms.points, projectPoints(out.projection, random->ra(), random->dec(),
+                                                       out.randoms.stride));
 
-    const SkyProjectionInfo& info = m_projection.info();
+    const SkyProjectionInfo& info = out.projection.info();
     if (info.equalArea) {
         // Room on the left for the Dec labels outside the rim.
-        m_contentBounds =
+        out.contentBounds =
             QRectF(-1.16 * info.xMax, -1.04 * info.yMax, 2.19 * info.xMax, 2.08 * info.yMax);
-    } else {
-        double x0 = info.xMax, x1 = -info.xMax, y0 = info.yMax, y1 = -info.yMax;
-        for (const Group* group : {&m_dataGroup, &m_data2Group, &m_randomGroup})
-            for (std::size_t i = 0; i < group->points.size(); ++i) {
-                x0 = std::min<double>(x0, group->points.x[i]);
-                x1 = std::max<double>(x1, group->points.x[i]);
-                y0 = std::min<double>(y0, group->points.y[i]);
-                y1 = std::max<double>(y1, group->points.y[i]);
-            }
-        if (x0 > x1) { // nothing loaded: the whole plane
-            x0 = -info.xMax, x1 = info.xMax, y0 = -info.yMax, y1 = info.yMax;
-        }
-        // 5 % each side keeps points on the edge clear of the frame; half a degree for a point.
-        const double padX = x1 > x0 ? 0.05 * (x1 - x0) : 0.5 * kDegree;
-        const double padY = y1 > y0 ? 0.05 * (y1 - y0) : 0.5 * kDegree;
-        m_contentBounds = QRectF(x0 - padX, y0 - padY, x1 - x0 + 2 * padX, y1 - y0 + 2 * padY);
+        return out;
     }
+    double x0 = info.xMax, x1 = -info.xMax, y0 = info.yMax, y1 = -info.yMax;
+    for (const Group* group : {&out.data, &out.data2, &out.randoms})
+        for (std::size_t i = 0; i < group->points.size(); ++i) {
+            x0 = std::min<double>(x0, group->points.x[i]);
+            x1 = std::max<double>(x1, group->points.x[i]);
+            y0 = std::min<double>(y0, group->points.y[i]);
+            y1 = std::max<double>(y1, group->points.y[i]);
+        }
+    if (x0 > x1) { // nothing loaded: the whole plane
+        x0 = -info.xMax, x1 = info.xMax, y0 = -info.yMax, y1 = info.yMax;
+    }
+    // 5 % each side keeps points on the edge clear of the frame; half a degree for a point.
+    const double padX = x1 > x0 ? 0.05 * (x1 - x0) : 0.5 * kDegree;
+    const double padY = y1 > y0 ? 0.05 * (y1 - y0) : 0.5 * kDegree;
+    out.contentBounds = QRectF(x0 - padX, y0 - padY, x1 - x0 + 2 * padX, y1 - y0 + 2 * padY);
+    return out;
+}
+
+void SkyPlot::applyProjected(Projected projected) {
+    m_extent = projected.extent;
+    m_projection = projected.projection;
+    // Short, so that the row of controls fits a narrow dock.
+    m_projectionCombo->setItemText(
+        0, projected.suggested == SkyProjectionKind::PlateCarree
+               ? tr("Auto (RA/Dec)")
+               : tr("Auto (%1)").arg(
+                     QString::fromUtf8(skyProjectionInfo(projected.suggested).name.data())));
+    m_dataGroup = std::move(projected.data);
+    m_data2Group = std::move(projected.data2);
+    m_randomGroup = std::move(projected.randoms);
+    m_contentBounds = projected.contentBounds;
     m_viewIsReset = true;
+    rebuild();
+}
+
+void SkyPlot::reproject() {
+    ProjectionInputs inputs{m_data, m_data2, m_randoms, m_projectionCombo->currentIndex()};
+    std::size_t points = (m_data ? m_data->size() : 0) + (m_data2 ? m_data2->size() : 0);
+    for (const auto& random : m_randoms)
+        points += random->size();
+    const quint64 generation = ++m_projectionGeneration;
+    if (points <= kProjectAtOnce) {
+        m_projecting = false;
+        applyProjected(project(inputs));
+        Q_EMIT projectionDone();
+        return;
+    }
+    // Big catalogs: on a worker thread; the catalogs are shared, so they outlive a replaced
+    // request. Only the last request's result is drawn.
+    m_projecting = true;
+    auto promise = std::make_shared<QPromise<Projected>>();
+    QFuture<Projected> future = promise->future();
+    promise->start();
+    QThreadPool::globalInstance()->start([promise, inputs = std::move(inputs)] {
+        promise->addResult(project(inputs));
+        promise->finish();
+    });
+    auto* watcher = new QFutureWatcher<Projected>(this);
+    connect(watcher, &QFutureWatcher<Projected>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != m_projectionGeneration || watcher->future().resultCount() == 0)
+            return;
+        m_projecting = false;
+        applyProjected(watcher->future().takeResult());
+        Q_EMIT projectionDone();
+    });
+    watcher->setFuture(future);
 }
 
 void SkyPlot::rebuild() {
@@ -359,7 +398,9 @@ void SkyPlot::addGroupLayer(const Group& group, Layer layer) {
 }
 
 void SkyPlot::addRegionLayers() {
-    if (!m_regions || !m_data || !m_showRegions->isChecked())
+    // While new data are projected on the worker thread the drawn points are the old data's:
+    // no region of the new data applies to them.
+    if (!m_regions || !m_data || !m_showRegions->isChecked() || m_dataGroup.source != m_data)
         return;
     if (m_dataMap) {
         // Dense data: a raster of the region of the first point in each pixel, in place of the

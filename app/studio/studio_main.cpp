@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // tpacf-studio: the desktop application. Thin: application, backends, main window.
 #include "errors_panel.h"
+#include "event_loop_watch.h"
 #include "main_window.h"
 #include "plot_panel.h"
 
@@ -15,6 +16,8 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -39,6 +42,10 @@ struct StudioOptions {
     QCommandLineOption screenshotJackknife{
         QStringLiteral("screenshot-jackknife"),
         QStringLiteral("Run with jackknife error bars over K regions."), QStringLiteral("K")};
+    QCommandLineOption stallLog{
+        QStringLiteral("stall-log"),
+        QStringLiteral("Write how long the event loop was ever kept away (stalls) to PATH at quit."),
+        QStringLiteral("PATH")};
 };
 
 void describeApplication() {
@@ -56,7 +63,8 @@ void describeCommandLine(QCommandLineParser& parser, StudioOptions& options) {
                                  QStringLiteral("A session (.json) or data catalog to open."));
     // Hidden helpers for documentation screenshots: run, grab the window, quit.
     for (QCommandLineOption* option :
-         {&options.screenshot, &options.screenshotTab, &options.screenshotJackknife}) {
+         {&options.screenshot, &options.screenshotTab, &options.screenshotJackknife,
+          &options.stallLog}) {
         option->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.addOption(*option);
     }
@@ -159,6 +167,21 @@ int main(int argc, char** argv) {
     options.reopenAutoSession = parser.positionalArguments().isEmpty();
     tpacf::ui::MainWindow window(backends, options);
     window.show();
+    // The benchmark of big catalogs: every stall of the event loop, with what the window did.
+    std::unique_ptr<tpacf::ui::EventLoopWatch> watch;
+    if (parser.isSet(studioOptions.stallLog)) {
+        watch = std::make_unique<tpacf::ui::EventLoopWatch>([&window] {
+            return QStringLiteral("%1%2%3")
+                .arg(window.isLoading() ? QStringLiteral("loading; ") : QString(),
+                     window.isRunning() ? QStringLiteral("running; ") : QString(),
+                     window.statusBar()->currentMessage());
+        });
+        QObject::connect(&app, &QCoreApplication::aboutToQuit, [&watch, &parser, &studioOptions] {
+            QFile log(parser.value(studioOptions.stallLog));
+            if (log.open(QIODevice::WriteOnly | QIODevice::Text))
+                log.write(watch->report().toUtf8());
+        });
+    }
 
     if (!parser.positionalArguments().isEmpty()) {
         const QString path = parser.positionalArguments().constFirst();

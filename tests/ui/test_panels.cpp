@@ -4,7 +4,9 @@
 // enabled states, reason colours, progress text and outcomes; the catalog dialogs' filter; the
 // Binning panel's custom edges (typed, loaded from a file, kept by a session).
 #include "binning_panel.h"
+#include "catalog_stats.h"
 #include "catalogs_panel.h"
+#include "event_loop_watch.h"
 #include "main_window.h"
 #include "run_panel.h"
 #include "session.h"
@@ -24,6 +26,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QThread>
+#include <QTimer>
 #include <QTest>
 #include <QTreeWidget>
 
@@ -72,6 +76,8 @@ private Q_SLOTS:
     void selectionGivesTheRandomIndex();
     void catalogButtonsTriggerTheActions();
     void catalogButtonsStayInANarrowDock();
+    void catalogStatsAreTheCatalogsOwn();
+    void eventLoopWatchSeesAStall();
     void runStateEnablesAndExplains();
     void progressShowsRateEtaAndElapsed();
     void durationAndRateFormats_data();
@@ -598,6 +604,51 @@ void TestPanels::catalogButtonsStayInANarrowDock() {
         QVERIFY2(button->width() >= button->minimumSizeHint().width(),
                  qPrintable(button->text()));
     }
+}
+
+// The passes over every point that the loader's thread makes for the window: the same values as
+// computing them directly, kept per catalog and units (the second look-up finds them).
+void TestPanels::catalogStatsAreTheCatalogsOwn() {
+    std::vector<double> ra{350.0, 359.5, 0.5, 10.0}, dec{-1.0, 0.0, 1.0, 0.5};
+    std::vector<double> w{1.5, -0.5, 2.0, 0.25};
+    auto catalog = std::make_shared<const Catalog>(
+        Catalog::fromDegrees("stats", ra, dec, w));
+    const CoordinateUnits degrees{AngleUnit::Degree, false};
+    const CatalogStats stats = catalogStats(catalog, degrees);
+    const SkyExtent extent = catalog->extent();
+    QCOMPARE(stats.extent.raFrom, extent.raFrom);
+    QCOMPARE(stats.extent.raTo, extent.raTo);
+    QCOMPARE(stats.extent.decMin, extent.decMin);
+    QCOMPARE(stats.extent.decMax, extent.decMax);
+    const CoordinateRanges ranges = CoordinateRanges::of(*catalog, degrees);
+    QCOMPARE(stats.ranges.raMax, ranges.raMax);
+    QCOMPARE(stats.ranges.decAbsMax, ranges.decAbsMax);
+    QCOMPARE(stats.weights.sum, 1.5 - 0.5 + 2.0 + 0.25);
+    QCOMPARE(stats.weights, WeightSums::of(*catalog));
+    QCOMPARE(stats.negativeWeights, std::uint64_t(1));
+    // Kept: the same values again; other units are other ranges (in arcmin: 60 times larger).
+    QCOMPARE(catalogStats(catalog, degrees).ranges.raMax, ranges.raMax);
+    const CoordinateUnits arcmin{AngleUnit::Arcminute, false};
+    QCOMPARE(catalogStats(catalog, arcmin).ranges.decAbsMax,
+             CoordinateRanges::of(*catalog, arcmin).decAbsMax);
+    QVERIFY(catalogStats(catalog, arcmin).ranges.decAbsMax > 59 * stats.ranges.decAbsMax);
+    QCOMPARE(catalogStats(nullptr, degrees).negativeWeights, std::uint64_t(0));
+}
+
+// The watch behind tpacf-studio --stall-log: the window's thread kept busy for 200 ms is a
+// stall of about that length, with the state described at the time.
+void TestPanels::eventLoopWatchSeesAStall() {
+    int asked = 0;
+    EventLoopWatch watch([&asked] { return QStringLiteral("state %1").arg(++asked); }, 5, 50);
+    QTimer::singleShot(30, [] { QThread::msleep(200); });
+    QTest::qWait(400);
+    const auto& stalls = watch.stalls();
+    const auto found = std::find_if(stalls.begin(), stalls.end(),
+                                    [](const EventLoopWatch::Stall& s) { return s.lengthMs >= 150; });
+    QVERIFY2(found != stalls.end(), qPrintable(watch.report()));
+    QVERIFY(found->state.startsWith(QStringLiteral("state ")));
+    QVERIFY(watch.longestGapMs() >= found->lengthMs);
+    QVERIFY(watch.report().contains(QStringLiteral("stall ")));
 }
 
 TPACF_TEST_MAIN(TestPanels)

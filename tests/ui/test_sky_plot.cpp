@@ -74,6 +74,7 @@ private slots:
     void raIncreasesToTheLeft();
     void secondSampleDrawnApart_data();
     void secondSampleDrawnApart();
+    void bigCatalogsAreProjectedAside();
 };
 
 void TestSkyPlot::fullSkySelectsMollweide() {
@@ -341,6 +342,37 @@ void TestSkyPlot::secondSampleDrawnApart() {
         sky.grab().save(QDir(grabDir).filePath(
             QStringLiteral("sky-d2-%1.png").arg(QString::fromUtf8(QTest::currentDataTag()))));
     }
+}
+
+// Issue 35, big catalogs: above kProjectAtOnce points the projection runs on a worker thread
+// (setCatalogs returns with the old drawing kept), the result is drawn when it comes, and a
+// request replaced meanwhile is never drawn.
+void TestSkyPlot::bigCatalogsAreProjectedAside() {
+    SkyPlot sky;
+    const std::size_t half = SkyPlot::kProjectAtOnce / 2 + 1000;
+    const auto small = uniform(2000, Footprint::box(150, 170, 0, 20), 1);
+    sky.setCatalogs(small, {});
+    QVERIFY(!sky.isProjecting());
+    QCOMPARE(sky.plottedDataPoints(), 2000);
+
+    const auto first = uniform(half, Footprint::box(150, 170, 0, 20), 2);
+    const auto firstRandoms = uniform(half, Footprint::box(150, 170, 0, 20), 3);
+    const auto second = uniform(half + 7, Footprint::fullSky(), 4);
+    const auto secondRandoms = uniform(half, Footprint::fullSky(), 5);
+    QSignalSpy done(&sky, &SkyPlot::projectionDone);
+    sky.setCatalogs(first, {firstRandoms});
+    QVERIFY(sky.isProjecting());
+    QCOMPARE(sky.plottedDataPoints(), 2000); // the old drawing, until the new one is ready
+    sky.setCatalogs(second, {secondRandoms}); // replaces the request under way
+    QVERIFY(sky.isProjecting());
+    QVERIFY(done.wait(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(!sky.isProjecting(), 60000);
+    QTest::qWait(100); // a late result of the first request would arrive by now
+    QCOMPARE(done.count(), 1);
+    // The second request's points: the whole sky in a Mollweide map, every point binned.
+    QCOMPARE(sky.projection().kind(), SkyProjectionKind::Mollweide);
+    QCOMPARE(sky.plottedDataPoints(), int(half + 7));
+    QCOMPARE(sky.plottedRandomPoints(), int(half));
 }
 
 TPACF_TEST_MAIN(TestSkyPlot)
