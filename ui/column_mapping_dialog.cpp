@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "column_mapping_dialog.h"
+#include "column_names.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -26,44 +27,9 @@
 
 namespace tpacf::ui {
 
+using namespace columns;
+
 namespace {
-
-const QStringList& raNames() {
-    static const QStringList names{QStringLiteral("ra"), QStringLiteral("alpha"),
-                                   QStringLiteral("ra_deg"), QStringLiteral("raj2000")};
-    return names;
-}
-
-const QStringList& decNames() {
-    static const QStringList names{QStringLiteral("dec"), QStringLiteral("delta"),
-                                   QStringLiteral("dec_deg"), QStringLiteral("dej2000"),
-                                   QStringLiteral("decj2000")};
-    return names;
-}
-
-QString columnName(const TablePreview& preview, int column) {
-    return column >= 1 && std::size_t(column) <= preview.columnNames.size()
-               ? QString::fromStdString(preview.columnNames[std::size_t(column - 1)]).trimmed()
-               : QString();
-}
-
-// Guesses a column from common header names, so "ra"/"dec" headers need no clicks.
-int guessColumn(const TablePreview& preview, const QStringList& names, int fallback) {
-    for (std::size_t i = 0; i < preview.columnNames.size(); ++i)
-        if (names.contains(columnName(preview, int(i) + 1).toLower()))
-            return int(i) + 1;
-    return fallback;
-}
-
-// The column of `preview` named `name` (any case), 0 where there is none.
-int columnNamed(const TablePreview& preview, const QString& name) {
-    if (name.isEmpty())
-        return 0;
-    for (std::size_t i = 0; i < preview.columnNames.size(); ++i)
-        if (columnName(preview, int(i) + 1).compare(name, Qt::CaseInsensitive) == 0)
-            return int(i) + 1;
-    return 0;
-}
 
 // One line of TablePreview::hdus, "2: RANDOMS (300 rows, 7 columns)" or "3: IMG (image)".
 struct HduLine {
@@ -88,57 +54,6 @@ std::optional<HduLine> parseHduLine(const std::string& line) {
     hdu.table = !hdu.text.endsWith(QStringLiteral("(image)")) &&
                 !hdu.text.contains(QStringLiteral("(ASCII table"));
     return hdu;
-}
-
-// A field as a preview cell or a column title shows it: at most kMaxFieldChars characters, so
-// that a line of 8000 bytes cannot push OK off the screen.
-QString shownField(const QString& text) {
-    const int limit = ColumnMappingDialog::kMaxFieldChars;
-    return text.size() <= limit ? text : text.left(limit - 1) + QChar(0x2026);
-}
-
-// A preview field as a number, as the readers take it ("+1.5e3" included); nullopt otherwise.
-std::optional<double> fieldValue(const std::string& field) {
-    std::string_view text(field);
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-        text.remove_prefix(1);
-    if (text.starts_with('+'))
-        text.remove_prefix(1);
-    double value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end == text.data())
-        return std::nullopt;
-    return value;
-}
-
-// Whether a column name reads as a sky coordinate: one of its words (split at anything but
-// letters and digits) is a longitude-like name for RA or a latitude-like one for Dec, with an
-// optional epoch or unit (RA, RAJ2000, TARGET_RA, ALPHA_J2000, DEC_DEG, DEJ2000, GLAT).
-bool namesCoordinate(const QString& name, const QRegularExpression& word) {
-    const QStringList words =
-        name.toLower().split(QRegularExpression(QStringLiteral("[^a-z0-9]+")), Qt::SkipEmptyParts);
-    return std::any_of(words.cbegin(), words.cend(),
-                       [&](const QString& candidate) { return word.match(candidate).hasMatch(); });
-}
-
-bool namesRa(const QString& name) {
-    static const QRegularExpression word(
-        QStringLiteral("^(ra|alpha|lon|glon|elon|l|lambda)(j?2000|deg|d|rad|icrs|hms|h)?$"));
-    return namesCoordinate(name, word);
-}
-
-bool namesDec(const QString& name) {
-    static const QRegularExpression word(
-        QStringLiteral("^(dec|de|delta|lat|glat|elat|b|beta)(j?2000|deg|d|rad|icrs|dms)?$"));
-    return namesCoordinate(name, word);
-}
-
-int defaultRaColumn(const TablePreview& preview) {
-    return guessColumn(preview, raNames(), 1);
-}
-
-int defaultDecColumn(const TablePreview& preview) {
-    return guessColumn(preview, decNames(), qMin(2, int(preview.columnCount)));
 }
 
 } // namespace
@@ -421,44 +336,6 @@ CoordinateUnits ColumnMappingDialog::chosenUnits() const {
     return {AngleUnit(m_unit->currentData().toInt()), m_raInHours->isChecked()};
 }
 
-void ColumnMappingDialog::updateUnitNote() {
-    const UnitGuess guess =
-        guessUnits(m_preview, m_ra->currentData().toInt(), m_dec->currentData().toInt());
-    if (!m_unitsChosen) {
-        // The values decide until the user does: degrees where they suggest nothing firmer.
-        const CoordinateUnits suggested = guess.confidence >= UnitConfidence::Suggested
-                                              ? guess.units
-                                              : CoordinateUnits{};
-        const QSignalBlocker blockUnit(m_unit), blockHours(m_raInHours);
-        m_unit->setCurrentIndex(qMax(0, m_unit->findData(int(suggested.unit))));
-        m_raInHours->setChecked(suggested.raInHours);
-    }
-    const CoordinateUnits chosen = chosenUnits();
-    const QString reason = QString::fromStdString(guess.reason);
-    QString text;
-    QString colour;
-    if (guess.confidence == UnitConfidence::None && !reason.isEmpty()) {
-        text = tr("The values fit no unit: %1.").arg(reason);
-        colour = QStringLiteral("#c0392b");
-    } else if (guess.confidence == UnitConfidence::Possible && guess.units != chosen) {
-        text = tr("The values would also fit: %1").arg(reason);
-        colour = QStringLiteral("#6b6b6b");
-    } else if (guess.confidence >= UnitConfidence::Suggested && guess.units == chosen) {
-        text = tr("Unit suggested by the values: %1").arg(reason);
-        colour = QStringLiteral("#1e7b34");
-    } else if (guess.confidence >= UnitConfidence::Suggested) {
-        text = guess.confidence == UnitConfidence::Required
-                   ? tr("The values cannot be %1: %2").arg(describeUnits(chosen), reason)
-                   : tr("Read as %1? The values suggest otherwise: %2")
-                         .arg(describeUnits(chosen), reason);
-        colour = QStringLiteral("#b35900");
-    }
-    m_unitNote->setText(text);
-    m_unitNote->setStyleSheet(colour.isEmpty() ? QString()
-                                               : QStringLiteral("QLabel { color: %1; }").arg(colour));
-    m_unitNote->setVisible(!text.isEmpty());
-}
-
 void ColumnMappingDialog::setPreview(const TablePreview& preview) {
     // Columns chosen before (in another HDU) are kept where the new table has the same names.
     const auto chosenName = [this](const QComboBox* combo) {
@@ -528,88 +405,6 @@ void ColumnMappingDialog::setPreview(const TablePreview& preview) {
     updateHighlight();
     updateUnitNote();
     updateColumnNote();
-}
-
-void ColumnMappingDialog::updateColumnNote() {
-    // Only a table that names its columns can be judged; a headerless file takes columns 1 and 2
-    // by the documented convention.
-    const QString ra = columnName(m_preview, m_ra->currentData().toInt());
-    const QString dec = columnName(m_preview, m_dec->currentData().toInt());
-    if (m_preview.columnNames.empty() || ra.isEmpty() || dec.isEmpty() ||
-        (namesRa(ra) && namesDec(dec))) {
-        m_columnNote->hide();
-        return;
-    }
-    QStringList odd;
-    if (!namesRa(ra))
-        odd.append(tr("RA from “%1”").arg(shownField(ra)));
-    if (!namesDec(dec))
-        odd.append(tr("Dec from “%1”").arg(shownField(dec)));
-    const bool anyNamed = std::any_of(
-        m_preview.columnNames.cbegin(), m_preview.columnNames.cend(), [](const std::string& name) {
-            const QString text = QString::fromStdString(name);
-            return namesRa(text) || namesDec(text);
-        });
-    m_columnNote->setText(
-        (anyNamed ? tr("%1: not named as a sky coordinate.").arg(odd.join(tr(", ")))
-                  : tr("No column is named as a sky coordinate (ra, dec, alpha, delta, …): %1, "
-                       "taken by position.")
-                        .arg(odd.join(tr(", ")))) +
-        QLatin1Char(' ') +
-        tr("Check that these columns hold RA and Dec: pixel positions or magnitudes would be "
-           "read as angles."));
-    m_columnNote->show();
-}
-
-bool ColumnMappingDialog::checkRowFilter() {
-    const QString filter = m_rowFilter->text().trimmed();
-    m_checkedFilter = filter;
-    m_checkedHdu = m_shownHdu;
-    m_checkedFilterPassed = true;
-    if (!m_fits || filter.isEmpty()) {
-        m_filterNote->hide();
-        return true;
-    }
-    CatalogSource probe = m_source;
-    probe.hdu = m_shownHdu;
-    probe.rowFilter = filter;
-    QString text;
-    try {
-        const FitsRowCount count =
-            countFitsRows(QFile::encodeName(probe.readPath()).toStdString());
-        const QLocale locale;
-        m_checkedFilterPassed = count.passing > 0;
-        text = count.passing > 0
-                   ? tr("%1 of %2 rows pass the filter.")
-                         .arg(locale.toString(qulonglong(count.passing)),
-                              locale.toString(qulonglong(count.total)))
-                   : tr("No row of the %1 in HDU %2 passes the filter: the catalog would be "
-                        "empty.")
-                         .arg(locale.toString(qulonglong(count.total)), m_shownHdu);
-    } catch (const std::exception& error) {
-        m_checkedFilterPassed = false;
-        text = tr("The filter cannot be applied: %1").arg(describeReadError(error));
-    }
-    m_filterNote->setText(text);
-    m_filterNote->setStyleSheet(m_checkedFilterPassed ? QStringLiteral("QLabel { color: #1e7b34; }")
-                                                      : QStringLiteral("QLabel { color: #c0392b; }"));
-    m_filterNote->show();
-    return m_checkedFilterPassed;
-}
-
-void ColumnMappingDialog::accept() {
-    if (!m_fits || m_rowFilter->text().trimmed().isEmpty()) {
-        QDialog::accept();
-        return;
-    }
-    const bool checked = m_checkedFilter == m_rowFilter->text().trimmed() &&
-                         m_checkedHdu == m_shownHdu;
-    if (!(checked ? m_checkedFilterPassed : checkRowFilter())) {
-        // The dialog stays, the text as typed, the reason under it.
-        m_rowFilter->setFocus();
-        return;
-    }
-    QDialog::accept();
 }
 
 void ColumnMappingDialog::previewChosenHdu() {

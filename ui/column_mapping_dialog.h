@@ -7,6 +7,7 @@
 // that holds no text is refused before any preview, and the dialog never grows wider than the
 // screen (long fields are elided; the table scrolls).
 #include "catalog_source.h"
+#include "column_names.h"
 
 #include <QDialog>
 
@@ -76,7 +77,7 @@ public:
     static UnitGuess guessUnits(const TablePreview& preview, int raColumn, int decColumn);
     /// Longest field shown in a preview cell or column title; longer ones are elided (their
     /// tooltip has them whole), so a file of long lines keeps the dialog on the screen.
-    static constexpr int kMaxFieldChars = 28;
+    static constexpr int kMaxFieldChars = columns::kMaxFieldChars;
 
 private:
     /// Fills the table and the column combos from `preview`, keeping chosen columns by name

@@ -39,8 +39,8 @@ public:
     static constexpr std::size_t kMaxPointsPerGroup = 50000;
     /// Points binned per group at most; above it an even subsample (every k-th point), which
     /// keeps the projected positions in memory small and a re-bin on zoom quick (binning three
-    /// groups of 10⁶ points keeps the window's thread under ~100 ms on a laptop core).
-    static constexpr std::size_t kMaxDensityPoints = 1000000;
+    /// groups of 5 × 10⁵ points keeps the window's thread under ~100 ms on a laptop core).
+    static constexpr std::size_t kMaxDensityPoints = 500000;
     /// Catalogs of up to this many points in all are projected at once; more are projected on a
     /// worker thread (about 70 ms per 10⁶ points), the previous drawing kept meanwhile, so that
     /// loading 10⁷ points never freezes the window.
