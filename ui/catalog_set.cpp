@@ -71,14 +71,20 @@ namespace {
 
 // One sample's comparison: `data` against its randoms.
 QString sampleFootprintWarning(const LoadedCatalog& data, const QList<LoadedCatalog>& randoms) {
-    std::vector<const Catalog*> randomCatalogs;
+    // Each catalog's cells as its stats hold them (computed where it was read): a merge here,
+    // no pass over 10^7 points on the window's thread.
+    std::vector<CatalogStats> randomStats;
     for (const LoadedCatalog& random : randoms)
         if (random.catalog)
-            randomCatalogs.push_back(random.catalog.get());
-    if (!data.catalog || randomCatalogs.empty())
+            randomStats.push_back(catalogStats(random.catalog, random.source.units()));
+    if (!data.catalog || randomStats.empty())
         return {};
-    const FootprintComparison comparison = compareFootprints(
-        SkyOccupancy::of(*data.catalog), SkyOccupancy::of(randomCatalogs));
+    std::vector<const SkyOccupancy*> parts;
+    for (const CatalogStats& stats : randomStats)
+        parts.push_back(stats.occupancy.get());
+    const CatalogStats dataStats = catalogStats(data.catalog, data.source.units());
+    const FootprintComparison comparison =
+        compareFootprints(*dataStats.occupancy, SkyOccupancy::merged(parts));
     const std::string warning = footprintWarning(comparison);
     if (warning.empty())
         return {};

@@ -11,6 +11,7 @@ CatalogStats CatalogStats::compute(const Catalog& catalog, CoordinateUnits units
     CatalogStats stats;
     stats.extent = catalog.extent();
     stats.ranges = CoordinateRanges::of(catalog, units);
+    stats.occupancy = std::make_shared<const SkyOccupancy>(SkyOccupancy::of(catalog));
     if (catalog.hasWeights()) {
         stats.weights = WeightSums::of(catalog);
         stats.negativeWeights = static_cast<std::uint64_t>(std::count_if(
@@ -20,8 +21,11 @@ CatalogStats CatalogStats::compute(const Catalog& catalog, CoordinateUnits units
 }
 
 CatalogStats catalogStats(const std::shared_ptr<const Catalog>& catalog, CoordinateUnits units) {
-    if (!catalog)
-        return {};
+    if (!catalog) {
+        CatalogStats none;
+        none.occupancy = std::make_shared<const SkyOccupancy>();
+        return none;
+    }
     struct Kept {
         std::weak_ptr<const Catalog> catalog; // weak: a freed catalog's address may be reused
         CoordinateUnits units;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What the window shows of a catalog that takes a pass over all its points: its extent on the
-// sky, the values its file held (for the unit check), its weight sums. Computed once per catalog
+// sky, the values its file held (for the unit check), its weight sums, the sky cells it covers
+// (for the footprint check). Computed once per catalog
 // and kept while the catalog lives: the loader's thread computes them right after reading, so
 // the window's thread only looks them up (a pass over 10^7 points would stall the window).
 #include <tpacf/catalog.h>
 #include <tpacf/estimator.h>
+#include <tpacf/footprint.h>
 #include <tpacf/unit_guess.h>
 
 #include <cstdint>
@@ -18,6 +20,9 @@ struct CatalogStats {
     CoordinateRanges ranges; ///< in the units the catalog was read in
     WeightSums weights;      ///< zero without weights
     std::uint64_t negativeWeights = 0;
+    /// The sky cells its points fall in (SkyOccupancy::of, subsampled as there): the footprint
+    /// check merges the randoms' instead of going over their points again.
+    std::shared_ptr<const SkyOccupancy> occupancy;
 
     /// Computed now, over every point.
     static CatalogStats compute(const Catalog& catalog, CoordinateUnits units);

@@ -63,6 +63,7 @@ private Q_SLOTS:
     void partialOverlap();
     void subsampleKeepsTheFootprint();
     void emptySidesGiveNoWarning();
+    void mergedOccupanciesHoldEveryCell();
 };
 
 void TestFootprint::cellsNestAcrossLevels() {
@@ -238,6 +239,32 @@ void TestFootprint::emptySidesGiveNoWarning() {
         tpacf::compareFootprints(SkyOccupancy::of(randoms), SkyOccupancy{});
     QCOMPARE(noRandoms.dataPoints, randoms.size());
     QVERIFY(tpacf::footprintWarning(noRandoms).empty());
+}
+
+// The occupancy of several catalogs from theirs: every cell of each, sorted, none dropped (the
+// Studio merges the random catalogs' occupancies computed once on its loader thread).
+void TestFootprint::mergedOccupanciesHoldEveryCell() {
+    const Catalog a = generateUniformRandoms(3000, Footprint::cap(30, 10, 8), 21);
+    const Catalog b = generateUniformRandoms(5000, Footprint::box(100, 140, -20, 20), 22);
+    const Catalog c = generateUniformRandoms(1000, Footprint::fullSky(), 23);
+    const SkyOccupancy oa = SkyOccupancy::of(a), ob = SkyOccupancy::of(b), oc = SkyOccupancy::of(c);
+    const SkyOccupancy* parts[] = {&oa, nullptr, &ob, &oc};
+    const SkyOccupancy all = SkyOccupancy::merged(parts);
+    std::vector<std::uint32_t> expected;
+    for (const SkyOccupancy* part : {&oa, &ob, &oc})
+        expected.insert(expected.end(), part->cells().begin(), part->cells().end());
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(all.pointCount(), std::size_t(9000));
+    QVERIFY(std::equal(all.cells().begin(), all.cells().end(), expected.begin(), expected.end()));
+    // Below the subsample threshold merging is the occupancy of the catalogs together.
+    const Catalog* together[] = {&a, &b, &c};
+    const SkyOccupancy joint = SkyOccupancy::of(together);
+    QVERIFY(std::equal(all.cells().begin(), all.cells().end(), joint.cells().begin(),
+                       joint.cells().end()));
+    const SkyOccupancy* one[] = {&ob};
+    const SkyOccupancy single = SkyOccupancy::merged(one);
+    QVERIFY(std::equal(single.cells().begin(), single.cells().end(), ob.cells().begin(),
+                       ob.cells().end()));
 }
 
 TPACF_TEST_MAIN(TestFootprint)

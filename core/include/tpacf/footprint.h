@@ -28,6 +28,9 @@ public:
     static SkyOccupancy of(std::span<const Catalog* const> catalogs,
                            std::size_t maxPoints = kDefaultMaxPoints);
     static SkyOccupancy of(const Catalog& catalog, std::size_t maxPoints = kDefaultMaxPoints);
+    /// The points of several occupancies together (each as subsampled, none again): what a
+    /// set of random catalogs covers, from each catalog's occupancy computed once.
+    static SkyOccupancy merged(std::span<const SkyOccupancy* const> parts);
 
     /// Points taken (after subsampling).
     std::size_t pointCount() const noexcept { return m_cells.size(); }

@@ -107,6 +107,20 @@ SkyOccupancy SkyOccupancy::of(const Catalog& catalog, std::size_t maxPoints) {
     return of(std::span<const Catalog* const>(&one, 1), maxPoints);
 }
 
+SkyOccupancy SkyOccupancy::merged(std::span<const SkyOccupancy* const> parts) {
+    SkyOccupancy all;
+    for (const SkyOccupancy* part : parts) {
+        if (!part)
+            continue;
+        const std::size_t middle = all.m_cells.size();
+        all.m_cells.insert(all.m_cells.end(), part->m_cells.begin(), part->m_cells.end());
+        std::inplace_merge(all.m_cells.begin(),
+                           all.m_cells.begin() + static_cast<std::ptrdiff_t>(middle),
+                           all.m_cells.end());
+    }
+    return all;
+}
+
 std::size_t SkyOccupancy::occupiedCells(int level) const noexcept {
     return distinctCells(m_cells, std::clamp(level, 0, kFinest));
 }
