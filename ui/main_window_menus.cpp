@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// MainWindow, part two: its actions, menus and toolbar, the file dialogs behind them, File >
-// Open Recent, drag and drop, Run > Copy as Command Line, Help > User Guide (F1) and the About
-// box. (main_window.cpp builds and wires the window.)
+// MainWindow, part two: its actions, menus and toolbar, File > Open Recent, drag and drop, Run >
+// Copy as Command Line, Help > User Guide (F1) and Tools > Kernel Lab. (main_window.cpp builds
+// and wires the window; main_window_dialogs.cpp holds the file dialogs behind the actions and
+// the About box.)
 #include "main_window.h"
 
 #include "catalogs_panel.h"
@@ -38,22 +39,6 @@
 #include <QToolBar>
 
 namespace tpacf::ui {
-
-namespace {
-
-// The first pattern's suffix of a chosen save filter ("FITS tables (*.fits *.fit)" -> ".fits"):
-// a name typed without one gets it, and with it the form the filter names.
-QString suffixOfFilter(const QString& filter) {
-    const qsizetype star = filter.indexOf(QStringLiteral("*."));
-    if (star < 0)
-        return QStringLiteral(".ecsv");
-    qsizetype end = star + 1;
-    while (end < filter.size() && (filter[end].isLetterOrNumber() || filter[end] == QLatin1Char('.')))
-        ++end;
-    return filter.mid(star + 1, end - star - 1);
-}
-
-} // namespace
 
 // Built from the core's format table, so a format appears exactly where this build reads it
 // (FITS only with cfitsio): all catalogs, then each format by name, then all files (the ASCII
@@ -327,173 +312,6 @@ void MainWindow::createMenus() {
     toolBar->addSeparator();
     toolBar->addAction(m_exportCsvAction);
     toolBar->addAction(m_exportPlotAction);
-}
-
-// ----------------------------------------------------------------------------------------------
-// Dialogs behind the menu actions
-
-void MainWindow::openDataDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Data Catalog"),
-                                                      m_lastDirectory, catalogFileFilter());
-    if (!path.isEmpty())
-        openCatalogFile(path, false);
-}
-
-void MainWindow::addRandomDialog() {
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Random Catalogs"),
-                                                            m_lastDirectory, catalogFileFilter());
-    if (!paths.isEmpty())
-        openCatalogFiles(paths, false);
-}
-
-void MainWindow::openData2Dialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Second Data Catalog"),
-                                                      m_lastDirectory, catalogFileFilter());
-    if (!path.isEmpty())
-        openSecondSampleFile(path, false);
-}
-
-void MainWindow::addRandom2Dialog() {
-    const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Add Random Catalogs of the Second Sample"), m_lastDirectory, catalogFileFilter());
-    if (!paths.isEmpty())
-        openCatalogFiles(paths, false, true);
-}
-
-void MainWindow::removeSelectedRandom() {
-    if (const int index2 = m_catalogsPanel->selectedRandom2Index(); index2 >= 0) {
-        removeSecondRandomCatalog(index2);
-        return;
-    }
-    int index = m_catalogsPanel->selectedRandomIndex();
-    if (index < 0) // nothing or the data selected: remove the last random set
-        index = int(m_catalogs->randoms().size()) - 1;
-    removeRandomCatalog(index);
-}
-
-void MainWindow::openSessionDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Session"), m_lastDirectory,
-                                                      tr("TPACF sessions (*.json)"));
-    if (!path.isEmpty())
-        loadSession(path);
-}
-
-void MainWindow::saveSessionDialog() {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save Session"),
-                                                QDir(m_lastDirectory).filePath(tr("session.json")),
-                                                tr("TPACF sessions (*.json)"));
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += QStringLiteral(".json");
-    saveSession(path);
-}
-
-void MainWindow::exportCsvDialog() {
-    if (!currentResult())
-        return;
-    QString filter;
-    QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Results"), QDir(exportDirectory()).filePath(tr("wtheta.ecsv")),
-        tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot "
-           "*.xml);;JSON (*.json)"),
-        &filter);
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += suffixOfFilter(filter);
-    exportResultCsv(path);
-}
-
-void MainWindow::saveRunAsJobFileDialog() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save Run as Job File"), QDir(exportDirectory()).filePath(tr("job.toml")),
-        tr("Job files (*.toml);;All files (*)"));
-    if (!path.isEmpty())
-        saveRunAsJobFile(path);
-}
-
-void MainWindow::exportCovarianceDialog() {
-    if (!currentResult() || !currentResult()->hasJackknife())
-        return;
-    QString filter;
-    QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Covariance"),
-        QDir(exportDirectory()).filePath(tr("wtheta_covariance.ecsv")),
-        tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot *.xml)"),
-        &filter);
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += suffixOfFilter(filter);
-    exportCovarianceCsv(path);
-}
-
-void MainWindow::exportPlotDialog() {
-    if (!currentResult())
-        return;
-    const PlotPanel::Plot which = m_plotPanel->currentPlot();
-    const QString base =
-        which == PlotPanel::Plot::Correlation ? tr("wtheta")
-        : which == PlotPanel::Plot::PairCounts
-            ? tr("pair_counts")
-            : (m_plotPanel->covarianceView()->mode() == CovarianceView::Mode::Correlation
-                   ? tr("wtheta_correlation_matrix")
-                   : tr("wtheta_covariance"));
-    QString selectedFilter;
-    QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Plot"), QDir(exportDirectory()).filePath(base + QStringLiteral(".png")),
-        figureFileFilter(), &selectedFilter);
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += selectedFilter.contains(QStringLiteral("pdf"))   ? QStringLiteral(".pdf")
-                : selectedFilter.contains(QStringLiteral("svg")) ? QStringLiteral(".svg")
-                                                                 : QStringLiteral(".png");
-    PlotExportDialog dialog(*m_plotPanel, which, m_plotPanel->exportStyle(),
-                            figureFormatFor(path).value_or(FigureFormat::Png), this);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    m_plotPanel->setExportStyle(dialog.style()); // kept with the session
-    exportPlot(int(which), path);
-}
-
-void MainWindow::showAbout() {
-    QStringList lines;
-    if (m_backends.modules().empty())
-        lines.append(tr("GPU: no GPU module"));
-    for (const auto& module : m_backends.modules()) {
-        const QString versions = QString::fromStdString(module->versionDescription());
-        const auto devices = module->devices();
-        if (!versions.isEmpty())
-            lines.append(versions.toHtmlEscaped());
-        if (devices.empty())
-            lines.append(tr("%1: %2").arg(
-                QString::fromStdString(module->displayName()).toHtmlEscaped(),
-                QString::fromStdString(module->unavailableReason()).toHtmlEscaped()));
-        for (const GpuDeviceInfo& device : devices)
-            lines.append(tr("GPU %1: %2, %3 GiB, compute %4.%5, %6 SMs")
-                             .arg(device.index)
-                             .arg(QString::fromStdString(device.name).toHtmlEscaped())
-                             .arg(double(device.memoryBytes) / double(1ull << 30), 0, 'f', 1)
-                             .arg(device.computeMajor)
-                             .arg(device.computeMinor)
-                             .arg(device.multiprocessors));
-    }
-    const QString gpuText = lines.join(QStringLiteral("<br>"));
-    QMessageBox::about(
-        this, tr("About TPACF Studio"),
-        tr("<h3>TPACF Studio %1</h3>"
-           "<p>The two-point angular correlation function w(θ) of astronomical catalogs, "
-           "on GPU and CPU.</p>"
-           "<p>Qt %2 (built with %3)<br>%4</p>"
-           "<p>Free software under the GNU General Public License, version 3 or (at your "
-           "option) any later version (GPL-3.0-or-later), without any warranty: see "
-           "<a href=\"https://www.gnu.org/licenses/gpl-3.0.html\">the licence</a>. It plots "
-           "with QCustomPlot by Emanuel Eichhammer, itself under the GPL-3.0-or-later; Qt is "
-           "used under the LGPL-3.0.</p>")
-            .arg(QString::fromLatin1(tpacf::version()), QString::fromLatin1(qVersion()),
-                 QStringLiteral(QT_VERSION_STR), gpuText));
 }
 
 // ----------------------------------------------------------------------------------------------
