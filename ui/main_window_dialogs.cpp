@@ -33,6 +33,17 @@ QString suffixOfFilter(const QString& filter) {
     return filter.mid(star + 1, end - star - 1);
 }
 
+// Asks where a table goes (one filter per form the writers take, `filters`), starting at
+// `suggested`: the path, with the chosen filter's suffix where none was typed; "" if cancelled.
+QString askTablePath(QWidget* parent, const QString& title, const QString& suggested,
+                     const QString& filters) {
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(parent, title, suggested, filters, &filter);
+    if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty())
+        path += suffixOfFilter(filter);
+    return path;
+}
+
 } // namespace
 
 // ----------------------------------------------------------------------------------------------
@@ -98,17 +109,12 @@ void MainWindow::saveSessionDialog() {
 void MainWindow::exportCsvDialog() {
     if (!currentResult())
         return;
-    QString filter;
-    QString path = QFileDialog::getSaveFileName(
+    const QString path = askTablePath(
         this, tr("Export Results"), QDir(exportDirectory()).filePath(tr("wtheta.ecsv")),
         tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot "
-           "*.xml);;JSON (*.json)"),
-        &filter);
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += suffixOfFilter(filter);
-    exportResultCsv(path);
+           "*.xml);;JSON (*.json)"));
+    if (!path.isEmpty())
+        exportResultCsv(path);
 }
 
 void MainWindow::saveRunAsJobFileDialog() {
@@ -122,17 +128,12 @@ void MainWindow::saveRunAsJobFileDialog() {
 void MainWindow::exportCovarianceDialog() {
     if (!currentResult() || !currentResult()->hasJackknife())
         return;
-    QString filter;
-    QString path = QFileDialog::getSaveFileName(
+    const QString path = askTablePath(
         this, tr("Export Covariance"),
         QDir(exportDirectory()).filePath(tr("wtheta_covariance.ecsv")),
-        tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot *.xml)"),
-        &filter);
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += suffixOfFilter(filter);
-    exportCovarianceCsv(path);
+        tr("ECSV tables (*.ecsv *.csv);;FITS tables (*.fits *.fit *.fts);;VOTables (*.vot *.xml)"));
+    if (!path.isEmpty())
+        exportCovarianceCsv(path);
 }
 
 void MainWindow::exportPlotDialog() {

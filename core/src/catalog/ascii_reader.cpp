@@ -3,6 +3,7 @@
 // choice) read here, the data rows after it by the chunked parallel parser (ascii_rows.cpp).
 #include "catalog/ascii_rows.h"
 #include "catalog/ascii_text.h"
+#include "catalog/file_bytes.h"
 #include "catalog/ecsv_units.h"
 #include "catalog/fits_reader.h"
 #include "tpacf/catalog_reader.h"
@@ -29,67 +30,16 @@ namespace tpacf {
 
 namespace {
 
+using detail::FileText;
 using detail::isNumber;
 using detail::joinNames;
 using detail::LineReader;
 using detail::looksSexagesimalWithLetters;
 using detail::NumberStatus;
 using detail::quoteField;
+using detail::readFileBytes;
 using detail::splitFields;
 using detail::throwBadNumber;
-
-// A file's bytes, left uninitialised until read: zero-filling a few hundred MB first would
-// cost about as much as reading them.
-struct FileText {
-    std::unique_ptr<char[]> bytes;
-    std::size_t size = 0;
-    std::string_view view() const noexcept { return {bytes.get(), size}; }
-};
-
-// Reads the whole file, or its first `limit` bytes, in chunks of a few MB between which a
-// cancel request is honoured. Only regular files are read (openRegularFile), and only as many
-// bytes as the file had when opened: a file that shrinks or grows meanwhile is an error, never
-// a catalog cut at some row.
-FileText readFileBytes(const std::string& path, const ReadOptions& options,
-                       std::size_t limit = std::numeric_limits<std::size_t>::max()) {
-    const detail::OpenedFile file = detail::openRegularFile(path);
-    const bool whole = file.size <= limit;
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, limit));
-    FileText text{std::make_unique_for_overwrite<char[]>(want), want};
-    char* const data = text.bytes.get();
-    constexpr std::size_t kChunk = std::size_t(8) << 20;
-    std::size_t done = 0;
-    auto readSome = [&](char* into, std::size_t bytes) {
-        ssize_t got = 0;
-        do
-            got = ::read(file.fd.get(), into, bytes);
-        while (got < 0 && errno == EINTR);
-        if (got < 0)
-            throw InputError(path, 0, 0,
-                             std::string("error while reading the catalog: ") +
-                                 std::strerror(errno));
-        return static_cast<std::size_t>(got);
-    };
-    while (done < want) {
-        detail::throwIfCancelled(options);
-        const std::size_t got = readSome(data + done, std::min(kChunk, want - done));
-        if (got == 0)
-            throw InputError(path, 0, 0,
-                             "the file shrank while it was being read (" + std::to_string(done) +
-                                 " of " + std::to_string(want) + " bytes); is it being rewritten?");
-        done += got;
-    }
-    char extra = 0;
-    if (whole && readSome(&extra, 1) > 0)
-        throw InputError(path, 0, 0,
-                         want == 0
-                             ? std::string("the file says it is empty but has content (a "
-                                           "/proc or /sys file?); copy it to a regular "
-                                           "file first")
-                             : "the file grew while it was being read (it had " +
-                                   std::to_string(want) + " bytes); is it still being written?");
-    return text;
-}
 
 // The 1-based line holding `offset`, counting line ends as LineReader does.
 long lineAt(std::string_view text, std::size_t offset) noexcept {
