@@ -9,6 +9,7 @@ packages=(cmake ninja-build g++ pkg-config
           xvfb xauth python3-astropy python3-h5py
           appstream desktop-file-utils shared-mime-info
           libopenmpi-dev openmpi-bin
+          libhealpix-cxx-dev python3-healpy
           pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
           python3-setuptools python3-wheel python3-pip python3-venv
           python3-nbconvert python3-ipykernel

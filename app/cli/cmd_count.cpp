@@ -2,6 +2,7 @@
 // tpacf count: one auto or cross pair count through the chosen PairCounter.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/masking.h"
 #include "cli/distributed_count.h"
 #include "cli/failure.h"
 #include "cli/flag_help.h"
@@ -58,6 +59,7 @@ struct CountRequest {
     BackendOptions backendOptions;
     ReadOptions firstOptions, secondOptions;
     bool meanTheta = false; // --mean-theta
+    std::optional<MaskRequest> mask;
 };
 
 CountRequest countRequestFrom(const ParsedArgs& args, const Context& context) {
@@ -83,15 +85,16 @@ CountRequest countRequestFrom(const ParsedArgs& args, const Context& context) {
     if (meanTheta && context.ranks.distributed())
         args.fail("--mean-theta sums every pair's separation in a pass over the whole count: it "
                   "is not taken under MPI (run it in one process, where a GPU takes the pass)");
-    return {firstPath,        secondPath, outputPath,         quiet,
-            progressInterval, format,     std::move(binning), backendOptions,
-            firstOptions,     secondOptions, meanTheta};
+    return {firstPath,        secondPath,    outputPath,         quiet,
+            progressInterval, format,        std::move(binning), backendOptions,
+            firstOptions,     secondOptions, meanTheta,          maskRequestFrom(args)};
 }
 
 // The catalogs and the counter, chosen once they are read.
 struct CountInputs {
     std::shared_ptr<const Catalog> first, second;
     BackendSelection selection;
+    std::string maskNote; // what --mask kept of each catalog; "" without
 };
 
 // Every rank reads and checks for itself; the ranks agree before counting (run's reasons).
@@ -104,14 +107,26 @@ CountInputs loadCountInputs(const Context& context, CountRequest& request) {
         files.input("--a", request.firstPath).output("--output", request.outputPath);
         if (request.secondPath)
             files.input("--b", *request.secondPath);
+        if (request.mask)
+            files.input("--mask", request.mask->path);
         files.check();
 
+        // A mask is read first: a bad one costs no catalog read.
+        std::optional<SkyMask> mask;
+        if (request.mask)
+            mask = readSkyMask(request.mask->path, request.mask->options);
         inputs.first = loadCatalog(request.firstPath, request.firstOptions);
         inputs.second =
             request.secondPath ? loadCatalog(*request.secondPath, request.secondOptions) : nullptr;
         // Readers do not poll the flag: honour a Ctrl-C pressed while a big file was being read.
         if (context.cancelRequested && context.cancelRequested->load())
             throw Cancelled();
+        if (mask) {
+            std::vector<MaskedInput> masked{{&inputs.first, "A"}};
+            if (inputs.second)
+                masked.push_back({&inputs.second, "B"});
+            inputs.maskNote = applyMaskToCatalogs(*request.mask, *mask, masked);
+        }
         // The GPUs follow the work where none were asked for (each rank of a host takes its
         // own share of them); nothing has started the GPU driver yet, so the others stay out
         // of it.
@@ -283,6 +298,8 @@ int countCommand(const Context& context) {
     RankGroup& ranks = context.ranks;
     const bool distributed = ranks.distributed();
     CountInputs inputs = loadCountInputs(context, request);
+    if (ranks.isRoot())
+        printNotice(context.err, inputs.maskNote);
     printNotice(context.err, inputs.selection.notice);
     PairCounter& counter = *inputs.selection.counter;
 

@@ -8,6 +8,7 @@
 #include "cli/output.h"
 #include "tool_flags.h"
 #include "tpacf/mock.h"
+#include "tpacf/sky_mask.h"
 
 #include <cmath>
 #include <cstdio>
@@ -21,16 +22,21 @@ std::string mockHelp(const BackendRegistry& backends) {
     return R"(Usage: tpacf mock --n N [--seed S] --output data.txt
                   [--randoms M --random-output r.txt [--random-seed S2]] [--footprint F]
                   [clustering] [--quiet]
+       tpacf mock --randoms M --random-output r.txt [--random-seed S2]
+                  --mask MASK.fits [--mask-column C]
 
 Writes a clustered mock catalog (Soneira-Peebles hierarchy: w(theta) is a power law of known
 slope between the innermost and the outermost scale) and/or a catalog of uniform random
 points over the same footprint, as ASCII "ra dec" in degrees. The same seed gives the same file.
-Either part may be left out: --randoms alone writes only randoms.
+Either part may be left out: --randoms alone writes only randoms. With --mask (a HEALPix map
+or a MOC) the randoms are drawn inside the mask, thinned by its completeness, and the file's
+header names the mask and the seed.
 
 )" + flagHelp(flags::kMockFlags, backends) + R"(
-Example:
+Examples:
   tpacf mock --n 5000 --seed 1 --footprint box:150,190,0,40 --output data.txt \
              --randoms 10000 --random-output randoms.txt --random-seed 2
+  tpacf mock --randoms 1000000 --random-output randoms.txt --mask footprint.fits
 )";
 }
 
@@ -53,6 +59,14 @@ int mockCommand(const Context& context) {
     if (!randomCount && args.has(kRandomOutput))
         args.fail("--random-output needs --randoms (the number of random points)");
 
+    if (args.has(kMask) && count)
+        args.fail("--mask draws randoms only (--randoms M); a clustered mock is cut to a mask by "
+                  "tpacf run --mask, or made over --footprint");
+    if (args.has(kMask) && args.has(flags::kFootprint))
+        args.fail("--mask and --footprint both say where the randoms lie: give one");
+    if (args.has(kMaskColumn) && !args.has(kMask))
+        args.fail("--mask-column needs --mask FILE");
+
     MockParams params;
     params.seed = args.unsignedInteger(kSeed).value_or(1);
     params.footprint = footprintFrom(args);
@@ -66,6 +80,8 @@ int mockCommand(const Context& context) {
         files.output("--output", args.required(kOutput));
     if (randomCount)
         files.output("--random-output", args.required(kRandomOutput));
+    if (const auto maskPath = args.value(kMask))
+        files.input("--mask", *maskPath);
     files.check();
 
     // --quiet: the files all the same, no summary.
@@ -88,7 +104,16 @@ int mockCommand(const Context& context) {
                       slope, slope, inner, outer);
         out << line;
     }
-    if (randomCount) {
+    if (randomCount && args.has(kMask)) {
+        const std::string path = args.required(kRandomOutput);
+        const SkyMask mask =
+            readSkyMask(args.required(kMask), {args.value(kMaskColumn).value_or(""), ""});
+        const Catalog randoms = generateRandomsInMask(static_cast<std::size_t>(*randomCount),
+                                                      mask, randomSeed, path);
+        writeCatalogAscii(path, randoms, {maskRandomsNote(mask, randomSeed, randoms.size())});
+        out << "wrote " << randoms.size() << " random points inside the mask to " << path << " ("
+            << mask.description() << ", seed " << randomSeed << ")\n";
+    } else if (randomCount) {
         const std::string path = args.required(kRandomOutput);
         const Catalog randoms = generateUniformRandoms(static_cast<std::size_t>(*randomCount),
                                                        params.footprint, randomSeed, path);

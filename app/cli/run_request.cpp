@@ -245,6 +245,7 @@ void readJobSettings(const ParsedArgs& args, const Context& context,
 void readRunRequest(const ParsedArgs& args, const Context& context, bool distributed,
                     RunRequest& run) {
     readCatalogFlags(args, run);
+    run.mask = maskRequestFrom(args);
     readCountFileFlags(args, distributed, run);
     const JackknifeRequest jackknife = readOutputFlags(args, run);
     readJobSettings(args, context, jackknife, run);

@@ -4,6 +4,7 @@
 // catalog is read (run_request.cpp); cmd_run.cpp reads the catalogs and counts.
 #include "cli/args.h"
 #include "cli/context.h"
+#include "cli/masking.h"
 #include "cli/output.h"
 #include "cli/plot_output.h"
 #include "cli/progress.h"
@@ -36,6 +37,7 @@ struct RunRequest {
     std::optional<PlotOutput> plot;
     CorrelationParams params;
     ReadOptions dataOptions, randomOptions;
+    std::optional<MaskRequest> mask; // --mask: every catalog cut to it once read
 };
 
 /// The run's flags (a job file's under the command line's), read and checked: the catalogs and

@@ -26,6 +26,23 @@ inline constexpr Flag kHdu{
     "(default: the first binary table). HDF5: the group whose 1-D datasets\n"
     "are the columns, or a table (compound dataset), e.g. survey/north\n"
     "(default: the root group, or the file's only table)"};
+inline constexpr Flag kMask{
+    "--mask", Value, "FILE",
+    "a footprint as a HEALPix map (completeness 0..1, RING or NESTED,\n"
+    "full-sky or partial, NSIDE up to 8192) or a MOC, in FITS: points\n"
+    "outside it (completeness 0) are dropped from every catalog, and how\n"
+    "many is said for each"};
+inline constexpr Flag kMaskThreshold{
+    "--mask-threshold", Value, "T",
+    "also drop points where the completeness is below T (0..1; default 0:\n"
+    "keep every point the mask covers)"};
+inline constexpr Flag kMaskColumn{
+    "--mask-column", Value, "C",
+    "the map's column of completeness (default: the first numeric column\n"
+    "that is not PIXEL)"};
+inline constexpr const Flag* kMaskFlags[] = {&kMask, &kMaskThreshold, &kMaskColumn};
+inline constexpr FlagGroup kMaskGroup{"Mask", kMaskFlags};
+
 inline constexpr const Flag* kReadFlags[] = {&kCoordUnit, &kRaHours, &kRaCol, &kDecCol, &kHdu};
 inline constexpr FlagGroup kReadGroup{
     "Reading catalogs (applies to every catalog of the command)", kReadFlags,

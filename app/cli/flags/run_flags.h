@@ -154,8 +154,8 @@ inline constexpr const Flag* kWeightFlags[] = {&kWeightCol, &kDataWeightCol, &kR
 inline constexpr FlagGroup kWeightGroup{kWeightsTitle, kWeightFlags};
 
 inline constexpr const FlagGroup* kGroups[] = {
-    &kInputOutputGroup, &kCountFileGroup, &kErrorBarGroup, &kFitGroup,    &kCatalogFormatsGroup,
-    &kReadGroup,        &kWeightGroup,    &kBinGroup,      &kBackendGroup};
+    &kInputOutputGroup, &kCountFileGroup, &kErrorBarGroup, &kFitGroup, &kCatalogFormatsGroup,
+    &kReadGroup,        &kMaskGroup,      &kWeightGroup,   &kBinGroup, &kBackendGroup};
 
 } // namespace run
 
@@ -183,8 +183,9 @@ inline constexpr const Flag* kWeightFlags[] = {&kWeightCol, &kAWeightCol, &kBWei
 inline constexpr FlagGroup kWeightGroup{kWeightsTitle, kWeightFlags};
 
 inline constexpr const FlagGroup* kGroups[] = {&kInputOutputGroup, &run::kCatalogFormatsGroup,
-                                               &kReadGroup,        &kWeightGroup,
-                                               &kBinGroup,         &kBackendGroup};
+                                               &kReadGroup,        &kMaskGroup,
+                                               &kWeightGroup,      &kBinGroup,
+                                               &kBackendGroup};
 
 } // namespace count
 

@@ -21,7 +21,15 @@ inline constexpr Flag kQuiet{
 inline constexpr const Flag* kCatalogFlags[] = {
     &kN, &kSeed, &kOutput, &kRandoms, &kRandomOutput, &kRandomSeed, &kQuiet};
 inline constexpr FlagGroup kCatalogGroup{"Catalogs", kCatalogFlags};
-inline constexpr const Flag* kFootprintFlags[] = {&kFootprint};
+inline constexpr Flag kMask{
+    "--mask", Value, "FILE",
+    "draw the randoms inside a HEALPix map or MOC (FITS) instead of a\n"
+    "footprint: uniform on the sphere, thinned by the map's completeness;\n"
+    "the same file for the same seed on any number of threads"};
+inline constexpr Flag kMaskColumn{"--mask-column", Value, "C",
+                                  "the map's column of completeness (default: the first\n"
+                                  "numeric column that is not PIXEL)"};
+inline constexpr const Flag* kFootprintFlags[] = {&kFootprint, &kMask, &kMaskColumn};
 inline constexpr FlagGroup kFootprintGroup{"Footprint", kFootprintFlags};
 inline constexpr FlagGroup kClusteringGroup{"Clustering (Soneira-Peebles)", kClusteringFlags};
 inline constexpr const FlagGroup* kGroups[] = {&kCatalogGroup, &kFootprintGroup, &kClusteringGroup};

@@ -94,5 +94,6 @@ void bindBins(py::module_& module);
 void bindCounting(py::module_& module);
 void bindCorrelate(py::module_& module);
 void bindDevices(py::module_& module);
+void bindMasks(py::module_& module);
 
 } // namespace tpacf::python

@@ -38,4 +38,5 @@ PYBIND11_MODULE(_tpacf, module) {
     bindCounting(module);
     bindCorrelate(module);
     bindDevices(module);
+    bindMasks(module);
 }

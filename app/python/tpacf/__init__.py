@@ -25,6 +25,7 @@ from ._tpacf import (
     CountStore,
     Error,
     InputError,
+    Mask,
     __version__,
     backend_names,
     combine_counts,
@@ -36,7 +37,7 @@ from ._result import Result, correlate
 
 # The compiled classes are the package's own (help() and reprs say tpacf.Catalog).
 for _type in (Bins, Catalog, Counts, CountStore, Error, InputError, ConfigError,
-              BackendUnavailable):
+              BackendUnavailable, Mask):
     _type.__module__ = "tpacf"
 del _type
 
@@ -49,6 +50,7 @@ __all__ = [
     "Counts",
     "Error",
     "InputError",
+    "Mask",
     "Result",
     "__version__",
     "backend_names",

@@ -3,12 +3,14 @@
 // Mock catalogs: clustered data with a known w(θ) power law, and uniform randoms,
 // over a footprint. Deterministic for a given seed.
 #include "tpacf/catalog.h"
+#include "tpacf/sky_mask.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpacf {
 
@@ -52,9 +54,23 @@ Catalog generateClusteredMock(const MockParams& params, std::string name = "mock
 Catalog generateUniformRandoms(std::size_t count, const Footprint& footprint, std::uint64_t seed,
                                std::string name = "randoms");
 
-/// Writes "ra dec" in degrees with a '#' header line; throws InputError when not writable.
-void writeCatalogAscii(const std::string& path, const Catalog& catalog);
+/// `count` random points uniform on the sphere inside `mask`, thinned by its completeness (a
+/// pixel of completeness c holds c times the points of a full one, on average), on `threads`
+/// threads (0: all); the same catalog for the same seed whatever the thread count. ConfigError
+/// for an empty mask (mask_randoms.cpp says how they are drawn).
+Catalog generateRandomsInMask(std::size_t count, const SkyMask& mask, std::uint64_t seed,
+                              std::string name = "randoms", int threads = 0);
+
+/// The line a file of such randoms starts with: "randoms inside the mask <description>, seed
+/// S, N points".
+std::string maskRandomsNote(const SkyMask& mask, std::uint64_t seed, std::size_t count);
+
+/// Writes "ra dec" in degrees with a '#' header line, after `notes` as '#' lines of their own
+/// (how the catalog was made: mask, seed); throws InputError when not writable.
+void writeCatalogAscii(const std::string& path, const Catalog& catalog,
+                       const std::vector<std::string>& notes = {});
 /// The same content to a stream.
-void writeCatalogAscii(std::ostream& out, const Catalog& catalog);
+void writeCatalogAscii(std::ostream& out, const Catalog& catalog,
+                       const std::vector<std::string>& notes = {});
 
 } // namespace tpacf

@@ -156,6 +156,8 @@ CatalogOrigin fitsOrigin(const FitsTable& table, const ReadOptions& options, int
     return origin;
 }
 
+} // namespace
+
 // One FITS file at a time through cfitsio: catalogs read side by side (tpacf run's data and
 // randoms) hung now and then in cfitsio's open on its global lock, left held by the other
 // thread's use of the library. Every use takes this lock before its table exists, so that
@@ -164,8 +166,6 @@ std::mutex& cfitsioUse() {
     static std::mutex lock;
     return lock;
 }
-
-} // namespace
 
 Catalog readFitsCatalog(const std::string& path, const ReadOptions& options) {
     const std::lock_guard<std::mutex> serial(cfitsioUse());

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,10 @@ struct FitsTable {
     std::vector<std::string> hdus; // every extension, for previews
     std::vector<FitsColumn> columns;
 };
+
+/// The one lock every use of cfitsio in the catalog room holds, from before a table is opened
+/// until it is closed (fits_reader.cpp says why).
+std::mutex& cfitsioUse();
 
 /// Opens the table `path` (and options.hdu) names. wantListing: also list every extension
 /// (previews). Throws InputError naming the file, the HDU and what is wrong.

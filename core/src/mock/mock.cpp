@@ -409,11 +409,15 @@ Catalog generateClusteredMock(const MockParams& params, std::string name) {
     return Catalog::fromRadians(std::move(name), std::move(ra), std::move(dec));
 }
 
-void writeCatalogAscii(const std::string& path, const Catalog& catalog) {
-    writeFileAtomically(path, [&catalog](std::ostream& out) { writeCatalogAscii(out, catalog); });
+void writeCatalogAscii(const std::string& path, const Catalog& catalog,
+                       const std::vector<std::string>& notes) {
+    writeFileAtomically(path, [&](std::ostream& out) { writeCatalogAscii(out, catalog, notes); });
 }
 
-void writeCatalogAscii(std::ostream& out, const Catalog& catalog) {
+void writeCatalogAscii(std::ostream& out, const Catalog& catalog,
+                       const std::vector<std::string>& notes) {
+    for (const auto& note : notes)
+        out << "# " << note << '\n';
     out << "# ra dec\n";
     const auto raValues = catalog.ra();
     const auto decValues = catalog.dec();

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cli/masking.h"
+
+#include "cli/number_text.h"
+#include "flags/common_flags.h"
+#include "tpacf/errors.h"
+
+#include <cstdio>
+
+namespace tpacf::cli {
+
+std::optional<MaskRequest> maskRequestFrom(const ParsedArgs& args) {
+    using namespace flags;
+    const auto path = args.value(kMask);
+    if (!path) {
+        for (const auto* flag : {&kMaskThreshold, &kMaskColumn})
+            if (args.has(*flag))
+                args.fail(std::string(flag->name) + " needs --mask FILE");
+        return std::nullopt;
+    }
+    MaskRequest request;
+    request.path = *path;
+    request.options.column = args.value(kMaskColumn).value_or("");
+    request.threshold = args.number(kMaskThreshold, 0.0);
+    if (!(request.threshold >= 0.0 && request.threshold <= 1.0))
+        args.fail("--mask-threshold " + *args.value(kMaskThreshold) +
+                  " is not a completeness between 0 and 1");
+    return request;
+}
+
+std::string applyMaskToCatalogs(const MaskRequest& request, const SkyMask& mask,
+                                const std::vector<MaskedInput>& inputs) {
+    char fraction[64];
+    std::snprintf(fraction, sizeof fraction, "%.4g %% of the sky", 100.0 * mask.skyFraction());
+    std::string note = "mask " + mask.description() + ", " + fraction;
+    if (request.threshold > 0.0)
+        note += ", completeness >= " + edgeText(request.threshold);
+    note += ":";
+    bool first = true;
+    for (const MaskedInput& input : inputs) {
+        const Catalog& catalog = **input.catalog;
+        MaskedCatalog cut = applySkyMask(catalog, mask, request.threshold);
+        if (cut.kept == 0)
+            throw InputError(catalog.name(), 0, 0,
+                             "the mask " + request.path + " keeps none of the " +
+                                 withThousands(catalog.size()) +
+                                 " points (is it the footprint of this catalog, in the same "
+                                 "coordinates?)");
+        note += std::string(first ? " " : "; ") + input.label + " kept " + withThousands(cut.kept) +
+                " of " + withThousands(catalog.size());
+        first = false;
+        *input.catalog = std::make_shared<const Catalog>(std::move(cut.catalog));
+    }
+    return note;
+}
+
+} // namespace tpacf::cli

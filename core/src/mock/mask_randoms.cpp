@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Random points inside a mask (generateRandomsInMask, mock.h). A mask is runs of deep pixels
+// (sky_mask.h), all of one area (HEALPix pixels are equal-area), so a point uniform on the
+// sphere inside the mask, kept with probability c (thinning by completeness), is a run drawn
+// with probability ∝ its pixel count × c, then one of its deep pixels uniformly: the run by
+// Walker's alias table (O(1) a point), the point at that pixel's centre (pixels of 0.4
+// milliarcseconds, far below any separation counted). No point is rejected, so block b of
+// the output is always points b·B … (b+1)·B − 1, drawn from a generator seeded by (seed, b):
+// the catalog is the same for any number of threads.
+#include "tpacf/mock.h"
+
+#include "tpacf/errors.h"
+#include "tpacf/sky_mask.h"
+#include "tpacf/units.h"
+#include "tpacf/work_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace tpacf {
+
+namespace {
+
+constexpr std::size_t kBlock = 1 << 16;
+
+__extension__ typedef unsigned __int128 Wide; // GCC and Clang: the 64 × 64-bit product
+
+std::uint64_t splitMix(std::uint64_t& state) noexcept {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+// xoshiro256** (Blackman and Vigna), seeded through SplitMix64 as its authors advise.
+class BlockSource {
+public:
+    BlockSource(std::uint64_t seed, std::uint64_t block) noexcept {
+        std::uint64_t state = seed ^ (block * 0xd1b54a32d192ed03ULL);
+        for (auto& word : m_s)
+            word = splitMix(state);
+    }
+    std::uint64_t next() noexcept {
+        const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
+        const std::uint64_t t = m_s[1] << 17;
+        m_s[2] ^= m_s[0];
+        m_s[3] ^= m_s[1];
+        m_s[1] ^= m_s[2];
+        m_s[0] ^= m_s[3];
+        m_s[2] ^= t;
+        m_s[3] = rotl(m_s[3], 45);
+        return result;
+    }
+    double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+    /// Uniform in [0, n), n > 0, without bias (Lemire's multiply and reject).
+    std::uint64_t below(std::uint64_t n) noexcept {
+        Wide product = static_cast<Wide>(next()) * n;
+        auto low = static_cast<std::uint64_t>(product);
+        if (low < n) {
+            const std::uint64_t floor = (0 - n) % n;
+            while (low < floor) {
+                product = static_cast<Wide>(next()) * n;
+                low = static_cast<std::uint64_t>(product);
+            }
+        }
+        return static_cast<std::uint64_t>(product >> 64);
+    }
+
+private:
+    static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+    std::uint64_t m_s[4];
+};
+
+// Walker's alias table over the runs, weight = pixels × completeness (Vose's construction);
+// a slot's probability and alias side by side, so that a draw touches one cache line.
+struct AliasTable {
+    struct Slot {
+        double keep = 1.0;        // probability of keeping the drawn slot
+        std::uint32_t alias = 0;  // the slot taken otherwise
+    };
+    std::vector<Slot> slots;
+
+    explicit AliasTable(const std::vector<SkyMask::Run>& runs) : slots(runs.size()) {
+        const std::size_t n = runs.size();
+        std::vector<double> scaled(n);
+        long double total = 0;
+        for (const auto& run : runs)
+            total += static_cast<long double>(run.end - run.begin) * run.completeness;
+        for (std::size_t i = 0; i < n; ++i)
+            scaled[i] = static_cast<double>(static_cast<long double>(runs[i].end - runs[i].begin) *
+                                            runs[i].completeness * n / total);
+        std::vector<std::uint32_t> small, large;
+        for (std::size_t i = 0; i < n; ++i)
+            (scaled[i] < 1.0 ? small : large).push_back(static_cast<std::uint32_t>(i));
+        while (!small.empty() && !large.empty()) {
+            const std::uint32_t s = small.back(), l = large.back();
+            small.pop_back();
+            slots[s] = {scaled[s], l};
+            scaled[l] = (scaled[l] + scaled[s]) - 1.0;
+            if (scaled[l] < 1.0) {
+                large.pop_back();
+                small.push_back(l);
+            }
+        }
+        // What is left is 1 up to rounding: kept always.
+        for (const auto i : large)
+            slots[i] = {1.0, i};
+        for (const auto i : small)
+            slots[i] = {1.0, i};
+    }
+    std::size_t draw(BlockSource& random) const noexcept {
+        const Slot& slot = slots[random.below(slots.size())];
+        const std::size_t index = static_cast<std::size_t>(&slot - slots.data());
+        return random.unit() < slot.keep ? index : slot.alias;
+    }
+};
+
+} // namespace
+
+Catalog generateRandomsInMask(std::size_t count, const SkyMask& mask, std::uint64_t seed,
+                              std::string name, int threads) {
+    if (mask.empty())
+        throw ConfigError("the mask covers no part of the sky: no random point can be drawn");
+    const AliasTable table(mask.runs());
+    const auto& runs = mask.runs();
+    Catalog::Columns columns;
+    columns.ra.resize(count);
+    columns.dec.resize(count);
+    columns.x.resize(count);
+    columns.y.resize(count);
+    columns.z.resize(count);
+    const std::size_t blocks = (count + kBlock - 1) / kBlock;
+    parallelForRanges(
+        blocks,
+        [&](std::size_t firstBlock, std::size_t endBlock) {
+            for (std::size_t block = firstBlock; block < endBlock; ++block) {
+                BlockSource random(seed, block);
+                const std::size_t end = std::min(count, (block + 1) * kBlock);
+                for (std::size_t i = block * kBlock; i < end; ++i) {
+                    const SkyMask::Run& run = runs[table.draw(random)];
+                    const std::uint64_t pixel = run.begin + random.below(run.end - run.begin);
+                    double x = 0, y = 0, z = 0;
+                    SkyMask::deepPixelCentre(pixel, x, y, z);
+                    double ra = std::atan2(y, x);
+                    if (ra < 0)
+                        ra += 2.0 * kPi;
+                    if (ra >= 2.0 * kPi) // -tiny + 2π rounds to 2π
+                        ra = 0.0;
+                    columns.ra[i] = ra;
+                    columns.dec[i] = std::asin(std::clamp(z, -1.0, 1.0));
+                    columns.x[i] = x;
+                    columns.y[i] = y;
+                    columns.z[i] = z;
+                }
+            }
+        },
+        threads, 1);
+    return Catalog::fromBuiltColumns(std::move(name), std::move(columns));
+}
+
+std::string maskRandomsNote(const SkyMask& mask, std::uint64_t seed, std::size_t count) {
+    return "randoms inside the mask " + mask.description() + ", seed " + std::to_string(seed) +
+           ", " + std::to_string(count) + " points";
+}
+
+} // namespace tpacf
