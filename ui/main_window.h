@@ -340,6 +340,7 @@ private:
     void openData2Dialog();
     void addRandom2Dialog();
     void removeSelectedRandom();
+    void makeRandomsFromMaskDialog();
     void openSessionDialog();
     void saveSessionDialog();
     void exportCsvDialog();
@@ -402,6 +403,7 @@ private:
     QAction* m_openDataAction = nullptr;
     QAction* m_addRandomAction = nullptr;
     QAction* m_removeRandomAction = nullptr;
+    QAction* m_maskRandomsAction = nullptr;
     QAction* m_openData2Action = nullptr;
     QAction* m_addRandom2Action = nullptr;
     QAction* m_removeSecondAction = nullptr;

@@ -6,16 +6,22 @@
 #include "catalogs_panel.h"
 #include "covariance_view.h"
 #include "figure_dialog.h"
+#include "mask_randoms_dialog.h"
 #include "plot_panel.h"
 
 #include <tpacf/catalog_formats.h>
+#include <tpacf/mock.h>
+#include <tpacf/sky_mask.h>
 #include <tpacf/version.h>
 
 #include <QApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QMessageBox>
+#include <QPromise>
+#include <QThreadPool>
 
 namespace tpacf::ui {
 
@@ -86,6 +92,58 @@ void MainWindow::removeSelectedRandom() {
     if (index < 0) // nothing or the data selected: remove the last random set
         index = int(m_catalogs->randoms().size()) - 1;
     removeRandomCatalog(index);
+}
+
+// The points are drawn and written on a worker thread (10^7 of them take a few seconds), then
+// read back as any random catalog is, so the file is what the run counts.
+void MainWindow::makeRandomsFromMaskDialog() {
+    const auto data = m_catalogs->dataCatalog();
+    const qint64 suggested = data ? qint64(std::max<std::size_t>(10 * data->size(), 10000)) : 100000;
+    MaskRandomsDialog dialog(m_lastDirectory, suggested, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const MaskRandomsRequest request = dialog.request();
+    logLine(MessageSeverity::Info, tr("Drawing %L1 random points inside %2…")
+                                       .arg(request.count)
+                                       .arg(QDir::toNativeSeparators(request.maskPath)));
+    m_maskRandomsAction->setEnabled(false);
+    struct Outcome {
+        QString error, note;
+    };
+    auto promise = std::make_shared<QPromise<Outcome>>();
+    QFuture<Outcome> future = promise->future();
+    promise->start();
+    QThreadPool::globalInstance()->start([promise, request] {
+        Outcome outcome;
+        try {
+            const SkyMask mask = readSkyMask(request.maskPath.toStdString());
+            const std::string path = request.outputPath.toStdString();
+            const Catalog randoms = generateRandomsInMask(
+                static_cast<std::size_t>(request.count), mask, request.seed, path);
+            const std::string note = maskRandomsNote(mask, request.seed, randoms.size());
+            writeCatalogAscii(path, randoms, {note});
+            outcome.note = QString::fromStdString(note);
+        } catch (const std::exception& error) {
+            outcome.error = QString::fromStdString(error.what());
+        }
+        promise->addResult(outcome);
+        promise->finish();
+    });
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, request] {
+        watcher->deleteLater();
+        m_maskRandomsAction->setEnabled(true);
+        const Outcome outcome = watcher->future().result();
+        if (!outcome.error.isEmpty()) {
+            reportMessage(MessageSeverity::Error,
+                          tr("No randoms were made from the mask: %1").arg(outcome.error));
+            return;
+        }
+        logLine(MessageSeverity::Info,
+                tr("Wrote %1 to %2.").arg(outcome.note, QDir::toNativeSeparators(request.outputPath)));
+        openCatalogFiles({request.outputPath}, false);
+    });
+    watcher->setFuture(future);
 }
 
 void MainWindow::openSessionDialog() {

@@ -85,6 +85,12 @@ void MainWindow::createActions() {
     m_removeRandomAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(m_removeRandomAction, &QAction::triggered, this, &MainWindow::removeSelectedRandom);
 
+    m_maskRandomsAction = new QAction(tr("Make Randoms from &Mask…"), this);
+    m_maskRandomsAction->setObjectName(QStringLiteral("maskRandomsAction"));
+    m_maskRandomsAction->setStatusTip(
+        tr("Draw random points inside a HEALPix map or MOC and add them as a random catalog"));
+    connect(m_maskRandomsAction, &QAction::triggered, this, &MainWindow::makeRandomsFromMaskDialog);
+
     // The second sample of a cross-correlation (D1 × D2).
     m_openData2Action = new QAction(tr("Open &Second Data Catalog…"), this);
     m_openData2Action->setToolTip(
@@ -166,6 +172,7 @@ void MainWindow::createMenus() {
     file->addAction(m_openDataAction);
     file->addAction(m_addRandomAction);
     file->addAction(m_removeRandomAction);
+    file->addAction(m_maskRandomsAction);
     file->addSeparator();
     file->addAction(m_openData2Action);
     file->addAction(m_addRandom2Action);

@@ -4,6 +4,11 @@
 // and row filter, stated columns.
 #include "studio_suite.h"
 
+#include "mask_randoms_dialog.h"
+
+#include <tpacf/mock.h>
+#include <tpacf/sky_mask.h>
+
 using namespace studiosuite;
 
 class TestStudioCatalogs : public StudioSuite {
@@ -28,6 +33,7 @@ private Q_SLOTS:
     void columnsNotNamedAsCoordinatesAreFlagged();
     void fitsPixelColumnsAreFlagged();
     void rowFilterIsCheckedInTheDialog();
+    void randomsFromAMaskAreAdded();
 };
 
 void TestStudioCatalogs::badCatalogIsReportedAndStateKept_data() {
@@ -863,4 +869,111 @@ void TestStudioCatalogs::rowFilterIsCheckedInTheDialog() {
 }
 
 TPACF_TEST_MAIN(TestStudioCatalogs)
+// File > Make Randoms from Mask...: the dialog refuses what it can see is wrong and stays open;
+// the points are drawn aside, written with the mask and seed in the header, and added as a
+// random catalog equal to the library's draw with the same seed; a file that is no mask is
+// reported by name.
+void TestStudioCatalogs::randomsFromAMaskAreAdded() {
+#ifndef TPACF_TEST_HAVE_CFITSIO
+    QSKIP("the tests are built without cfitsio: no mask to write");
+#else
+    if (!skyMasksAvailable())
+        QSKIP("this build reads no masks");
+    // A partial HEALPix map as healpy writes one: NSIDE 4, RING, the 48 pixels of the northern
+    // polar cap rings, completeness 1 and 0.5.
+    const QString maskPath = m_dir.filePath(QStringLiteral("cap_mask.fits"));
+    {
+        int status = 0;
+        fitsfile* file = nullptr;
+        std::string name("!");
+        name += maskPath.toStdString();
+        fits_create_file(&file, name.c_str(), &status);
+        std::vector<long long> pixels;
+        std::vector<double> values;
+        for (int p = 0; p < 48; ++p) {
+            pixels.push_back(p);
+            values.push_back(p % 2 ? 1.0 : 0.5);
+        }
+        const char* names[] = {"PIXEL", "SIGNAL"};
+        const char* forms[] = {"K", "D"};
+        fits_create_tbl(file, BINARY_TBL, 0, 2, const_cast<char**>(names),
+                        const_cast<char**>(forms), nullptr, "MASK", &status);
+        fits_write_col(file, TLONGLONG, 1, 1, 1, 48, pixels.data(), &status);
+        fits_write_col(file, TDOUBLE, 2, 1, 1, 48, values.data(), &status);
+        fits_write_key(file, TSTRING, "PIXTYPE", const_cast<char*>("HEALPIX"), nullptr, &status);
+        fits_write_key(file, TSTRING, "ORDERING", const_cast<char*>("RING"), nullptr, &status);
+        fits_write_key(file, TSTRING, "INDXSCHM", const_cast<char*>("EXPLICIT"), nullptr, &status);
+        long nside = 4;
+        fits_write_key(file, TLONG, "NSIDE", &nside, nullptr, &status);
+        fits_close_file(file, &status);
+        QCOMPARE(status, 0);
+    }
+    auto window = makeWindow();
+    QVERIFY(window);
+    const int randomsBefore = int(window->catalogSet()->randoms().size());
+    const QString output = m_dir.filePath(QStringLiteral("mask_randoms.txt"));
+    QAction* action = window->findChild<QAction*>(QStringLiteral("maskRandomsAction"));
+    QVERIFY(action);
+
+    // Filled in as a user does; the first time without a mask, which the dialog refuses.
+    QStringList problems;
+    MaskRandomsRequest request{maskPath, output, 3000, 17};
+    const auto fillIn = [&](bool withMask) {
+        QTimer::singleShot(0, window.get(), [&, withMask] {
+            auto* dialog = qobject_cast<MaskRandomsDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->setRequest({QString(), output, 3000, 17});
+            dialog->accept();
+            auto* problem = dialog->findChild<QLabel*>(QStringLiteral("maskRandomsProblem"));
+            problems.append(problem->isHidden() ? QString() : problem->text());
+            QVERIFY(dialog->isVisible());
+            if (withMask) {
+                dialog->setRequest(request);
+                dialog->accept();
+            } else {
+                dialog->reject();
+            }
+        });
+    };
+    fillIn(false);
+    action->trigger();
+    QCOMPARE(problems.size(), 1);
+    QVERIFY2(problems[0].contains(QStringLiteral("Choose the mask")), qPrintable(problems[0]));
+    QCOMPARE(int(window->catalogSet()->randoms().size()), randomsBefore);
+
+    fillIn(true);
+    action->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(int(window->catalogSet()->randoms().size()), randomsBefore + 1,
+                              20000);
+
+    QFile file(output);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString header = QString::fromUtf8(file.readLine());
+    QVERIFY2(header.startsWith(QStringLiteral("# randoms inside the mask HEALPix map cap_mask.fits")) &&
+                 header.contains(QStringLiteral("seed 17")),
+             qPrintable(header));
+    const auto added = window->catalogSet()->randoms().back().catalog;
+    QCOMPARE(added->size(), std::size_t(3000));
+    const SkyMask mask = readSkyMask(maskPath.toStdString());
+    const Catalog expected = generateRandomsInMask(3000, mask, 17);
+    for (std::size_t i = 0; i < added->size(); ++i) {
+        QVERIFY(mask.completenessAt(added->x()[i], added->y()[i], added->z()[i]) > 0);
+        QVERIFY(std::abs(added->ra()[i] - expected.ra()[i]) < 1e-12);
+        QVERIFY(std::abs(added->dec()[i] - expected.dec()[i]) < 1e-12);
+    }
+
+    // A FITS catalog is no mask: the error names the file, and nothing is added.
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    request = {twoTableFits(), m_dir.filePath(QStringLiteral("no_randoms.txt")), 100, 1};
+    fillIn(true);
+    action->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!messages.isEmpty() &&
+                                 messages.last().at(1).toString().contains(
+                                     QStringLiteral("not a HEALPix map or MOC")),
+                             20000);
+    QCOMPARE(int(window->catalogSet()->randoms().size()), randomsBefore + 1);
+    QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("no_randoms.txt"))));
+#endif
+}
+
 #include "test_studio_catalogs.moc"
