@@ -23,6 +23,7 @@
 #include "tpacf/estimator.h"
 #include "tpacf/jackknife.h"
 #include "tpacf/power_law_fit.h"
+#include "tpacf/regions_file.h"
 #include "tpacf/units.h"
 #include "tpacf/output_file.h"
 #include "tpacf/result_io.h"
@@ -106,6 +107,10 @@ FilePlan runFiles(const ParsedArgs& args, const RunRequest& run) {
         files.output("--covariance", run.covariancePath);
     if (!run.samplesPath.empty())
         files.output("--jackknife-samples", run.samplesPath);
+    if (!run.regionsOutPath.empty())
+        files.output("--save-regions", run.regionsOutPath);
+    if (!run.regionsInPath.empty())
+        files.input("--regions", run.regionsInPath);
     if (run.plot)
         files.output("--plot", run.plot->path());
     if (run.mask)
@@ -367,6 +372,11 @@ int runCommand(const Context& context) {
             if (!result.counts)
                 throw std::logic_error("the job returned no counts to save");
             writeCountFile(*run.savePath, *result.counts);
+        }
+        if (!run.regionsOutPath.empty()) {
+            if (!result.jackknifeRegions.definition)
+                throw std::logic_error("the job returned no regions to save");
+            writeRegionsFile(run.regionsOutPath, *result.jackknifeRegions.definition);
         }
         if (run.share) {
             if (!run.quiet)

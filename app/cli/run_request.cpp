@@ -8,6 +8,8 @@
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
 #include "tpacf/jackknife.h"
+#include "tpacf/regions_file.h"
+#include "tpacf/sky_mask.h"
 #include "tpacf/units.h"
 
 #include <cstdint>
@@ -55,6 +57,25 @@ JackknifeRequest jackknifeFrom(const ParsedArgs& args) {
         }
         request.settings.regionColumn = *column;
     }
+    const auto nside = args.integer("--jackknife-healpix", 1, kMaxMaskNside);
+    if (nside && (*nside & (*nside - 1)) != 0)
+        args.fail("--jackknife-healpix " + std::to_string(*nside) + " is not a power of 2");
+    const auto regionsFile = args.value("--regions");
+    if (nside && !regions && !regionsFile)
+        args.fail("--jackknife-healpix NSIDE says how the --jackknife K regions are grown: add "
+                  "--jackknife K");
+    if ((nside || regionsFile) && column)
+        args.fail("--jackknife-column gives the regions itself: not with " +
+                  std::string(nside ? "--jackknife-healpix" : "--regions"));
+    if (regionsFile && seed)
+        args.fail("--jackknife-seed seeds regions grown here; --regions takes them as they are");
+    if (nside)
+        request.settings.healpixNside = *nside;
+    if (regionsFile) // read now: a bad file costs no catalog read
+        request.settings.given = std::make_shared<const RegionsDefinition>(readRegionsFile(*regionsFile));
+    if (args.has("--save-regions") && (!request.settings.enabled() || column))
+        args.fail("--save-regions writes regions grown by --jackknife K (k-means or HEALPix) or "
+                  "taken by --regions; a --jackknife-column's labels are in the catalogs");
     for (const Flag* flag : {&flags::run::kCovariance, &flags::run::kJackknifeSamples})
         if (args.has(*flag) && !request.settings.enabled())
             args.fail(args.spelling(*flag) + " needs jackknife error bars: add --jackknife K or "
@@ -184,6 +205,8 @@ JackknifeRequest readOutputFlags(const ParsedArgs& args, RunRequest& run) {
     // The result table's form: --format, else the name's extension; the covariance's, its own.
     run.format = tableFormatFrom(args, run.outputPath, "--output");
     run.samplesPath = args.value(kJackknifeSamples).value_or("");
+    run.regionsOutPath = args.value(kSaveRegions).value_or("");
+    run.regionsInPath = args.value(kRegions).value_or("");
     run.covarianceFormat = tableFormatWithoutJson(args, run.covariancePath, "--covariance",
                                                 "the covariance");
     run.samplesFormat = tableFormatWithoutJson(args, run.samplesPath, "--jackknife-samples",

@@ -28,6 +28,7 @@ struct RunRequest {
     std::optional<std::string> savePath, reusePath;
     std::optional<WorkShare> share;
     std::string outputPath, jsonPath, covariancePath, samplesPath, fitOutputPath;
+    std::string regionsOutPath, regionsInPath; // --save-regions, --regions
     bool quiet = false;
     double progressInterval = kDefaultProgressInterval;
     TableFormat format = TableFormat::Ecsv;           // of --output

@@ -115,6 +115,20 @@ inline constexpr Flag kJackknifeSeed{
     "--jackknife-seed", Value, "S",
     "seed of the k-means regions (default 1); the same seed on the same data\n"
     "gives the same regions"};
+inline constexpr Flag kJackknifeHealpix{
+    "--jackknife-healpix", Value, "NSIDE",
+    "grow the --jackknife K regions from HEALPix pixels at NSIDE (a power of\n"
+    "2 up to 8192) instead of k-means: the data's occupied pixels in NESTED\n"
+    "order cut into K runs of near-equal data weight"};
+inline constexpr Flag kSaveRegions{
+    "--save-regions", Value, "FILE",
+    "write the jackknife regions (k-means centres, or HEALPix pixel runs) as\n"
+    "JSON, for --regions in another run"};
+inline constexpr Flag kRegions{
+    "--regions", Value, "FILE",
+    "take the jackknife regions from a --save-regions file, so that two\n"
+    "samples (redshift slices, data and mocks) share them; points far from\n"
+    "every centre, or another --jackknife K or NSIDE, are an error"};
 inline constexpr Flag kCovariance{
     "--covariance", Value, "FILE",
     "the bins x bins covariance matrix of w (needs jackknife): ECSV, or FITS\n"
@@ -125,8 +139,9 @@ inline constexpr Flag kJackknifeSamples{
     "the K leave-one-out samples of w (a row per region, a column w_j per\n"
     "bin; needs jackknife), in the form its name asks for, as --covariance\n"
     "(a FITS or VOTable --output holds them too, as its JKSAMPLES table)"};
-inline constexpr const Flag* kErrorBarFlags[] = {&kJackknife, &kJackknifeColumn, &kJackknifeSeed,
-                                                 &kCovariance, &kJackknifeSamples};
+inline constexpr const Flag* kErrorBarFlags[] = {
+    &kJackknife,   &kJackknifeColumn, &kJackknifeSeed, &kJackknifeHealpix,
+    &kSaveRegions, &kRegions,         &kCovariance,    &kJackknifeSamples};
 inline constexpr FlagGroup kErrorBarGroup{
     "Error bars (jackknife: w is recomputed with each sky region left out)", kErrorBarFlags};
 

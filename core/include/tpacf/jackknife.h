@@ -14,6 +14,32 @@
 
 namespace tpacf {
 
+/// A region centre: a unit vector.
+struct RegionCentre {
+    double x = 0, y = 0, z = 1;
+};
+
+/// Regions as they can be saved and given again (--save-regions, --regions; regions_file.h), so
+/// that two redshift slices, or data and mocks, share them.
+struct RegionsDefinition {
+    enum class Kind { KMeans, Healpix };
+    Kind kind = Kind::KMeans;
+    /// k-means: one centre per region (a point's region is its nearest centre), and the largest
+    /// distance (chord) of a data point from its centre when the regions were made: a point
+    /// beyond 1.5 times that from its nearest centre is "far from every centre".
+    std::vector<RegionCentre> centres;
+    std::vector<double> radii;
+    /// HEALPix: NESTED pixels at this NSIDE; region r holds pixels firstPixels[r] up to
+    /// firstPixels[r + 1] (the last: to the end of the sphere), firstPixels[0] = 0.
+    std::int64_t nside = 0;
+    std::vector<std::uint64_t> firstPixels;
+    std::string method; ///< as JackknifeRegionsSummary::method says it
+
+    int count() const noexcept {
+        return static_cast<int>(kind == Kind::KMeans ? centres.size() : firstPixels.size());
+    }
+};
+
 /// How to split the footprint. regions = K ≥ 2: equal-count regions grown on the sphere
 /// (k-means on unit vectors of a subsample of the data; every point to its nearest centre).
 /// regionColumn set: regions taken from that catalog column instead (integer labels).
@@ -21,8 +47,16 @@ struct JackknifeSettings {
     int regions = 0;
     std::string regionColumn;
     std::uint64_t seed = 1;
+    /// > 0: HEALPix regions at this NSIDE (a power of 2 up to 8192) instead of k-means:
+    /// `regions` runs of the data's occupied pixels in NESTED order of near-equal data weight.
+    std::int64_t healpixNside = 0;
+    /// Regions given (a regions file): used as they are; `regions` and `healpixNside`, where
+    /// set, must agree with them.
+    std::shared_ptr<const RegionsDefinition> given;
 
-    bool enabled() const noexcept { return regions > 0 || !regionColumn.empty(); }
+    bool enabled() const noexcept {
+        return regions > 0 || !regionColumn.empty() || given != nullptr;
+    }
 };
 
 /// The regions a job used, for output and the GUI's region map.
@@ -36,6 +70,8 @@ struct JackknifeRegionsSummary {
     /// What assigned them (K, seed or column): the same call on the same catalogs gives the
     /// same regions, so a saved result's region map can be drawn again without storing it.
     JackknifeSettings settings;
+    /// The regions as a regions file holds them (k-means and HEALPix; null for a column).
+    std::shared_ptr<const RegionsDefinition> definition;
 };
 
 /// Smallest and largest region counts accepted: one place for the core, the GUI's spin box, the
@@ -97,11 +133,6 @@ inline constexpr std::uint64_t kJackknifeMemoryNoticeBytes = std::uint64_t{1} <<
 /// "812 KiB", "648 MiB", "9.1 GiB": binary units, as memory is sized.
 std::string formatBytes(std::uint64_t bytes);
 
-/// A region centre: a unit vector.
-struct RegionCentre {
-    double x = 0, y = 0, z = 1;
-};
-
 /// Centres of `regions` roughly equal-count regions: spherical k-means (k-means++ start, then
 /// at most 50 Lloyd steps) on the unit vectors of a seeded subsample of `data`: min(N,
 /// max(10 000, 40·K)) points drawn without replacement (Floyd's algorithm on SplitMix64 from
@@ -130,7 +161,22 @@ struct RegionAssignment {
     std::vector<std::int32_t> data;                 // one per data point
     std::vector<std::vector<std::int32_t>> randoms; // one vector per random set
     std::vector<std::int32_t> columnLabels;         // column method: the label of each region
+    std::shared_ptr<const RegionsDefinition> definition; // k-means and HEALPix
 };
+
+/// HEALPix regions grown on the data (JackknifeSettings::healpixNside): the occupied pixels at
+/// `nside` in NESTED order (the HEALPix Z-order curve, which keeps a run of pixels compact) cut
+/// into `regions` runs holding near-equal data weight (Σw, or points without weights): region
+/// r begins at the first occupied pixel where the weight before it reaches r/K of the total,
+/// each holding at least one occupied pixel. Pixels without data belong to the run they fall
+/// in. ConfigError for a bad NSIDE, fewer occupied pixels than regions, a build without
+/// healpix-cxx.
+RegionsDefinition healpixRegions(const Catalog& data, int regions, std::int64_t nside,
+                                 int threads = 0);
+
+/// Region of every point under a definition (nearest centre, or the run of its pixel).
+std::vector<std::int32_t> regionsOf(const Catalog& catalog, const RegionsDefinition& definition,
+                                    int threads = 0);
 
 /// Column method: maps the integer labels that the readers put in Catalog::region() onto
 /// 0..K−1 in sorted order, over the union of all catalogs (so data and randoms agree).
