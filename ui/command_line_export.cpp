@@ -268,6 +268,9 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
         add(flagName(flags::run::kJackknife), QString::number(errors.regions));
         if (errors.seed != JackknifeSettings{}.seed)
             add(flagName(flags::run::kJackknifeSeed), QString::number(errors.seed));
+    } else if (errors.method == ErrorSettings::Method::Healpix) {
+        add(flagName(flags::run::kJackknife), QString::number(errors.regions));
+        add(flagName(flags::run::kJackknifeHealpix), QString::number(errors.healpixNside));
     } else if (errors.method == ErrorSettings::Method::Column) {
         add(flagName(flags::run::kJackknifeColumn), errors.regionColumn);
     }

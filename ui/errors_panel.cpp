@@ -2,6 +2,7 @@
 #include "errors_panel.h"
 
 #include <tpacf/jackknife.h>
+#include <tpacf/sky_mask.h>
 
 #include <QComboBox>
 #include <QCompleter>
@@ -22,6 +23,8 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     m_method = new QComboBox(this);
     m_method->addItem(tr("None"), int(ErrorSettings::Method::None));
     m_method->addItem(tr("Jackknife, K regions on the sky"), int(ErrorSettings::Method::Regions));
+    m_method->addItem(tr("Jackknife, K HEALPix regions"),
+                      int(ErrorSettings::Method::Healpix));
     m_method->addItem(tr("Jackknife, regions from a column"), int(ErrorSettings::Method::Column));
     m_method->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_method->setMinimumContentsLength(12); // elided in a narrow dock rather than widening it
@@ -54,6 +57,16 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     m_seed->setToolTip(
         tr("Seed of the k-means region split: the same seed gives the same regions"));
 
+    m_nside = new QComboBox(this);
+    m_nside->setObjectName(QStringLiteral("healpixNside"));
+    for (int nside = 1; nside <= kMaxMaskNside; nside *= 2)
+        m_nside->addItem(QString::number(nside), nside);
+    m_nside->setCurrentIndex(m_nside->findData(ErrorSettings{}.healpixNside));
+    m_nside->setToolTip(tr("HEALPix NSIDE: the data's occupied pixels, in NESTED order, are cut "
+                           "into K runs of near-equal data weight (a pixel is about 55′ across "
+                           "at NSIDE 64, 3.4′ at 1024)"));
+    m_nsideLabel = new QLabel(tr("NSIDE:"), this);
+
     auto* form = new QFormLayout;
     form->setContentsMargins(0, 0, 0, 0);
     form->addRow(tr("Errors:"), m_method);
@@ -67,6 +80,8 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     regionsLayout->addWidget(m_regions, 1);
     regionsLayout->addWidget(m_seedLabel);
     regionsLayout->addWidget(m_seed, 1);
+    regionsLayout->addWidget(m_nsideLabel);
+    regionsLayout->addWidget(m_nside, 1);
     form->addRow(m_regionsLabel, m_regionsRow);
     form->addRow(m_columnLabel, m_column);
 
@@ -85,6 +100,7 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     connect(m_regions, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
     connect(m_column, &QComboBox::editTextChanged, this, &ErrorsPanel::onEdited);
     connect(m_seed, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
+    connect(m_nside, &QComboBox::currentIndexChanged, this, &ErrorsPanel::onEdited);
     updateState();
 }
 
@@ -94,13 +110,16 @@ ErrorSettings ErrorsPanel::settings() const {
     settings.regions = m_regions->value();
     settings.regionColumn = m_column->currentText().trimmed();
     settings.seed = quint64(m_seed->value());
+    settings.healpixNside = m_nside->currentData().toInt();
     return settings;
 }
 
 void ErrorsPanel::setSettings(const ErrorSettings& settings) {
     m_updating = true;
     {
-        const QSignalBlocker b1(m_method), b2(m_regions), b3(m_column), b4(m_seed);
+        const QSignalBlocker b1(m_method), b2(m_regions), b3(m_column), b4(m_seed), b5(m_nside);
+        if (const int index = m_nside->findData(settings.healpixNside); index >= 0)
+            m_nside->setCurrentIndex(index);
         m_method->setCurrentIndex(qMax(0, m_method->findData(int(settings.method))));
         // Out-of-range K (a hand-edited session) is clamped by the spin box to 2..500.
         m_regions->setValue(settings.regions);
@@ -144,11 +163,16 @@ void ErrorsPanel::onEdited() {
 
 void ErrorsPanel::updateState() {
     const ErrorSettings current = settings();
-    const bool regions = current.method == ErrorSettings::Method::Regions;
+    const bool healpix = current.method == ErrorSettings::Method::Healpix;
+    const bool regions = current.method == ErrorSettings::Method::Regions || healpix;
     const bool column = current.method == ErrorSettings::Method::Column;
     // Only the fields of the chosen method are shown, so the panel stays short.
     m_regionsLabel->setVisible(regions);
     m_regionsRow->setVisible(regions);
+    m_seedLabel->setVisible(!healpix);
+    m_seed->setVisible(!healpix);
+    m_nsideLabel->setVisible(healpix);
+    m_nside->setVisible(healpix);
     m_columnLabel->setVisible(column);
     m_column->setVisible(column);
 

@@ -40,6 +40,7 @@ public:
     /// Its text field.
     QLineEdit* columnEdit() const;
     QSpinBox* seedSpin() const { return m_seed; }
+    QComboBox* nsideCombo() const { return m_nside; }
 
 Q_SIGNALS:
     void changed();
@@ -52,6 +53,8 @@ private:
     QSpinBox* m_regions = nullptr;
     QComboBox* m_column = nullptr;
     QSpinBox* m_seed = nullptr;
+    QComboBox* m_nside = nullptr; // HEALPix regions' NSIDE
+    QLabel* m_nsideLabel = nullptr;
     QWidget* m_regionsRow = nullptr;
     QLabel* m_regionsLabel = nullptr;
     QLabel* m_columnLabel = nullptr;

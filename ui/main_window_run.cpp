@@ -61,7 +61,8 @@ QString MainWindow::runBlockedReason() const {
     if (!m_errorsPanel->isValid())
         return tr("Run disabled: %1").arg(m_errorsPanel->problem());
     const ErrorSettings errors = m_errorsPanel->settings();
-    if (errors.method == ErrorSettings::Method::Regions &&
+    if ((errors.method == ErrorSettings::Method::Regions ||
+         errors.method == ErrorSettings::Method::Healpix) &&
         data->size() < std::size_t(errors.regions))
         return tr("Run disabled: jackknife with %1 regions needs at least %1 data points; the "
                   "data catalog has %2. Lower K.")
@@ -203,6 +204,10 @@ bool MainWindow::startRun() {
     QString errorText = tr("no error bars");
     if (errors.method == ErrorSettings::Method::Regions)
         errorText = tr("jackknife, %1 regions (seed %2)").arg(errors.regions).arg(errors.seed);
+    else if (errors.method == ErrorSettings::Method::Healpix)
+        errorText = tr("jackknife, %1 regions of HEALPix pixels at NSIDE %2")
+                        .arg(errors.regions)
+                        .arg(errors.healpixNside);
     else if (readRegions)
         errorText = tr("jackknife, regions from column '%1'").arg(errors.regionColumn);
     QString samples;

@@ -218,6 +218,8 @@ QJsonObject resultToJson(const CorrelationResult& result) {
         if (!assigned.regionColumn.empty())
             jackknife[QStringLiteral("regionColumn")] =
                 QString::fromStdString(assigned.regionColumn);
+        if (assigned.healpixNside > 0)
+            jackknife[QStringLiteral("healpixNside")] = qint64(assigned.healpixNside);
         object[QStringLiteral("jackknife")] = jackknife;
     }
     if (!result.meanSeparations.empty()) {
@@ -319,6 +321,7 @@ ResultPtr resultFromJson(const QJsonObject& object, QString* problem) {
         assigned.seed = jackknife.value(QStringLiteral("seed")).toString().toULongLong();
         assigned.regionColumn =
             jackknife.value(QStringLiteral("regionColumn")).toString().toStdString();
+        assigned.healpixNside = jackknife.value(QStringLiteral("healpixNside")).toInteger();
     }
     for (const QJsonValue& value : object.value(QStringLiteral("meanTheta")).toArray()) {
         const QJsonObject entry = value.toObject();

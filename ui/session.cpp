@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "session.h"
 
+#include <tpacf/sky_mask.h>
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QJsonArray>
@@ -39,6 +41,8 @@ QString methodKey(ErrorSettings::Method method) {
         return QStringLiteral("jackknife-regions");
     case ErrorSettings::Method::Column:
         return QStringLiteral("jackknife-column");
+    case ErrorSettings::Method::Healpix:
+        return QStringLiteral("jackknife-healpix");
     case ErrorSettings::Method::None:
         break;
     }
@@ -50,8 +54,10 @@ QString methodKey(ErrorSettings::Method method) {
 JackknifeSettings ErrorSettings::jackknife() const {
     JackknifeSettings settings;
     settings.seed = seed;
-    if (method == Method::Regions)
+    if (method == Method::Regions || method == Method::Healpix)
         settings.regions = regions;
+    if (method == Method::Healpix)
+        settings.healpixNside = healpixNside;
     else if (method == Method::Column)
         settings.regionColumn = regionColumn.toStdString();
     return settings;
@@ -62,6 +68,7 @@ QJsonObject ErrorSettings::toJson() const {
     object[QStringLiteral("method")] = methodKey(method);
     object[QStringLiteral("regions")] = regions;
     object[QStringLiteral("regionColumn")] = regionColumn;
+    object[QStringLiteral("healpixNside")] = healpixNside;
     // JSON numbers are doubles: a seed beyond 2^53 would not survive as one.
     object[QStringLiteral("seed")] = QString::number(seed);
     return object;
@@ -70,11 +77,15 @@ QJsonObject ErrorSettings::toJson() const {
 ErrorSettings ErrorSettings::fromJson(const QJsonObject& object) {
     ErrorSettings settings;
     const QString method = object.value(QStringLiteral("method")).toString();
-    for (Method candidate : {Method::None, Method::Regions, Method::Column})
+    for (Method candidate : {Method::None, Method::Regions, Method::Column, Method::Healpix})
         if (method == methodKey(candidate))
             settings.method = candidate;
     settings.regions = object.value(QStringLiteral("regions")).toInt(settings.regions);
     settings.regionColumn = object.value(QStringLiteral("regionColumn")).toString();
+    // A power of 2 within the core's limit, else the default.
+    const int nside = object.value(QStringLiteral("healpixNside")).toInt(settings.healpixNside);
+    if (nside >= 1 && nside <= kMaxMaskNside && (nside & (nside - 1)) == 0)
+        settings.healpixNside = nside;
     const QJsonValue seed = object.value(QStringLiteral("seed"));
     bool ok = false;
     if (const quint64 parsed = seed.toString().toULongLong(&ok); seed.isString() && ok)

@@ -22,7 +22,7 @@ namespace tpacf::ui {
 /// The error-bar choice as the Errors controls hold it: the method plus every field, so K and the
 /// column name survive switching the method off and on (JackknifeSettings alone would lose them).
 struct ErrorSettings {
-    enum class Method { None, Regions, Column };
+    enum class Method { None, Regions, Column, Healpix };
     static constexpr int kDefaultRegions = 32;
     // The core's limits: the GUI accepts what the job and the CLI accept.
     static constexpr int kMinRegions = kMinJackknifeRegions;
@@ -32,6 +32,8 @@ struct ErrorSettings {
     int regions = kDefaultRegions;
     QString regionColumn;
     quint64 seed = 1;
+    /// Method::Healpix: K runs of HEALPix pixels at this NSIDE (--jackknife-healpix).
+    int healpixNside = 64;
 
     /// What the job gets: disabled for None, K regions or the column otherwise.
     JackknifeSettings jackknife() const;

@@ -156,6 +156,13 @@ void TestHelpCli::commandParsesBackToTheSettings_data() {
     }
     {
         Session s = base();
+        s.settings.errors.method = ErrorSettings::Method::Healpix;
+        s.settings.errors.regions = 12;
+        s.settings.errors.healpixNside = 256;
+        QTest::newRow("jackknife, HEALPix regions") << s;
+    }
+    {
+        Session s = base();
         s.settings.bins = BinSpec::linearWidth(0, 90, AngleUnit::Degree, 0.25);
         s.settings.estimator = Estimator::DavisPeebles;
         s.settings.errors.method = ErrorSettings::Method::Column;
@@ -287,6 +294,7 @@ void TestHelpCli::commandParsesBackToTheSettings() {
     if (jackknife.regions > 0)
         QCOMPARE(args.unsignedInteger("--jackknife-seed").value_or(1), jackknife.seed);
     QCOMPARE(args.value("--jackknife-column").value_or(""), jackknife.regionColumn);
+    QCOMPARE(args.integer("--jackknife-healpix", 0, 1, 1 << 20), jackknife.healpixNside);
     QCOMPARE(args.has("--covariance"), jackknife.enabled());
 
     // The registry knows "cuda" (as a module without devices in this build): the name resolves.
@@ -330,6 +338,17 @@ void TestHelpCli::commandComputesTheWindowsResult_data() {
         s.settings.backend.cpuThreads = 2;
         s.settings.backend.culling = CullingMode::On;
         QTest::newRow("weighted, columns by index, arcmin, jackknife") << s;
+    }
+    {
+        Session s;
+        s.data = source(file("data.txt"), 3, 2, 1);
+        s.randoms = {source(file("random.txt"), 3, 2)};
+        s.settings.bins = BinSpec::logCount(3, 300, AngleUnit::Arcminute, 6);
+        s.settings.errors.method = ErrorSettings::Method::Healpix;
+        s.settings.errors.regions = 5;
+        s.settings.errors.healpixNside = 16;
+        s.settings.backend.name = "cpu";
+        QTest::newRow("jackknife, HEALPix regions") << s;
     }
     {
         Session s;
