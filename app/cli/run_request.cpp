@@ -7,6 +7,7 @@
 #include "run_flags.h"
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
+#include "tpacf/bootstrap.h"
 #include "tpacf/jackknife.h"
 #include "tpacf/regions_file.h"
 #include "tpacf/sky_mask.h"
@@ -73,6 +74,16 @@ JackknifeRequest jackknifeFrom(const ParsedArgs& args) {
         request.settings.healpixNside = *nside;
     if (regionsFile) // read now: a bad file costs no catalog read
         request.settings.given = std::make_shared<const RegionsDefinition>(readRegionsFile(*regionsFile));
+    const auto bootstrap = args.integer("--bootstrap", kMinBootstrapSamples, kMaxBootstrapSamples);
+    if (bootstrap && !request.settings.enabled())
+        args.fail("--bootstrap resamples the jackknife regions: add --jackknife K, "
+                  "--jackknife-column C or --regions FILE");
+    if (args.has("--bootstrap-seed") && !bootstrap)
+        args.fail("--bootstrap-seed seeds the draws of --bootstrap B: add --bootstrap B");
+    if (bootstrap) {
+        request.settings.bootstrapSamples = static_cast<int>(*bootstrap);
+        request.settings.bootstrapSeed = args.unsignedInteger("--bootstrap-seed").value_or(1);
+    }
     if (args.has("--save-regions") && (!request.settings.enabled() || column))
         args.fail("--save-regions writes regions grown by --jackknife K (k-means or HEALPix) or "
                   "taken by --regions; a --jackknife-column's labels are in the catalogs");

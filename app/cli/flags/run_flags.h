@@ -129,6 +129,15 @@ inline constexpr Flag kRegions{
     "take the jackknife regions from a --save-regions file, so that two\n"
     "samples (redshift slices, data and mocks) share them; points far from\n"
     "every centre, or another --jackknife K or NSIDE, are an error"};
+inline constexpr Flag kBootstrap{
+    "--bootstrap", Value, "B",
+    "error bars from B bootstrap samples of the jackknife regions instead of\n"
+    "the jackknife: the regions drawn with replacement, each region's pairs\n"
+    "counted as marks (pairs inside it whole, pairs leaving it half; Loh\n"
+    "2008), C = 1/(B-1) sum (w_b - mean)(w_b - mean); needs regions\n"
+    "(--jackknife K, --jackknife-column or --regions)"};
+inline constexpr Flag kBootstrapSeed{"--bootstrap-seed", Value, "S",
+                                     "seed of the bootstrap draws (default 1)"};
 inline constexpr Flag kCovariance{
     "--covariance", Value, "FILE",
     "the bins x bins covariance matrix of w (needs jackknife): ECSV, or FITS\n"
@@ -141,7 +150,8 @@ inline constexpr Flag kJackknifeSamples{
     "(a FITS or VOTable --output holds them too, as its JKSAMPLES table)"};
 inline constexpr const Flag* kErrorBarFlags[] = {
     &kJackknife,   &kJackknifeColumn, &kJackknifeSeed, &kJackknifeHealpix,
-    &kSaveRegions, &kRegions,         &kCovariance,    &kJackknifeSamples};
+    &kSaveRegions, &kRegions,         &kBootstrap,     &kBootstrapSeed,
+    &kCovariance,  &kJackknifeSamples};
 inline constexpr FlagGroup kErrorBarGroup{
     "Error bars (jackknife: w is recomputed with each sky region left out)", kErrorBarFlags};
 

@@ -117,8 +117,13 @@ struct CorrelationResult {
     std::vector<double> covariance;
     std::vector<std::vector<double>> jackknifeSamples;
     JackknifeRegionsSummary jackknifeRegions;
+    /// Bootstrap (JackknifeSettings::bootstrapSamples, bootstrap.h): the regions each of the B
+    /// samples drew; wError, covariance (1/(B−1)) and jackknifeSamples (B rows) are then the
+    /// bootstrap's. Empty for a jackknife.
+    std::vector<std::vector<std::uint32_t>> bootstrapSelections;
 
     bool hasJackknife() const noexcept { return !wError.empty(); }
+    bool hasBootstrap() const noexcept { return !bootstrapSelections.empty(); }
     /// Bins with a finite w but no jackknife σ (a leave-one-out sample has no pairs there):
     /// frontends say so, since a point without an error bar must not read as exact.
     std::size_t binsWithoutSigma() const noexcept;

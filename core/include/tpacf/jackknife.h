@@ -53,6 +53,10 @@ struct JackknifeSettings {
     /// Regions given (a regions file): used as they are; `regions` and `healpixNside`, where
     /// set, must agree with them.
     std::shared_ptr<const RegionsDefinition> given;
+    /// > 0: the error bars from this many bootstrap resamplings of the regions (bootstrap.h)
+    /// instead of the jackknife; seeded by bootstrapSeed.
+    int bootstrapSamples = 0;
+    std::uint64_t bootstrapSeed = 1;
 
     bool enabled() const noexcept {
         return regions > 0 || !regionColumn.empty() || given != nullptr;
@@ -247,6 +251,8 @@ struct JackknifeStatistics {
     std::vector<double> mean, sigma, covariance;
 };
 JackknifeStatistics jackknifeStatistics(const std::vector<std::vector<double>>& samples);
+/// The same for B bootstrap samples: C_ij = 1/(B−1) Σ_b (w_b,i − w̄_i)(w_b,j − w̄_j).
+JackknifeStatistics bootstrapStatistics(const std::vector<std::vector<double>>& samples);
 
 /// Correlation matrix C_ij / (σ_i σ_j) of a row-major bins × bins covariance (NaN where σ = 0).
 std::vector<double> correlationMatrix(std::span<const double> covariance, std::size_t bins);

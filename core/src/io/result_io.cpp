@@ -122,7 +122,7 @@ Table covarianceTable(const CorrelationResult& result, bool withMetadata = true)
     const std::size_t bins = checkedRowCount(result);
     Metadata metadata = withMetadata ? resultMetadata(result) : Metadata{};
     std::vector<std::string> conventions{
-        kJackknifeConvention,
+        errorBarConvention(result),
         "row i, column cov_j: C_ij of bins i and j (row-major, symmetric); the diagonal is "
         "w_err^2",
         thetaConvention(result.bins.unit, result.bins.scale),
@@ -160,17 +160,20 @@ Table samplesTable(const CorrelationResult& result, bool withMetadata) {
         table.metadata = resultMetadata(result);
         table.typed = resultTypedMetadata(result);
     }
+    const bool bootstrap = result.hasBootstrap();
     table.conventions = {
-        "row k: w of every bin (column w_j: bin j) with the pairs touching jackknife region k "
-        "left out; n_data (where known): the data points in region k",
-        kJackknifeConvention,
+        bootstrap ? "row b: w of every bin (column w_j: bin j) of bootstrap sample b (the regions "
+                    "it drew are in the JSON output, bootstrap.selections)"
+                  : "row k: w of every bin (column w_j: bin j) with the pairs touching jackknife "
+                    "region k left out; n_data (where known): the data points in region k",
+        errorBarConvention(result),
     };
     std::vector<double> index(regions);
     for (std::size_t k = 0; k < regions; ++k)
         index[k] = static_cast<double>(k);
-    table.columns.push_back({{"region", "", "int64"}, {}, std::move(index)});
+    table.columns.push_back({{bootstrap ? "sample" : "region", "", "int64"}, {}, std::move(index)});
     // A result read back from a count file may lack the per-region sizes: then no n_data.
-    if (result.jackknifeRegions.dataPerRegion.size() == regions)
+    if (!bootstrap && result.jackknifeRegions.dataPerRegion.size() == regions)
         table.columns.push_back(
             {{"n_data", "", "uint64"}, result.jackknifeRegions.dataPerRegion, {}});
     for (std::size_t j = 0; j < bins; ++j) {

@@ -321,6 +321,17 @@ void JsonResultWriter::jackknife() {
     writeJsonArray(out, regions.randomPerRegion, jsonInteger);
     out << ",\n    \"warnings\": ";
     writeJsonArray(out, regions.warnings, [](const std::string& w) { return jsonQuoted(w); });
+    // With a bootstrap, σ, the covariance and the samples below are its own.
+    if (result.hasBootstrap()) {
+        out << ",\n    \"bootstrap\": {\"samples\": " << result.bootstrapSelections.size()
+            << ", \"seed\": " << result.jackknifeRegions.settings.bootstrapSeed
+            << ", \"selections\": [";
+        for (std::size_t b = 0; b < result.bootstrapSelections.size(); ++b) {
+            out << (b ? ",\n      " : "\n      ");
+            writeJsonArray(out, result.bootstrapSelections[b], jsonInteger);
+        }
+        out << "]}";
+    }
     out << ",\n    \"covariance\": [";
     for (std::size_t row = 0; row < m_rows; ++row) {
         out << (row ? ",\n      " : "\n      ");

@@ -273,6 +273,12 @@ Metadata resultMetadata(const CorrelationResult& result) {
                                             " regions, " + oneLine(result.jackknifeRegions.method));
         for (const std::string& warning : result.jackknifeRegions.warnings)
             lines.emplace_back("jackknife warning", oneLine(warning));
+        if (result.hasBootstrap())
+            lines.emplace_back(
+                "bootstrap", std::to_string(result.bootstrapSelections.size()) +
+                                 " samples of the regions, drawn with replacement (seed " +
+                                 std::to_string(result.jackknifeRegions.settings.bootstrapSeed) +
+                                 "), marked point bootstrap");
     }
     return lines;
 }
@@ -281,6 +287,17 @@ const char* const kJackknifeConvention =
     "w_err = sqrt(C_ii), C_ij = (K-1)/K sum_k (w_k,i - mean_i)(w_k,j - mean_j) over the K "
     "jackknife samples; w_k is the estimator on the counts without the pairs touching region k, "
     "normalised by the pair totals of the catalogs without region k";
+
+std::string errorBarConvention(const CorrelationResult& result) {
+    if (!result.hasBootstrap())
+        return kJackknifeConvention;
+    return "w_err = sqrt(C_ii), C_ij = 1/(B-1) sum_b (w_b,i - mean_i)(w_b,j - mean_j) over the " +
+           std::to_string(result.bootstrapSelections.size()) +
+           " bootstrap samples; sample b draws the K jackknife regions with replacement and sums "
+           "their marks, each region's count being its pairs with both points inside plus half "
+           "of those with one point inside (the marked point bootstrap, Loh 2008, ApJ 681, 726), "
+           "and their points (or weights) for the pair totals";
+}
 
 std::vector<std::string> resultConventions(const CorrelationResult& result) {
     const std::string sets = std::to_string(result.randoms.size());
@@ -334,7 +351,7 @@ std::vector<std::string> resultConventions(const CorrelationResult& result) {
             "without weights counts 1 per point");
     conventions.push_back(thetaConvention(result.bins.unit, result.bins.scale));
     if (result.hasJackknife())
-        conventions.emplace_back(kJackknifeConvention);
+        conventions.emplace_back(errorBarConvention(result));
     if (!result.meanSeparations.empty())
         conventions.emplace_back(
             "mean_theta_X and mean_log_theta_X (X = DD, DR, ...): the mean of theta and of "

@@ -17,6 +17,8 @@ namespace tpacf::io {
 extern const char* const kToolName;
 extern const char* const kBinConvention;
 extern const char* const kJackknifeConvention;
+/// How the result's σ and covariance were made: kJackknifeConvention, or the bootstrap's.
+std::string errorBarConvention(const CorrelationResult& result);
 
 /// Shortest text that reads back as the same double (base/number_text.h).
 using detail::formatDouble;

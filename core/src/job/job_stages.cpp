@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "job/job_stages.h"
 
+#include "tpacf/bootstrap.h"
+
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/device_choice.h"
 #include "tpacf/errors.h"
@@ -359,8 +361,18 @@ void estimateInto(CorrelationResult& result, const CorrelationParams& params, Jo
     result.jackknifeRegions.settings = params.jackknife;
     const JackknifeCounts counts =
         jackknifeCountsOf(std::move(tally.regionCounts), inputs.counted, inputs.regionCount);
-    result.jackknifeSamples = leaveOneOutSamples(params.estimator, counts);
-    JackknifeStatistics stats = jackknifeStatistics(result.jackknifeSamples);
+    JackknifeStatistics stats;
+    if (params.jackknife.bootstrapSamples > 0) {
+        result.bootstrapSelections =
+            bootstrapSelections(inputs.regionCount, params.jackknife.bootstrapSamples,
+                                params.jackknife.bootstrapSeed);
+        result.jackknifeSamples =
+            bootstrapSamples(params.estimator, counts, result.bootstrapSelections);
+        stats = bootstrapStatistics(result.jackknifeSamples);
+    } else {
+        result.jackknifeSamples = leaveOneOutSamples(params.estimator, counts);
+        stats = jackknifeStatistics(result.jackknifeSamples);
+    }
     result.wError = std::move(stats.sigma);
     result.covariance = std::move(stats.covariance);
 }

@@ -222,15 +222,20 @@ std::vector<std::vector<double>> leaveOneOutSamples(Estimator estimator,
     return samples;
 }
 
-JackknifeStatistics jackknifeStatistics(const std::vector<std::vector<double>>& samples) {
+namespace {
+
+// Mean, covariance scale · Σ_k (w_k − w̄)(w_k − w̄)ᵀ and σ of the samples: the jackknife's scale
+// is (K−1)/K, the bootstrap's 1/(B−1).
+JackknifeStatistics sampleStatistics(const std::vector<std::vector<double>>& samples,
+                                     double (*scaleOf)(std::size_t), const char* what) {
     const std::size_t k = samples.size();
     if (k < 2)
-        throw ConfigError("jackknife statistics need at least 2 samples (got " + std::to_string(k) +
-                          ")");
+        throw ConfigError(std::string(what) + " statistics need at least 2 samples (got " +
+                          std::to_string(k) + ")");
     const std::size_t bins = samples.front().size();
     for (const auto& sample : samples)
         if (sample.size() != bins)
-            throw ConfigError("jackknife samples of different lengths");
+            throw ConfigError(std::string(what) + " samples of different lengths");
     JackknifeStatistics stats;
     stats.mean.assign(bins, 0.0);
     for (const auto& sample : samples)
@@ -286,7 +291,7 @@ JackknifeStatistics jackknifeStatistics(const std::vector<std::vector<double>>& 
     }
     deviation = {};
     // Scaled once per pair (i, j) and mirrored, so the matrix is exactly symmetric.
-    const double factor = static_cast<double>(k - 1) / static_cast<double>(k);
+    const double factor = scaleOf(k);
     for (std::size_t i = 0; i < bins; ++i)
         for (std::size_t j = i; j < bins; ++j)
             cov[i * bins + j] = cov[j * bins + i] = factor * cov[i * bins + j];
@@ -294,6 +299,19 @@ JackknifeStatistics jackknifeStatistics(const std::vector<std::vector<double>>& 
     for (std::size_t b = 0; b < bins; ++b)
         stats.sigma[b] = std::sqrt(cov[b * bins + b]);
     return stats;
+}
+
+} // namespace
+
+JackknifeStatistics jackknifeStatistics(const std::vector<std::vector<double>>& samples) {
+    return sampleStatistics(
+        samples, [](std::size_t k) { return static_cast<double>(k - 1) / static_cast<double>(k); },
+        "jackknife");
+}
+
+JackknifeStatistics bootstrapStatistics(const std::vector<std::vector<double>>& samples) {
+    return sampleStatistics(
+        samples, [](std::size_t b) { return 1.0 / static_cast<double>(b - 1); }, "bootstrap");
 }
 
 std::vector<double> correlationMatrix(std::span<const double> covariance, std::size_t bins) {
