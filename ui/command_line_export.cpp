@@ -275,6 +275,9 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
         add(flagName(flags::run::kJackknifeColumn), errors.regionColumn);
     }
 
+    if (errors.method != ErrorSettings::Method::None && errors.bootstrapSamples > 0)
+        add(flagName(flags::run::kBootstrap), QString::number(errors.bootstrapSamples));
+
     const BackendOptions& backend = session.settings.backend;
     add(flagName(flags::kBackend), QString::fromStdString(backend.name));
     add(flagName(flags::kPrecision),

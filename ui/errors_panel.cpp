@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "errors_panel.h"
 
+#include <tpacf/bootstrap.h>
 #include <tpacf/jackknife.h>
 #include <tpacf/sky_mask.h>
 
@@ -67,11 +68,20 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
                            "at NSIDE 64, 3.4′ at 1024)"));
     m_nsideLabel = new QLabel(tr("NSIDE:"), this);
 
+    m_bootstrap = new QSpinBox(this);
+    m_bootstrap->setObjectName(QStringLiteral("bootstrapSamples"));
+    m_bootstrap->setRange(0, kMaxBootstrapSamples);
+    m_bootstrap->setSpecialValueText(tr("off (jackknife σ)"));
+    m_bootstrap->setToolTip(
+        tr("σ and the covariance from B bootstrap samples of the regions instead of the "
+           "jackknife: the regions drawn with replacement, each region's pairs counted as marks "
+           "(pairs inside it whole, pairs leaving it half; Loh 2008)"));
+    m_bootstrapLabel = new QLabel(tr("Bootstrap B:"), this);
+
     auto* form = new QFormLayout;
     form->setContentsMargins(0, 0, 0, 0);
     form->addRow(tr("Errors:"), m_method);
     m_regionsLabel = new QLabel(tr("Regions K:"), this);
-    m_columnLabel = new QLabel(tr("Region column:"), this);
     m_seedLabel = new QLabel(tr("Seed:"), this);
     // K and the seed share a row: the dock column is short on height, not on width.
     m_regionsRow = new QWidget(this);
@@ -82,8 +92,11 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     regionsLayout->addWidget(m_seed, 1);
     regionsLayout->addWidget(m_nsideLabel);
     regionsLayout->addWidget(m_nside, 1);
+    // The column takes the same row: each method shows its own fields there, so the panel
+    // keeps one height whichever method is chosen.
+    regionsLayout->addWidget(m_column, 1);
     form->addRow(m_regionsLabel, m_regionsRow);
-    form->addRow(m_columnLabel, m_column);
+    form->addRow(m_bootstrapLabel, m_bootstrap);
 
     m_error = new QLabel(this);
     m_error->setWordWrap(true);
@@ -101,6 +114,7 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     connect(m_column, &QComboBox::editTextChanged, this, &ErrorsPanel::onEdited);
     connect(m_seed, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
     connect(m_nside, &QComboBox::currentIndexChanged, this, &ErrorsPanel::onEdited);
+    connect(m_bootstrap, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
     updateState();
 }
 
@@ -111,13 +125,16 @@ ErrorSettings ErrorsPanel::settings() const {
     settings.regionColumn = m_column->currentText().trimmed();
     settings.seed = quint64(m_seed->value());
     settings.healpixNside = m_nside->currentData().toInt();
+    settings.bootstrapSamples = m_bootstrap->value();
     return settings;
 }
 
 void ErrorsPanel::setSettings(const ErrorSettings& settings) {
     m_updating = true;
     {
-        const QSignalBlocker b1(m_method), b2(m_regions), b3(m_column), b4(m_seed), b5(m_nside);
+        const QSignalBlocker b1(m_method), b2(m_regions), b3(m_column), b4(m_seed), b5(m_nside),
+            b6(m_bootstrap);
+        m_bootstrap->setValue(settings.bootstrapSamples);
         if (const int index = m_nside->findData(settings.healpixNside); index >= 0)
             m_nside->setCurrentIndex(index);
         m_method->setCurrentIndex(qMax(0, m_method->findData(int(settings.method))));
@@ -167,18 +184,25 @@ void ErrorsPanel::updateState() {
     const bool regions = current.method == ErrorSettings::Method::Regions || healpix;
     const bool column = current.method == ErrorSettings::Method::Column;
     // Only the fields of the chosen method are shown, so the panel stays short.
-    m_regionsLabel->setVisible(regions);
-    m_regionsRow->setVisible(regions);
-    m_seedLabel->setVisible(!healpix);
-    m_seed->setVisible(!healpix);
+    m_regionsLabel->setVisible(regions || column);
+    m_regionsLabel->setText(column ? tr("Region column:") : tr("Regions K:"));
+    m_regionsRow->setVisible(regions || column);
+    m_regions->setVisible(regions);
+    m_seedLabel->setVisible(regions && !healpix);
+    m_seed->setVisible(regions && !healpix);
     m_nsideLabel->setVisible(healpix);
     m_nside->setVisible(healpix);
-    m_columnLabel->setVisible(column);
+    // The bootstrap resamples the regions: offered once they are defined (a column named).
+    const bool regionsDefined = regions || (column && !current.regionColumn.isEmpty());
+    m_bootstrapLabel->setVisible(regionsDefined);
+    m_bootstrap->setVisible(regionsDefined);
     m_column->setVisible(column);
 
     m_problem.clear();
     if (column && current.regionColumn.isEmpty())
-        m_problem = tr("Jackknife: enter the name of the region column.");
+        m_problem = tr("Jackknife: name the region column.");
+    if ((regions || column) && current.bootstrapSamples == 1)
+        m_problem = tr("Bootstrap: at least %1 samples, or off.").arg(kMinBootstrapSamples);
     if (regions) {
         try { // the core's rule for an explicit K (the spin box range is inside it)
             validateJackknifeRegionCount(current.regions);

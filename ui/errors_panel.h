@@ -41,6 +41,7 @@ public:
     QLineEdit* columnEdit() const;
     QSpinBox* seedSpin() const { return m_seed; }
     QComboBox* nsideCombo() const { return m_nside; }
+    QSpinBox* bootstrapSpin() const { return m_bootstrap; }
 
 Q_SIGNALS:
     void changed();
@@ -55,9 +56,10 @@ private:
     QSpinBox* m_seed = nullptr;
     QComboBox* m_nside = nullptr; // HEALPix regions' NSIDE
     QLabel* m_nsideLabel = nullptr;
+    QSpinBox* m_bootstrap = nullptr; // 0: the jackknife's σ
+    QLabel* m_bootstrapLabel = nullptr;
     QWidget* m_regionsRow = nullptr;
     QLabel* m_regionsLabel = nullptr;
-    QLabel* m_columnLabel = nullptr;
     QLabel* m_seedLabel = nullptr;
     QLabel* m_error = nullptr;
     QString m_problem;

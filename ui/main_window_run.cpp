@@ -210,6 +210,8 @@ bool MainWindow::startRun() {
                         .arg(errors.healpixNside);
     else if (readRegions)
         errorText = tr("jackknife, regions from column '%1'").arg(errors.regionColumn);
+    if (errors.method != ErrorSettings::Method::None && errors.bootstrapSamples > 0)
+        errorText += tr(", σ from %1 bootstrap samples of the regions").arg(errors.bootstrapSamples);
     QString samples;
     if (const std::optional<LoadedCatalog>& data2 = m_catalogs->data2())
         samples = m_catalogs->randoms2().isEmpty()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "session.h"
 
+#include <tpacf/bootstrap.h>
 #include <tpacf/sky_mask.h>
 
 #include <QCoreApplication>
@@ -56,10 +57,12 @@ JackknifeSettings ErrorSettings::jackknife() const {
     settings.seed = seed;
     if (method == Method::Regions || method == Method::Healpix)
         settings.regions = regions;
-    if (method == Method::Healpix)
-        settings.healpixNside = healpixNside;
     else if (method == Method::Column)
         settings.regionColumn = regionColumn.toStdString();
+    if (method == Method::Healpix)
+        settings.healpixNside = healpixNside;
+    if (method != Method::None)
+        settings.bootstrapSamples = bootstrapSamples;
     return settings;
 }
 
@@ -69,6 +72,7 @@ QJsonObject ErrorSettings::toJson() const {
     object[QStringLiteral("regions")] = regions;
     object[QStringLiteral("regionColumn")] = regionColumn;
     object[QStringLiteral("healpixNside")] = healpixNside;
+    object[QStringLiteral("bootstrapSamples")] = bootstrapSamples;
     // JSON numbers are doubles: a seed beyond 2^53 would not survive as one.
     object[QStringLiteral("seed")] = QString::number(seed);
     return object;
@@ -86,6 +90,9 @@ ErrorSettings ErrorSettings::fromJson(const QJsonObject& object) {
     const int nside = object.value(QStringLiteral("healpixNside")).toInt(settings.healpixNside);
     if (nside >= 1 && nside <= kMaxMaskNside && (nside & (nside - 1)) == 0)
         settings.healpixNside = nside;
+    const int bootstrap = object.value(QStringLiteral("bootstrapSamples")).toInt(0);
+    if (bootstrap == 0 || (bootstrap >= kMinBootstrapSamples && bootstrap <= kMaxBootstrapSamples))
+        settings.bootstrapSamples = bootstrap;
     const QJsonValue seed = object.value(QStringLiteral("seed"));
     bool ok = false;
     if (const quint64 parsed = seed.toString().toULongLong(&ok); seed.isString() && ok)

@@ -34,6 +34,8 @@ struct ErrorSettings {
     quint64 seed = 1;
     /// Method::Healpix: K runs of HEALPix pixels at this NSIDE (--jackknife-healpix).
     int healpixNside = 64;
+    /// > 0: σ and the covariance from this many bootstrap samples of the regions (--bootstrap).
+    int bootstrapSamples = 0;
 
     /// What the job gets: disabled for None, K regions or the column otherwise.
     JackknifeSettings jackknife() const;

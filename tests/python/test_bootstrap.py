@@ -143,3 +143,28 @@ def test_bad_bootstrap_flags(survey, tmp_path, flags, words):
     done = run_cli("run", "--data", folder / "d.txt", "--random", folder / "r.txt",
                    "--output", tmp_path / "w.ecsv", *flags, *BINS, check=False)
     assert done.returncode == 2 and words in done.stderr, done.stderr
+
+
+def test_python_takes_the_same_options(survey, tmp_path):
+    """tpacf.correlate(bootstrap=..., jackknife_healpix=..., regions_file=...) gives the CLI's
+    result, bin for bin."""
+    import tpacf
+    folder, k, (ra, dec, region), (rra, rdec, rregion) = survey
+    data = tpacf.Catalog(ra, dec)
+    randoms = tpacf.Catalog(rra, rdec)
+    bins = tpacf.Bins.from_edges(EDGES_DEG, unit="deg")
+    result = tpacf.correlate(data, randoms, bins=bins, jackknife=4, jackknife_healpix=8,
+                             bootstrap=25, bootstrap_seed=9, backend="cpu")
+    assert result.bootstrap_selections.shape == (25, 4)
+    from conftest import write_ascii
+    write_ascii(tmp_path / "d.txt", ra, dec)
+    write_ascii(tmp_path / "r.txt", rra, rdec)
+    run_cli("run", "--data", tmp_path / "d.txt", "--random", tmp_path / "r.txt",
+            "--jackknife", 4, "--jackknife-healpix", 8, "--bootstrap", 25, "--bootstrap-seed", 9,
+            "--save-regions", tmp_path / "regions.json", "--output", tmp_path / "w.ecsv", *BINS)
+    np.testing.assert_array_equal(result.w_err, w_err_of(tmp_path / "w.ecsv"))
+    again = tpacf.correlate(data, randoms, bins=bins, regions_file=str(tmp_path / "regions.json"),
+                            bootstrap=25, bootstrap_seed=9, backend="cpu")
+    np.testing.assert_array_equal(again.w_err, result.w_err)
+    with pytest.raises(tpacf.ConfigError, match="bootstrap resamples the jackknife regions"):
+        tpacf.correlate(data, randoms, bins=bins, bootstrap=10, backend="cpu")

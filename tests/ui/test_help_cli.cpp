@@ -159,7 +159,8 @@ void TestHelpCli::commandParsesBackToTheSettings_data() {
         s.settings.errors.method = ErrorSettings::Method::Healpix;
         s.settings.errors.regions = 12;
         s.settings.errors.healpixNside = 256;
-        QTest::newRow("jackknife, HEALPix regions") << s;
+        s.settings.errors.bootstrapSamples = 200;
+        QTest::newRow("jackknife, HEALPix regions, bootstrap") << s;
     }
     {
         Session s = base();
@@ -295,6 +296,7 @@ void TestHelpCli::commandParsesBackToTheSettings() {
         QCOMPARE(args.unsignedInteger("--jackknife-seed").value_or(1), jackknife.seed);
     QCOMPARE(args.value("--jackknife-column").value_or(""), jackknife.regionColumn);
     QCOMPARE(args.integer("--jackknife-healpix", 0, 1, 1 << 20), jackknife.healpixNside);
+    QCOMPARE(int(args.integer("--bootstrap", 0, 2, 1 << 20)), jackknife.bootstrapSamples);
     QCOMPARE(args.has("--covariance"), jackknife.enabled());
 
     // The registry knows "cuda" (as a module without devices in this build): the name resolves.
@@ -347,8 +349,9 @@ void TestHelpCli::commandComputesTheWindowsResult_data() {
         s.settings.errors.method = ErrorSettings::Method::Healpix;
         s.settings.errors.regions = 5;
         s.settings.errors.healpixNside = 16;
+        s.settings.errors.bootstrapSamples = 20;
         s.settings.backend.name = "cpu";
-        QTest::newRow("jackknife, HEALPix regions") << s;
+        QTest::newRow("jackknife, HEALPix regions, bootstrap") << s;
     }
     {
         Session s;

@@ -7,7 +7,9 @@
 #include "tpacf/count_store.h"
 #include "tpacf/errors.h"
 #include "tpacf/estimator.h"
+#include "tpacf/bootstrap.h"
 #include "tpacf/jackknife.h"
+#include "tpacf/regions_file.h"
 #include "tpacf/output_file.h"
 #include "tpacf/result_io.h"
 
@@ -87,13 +89,47 @@ JackknifeSettings jackknifeOf(const py::object& jackknife, const py::object& see
     return settings;
 }
 
+/// jackknife_healpix, regions_file, bootstrap and bootstrap_seed, as --jackknife-healpix,
+/// --regions, --bootstrap and --bootstrap-seed.
+void applyRegionOptions(JackknifeSettings& settings, const py::object& healpix,
+                        const py::object& regionsFile, const py::object& bootstrap,
+                        const py::object& bootstrapSeed) {
+    if (!healpix.is_none()) {
+        if (settings.regions <= 0)
+            throw ConfigError("jackknife_healpix says how the jackknife=K regions are grown: add "
+                              "jackknife=K");
+        settings.healpixNside = py::cast<std::int64_t>(healpix);
+    }
+    if (!regionsFile.is_none()) {
+        const std::string path = pathOf(regionsFile);
+        settings.given = std::make_shared<const RegionsDefinition>(readRegionsFile(path));
+    }
+    if (!bootstrap.is_none()) {
+        if (!settings.enabled())
+            throw ConfigError("bootstrap resamples the jackknife regions: add jackknife=K, "
+                              "jackknife=\"labels\" or regions_file=");
+        const long samples = py::cast<long>(bootstrap);
+        if (samples < kMinBootstrapSamples || samples > kMaxBootstrapSamples)
+            throw ConfigError("bootstrap: " + std::to_string(samples) + " samples; give " +
+                              std::to_string(kMinBootstrapSamples) + " to " +
+                              std::to_string(kMaxBootstrapSamples));
+        settings.bootstrapSamples = static_cast<int>(samples);
+    } else if (!bootstrapSeed.is_none()) {
+        throw ConfigError("bootstrap_seed seeds the draws of bootstrap=B: add bootstrap=B");
+    }
+    if (!bootstrapSeed.is_none())
+        settings.bootstrapSeed = py::cast<std::uint64_t>(bootstrapSeed);
+}
+
 std::shared_ptr<CorrelationResult> correlate(
     const py::object& data, const py::object& randoms, const py::object& data2,
     const py::object& randoms2, std::shared_ptr<Binning> bins, const std::string& estimator,
     const py::object& jackknife, const py::object& jackknifeSeed, const std::string& backend,
     const py::object& precision, const py::object& devices, int threads,
     const std::string& culling, const py::object& reuse, bool collectCounts,
-    const std::string& invocation, const py::object& progress, bool meanTheta) {
+    const std::string& invocation, const py::object& progress, bool meanTheta,
+    const py::object& jackknifeHealpix, const py::object& regionsFile, const py::object& bootstrap,
+    const py::object& bootstrapSeed) {
     CorrelationParams params;
     if (!py::isinstance<Catalog>(data))
         throw py::type_error("data: a tpacf.Catalog");
@@ -121,7 +157,11 @@ std::shared_ptr<CorrelationResult> correlate(
                           estimatorKeyList() + ")");
     params.estimator = *parsedEstimator;
     params.backend = backendOptionsOf(backend, precision, devices, threads, culling);
-    params.jackknife = jackknifeOf(jackknife, jackknifeSeed, params.data);
+    if (jackknife.is_none() && !regionsFile.is_none()) // the regions file gives them
+        params.jackknife = JackknifeSettings{};
+    else
+        params.jackknife = jackknifeOf(jackknife, jackknifeSeed, params.data);
+    applyRegionOptions(params.jackknife, jackknifeHealpix, regionsFile, bootstrap, bootstrapSeed);
     if (!reuse.is_none()) {
         if (py::isinstance<CountStore>(reuse))
             params.reuse = py::cast<std::shared_ptr<CountStore>>(reuse);
@@ -265,6 +305,17 @@ void bindResultBins(ResultClass& result) {
                 return py::none();
             return matrixOf(r.jackknifeSamples);
         })
+        .def_property_readonly("bootstrap_selections", [](const R& r) -> py::object {
+            if (!r.hasBootstrap())
+                return py::none();
+            py::array_t<std::uint32_t> matrix(
+                {static_cast<py::ssize_t>(r.bootstrapSelections.size()),
+                 static_cast<py::ssize_t>(r.bootstrapSelections.front().size())});
+            auto* out = matrix.mutable_data();
+            for (const auto& selection : r.bootstrapSelections)
+                out = std::copy(selection.begin(), selection.end(), out);
+            return matrix;
+        })
         .def_property_readonly("jackknife_regions", [](const R& r) -> py::object {
             if (!r.hasJackknife())
                 return py::none();
@@ -407,6 +458,8 @@ void bindCorrelate(py::module_& module) {
                py::arg("culling") = "auto", py::arg("reuse") = py::none(),
                py::arg("save_counts") = false, py::arg("invocation") = "",
                py::arg("progress") = py::none(), py::arg("mean_theta") = false,
+               py::arg("jackknife_healpix") = py::none(), py::arg("regions_file") = py::none(),
+               py::arg("bootstrap") = py::none(), py::arg("bootstrap_seed") = py::none(),
                "The job behind tpacf.correlate (which see); returns a CorrelationResult.");
 }
 

@@ -33,7 +33,8 @@ def _invocation(data, randoms, data2, randoms2, bins, estimator, jackknife, back
 def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator="ls",
               jackknife=None, jackknife_seed=None, backend="auto", precision=None,
               devices=None, threads=0, culling="auto", reuse=None, save_counts=False,
-              progress=None, mean_theta=False):
+              progress=None, mean_theta=False, jackknife_healpix=None, regions_file=None,
+              bootstrap=None, bootstrap_seed=None):
     """w(theta) of a data catalog against random catalogs, as `tpacf run` computes it.
 
     data, randoms: tpacf.Catalog, and a Catalog or a list of them (random sets).
@@ -43,7 +44,12 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
     estimator: "ls" (Landy-Szalay), "natural", "dp" (Davis-Peebles), "hamilton".
     jackknife: K regions grown on the sky (k-means, seeded by jackknife_seed), or
         "labels" to use the region labels the catalogs carry; gives w_err, the
-        covariance and the leave-one-out samples.
+        covariance and the leave-one-out samples. jackknife_healpix=NSIDE grows
+        the K regions from HEALPix pixels instead (as --jackknife-healpix);
+        regions_file: the regions of a `tpacf run --save-regions` file.
+    bootstrap: B bootstrap samples of the regions instead of the jackknife (the
+        marked point bootstrap, as --bootstrap), seeded by bootstrap_seed;
+        result.bootstrap_selections holds the regions each sample drew.
     backend: "auto", "cpu" or "cuda"; precision: "auto", "double", "float";
         devices: GPU indices; threads: CPU threads (0: all); culling: "auto",
         "on", "off".
@@ -67,7 +73,9 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
                             backend=backend, precision=precision, devices=devices,
                             threads=threads, culling=culling, reuse=reuse,
                             save_counts=save_counts, invocation=invocation, progress=progress,
-                            mean_theta=mean_theta)
+                            mean_theta=mean_theta, jackknife_healpix=jackknife_healpix,
+                            regions_file=regions_file, bootstrap=bootstrap,
+                            bootstrap_seed=bootstrap_seed)
     return Result(core)
 
 
@@ -101,7 +109,11 @@ class Result:
     w_err = _forward("w_err", "Jackknife sigma per bin, or None without jackknife.")
     covariance = _forward("covariance", "Jackknife covariance (bins x bins), or None.")
     jackknife_samples = _forward("jackknife_samples",
-                                 "Leave-one-out w samples (K x bins), or None.")
+                                 "Leave-one-out w samples (K x bins), or None; with bootstrap=B "
+                                 "the B bootstrap samples.")
+    bootstrap_selections = _forward("bootstrap_selections",
+                                    "With bootstrap=B: the regions each sample drew (B x K), "
+                                    "else None.")
     jackknife_regions = _forward("jackknife_regions",
                                  "The regions (count, method, per-region sizes, warnings), or None.")
     dd = _forward("dd", "Raw DD (D1D2) counts, uint64.")
