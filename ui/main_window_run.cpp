@@ -307,11 +307,20 @@ void MainWindow::reportJackknife(const CorrelationResult& result) {
     const JackknifeRegionsSummary& regions = result.jackknifeRegions;
     if (!result.hasJackknife())
         return;
-    logLine(MessageSeverity::Info,
-            tr("Jackknife: %1 regions (%2); σ(θ) in the w_err column, covariance in the "
-               "Covariance tab")
-                .arg(regions.count)
-                .arg(QString::fromStdString(regions.method)));
+    if (result.hasBootstrap())
+        logLine(MessageSeverity::Info,
+                tr("Bootstrap: %1 samples of %2 regions (%3), drawn with replacement (seed %4); "
+                   "σ(θ) in the w_err column, covariance in the Covariance tab")
+                    .arg(result.bootstrapSelections.size())
+                    .arg(regions.count)
+                    .arg(QString::fromStdString(regions.method))
+                    .arg(regions.settings.bootstrapSeed));
+    else
+        logLine(MessageSeverity::Info,
+                tr("Jackknife: %1 regions (%2); σ(θ) in the w_err column, covariance in the "
+                   "Covariance tab")
+                    .arg(regions.count)
+                    .arg(QString::fromStdString(regions.method)));
     // A bin can have a finite w but no σ (a leave-one-out sample without pairs there): its
     // point is drawn without a bar, which must not read as "exact".
     const std::size_t withoutSigma = result.binsWithoutSigma();

@@ -220,6 +220,18 @@ QJsonObject resultToJson(const CorrelationResult& result) {
                 QString::fromStdString(assigned.regionColumn);
         if (assigned.healpixNside > 0)
             jackknife[QStringLiteral("healpixNside")] = qint64(assigned.healpixNside);
+        // A bootstrap's σ: the regions each sample drew, so that a reopened run says so.
+        if (result.hasBootstrap()) {
+            QJsonArray selections;
+            for (const auto& selection : result.bootstrapSelections) {
+                QJsonArray regions;
+                for (const std::uint32_t region : selection)
+                    regions.append(qint64(region));
+                selections.append(regions);
+            }
+            jackknife[QStringLiteral("bootstrapSelections")] = selections;
+            jackknife[QStringLiteral("bootstrapSeed")] = QString::number(assigned.bootstrapSeed);
+        }
         object[QStringLiteral("jackknife")] = jackknife;
     }
     if (!result.meanSeparations.empty()) {
@@ -322,6 +334,19 @@ ResultPtr resultFromJson(const QJsonObject& object, QString* problem) {
         assigned.regionColumn =
             jackknife.value(QStringLiteral("regionColumn")).toString().toStdString();
         assigned.healpixNside = jackknife.value(QStringLiteral("healpixNside")).toInteger();
+        for (const QJsonValue& selection :
+             jackknife.value(QStringLiteral("bootstrapSelections")).toArray()) {
+            std::vector<std::uint32_t> regions;
+            for (const QJsonValue& region : selection.toArray())
+                if (const qint64 r = region.toInteger(-1); r >= 0 && r < result->jackknifeRegions.count)
+                    regions.push_back(std::uint32_t(r));
+            result->bootstrapSelections.push_back(std::move(regions));
+        }
+        if (!result->bootstrapSelections.empty()) {
+            assigned.bootstrapSamples = int(result->bootstrapSelections.size());
+            assigned.bootstrapSeed =
+                jackknife.value(QStringLiteral("bootstrapSeed")).toString().toULongLong();
+        }
     }
     for (const QJsonValue& value : object.value(QStringLiteral("meanTheta")).toArray()) {
         const QJsonObject entry = value.toObject();

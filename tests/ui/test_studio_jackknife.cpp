@@ -21,6 +21,7 @@ private Q_SLOTS:
     void invalidJackknifeSettingsDisableRun();
     void jackknifeSettingsRoundTrip();
     void aReopenedSessionKeepsItsFitAndRegionMap();
+    void bootstrapOfHealpixRegionsIsKept();
 };
 
 void TestStudioJackknife::jackknifeRunShowsErrorBarsAndCovariance() {
@@ -490,4 +491,53 @@ void TestStudioJackknife::aReopenedSessionKeepsItsFitAndRegionMap() {
 }
 
 TPACF_TEST_MAIN(TestStudioJackknife)
+// Errors: K HEALPix regions and a bootstrap, as a user picks them: the run's σ is the
+// bootstrap's (the core's job with the same settings gives the same numbers), the Log says so,
+// and a saved session reopens with the same σ and draws.
+void TestStudioJackknife::bootstrapOfHealpixRegionsIsKept() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    ErrorsPanel* errors = window->errorsPanel();
+    errors->methodCombo()->setCurrentIndex(
+        errors->methodCombo()->findData(int(ErrorSettings::Method::Healpix)));
+    errors->regionsSpin()->setValue(6);
+    errors->nsideCombo()->setCurrentIndex(errors->nsideCombo()->findData(16));
+    QVERIFY(!errors->bootstrapSpin()->isHidden());
+    errors->bootstrapSpin()->setValue(40);
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result && result->hasBootstrap());
+    QCOMPARE(result->bootstrapSelections.size(), std::size_t(40));
+    QVERIFY(result->jackknifeRegions.method.find("HEALPix NSIDE 16") != std::string::npos);
+
+    // The same job through the core alone.
+    CorrelationParams params;
+    params.data = window->dataCatalog();
+    for (const auto& random : window->catalogSet()->randoms())
+        params.randoms.push_back(random.catalog);
+    params.bins = window->binningPanel()->spec();
+    params.jackknife.regions = 6;
+    params.jackknife.healpixNside = 16;
+    params.jackknife.bootstrapSamples = 40;
+    params.backend.name = "cpu";
+    const CorrelationResult direct = CorrelationJob(params).run();
+    QCOMPARE(direct.bootstrapSelections, result->bootstrapSelections);
+    QCOMPARE(direct.wError.size(), result->wError.size());
+    for (std::size_t b = 0; b < direct.wError.size(); ++b)
+        QVERIFY(sameDouble(direct.wError[b], result->wError[b]));
+    const auto* log = window->findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    QVERIFY(log && log->toPlainText().contains(QStringLiteral("Bootstrap: 40 samples of 6 regions")));
+
+    const QString path = m_dir.filePath(QStringLiteral("bootstrap_session.json"));
+    QVERIFY(window->saveSession(path));
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
+    const ResultPtr again = reopened->currentResult();
+    QVERIFY(again && again->hasBootstrap());
+    QCOMPARE(again->bootstrapSelections, result->bootstrapSelections);
+    for (std::size_t b = 0; b < result->wError.size(); ++b)
+        QVERIFY(sameDouble(again->wError[b], result->wError[b]));
+    QCOMPARE(reopened->errorsPanel()->settings().bootstrapSamples, 40);
+    QCOMPARE(reopened->errorsPanel()->settings().healpixNside, 16);
+}
+
 #include "test_studio_jackknife.moc"

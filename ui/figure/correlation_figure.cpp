@@ -167,7 +167,11 @@ void CorrelationFigure::drawPoints(const CorrelationResult* result,
     const QString estimator =
         result ? QString::fromLatin1(estimatorName(result->estimator)) : QString();
     QString name = logAxis ? tr("w > 0 (%1)").arg(estimator) : tr("w (%1)").arg(estimator);
-    if (haveErrors && result)
+    if (haveErrors && result && result->hasBootstrap())
+        name += tr(" ± σ, bootstrap of %1 regions (%2 samples)")
+                    .arg(result->jackknifeRegions.count)
+                    .arg(result->bootstrapSelections.size());
+    else if (haveErrors && result)
         name += tr(" ± σ, jackknife over %1 regions").arg(result->jackknifeRegions.count);
     m_wGraph->setName(name);
     if (logAxis && !negKeys.isEmpty())

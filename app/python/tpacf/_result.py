@@ -234,7 +234,10 @@ class Result:
         positive = finite & (w > 0)
         negative = finite & (w < 0)
         label = "w > 0 (%s)" % self.estimator_name
-        if self.has_jackknife:
+        if self.has_jackknife and self.bootstrap_selections is not None:
+            label += " ± σ, bootstrap of %d regions (%d samples)" % (
+                self.jackknife_regions["count"], len(self.bootstrap_selections))
+        elif self.has_jackknife:
             label += " ± σ, jackknife over %d regions" % self.jackknife_regions["count"]
         ax.errorbar(theta[positive], w[positive], yerr=sigma[positive], fmt="o",
                     label=label, **style)
