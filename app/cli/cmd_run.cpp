@@ -125,28 +125,9 @@ FilePlan runFiles(const ParsedArgs& args, const RunRequest& run) {
 /// The catalogs (and a count file) as read, with how long each took, for --timings.
 struct RunInputs {
     double countFileSeconds = -1.0; // negative: no count file was read
-    std::string maskNote;           // what --mask kept of each catalog; "" without
     std::vector<CatalogRequest> requests;
     LoadedCatalogs loaded;
 };
-
-/// The job's catalogs as --mask's note names them.
-std::vector<MaskedInput> maskedInputs(CorrelationParams& params) {
-    const bool cross = params.data2 != nullptr;
-    std::vector<MaskedInput> inputs{{&params.data, cross ? "D1" : "data"}};
-    const auto sets = [&](std::vector<std::shared_ptr<const Catalog>>& catalogs,
-                          const std::string& name) {
-        for (std::size_t i = 0; i < catalogs.size(); ++i)
-            inputs.push_back({&catalogs[i], catalogs.size() == 1
-                                                ? name
-                                                : name + " " + std::to_string(i + 1)});
-    };
-    sets(params.randoms, cross ? "R1" : "randoms");
-    if (cross)
-        inputs.push_back({&params.data2, "D2"});
-    sets(params.randoms2, "R2");
-    return inputs;
-}
 
 /// Checks the files, reads a count file, then the catalogs while the backend starts; fills the
 /// job's catalogs and reuse. Under MPI every rank does this itself (collectively, in the caller).
@@ -162,10 +143,13 @@ RunInputs loadRunInputs(const ParsedArgs& args, const Context& context, RunReque
             std::chrono::duration<double>(std::chrono::steady_clock::now() - countFileStart)
                 .count();
     }
-    // A mask is read before the catalogs: a bad one costs no catalog read.
-    std::optional<SkyMask> mask;
-    if (run.mask)
-        mask = readSkyMask(run.mask->path, run.mask->options);
+    // A mask is read before the catalogs: a bad one costs no catalog read. The job cuts every
+    // catalog to it and says what each kept in the result's notes.
+    if (run.mask) {
+        params.mask =
+            std::make_shared<const SkyMask>(readSkyMask(run.mask->path, run.mask->options));
+        params.maskThreshold = run.mask->threshold;
+    }
     // The catalogs in flag order (data, randoms, data2, randoms2) while the backend starts.
     inputs.requests.push_back({run.dataPath, run.dataOptions});
     for (const auto& path : run.randomPaths)
@@ -195,8 +179,6 @@ RunInputs loadRunInputs(const ParsedArgs& args, const Context& context, RunReque
         params.randoms2.push_back(inputs.loaded.catalogs[next++]);
     if (context.cancelRequested && context.cancelRequested->load())
         throw Cancelled();
-    if (mask)
-        inputs.maskNote = applyMaskToCatalogs(*run.mask, *mask, maskedInputs(params));
     return inputs;
 }
 
@@ -358,9 +340,7 @@ int runCommand(const Context& context) {
     RunProgress progress{ProgressBar(
         context.err, progressDisplay(context.errIsTerminal, run.quiet, run.progressInterval),
         "counting")};
-    CorrelationResult result = countRun(job, context, progress);
-    if (!inputs.maskNote.empty()) // said with the notices, and kept in every output
-        result.notes.insert(result.notes.begin(), inputs.maskNote);
+    const CorrelationResult result = countRun(job, context, progress);
 
     // What is left (the notices, the files, the summary) is rank 0's; under MPI the others wait
     // for it, so that a file rank 0 cannot write ends every rank with its exit code.

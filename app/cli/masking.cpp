@@ -30,13 +30,7 @@ std::optional<MaskRequest> maskRequestFrom(const ParsedArgs& args) {
 
 std::string applyMaskToCatalogs(const MaskRequest& request, const SkyMask& mask,
                                 const std::vector<MaskedInput>& inputs) {
-    char fraction[64];
-    std::snprintf(fraction, sizeof fraction, "%.4g %% of the sky", 100.0 * mask.skyFraction());
-    std::string note = "mask " + mask.description() + ", " + fraction;
-    if (request.threshold > 0.0)
-        note += ", completeness >= " + edgeText(request.threshold);
-    note += ":";
-    bool first = true;
+    std::vector<MaskedCount> counts;
     for (const MaskedInput& input : inputs) {
         const Catalog& catalog = **input.catalog;
         MaskedCatalog cut = applySkyMask(catalog, mask, request.threshold);
@@ -46,12 +40,10 @@ std::string applyMaskToCatalogs(const MaskRequest& request, const SkyMask& mask,
                                  withThousands(catalog.size()) +
                                  " points (is it the footprint of this catalog, in the same "
                                  "coordinates?)");
-        note += std::string(first ? " " : "; ") + input.label + " kept " + withThousands(cut.kept) +
-                " of " + withThousands(catalog.size());
-        first = false;
+        counts.push_back({input.label, cut.kept, catalog.size()});
         *input.catalog = std::make_shared<const Catalog>(std::move(cut.catalog));
     }
-    return note;
+    return maskingNote(mask, request.threshold, counts);
 }
 
 } // namespace tpacf::cli

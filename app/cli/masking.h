@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// --mask on tpacf run and count: the mask read before any catalog (a bad mask costs no read),
-// then every catalog cut to it, with what each kept said once, in the notices and the result.
+// --mask on tpacf run and count: the mask read before any catalog (a bad mask costs no read).
+// run hands it to the job (CorrelationParams::mask), which cuts the catalogs; count, which
+// counts without a job, cuts its catalogs here.
 #include "cli/args.h"
 #include "tpacf/catalog.h"
 #include "tpacf/sky_mask.h"
@@ -23,7 +24,7 @@ struct MaskRequest {
 /// other two without it are a usage error).
 std::optional<MaskRequest> maskRequestFrom(const ParsedArgs& args);
 
-/// One catalog to cut, and how the note names it ("data", "random set 2").
+/// One catalog of tpacf count to cut, and how the note names it ("A", "B").
 struct MaskedInput {
     std::shared_ptr<const Catalog>* catalog = nullptr;
     std::string label;

@@ -307,3 +307,24 @@ def test_a_mask_that_keeps_nothing_is_an_error(tmp_path):
                   "--min", 1, "--max", 5, "--unit", "deg", "--mask", path,
                   "--mask-threshold", 2, check=False)
     assert bad.returncode == 2 and "--mask-threshold 2 is not a completeness" in bad.stderr
+
+
+def test_correlate_takes_a_mask(tmp_path):
+    """tpacf.correlate(mask=...) is the run on the catalogs cut beforehand, and its notes say so."""
+    nside = 8
+    m = np.zeros(hp.nside2npix(nside))
+    m[hp.query_disc(nside, hp.ang2vec(30.0, 10.0, lonlat=True), np.radians(25.0))] = 0.7
+    path = tmp_path / "mask.fits"
+    hp.write_map(str(path), m, dtype=np.float32)
+    mask = tpacf.Mask.read(str(path))
+    rng = np.random.default_rng(12)
+    data = tpacf.Catalog(*test_points(rng, 3000))
+    randoms = tpacf.Catalog(*test_points(rng, 6000))
+    bins = tpacf.Bins.from_edges([1.0, 3.0, 10.0, 30.0], unit="deg")
+    masked = tpacf.correlate(data, randoms, bins=bins, mask=mask, backend="cpu")
+    cut = tpacf.correlate(mask.apply(data), mask.apply(randoms), bins=bins, backend="cpu")
+    np.testing.assert_array_equal(masked.dd, cut.dd)
+    np.testing.assert_array_equal(masked.w, cut.w)
+    assert any(note.startswith("mask HEALPix map mask.fits") for note in masked.notes)
+    with pytest.raises(tpacf.InputError, match="keeps none"):
+        tpacf.correlate(data, randoms, bins=bins, mask=mask, mask_threshold=0.8, backend="cpu")

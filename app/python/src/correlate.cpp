@@ -10,6 +10,7 @@
 #include "tpacf/bootstrap.h"
 #include "tpacf/jackknife.h"
 #include "tpacf/regions_file.h"
+#include "tpacf/sky_mask.h"
 #include "tpacf/output_file.h"
 #include "tpacf/result_io.h"
 
@@ -129,7 +130,7 @@ std::shared_ptr<CorrelationResult> correlate(
     const std::string& culling, const py::object& reuse, bool collectCounts,
     const std::string& invocation, const py::object& progress, bool meanTheta,
     const py::object& jackknifeHealpix, const py::object& regionsFile, const py::object& bootstrap,
-    const py::object& bootstrapSeed) {
+    const py::object& bootstrapSeed, const py::object& mask, double maskThreshold) {
     CorrelationParams params;
     if (!py::isinstance<Catalog>(data))
         throw py::type_error("data: a tpacf.Catalog");
@@ -162,6 +163,12 @@ std::shared_ptr<CorrelationResult> correlate(
     else
         params.jackknife = jackknifeOf(jackknife, jackknifeSeed, params.data);
     applyRegionOptions(params.jackknife, jackknifeHealpix, regionsFile, bootstrap, bootstrapSeed);
+    if (!mask.is_none()) {
+        if (!py::isinstance<SkyMask>(mask))
+            throw py::type_error("mask: a tpacf.Mask or None");
+        params.mask = py::cast<std::shared_ptr<SkyMask>>(mask);
+        params.maskThreshold = maskThreshold;
+    }
     if (!reuse.is_none()) {
         if (py::isinstance<CountStore>(reuse))
             params.reuse = py::cast<std::shared_ptr<CountStore>>(reuse);
@@ -460,6 +467,7 @@ void bindCorrelate(py::module_& module) {
                py::arg("progress") = py::none(), py::arg("mean_theta") = false,
                py::arg("jackknife_healpix") = py::none(), py::arg("regions_file") = py::none(),
                py::arg("bootstrap") = py::none(), py::arg("bootstrap_seed") = py::none(),
+               py::arg("mask") = py::none(), py::arg("mask_threshold") = 0.0,
                "The job behind tpacf.correlate (which see); returns a CorrelationResult.");
 }
 

@@ -34,7 +34,7 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
               jackknife=None, jackknife_seed=None, backend="auto", precision=None,
               devices=None, threads=0, culling="auto", reuse=None, save_counts=False,
               progress=None, mean_theta=False, jackknife_healpix=None, regions_file=None,
-              bootstrap=None, bootstrap_seed=None):
+              bootstrap=None, bootstrap_seed=None, mask=None, mask_threshold=0.0):
     """w(theta) of a data catalog against random catalogs, as `tpacf run` computes it.
 
     data, randoms: tpacf.Catalog, and a Catalog or a list of them (random sets).
@@ -50,6 +50,9 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
     bootstrap: B bootstrap samples of the regions instead of the jackknife (the
         marked point bootstrap, as --bootstrap), seeded by bootstrap_seed;
         result.bootstrap_selections holds the regions each sample drew.
+    mask: a tpacf.Mask; every catalog is cut to it first (points of completeness
+        0 or below mask_threshold dropped), as --mask; result.notes say what
+        each kept.
     backend: "auto", "cpu" or "cuda"; precision: "auto", "double", "float";
         devices: GPU indices; threads: CPU threads (0: all); culling: "auto",
         "on", "off".
@@ -75,7 +78,8 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
                             save_counts=save_counts, invocation=invocation, progress=progress,
                             mean_theta=mean_theta, jackknife_healpix=jackknife_healpix,
                             regions_file=regions_file, bootstrap=bootstrap,
-                            bootstrap_seed=bootstrap_seed)
+                            bootstrap_seed=bootstrap_seed, mask=mask,
+                            mask_threshold=mask_threshold)
     return Result(core)
 
 

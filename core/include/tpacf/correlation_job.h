@@ -9,6 +9,7 @@
 #include "tpacf/count_store.h"
 #include "tpacf/estimator.h"
 #include "tpacf/jackknife.h"
+#include "tpacf/sky_mask.h"
 
 #include <atomic>
 #include <cstdint>
@@ -61,6 +62,11 @@ struct CorrelationParams {
     /// reports progress at least twice as often. Four a second keep a plot moving without
     /// flooding the GUI's event queue or spending the calling thread on estimates nobody sees.
     double liveEstimateInterval = 0.25;
+    /// A footprint mask (sky_mask.h, --mask): before anything else every catalog is cut to the
+    /// points where its completeness is > 0 and ≥ maskThreshold, and the result's notes say
+    /// what each kept (maskingNote). InputError naming the catalog when it keeps none.
+    std::shared_ptr<const SkyMask> mask;
+    double maskThreshold = 0.0;
 };
 
 struct JobProgress {

@@ -105,4 +105,13 @@ struct MaskedCatalog {
 MaskedCatalog applySkyMask(const Catalog& catalog, const SkyMask& mask, double threshold = 0.0,
                            int threads = 0);
 
+/// What a mask kept of one catalog, for maskingNote.
+struct MaskedCount {
+    std::string label; ///< "data", "random set 2", "A"
+    std::size_t kept = 0, total = 0;
+};
+/// "mask HEALPix map m.fits (NSIDE 64, RING, column T), 12.3 % of the sky: data kept 9,812 of
+/// 10,000; randoms kept ...": one line for notices and a result's notes.
+std::string maskingNote(const SkyMask& mask, double threshold, std::span<const MaskedCount> counts);
+
 } // namespace tpacf

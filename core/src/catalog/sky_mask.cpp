@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace tpacf {
@@ -192,6 +193,36 @@ double SkyMask::effectiveSkyFraction() const noexcept {
     for (const auto& run : m_runs)
         pixels += static_cast<long double>(run.end - run.begin) * run.completeness;
     return static_cast<double>(pixels / static_cast<long double>(pixelsAtOrder(kDeepOrder)));
+}
+
+namespace {
+
+std::string withThousands(std::size_t value) {
+    const std::string digits = std::to_string(value);
+    std::string grouped;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            grouped.push_back(',');
+        grouped.push_back(digits[i]);
+    }
+    return grouped;
+}
+
+} // namespace
+
+std::string maskingNote(const SkyMask& mask, double threshold, std::span<const MaskedCount> counts) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%.4g %% of the sky", 100.0 * mask.skyFraction());
+    std::string note = "mask " + mask.description() + ", " + text;
+    if (threshold > 0.0) {
+        std::snprintf(text, sizeof text, ", completeness >= %.4g", threshold);
+        note += text;
+    }
+    note += ":";
+    for (std::size_t i = 0; i < counts.size(); ++i)
+        note += std::string(i ? "; " : " ") + counts[i].label + " kept " +
+                withThousands(counts[i].kept) + " of " + withThousands(counts[i].total);
+    return note;
 }
 
 MaskedCatalog applySkyMask(const Catalog& catalog, const SkyMask& mask, double threshold,

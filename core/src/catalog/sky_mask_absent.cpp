@@ -38,5 +38,6 @@ double SkyMask::skyFraction() const noexcept { return 0; }
 double SkyMask::effectiveSkyFraction() const noexcept { return 0; }
 SkyMask readSkyMask(const std::string&, const MaskReadOptions&) { unavailable(); }
 MaskedCatalog applySkyMask(const Catalog&, const SkyMask&, double, int) { unavailable(); }
+std::string maskingNote(const SkyMask&, double, std::span<const MaskedCount>) { unavailable(); }
 
 } // namespace tpacf

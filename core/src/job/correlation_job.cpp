@@ -52,13 +52,54 @@ void validate(const CorrelationParams& params) {
 CorrelationJob::CorrelationJob(CorrelationParams params, BackendRegistry backends)
     : m_params(std::move(params)), m_backends(std::move(backends)) {}
 
+namespace {
+
+// The params with every catalog cut to the mask, and the note that says what each kept.
+CorrelationParams maskedParams(const CorrelationParams& params, std::string& note) {
+    CorrelationParams masked = params;
+    if (!params.mask)
+        return masked;
+    std::vector<MaskedCount> counts;
+    const auto cut = [&](std::shared_ptr<const Catalog>& catalog, const std::string& label) {
+        if (!catalog)
+            return;
+        MaskedCatalog kept = applySkyMask(*catalog, *params.mask, params.maskThreshold,
+                                          params.backend.cpuThreads);
+        if (kept.kept == 0)
+            throw InputError(catalog->name(), 0, 0,
+                             "the mask keeps none of its " + std::to_string(catalog->size()) +
+                                 " points (is it the footprint of this catalog, in the same "
+                                 "coordinates?)");
+        counts.push_back({label, kept.kept, catalog->size()});
+        catalog = std::make_shared<const Catalog>(std::move(kept.catalog));
+    };
+    const bool cross = masked.data2 != nullptr;
+    cut(masked.data, cross ? "D1" : "data");
+    const auto sets = [&](std::vector<std::shared_ptr<const Catalog>>& catalogs,
+                          const std::string& name) {
+        for (std::size_t i = 0; i < catalogs.size(); ++i)
+            cut(catalogs[i], catalogs.size() == 1 ? name : name + " " + std::to_string(i + 1));
+    };
+    sets(masked.randoms, cross ? "R1" : "randoms");
+    cut(masked.data2, "D2");
+    sets(masked.randoms2, "R2");
+    note = maskingNote(*params.mask, params.maskThreshold, counts);
+    return masked;
+}
+
+} // namespace
+
 CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
                                       const std::atomic<bool>* cancelRequested) {
     job::StageClock clock;
     validate(m_params);
-    const Binning binning(m_params.bins);
-    const JackknifeSettings& jackknife = m_params.jackknife;
-    if (m_params.meanSeparation && !m_params.share.whole())
+    std::string maskNote;
+    const CorrelationParams params = maskedParams(m_params, maskNote);
+    if (params.mask)
+        clock.end("mask");
+    const Binning binning(params.bins);
+    const JackknifeSettings& jackknife = params.jackknife;
+    if (params.meanSeparation && !params.share.whole())
         throw ConfigError("the mean separation per bin (--mean-theta) needs the whole batch: the "
                           "sums of one share alone mean nothing, and count files do not carry "
                           "them");
@@ -69,23 +110,25 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     // counted, not after an hour and an out-of-memory kill. A column's K is known once its
     // labels are read (prepareInputs checks it then).
     if (jackknife.regions >= kMinJackknifeRegions && jackknife.regions <= kMaxJackknifeRegions)
-        job::checkJobMemory(m_params, binning, jackknife.regions);
-    BackendSelection backend = job::chooseJobBackend(m_params, m_backends, binning);
+        job::checkJobMemory(params, binning, jackknife.regions);
+    BackendSelection backend = job::chooseJobBackend(params, m_backends, binning);
     clock.end("backend");
-    job::JobInputs inputs = job::prepareInputs(m_params, binning, clock);
+    job::JobInputs inputs = job::prepareInputs(params, binning, clock);
     const job::ReusePlan plan =
-        job::planReuse(m_params.reuse.get(), m_params.reusePolicy, inputs.originals, inputs.keys,
+        job::planReuse(params.reuse.get(), params.reusePolicy, inputs.originals, inputs.keys,
                        binning, inputs.regionCount, inputs.originals.weighted());
-    const CorrelationResult header = job::describeJob(m_params, binning, backend, inputs, plan);
+    CorrelationResult header = job::describeJob(params, binning, backend, inputs, plan);
+    if (!maskNote.empty())
+        header.notes.insert(header.notes.begin(), maskNote);
 
     // Counts taken from the reused store stay out of the batch and are merged back in task order.
     const std::vector<CountTask> tasks = job::countTasks(inputs.counted);
     job::cullLikeWholeBatch(*backend.counter, tasks, plan, binning);
-    CountControl control = job::countControl(m_params, cancelRequested);
+    CountControl control = job::countControl(params, cancelRequested);
     std::optional<job::LiveProgress> live;
     if (onProgress) {
-        live.emplace(header, tasks, plan, inputs.counted, m_params.estimator, *backend.counter,
-                     std::max(0.0, m_params.liveEstimateInterval), clock.start(), onProgress);
+        live.emplace(header, tasks, plan, inputs.counted, params.estimator, *backend.counter,
+                     std::max(0.0, params.liveEstimateInterval), clock.start(), onProgress);
         control.onProgress = [&live](const CountProgress& progress) { (*live)(progress); };
     }
 
@@ -101,12 +144,12 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
     // Counts all taken from the store: culled as they were counted.
     const bool counted = !plan.counted.empty();
     result.culled = counted ? backend.counter->lastBatchCulled()
-                            : (m_params.reuse && m_params.reuse->culled);
+                            : (params.reuse && params.reuse->culled);
     if (counted)
         for (const std::string& note : backend.counter->lastBatchNotes())
             result.notes.push_back(note);
     clock.end("count");
-    if (m_params.meanSeparation) {
+    if (params.meanSeparation) {
         try {
             job::measureSeparations(result, *backend.counter, tasks, inputs.counted, binning,
                                     control, onProgress);
@@ -117,9 +160,9 @@ CorrelationResult CorrelationJob::run(const ProgressCallback& onProgress,
         }
         clock.end("mean separation");
     }
-    if (m_params.collectCounts)
-        result.counts = job::storeOf(m_params, binning, inputs, result, tally);
-    job::estimateInto(result, m_params, inputs, std::move(tally));
+    if (params.collectCounts)
+        result.counts = job::storeOf(params, binning, inputs, result, tally);
+    job::estimateInto(result, params, inputs, std::move(tally));
     clock.end("estimate");
     result.stageSeconds = clock.take();
     result.elapsedSeconds = clock.elapsedSeconds();
