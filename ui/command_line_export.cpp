@@ -277,6 +277,11 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
 
     if (errors.method != ErrorSettings::Method::None && errors.bootstrapSamples > 0)
         add(flagName(flags::run::kBootstrap), QString::number(errors.bootstrapSamples));
+    if (!session.mask.isEmpty()) {
+        add(flagName(flags::kMask), session.mask);
+        if (session.maskThreshold > 0)
+            add(flagName(flags::kMaskThreshold), QString::number(session.maskThreshold, 'g', 17));
+    }
 
     const BackendOptions& backend = session.settings.backend;
     add(flagName(flags::kBackend), QString::fromStdString(backend.name));

@@ -14,6 +14,7 @@
 
 #include <tpacf/backend.h>
 #include <tpacf/provider_registry.h>
+#include <tpacf/sky_mask.h>
 
 #include <QHash>
 #include <QList>
@@ -146,6 +147,13 @@ public:
     /// bins, estimator or error settings changed since): it stays on screen, marked as such.
     bool isResultStale() const { return m_run->isResultStale(); }
 
+    /// File > Set Mask: reads the mask on a worker thread; maskChanged once it is set (or the
+    /// error reported). Every run then cuts its catalogs to it (CorrelationParams::mask).
+    void setMaskFile(const QString& path, double threshold = 0.0);
+    void clearMask();
+    const std::shared_ptr<const SkyMask>& mask() const { return m_mask; }
+    const QString& maskPath() const { return m_maskPath; }
+
     // --- Panels, for tests.
     BinningPanel* binningPanel() const { return m_binningPanel; }
     BackendPanel* backendPanel() const { return m_backendPanel; }
@@ -224,6 +232,8 @@ public:
 
 Q_SIGNALS:
     void messageReported(tpacf::ui::MessageSeverity severity, const QString& text);
+    /// A mask was set, cleared, or could not be read.
+    void maskChanged();
     void runStarted();
     void runFinished(const tpacf::ui::ResultPtr& result);
     void runFailed(const QString& message);
@@ -270,6 +280,7 @@ private:
         QString doneMessage;                 // reported on success
         std::optional<QList<RunRecord>> history; // a session's runs, the last one shown
         std::optional<PowerLawFitOptions> fit;   // the fit shown on that last run
+        std::optional<std::pair<QString, double>> mask; // a session's mask ("" : none)
 
         /// Files the user picked: each reported and remembered.
         static LoadIntent pickedFiles() {
@@ -284,6 +295,7 @@ private:
             intent.settings = session.settings;
             intent.history = session.history;
             intent.fit = session.fit;
+            intent.mask = std::pair(session.mask, session.maskThreshold);
             intent.sessionPath = path;
             return intent;
         }
@@ -341,6 +353,7 @@ private:
     void addRandom2Dialog();
     void removeSelectedRandom();
     void makeRandomsFromMaskDialog();
+    void setMaskDialog();
     void openSessionDialog();
     void saveSessionDialog();
     void exportCsvDialog();
@@ -404,6 +417,14 @@ private:
     QAction* m_addRandomAction = nullptr;
     QAction* m_removeRandomAction = nullptr;
     QAction* m_maskRandomsAction = nullptr;
+    QAction* m_setMaskAction = nullptr;
+    QAction* m_clearMaskAction = nullptr;
+    // File > Set Mask: the mask every run cuts its catalogs to (null: none), its file and
+    // threshold, and the request whose result may still replace it.
+    std::shared_ptr<const SkyMask> m_mask;
+    QString m_maskPath;
+    double m_maskThreshold = 0.0;
+    quint64 m_maskGeneration = 0;
     QAction* m_openData2Action = nullptr;
     QAction* m_addRandom2Action = nullptr;
     QAction* m_removeSecondAction = nullptr;

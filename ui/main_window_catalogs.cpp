@@ -180,6 +180,10 @@ void MainWindow::onChangeApplied(quint64 id) {
         m_backendPanel->setBackendOptions(intent.settings->backend);
         m_errorsPanel->setSettings(intent.settings->errors);
         m_plotPanel->setExportStyle(intent.settings->figure);
+        if (intent.mask && intent.mask->first.isEmpty())
+            clearMask();
+        else if (intent.mask)
+            setMaskFile(intent.mask->first, intent.mask->second);
     }
     if (intent.history)
         restoreHistory(*intent.history);

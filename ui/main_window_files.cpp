@@ -50,6 +50,8 @@ Session MainWindow::session() const {
     session.history = m_history->records();
     if (m_plotPanel->fitPanel()->currentFit())
         session.fit = m_plotPanel->fitPanel()->options();
+    session.mask = m_maskPath;
+    session.maskThreshold = m_maskThreshold;
     return session;
 }
 

@@ -91,6 +91,15 @@ void MainWindow::createActions() {
         tr("Draw random points inside a HEALPix map or MOC and add them as a random catalog"));
     connect(m_maskRandomsAction, &QAction::triggered, this, &MainWindow::makeRandomsFromMaskDialog);
 
+    m_setMaskAction = new QAction(tr("Set Mas&k…"), this);
+    m_setMaskAction->setObjectName(QStringLiteral("setMaskAction"));
+    m_setMaskAction->setStatusTip(tr("A HEALPix map or MOC every run cuts its catalogs to"));
+    connect(m_setMaskAction, &QAction::triggered, this, &MainWindow::setMaskDialog);
+    m_clearMaskAction = new QAction(tr("Clear Mask"), this);
+    m_clearMaskAction->setObjectName(QStringLiteral("clearMaskAction"));
+    m_clearMaskAction->setEnabled(false);
+    connect(m_clearMaskAction, &QAction::triggered, this, &MainWindow::clearMask);
+
     // The second sample of a cross-correlation (D1 × D2).
     m_openData2Action = new QAction(tr("Open &Second Data Catalog…"), this);
     m_openData2Action->setToolTip(
@@ -173,6 +182,8 @@ void MainWindow::createMenus() {
     file->addAction(m_addRandomAction);
     file->addAction(m_removeRandomAction);
     file->addAction(m_maskRandomsAction);
+    file->addAction(m_setMaskAction);
+    file->addAction(m_clearMaskAction);
     file->addSeparator();
     file->addAction(m_openData2Action);
     file->addAction(m_addRandom2Action);

@@ -186,6 +186,8 @@ bool MainWindow::startRun() {
     params.backend = m_backendPanel->backendOptions();
     const ErrorSettings errors = m_errorsPanel->settings();
     params.jackknife = errors.jackknife();
+    params.mask = m_mask;
+    params.maskThreshold = m_maskThreshold;
     // Region labels from a column are read with the catalogs: the controller reads them again,
     // with the column, before the job starts (Cancel works meanwhile).
     const bool readRegions = errors.method == ErrorSettings::Method::Column;

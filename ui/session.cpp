@@ -221,6 +221,12 @@ QJsonObject Session::toJson() const {
         fitObject[QStringLiteral("integralConstraint")] = fit->integralConstraint;
         object[QStringLiteral("fit")] = fitObject;
     }
+    if (!mask.isEmpty()) {
+        QJsonObject maskObject;
+        maskObject[QStringLiteral("path")] = mask;
+        maskObject[QStringLiteral("threshold")] = maskThreshold;
+        object[QStringLiteral("mask")] = maskObject;
+    }
     return object;
 }
 
@@ -246,6 +252,11 @@ Session Session::fromJson(const QJsonObject& object) {
         if (options.thetaMin > 0 && options.thetaMax > options.thetaMin &&
             std::isfinite(options.thetaMax))
             session.fit = options;
+    }
+    if (const QJsonObject mask = object.value(QStringLiteral("mask")).toObject(); !mask.isEmpty()) {
+        session.mask = mask.value(QStringLiteral("path")).toString();
+        const double threshold = mask.value(QStringLiteral("threshold")).toDouble(0.0);
+        session.maskThreshold = threshold >= 0.0 && threshold <= 1.0 ? threshold : 0.0;
     }
     return session;
 }

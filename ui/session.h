@@ -77,6 +77,10 @@ struct Session {
     /// The power-law fit shown on the last run (its range and integral constraint; the Hartlap
     /// factor is always applied), fitted again when the session reopens; none: no fit shown.
     std::optional<PowerLawFitOptions> fit;
+    /// File > Set Mask: the mask file every run cuts its catalogs to ("" : none) and the
+    /// completeness below which points are dropped too.
+    QString mask;
+    double maskThreshold = 0.0;
 
     QJsonObject toJson() const;
     static Session fromJson(const QJsonObject& object);

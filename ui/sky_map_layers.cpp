@@ -244,6 +244,36 @@ void fillDensityMap(QCPColorMap* map, const SkyDensityGrid& grid, const SkyPlotF
     map->setDataRange(QCPRange(low, high));
 }
 
+QCPColorMap* addMaskMap(QCustomPlot* plot) {
+    auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
+    QCPColorGradient gradient;
+    gradient.setColorStopAt(0, QColor(200, 235, 200, 90));
+    gradient.setColorStopAt(1, QColor(120, 200, 120, 150));
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    gradient.setLevelCount(50);
+    map->setGradient(gradient);
+    map->setDataRange(QCPRange(0, 1));
+    map->setInterpolate(false);
+    map->setTightBoundary(false);
+    map->removeFromLegend();
+    map->setSelectable(QCP::stNone);
+    return map;
+}
+
+void fillMaskMap(QCPColorMap* map, const std::vector<double>& raster, const SkyRasterSpec& spec,
+                 const SkyPlotFrame& frame) {
+    if (spec.width < 2 || spec.height < 2 ||
+        raster.size() != std::size_t(spec.width) * std::size_t(spec.height)) {
+        map->data()->clear();
+        return;
+    }
+    shapeLike(map, spec, frame);
+    for (int row = 0; row < spec.height; ++row)
+        for (int column = 0; column < spec.width; ++column)
+            map->data()->setCell(mapColumn(column, spec, frame), row,
+                                 raster[std::size_t(row) * std::size_t(spec.width) + column]);
+}
+
 QCPColorMap* addRegionMap(QCustomPlot* plot, int regionCount) {
     auto* map = new QCPColorMap(plot->xAxis, plot->yAxis);
     // One stop per region at its own level, so each label keeps its exact colour.

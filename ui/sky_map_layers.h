@@ -59,6 +59,11 @@ DensityColours data2DensityColours();
 
 /// A colour map for a density raster (log scale; empty pixels transparent).
 QCPColorMap* addDensityMap(QCustomPlot* plot, const DensityColours& colours);
+/// A mask's completeness as a pale green raster (0 transparent, 1 strongest), under the points.
+QCPColorMap* addMaskMap(QCustomPlot* plot);
+/// Fills it from skyMaskRaster's values (NaN: transparent).
+void fillMaskMap(QCPColorMap* map, const std::vector<double>& raster, const SkyRasterSpec& spec,
+                 const SkyPlotFrame& frame);
 /// Puts `grid` in `map`: one cell per pixel, the cells centred on the pixels' centres.
 void fillDensityMap(QCPColorMap* map, const SkyDensityGrid& grid, const SkyPlotFrame& frame);
 /// A colour map of a region raster (−1 transparent), one colour per region.

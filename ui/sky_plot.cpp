@@ -322,7 +322,7 @@ void SkyPlot::rebuild() {
     m_plot->clearItems();
     m_plot->clearPlottables();
     m_dataGraph = m_randomGraph = m_data2Graph = nullptr;
-    m_dataMap = m_randomMap = m_data2Map = m_regionMap = nullptr;
+    m_dataMap = m_randomMap = m_data2Map = m_regionMap = m_maskMap = nullptr;
     m_regionGraphs.clear();
     m_regionsInRaster = 0;
     m_showRegions->setEnabled(m_regions != nullptr);
@@ -330,6 +330,16 @@ void SkyPlot::rebuild() {
     // Drawn in this order: the sky's disc, randoms, data, regions, the graticule on top.
     if (m_projection.info().equalArea)
         addSkyOutline(m_plot, m_projection);
+    if (m_mask) {
+        m_maskMap = addMaskMap(m_plot);
+        // A legend entry for the raster: a green square and what the mask is.
+        QCPGraph* key = m_plot->addGraph();
+        key->setLineStyle(QCPGraph::lsNone);
+        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, QColor(120, 200, 120),
+                                             QColor(200, 235, 200), 8));
+        key->setName(tr("mask (%1 % of the sky)").arg(100.0 * m_mask->skyFraction(), 0, 'g', 3));
+        key->setSelectable(QCP::stNone);
+    }
     addGroupLayer(m_randomGroup, Layer::Random);
     addGroupLayer(m_dataGroup, Layer::Data);
     if (m_data2)
@@ -539,10 +549,28 @@ QSize SkyPlot::rasterSize(const QRectF& area, const Group& group) const {
     return {columns, rows};
 }
 
+void SkyPlot::setMask(std::shared_ptr<const SkyMask> mask) {
+    m_mask = std::move(mask);
+    rebuild();
+}
+
 void SkyPlot::rebin() {
     const QRectF area = visibleBounds();
     const SkyPlotFrame frame = SkyPlotFrame::of(m_projection);
     const bool empty = area.width() <= 0 || area.height() <= 0;
+    if (m_maskMap) {
+        // A cell every three screen pixels of the view: the mask's edges as sharp as the points.
+        const QRectF view = frame.toPlane(m_plot->xAxis->range(), m_plot->yAxis->range());
+        const double width = std::max(100, m_plot->axisRect()->width());
+        const double height = std::max(50, m_plot->axisRect()->height());
+        const QSize size(int(std::clamp(width * area.width() / view.width() / 3.0, 2.0, 600.0)),
+                         int(std::clamp(height * area.height() / view.height() / 3.0, 2.0, 400.0)));
+        const SkyRasterSpec spec = specFor(area, size);
+        if (empty)
+            m_maskMap->data()->clear();
+        else
+            fillMaskMap(m_maskMap, skyMaskRaster(*m_mask, m_projection, spec), spec, frame);
+    }
     const std::pair<QCPColorMap*, const Group*> layers[] = {{m_dataMap, &m_dataGroup},
                                                             {m_data2Map, &m_data2Group},
                                                             {m_randomMap, &m_randomGroup}};

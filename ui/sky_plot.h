@@ -8,6 +8,7 @@
 // jackknife run the data are coloured by the region the core put each point in. Zoom with the
 // wheel, pan by dragging; the rasters are re-binned for what is in view.
 #include <tpacf/catalog.h>
+#include <tpacf/sky_mask.h>
 #include <tpacf/sky_projection.h>
 
 #include <QWidget>
@@ -57,6 +58,10 @@ public:
     /// The jackknife region of each data point (as in JackknifeRegionsSummary::dataRegions) and
     /// the region count; null clears. Ignored when its size is not the data's. New data clears it.
     void setRegions(std::shared_ptr<const std::vector<std::int32_t>> regions, int count);
+    /// A footprint mask drawn under the points (its completeness in green); null: none.
+    void setMask(std::shared_ptr<const SkyMask> mask);
+    bool hasMask() const { return m_mask != nullptr; }
+    QCPColorMap* maskMap() const { return m_maskMap; }
     bool hasRegions() const { return m_regions != nullptr; }
     const std::shared_ptr<const std::vector<std::int32_t>>& regions() const { return m_regions; }
     /// The "Colour by region" toggle (enabled while regions are known).
@@ -154,6 +159,8 @@ private:
     QCPColorMap* m_data2Map = nullptr;
     QCPColorMap* m_randomMap = nullptr;
     QCPColorMap* m_regionMap = nullptr;
+    QCPColorMap* m_maskMap = nullptr;
+    std::shared_ptr<const SkyMask> m_mask;
     QList<QCPGraph*> m_regionGraphs;
     int m_regionsInRaster = 0;
 

@@ -205,6 +205,34 @@ inline void writeFitsTable(fitsfile* file, const char* extname,
 }
 #endif
 
+#ifdef TPACF_TEST_HAVE_CFITSIO
+// A partial HEALPix map as healpy writes one (write_map(partial=True)): PIXEL and SIGNAL
+// columns, the pixels in `ordering` ("RING" or "NESTED") at `nside`. Returns cfitsio's status.
+inline int writeHealpixMap(const QString& path, long nside, const char* ordering,
+                           const std::vector<long long>& pixels,
+                           const std::vector<double>& values) {
+    int status = 0;
+    fitsfile* file = nullptr;
+    std::string name("!");
+    name += path.toStdString();
+    fits_create_file(&file, name.c_str(), &status);
+    const char* names[] = {"PIXEL", "SIGNAL"};
+    const char* forms[] = {"K", "D"};
+    fits_create_tbl(file, BINARY_TBL, 0, 2, const_cast<char**>(names), const_cast<char**>(forms),
+                    nullptr, "MASK", &status);
+    fits_write_col(file, TLONGLONG, 1, 1, 1, LONGLONG(pixels.size()),
+                   const_cast<long long*>(pixels.data()), &status);
+    fits_write_col(file, TDOUBLE, 2, 1, 1, LONGLONG(values.size()),
+                   const_cast<double*>(values.data()), &status);
+    fits_write_key(file, TSTRING, "PIXTYPE", const_cast<char*>("HEALPIX"), nullptr, &status);
+    fits_write_key(file, TSTRING, "ORDERING", const_cast<char*>(ordering), nullptr, &status);
+    fits_write_key(file, TSTRING, "INDXSCHM", const_cast<char*>("EXPLICIT"), nullptr, &status);
+    fits_write_key(file, TLONG, "NSIDE", &nside, nullptr, &status);
+    fits_close_file(file, &status);
+    return status;
+}
+#endif
+
 class StudioSuite : public QObject {
 protected:
     /// Writes the catalogs; each suite's initTestCase calls it.

@@ -4,7 +4,11 @@
 // and row filter, stated columns.
 #include "studio_suite.h"
 
+#include "command_line_export.h"
 #include "mask_randoms_dialog.h"
+#include "sky_plot.h"
+
+#include <set>
 
 #include <tpacf/mock.h>
 #include <tpacf/sky_mask.h>
@@ -34,6 +38,7 @@ private Q_SLOTS:
     void fitsPixelColumnsAreFlagged();
     void rowFilterIsCheckedInTheDialog();
     void randomsFromAMaskAreAdded();
+    void aMaskIsDrawnAndCutsEveryRun();
 };
 
 void TestStudioCatalogs::badCatalogIsReportedAndStateKept_data() {
@@ -883,30 +888,13 @@ void TestStudioCatalogs::randomsFromAMaskAreAdded() {
     // polar cap rings, completeness 1 and 0.5.
     const QString maskPath = m_dir.filePath(QStringLiteral("cap_mask.fits"));
     {
-        int status = 0;
-        fitsfile* file = nullptr;
-        std::string name("!");
-        name += maskPath.toStdString();
-        fits_create_file(&file, name.c_str(), &status);
         std::vector<long long> pixels;
         std::vector<double> values;
         for (int p = 0; p < 48; ++p) {
             pixels.push_back(p);
             values.push_back(p % 2 ? 1.0 : 0.5);
         }
-        const char* names[] = {"PIXEL", "SIGNAL"};
-        const char* forms[] = {"K", "D"};
-        fits_create_tbl(file, BINARY_TBL, 0, 2, const_cast<char**>(names),
-                        const_cast<char**>(forms), nullptr, "MASK", &status);
-        fits_write_col(file, TLONGLONG, 1, 1, 1, 48, pixels.data(), &status);
-        fits_write_col(file, TDOUBLE, 2, 1, 1, 48, values.data(), &status);
-        fits_write_key(file, TSTRING, "PIXTYPE", const_cast<char*>("HEALPIX"), nullptr, &status);
-        fits_write_key(file, TSTRING, "ORDERING", const_cast<char*>("RING"), nullptr, &status);
-        fits_write_key(file, TSTRING, "INDXSCHM", const_cast<char*>("EXPLICIT"), nullptr, &status);
-        long nside = 4;
-        fits_write_key(file, TLONG, "NSIDE", &nside, nullptr, &status);
-        fits_close_file(file, &status);
-        QCOMPARE(status, 0);
+        QCOMPARE(writeHealpixMap(maskPath, 4, "RING", pixels, values), 0);
     }
     auto window = makeWindow();
     QVERIFY(window);
@@ -973,6 +961,74 @@ void TestStudioCatalogs::randomsFromAMaskAreAdded() {
                              20000);
     QCOMPARE(int(window->catalogSet()->randoms().size()), randomsBefore + 1);
     QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("no_randoms.txt"))));
+#endif
+}
+
+// File > Set Mask...: the mask is drawn on the sky preview, every run counts the catalogs cut
+// to it (the core's cut of the same catalogs gives the run's N), the result's notes and Copy
+// as Command Line name it, a session keeps it, and Clear Mask takes it away.
+void TestStudioCatalogs::aMaskIsDrawnAndCutsEveryRun() {
+#ifndef TPACF_TEST_HAVE_CFITSIO
+    QSKIP("the tests are built without cfitsio: no mask to write");
+#else
+    if (!skyMasksAvailable())
+        QSKIP("this build reads no masks");
+    auto window = makeWindow();
+    QVERIFY(window);
+    // Two in three of the NSIDE 8 pixels (NESTED) that hold data points.
+    const Catalog& data = *window->dataCatalog();
+    std::set<long long> chosen;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        const auto pixel = (long long)(SkyMask::deepPixelOf(data.x()[i], data.y()[i], data.z()[i]) >>
+                                       (2 * (SkyMask::kDeepOrder - 3)));
+        if (pixel % 3 != 0)
+            chosen.insert(pixel);
+    }
+    const std::vector<long long> pixels(chosen.begin(), chosen.end());
+    const QString maskPath = m_dir.filePath(QStringLiteral("part_mask.fits"));
+    QCOMPARE(writeHealpixMap(maskPath, 8, "NESTED", pixels, std::vector<double>(pixels.size(), 1.0)),
+             0);
+
+    QSignalSpy changed(window.get(), &MainWindow::maskChanged);
+    QSignalSpy messages(window.get(), &MainWindow::messageReported);
+    window->setMaskFile(maskPath);
+    QTRY_VERIFY_WITH_TIMEOUT(!changed.isEmpty(), 10000);
+    QVERIFY2(window->mask(),
+             qPrintable(messages.isEmpty() ? QString() : messages.last().at(1).toString()));
+    QVERIFY(window->skyPlot()->hasMask());
+    QCPColorMap* drawn = window->skyPlot()->maskMap();
+    QVERIFY(drawn);
+    int covered = 0;
+    for (int column = 0; column < drawn->data()->keySize(); ++column)
+        for (int row = 0; row < drawn->data()->valueSize(); ++row)
+            covered += drawn->data()->cell(column, row) > 0;
+    QVERIFY(covered > 0);
+
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result);
+    const MaskedCatalog cut = applySkyMask(data, *window->mask());
+    QVERIFY(cut.kept > 0 && cut.kept < data.size());
+    QCOMPARE(result->raw.dataSize, std::uint64_t(cut.kept));
+    QVERIFY(!result->notes.empty() &&
+            QString::fromStdString(result->notes.front()).startsWith(QStringLiteral("mask HEALPix map part_mask.fits")));
+    const RunCommandLine command = runCommandLine(window->session());
+    QVERIFY2(command.arguments.contains(QStringLiteral("--mask")) &&
+                 command.arguments.contains(maskPath),
+             qPrintable(command.arguments.join(QLatin1Char(' '))));
+
+    const QString sessionPath = m_dir.filePath(QStringLiteral("masked_session.json"));
+    QVERIFY(window->saveSession(sessionPath));
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QSignalSpy reopenedMask(reopened.get(), &MainWindow::maskChanged);
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(sessionPath); }));
+    QTRY_VERIFY_WITH_TIMEOUT(!reopenedMask.isEmpty(), 10000);
+    QCOMPARE(reopened->maskPath(), maskPath);
+    QVERIFY(reopened->skyPlot()->hasMask());
+
+    window->clearMask();
+    QVERIFY(!window->mask());
+    QVERIFY(!window->skyPlot()->hasMask());
+    QVERIFY(window->session().mask.isEmpty());
 #endif
 }
 

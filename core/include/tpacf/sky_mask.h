@@ -6,6 +6,7 @@
 // Built with healpix-cxx (pixel indices) and cfitsio (the files); without them every call
 // throws ConfigError saying so (skyMasksAvailable()).
 #include "tpacf/catalog.h"
+#include "tpacf/sky_projection.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -113,5 +114,11 @@ struct MaskedCount {
 /// "mask HEALPix map m.fits (NSIDE 64, RING, column T), 12.3 % of the sky: data kept 9,812 of
 /// 10,000; randoms kept ...": one line for notices and a result's notes.
 std::string maskingNote(const SkyMask& mask, double threshold, std::span<const MaskedCount> counts);
+
+/// The mask as the sky preview draws it: the completeness at each raster pixel's centre (row
+/// major, row 0 at spec.yMin), NaN where the centre is off the projection's domain or outside
+/// the mask.
+std::vector<double> skyMaskRaster(const SkyMask& mask, const SkyProjection& projection,
+                                  const SkyRasterSpec& spec);
 
 } // namespace tpacf

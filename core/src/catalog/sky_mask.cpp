@@ -14,6 +14,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 namespace tpacf {
@@ -223,6 +224,37 @@ std::string maskingNote(const SkyMask& mask, double threshold, std::span<const M
         note += std::string(i ? "; " : " ") + counts[i].label + " kept " +
                 withThousands(counts[i].kept) + " of " + withThousands(counts[i].total);
     return note;
+}
+
+std::vector<double> skyMaskRaster(const SkyMask& mask, const SkyProjection& projection,
+                                  const SkyRasterSpec& spec) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const int width = std::max(spec.width, 0), height = std::max(spec.height, 0);
+    std::vector<double> raster(static_cast<std::size_t>(width) * static_cast<std::size_t>(height),
+                               nan);
+    const double dx = (spec.xMax - spec.xMin) / std::max(width, 1);
+    const double dy = (spec.yMax - spec.yMin) / std::max(height, 1);
+    parallelForRanges(
+        static_cast<std::size_t>(height),
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t row = begin; row < end; ++row)
+                for (int column = 0; column < width; ++column) {
+                    const auto direction = projection.inverse(
+                        spec.xMin + (column + 0.5) * dx,
+                        spec.yMin + (static_cast<double>(row) + 0.5) * dy);
+                    if (!direction)
+                        continue;
+                    const double cosDec = std::cos(direction->dec);
+                    const double c = mask.completenessAt(cosDec * std::cos(direction->ra),
+                                                         cosDec * std::sin(direction->ra),
+                                                         std::sin(direction->dec));
+                    if (c > 0)
+                        raster[row * static_cast<std::size_t>(width) +
+                               static_cast<std::size_t>(column)] = c;
+                }
+        },
+        0, 16);
+    return raster;
 }
 
 MaskedCatalog applySkyMask(const Catalog& catalog, const SkyMask& mask, double threshold,

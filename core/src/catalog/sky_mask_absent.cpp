@@ -39,5 +39,8 @@ double SkyMask::effectiveSkyFraction() const noexcept { return 0; }
 SkyMask readSkyMask(const std::string&, const MaskReadOptions&) { unavailable(); }
 MaskedCatalog applySkyMask(const Catalog&, const SkyMask&, double, int) { unavailable(); }
 std::string maskingNote(const SkyMask&, double, std::span<const MaskedCount>) { unavailable(); }
+std::vector<double> skyMaskRaster(const SkyMask&, const SkyProjection&, const SkyRasterSpec&) {
+    unavailable();
+}
 
 } // namespace tpacf
