@@ -178,6 +178,26 @@ double SkyMask::completenessOfDeepPixel(std::uint64_t pixel) const noexcept {
     return pixel < run.end ? run.completeness : 0.0;
 }
 
+void SkyMask::completenessOfDeepPixels(std::span<const std::uint64_t> pixels,
+                                       std::span<double> out) const noexcept {
+    if (m_runs.empty()) {
+        std::fill(out.begin(), out.end(), 0.0);
+        return;
+    }
+    const int shift = 2 * (kDeepOrder - m_cellOrder);
+    constexpr std::size_t kBatch = 32;
+    for (std::size_t start = 0; start < pixels.size(); start += kBatch) {
+        const std::size_t end = std::min(pixels.size(), start + kBatch);
+        // Three passes over the batch: fetch each cell's entry, then its first run, then look.
+        for (std::size_t i = start; i < end; ++i)
+            __builtin_prefetch(&m_cellStart[pixels[i] >> shift]);
+        for (std::size_t i = start; i < end; ++i)
+            __builtin_prefetch(&m_runs[m_cellStart[pixels[i] >> shift]]);
+        for (std::size_t i = start; i < end; ++i)
+            out[i] = completenessOfDeepPixel(pixels[i]);
+    }
+}
+
 double SkyMask::completenessAt(double x, double y, double z) const noexcept {
     return completenessOfDeepPixel(deepPixelOf(x, y, z));
 }
@@ -268,9 +288,17 @@ MaskedCatalog applySkyMask(const Catalog& catalog, const SkyMask& mask, double t
     parallelForRanges(
         n,
         [&](std::size_t begin, std::size_t end) {
-            for (std::size_t i = begin; i < end; ++i) {
-                const double c = mask.completenessAt(x[i], y[i], z[i]);
-                keep[i] = c > 0.0 && c >= threshold ? 1 : 0;
+            constexpr std::size_t kChunk = 1024;
+            std::uint64_t pixels[kChunk];
+            double completeness[kChunk];
+            for (std::size_t first = begin; first < end; first += kChunk) {
+                const std::size_t count = std::min(kChunk, end - first);
+                for (std::size_t k = 0; k < count; ++k)
+                    pixels[k] = SkyMask::deepPixelOf(x[first + k], y[first + k], z[first + k]);
+                mask.completenessOfDeepPixels({pixels, count}, {completeness, count});
+                for (std::size_t k = 0; k < count; ++k)
+                    keep[first + k] =
+                        completeness[k] > 0.0 && completeness[k] >= threshold ? 1 : 0;
             }
         },
         threads, 65536);

@@ -33,6 +33,11 @@ void SkyMask::deepPixelCentre(std::uint64_t, double& x, double& y, double& z) no
     z = 1;
 }
 double SkyMask::completenessOfDeepPixel(std::uint64_t) const noexcept { return 0; }
+void SkyMask::completenessOfDeepPixels(std::span<const std::uint64_t>,
+                                       std::span<double> out) const noexcept {
+    for (double& c : out)
+        c = 0;
+}
 double SkyMask::completenessAt(double, double, double) const noexcept { return 0; }
 double SkyMask::skyFraction() const noexcept { return 0; }
 double SkyMask::effectiveSkyFraction() const noexcept { return 0; }

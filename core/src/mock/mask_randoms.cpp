@@ -111,12 +111,29 @@ struct AliasTable {
         for (const auto i : small)
             slots[i] = {1.0, i};
     }
-    std::size_t draw(BlockSource& random) const noexcept {
-        const Slot& slot = slots[random.below(slots.size())];
-        const std::size_t index = static_cast<std::size_t>(&slot - slots.data());
-        return random.unit() < slot.keep ? index : slot.alias;
+    /// The slot a draw lands in (then resolved by `resolve`): apart, so that a batch of draws
+    /// can fetch its slots before reading any.
+    std::size_t slotOf(BlockSource& random) const noexcept { return random.below(slots.size()); }
+    std::size_t resolve(std::size_t slot, BlockSource& random) const noexcept {
+        return random.unit() < slots[slot].keep ? slot : slots[slot].alias;
     }
 };
+
+// Point i at the centre of a deep pixel: its unit vector as HEALPix gives it, RA and Dec from it.
+void placePoint(Catalog::Columns& columns, std::size_t i, std::uint64_t pixel) noexcept {
+    double x = 0, y = 0, z = 0;
+    SkyMask::deepPixelCentre(pixel, x, y, z);
+    double ra = std::atan2(y, x);
+    if (ra < 0)
+        ra += 2.0 * kPi;
+    if (ra >= 2.0 * kPi) // -tiny + 2π rounds to 2π
+        ra = 0.0;
+    columns.ra[i] = ra;
+    columns.dec[i] = std::asin(std::clamp(z, -1.0, 1.0));
+    columns.x[i] = x;
+    columns.y[i] = y;
+    columns.z[i] = z;
+}
 
 } // namespace
 
@@ -139,21 +156,26 @@ Catalog generateRandomsInMask(std::size_t count, const SkyMask& mask, std::uint6
             for (std::size_t block = firstBlock; block < endBlock; ++block) {
                 BlockSource random(seed, block);
                 const std::size_t end = std::min(count, (block + 1) * kBlock);
-                for (std::size_t i = block * kBlock; i < end; ++i) {
-                    const SkyMask::Run& run = runs[table.draw(random)];
-                    const std::uint64_t pixel = run.begin + random.below(run.end - run.begin);
-                    double x = 0, y = 0, z = 0;
-                    SkyMask::deepPixelCentre(pixel, x, y, z);
-                    double ra = std::atan2(y, x);
-                    if (ra < 0)
-                        ra += 2.0 * kPi;
-                    if (ra >= 2.0 * kPi) // -tiny + 2π rounds to 2π
-                        ra = 0.0;
-                    columns.ra[i] = ra;
-                    columns.dec[i] = std::asin(std::clamp(z, -1.0, 1.0));
-                    columns.x[i] = x;
-                    columns.y[i] = y;
-                    columns.z[i] = z;
+                // In batches: the slots drawn, fetched, resolved into runs, those fetched, then
+                // the points made, so that the cache misses of a batch overlap (a graded map's
+                // table and runs are hundreds of MB).
+                constexpr std::size_t kBatch = 32;
+                std::size_t chosen[kBatch];
+                for (std::size_t first = block * kBlock; first < end; first += kBatch) {
+                    const std::size_t batch = std::min(kBatch, end - first);
+                    for (std::size_t k = 0; k < batch; ++k) {
+                        chosen[k] = table.slotOf(random);
+                        __builtin_prefetch(&table.slots[chosen[k]]);
+                    }
+                    for (std::size_t k = 0; k < batch; ++k) {
+                        chosen[k] = table.resolve(chosen[k], random);
+                        __builtin_prefetch(&runs[chosen[k]]);
+                    }
+                    for (std::size_t k = 0; k < batch; ++k) {
+                        const SkyMask::Run& run = runs[chosen[k]];
+                        placePoint(columns, first + k,
+                                   run.begin + random.below(run.end - run.begin));
+                    }
                 }
             }
         },
