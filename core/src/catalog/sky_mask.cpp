@@ -192,7 +192,7 @@ void SkyMask::completenessOfDeepPixels(std::span<const std::uint64_t> pixels,
         for (std::size_t i = start; i < end; ++i)
             __builtin_prefetch(&m_cellStart[pixels[i] >> shift]);
         for (std::size_t i = start; i < end; ++i)
-            __builtin_prefetch(&m_runs[m_cellStart[pixels[i] >> shift]]);
+            __builtin_prefetch(m_runs.data() + m_cellStart[pixels[i] >> shift]); // may be the end
         for (std::size_t i = start; i < end; ++i)
             out[i] = completenessOfDeepPixel(pixels[i]);
     }
