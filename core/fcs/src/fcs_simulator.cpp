@@ -4,6 +4,7 @@
 // brightness x sum_i W(r_i).
 #include "tpacf/fcs_simulation.h"
 #include "base/number_text.h"
+#include "base/random_streams.h"
 
 #include "fcs_lattice.h"
 #include "tpacf/errors.h"
@@ -20,33 +21,14 @@ namespace {
 
 constexpr double kMaxMeanCounts = 50;
 
-std::uint64_t splitMix(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-// xoshiro256**: small, fast, and good enough for Poisson photons and random walks.
+// xoshiro256**: small, fast, and good enough for Poisson photons and random walks; each
+// (seed, stream) its own stream.
 class Generator {
 public:
-    Generator(std::uint64_t seed, std::uint64_t stream) {
-        std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + stream + 1;
-        state = splitMix(state) ^ stream; // channels of one seed start far apart
-        for (auto& word : m_s)
-            word = splitMix(state);
-    }
-    std::uint64_t next() {
-        const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
-        const std::uint64_t t = m_s[1] << 17;
-        m_s[2] ^= m_s[0];
-        m_s[3] ^= m_s[1];
-        m_s[1] ^= m_s[2];
-        m_s[0] ^= m_s[3];
-        m_s[2] ^= t;
-        m_s[3] = rotl(m_s[3], 45);
-        return result;
-    }
+    Generator(std::uint64_t seed, std::uint64_t stream)
+        : m_words(tpacf::detail::SplitMix64( // channels of one seed start far apart
+              tpacf::detail::SplitMix64(seed * 0x9E3779B97F4A7C15ull + stream + 1).next() ^ stream)) {}
+    std::uint64_t next() { return m_words.next(); }
     // 32-bit draws, two per 64-bit one.
     std::uint32_t next32() {
         if (m_halfLeft) {
@@ -57,11 +39,10 @@ public:
         m_halfLeft = true;
         return static_cast<std::uint32_t>(m_half >> 32);
     }
-    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+    double uniform() { return m_words.unit(); }
 
 private:
-    static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-    std::uint64_t m_s[4]{};
+    tpacf::detail::Xoshiro256 m_words;
     std::uint64_t m_half = 0;
     bool m_halfLeft = false;
 };

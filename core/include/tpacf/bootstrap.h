@@ -25,7 +25,7 @@ inline constexpr int kMinBootstrapSamples = 2;
 inline constexpr int kMaxBootstrapSamples = 100000;
 
 /// B draws of `regions` region indices with replacement: a SplitMix64 stream from `seed`, each
-/// index by Lemire's unbiased multiply-and-reject. ConfigError for B or K out of range.
+/// index by rejection, so that none is favoured. ConfigError for B or K out of range.
 std::vector<std::vector<std::uint32_t>> bootstrapSelections(std::size_t regions, int samples,
                                                             std::uint64_t seed);
 

@@ -9,6 +9,8 @@
 // the catalog is the same for any number of threads.
 #include "tpacf/mock.h"
 
+#include "base/random_streams.h"
+
 #include "tpacf/errors.h"
 #include "tpacf/sky_mask.h"
 #include "tpacf/units.h"
@@ -26,53 +28,10 @@ namespace {
 
 constexpr std::size_t kBlock = 1 << 16;
 
-__extension__ typedef unsigned __int128 Wide; // GCC and Clang: the 64 × 64-bit product
-
-std::uint64_t splitMix(std::uint64_t& state) noexcept {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+// Block b's points come from a stream of its own: xoshiro256** seeded by (seed, b).
+detail::Xoshiro256 blockSource(std::uint64_t seed, std::uint64_t block) noexcept {
+    return detail::Xoshiro256(detail::SplitMix64(seed ^ (block * 0xd1b54a32d192ed03ULL)));
 }
-
-// xoshiro256** (Blackman and Vigna), seeded through SplitMix64 as its authors advise.
-class BlockSource {
-public:
-    BlockSource(std::uint64_t seed, std::uint64_t block) noexcept {
-        std::uint64_t state = seed ^ (block * 0xd1b54a32d192ed03ULL);
-        for (auto& word : m_s)
-            word = splitMix(state);
-    }
-    std::uint64_t next() noexcept {
-        const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
-        const std::uint64_t t = m_s[1] << 17;
-        m_s[2] ^= m_s[0];
-        m_s[3] ^= m_s[1];
-        m_s[1] ^= m_s[2];
-        m_s[0] ^= m_s[3];
-        m_s[2] ^= t;
-        m_s[3] = rotl(m_s[3], 45);
-        return result;
-    }
-    double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-    /// Uniform in [0, n), n > 0, without bias (Lemire's multiply and reject).
-    std::uint64_t below(std::uint64_t n) noexcept {
-        Wide product = static_cast<Wide>(next()) * n;
-        auto low = static_cast<std::uint64_t>(product);
-        if (low < n) {
-            const std::uint64_t floor = (0 - n) % n;
-            while (low < floor) {
-                product = static_cast<Wide>(next()) * n;
-                low = static_cast<std::uint64_t>(product);
-            }
-        }
-        return static_cast<std::uint64_t>(product >> 64);
-    }
-
-private:
-    static std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
-    std::uint64_t m_s[4];
-};
 
 // Walker's alias table over the runs, weight = pixels × completeness (Vose's construction);
 // a slot's probability and alias side by side, so that a draw touches one cache line.
@@ -113,8 +72,8 @@ struct AliasTable {
     }
     /// The slot a draw lands in (then resolved by `resolve`): apart, so that a batch of draws
     /// can fetch its slots before reading any.
-    std::size_t slotOf(BlockSource& random) const noexcept { return random.below(slots.size()); }
-    std::size_t resolve(std::size_t slot, BlockSource& random) const noexcept {
+    std::size_t slotOf(detail::Xoshiro256& random) const noexcept { return random.below(slots.size()); }
+    std::size_t resolve(std::size_t slot, detail::Xoshiro256& random) const noexcept {
         return random.unit() < slots[slot].keep ? slot : slots[slot].alias;
     }
 };
@@ -154,7 +113,7 @@ Catalog generateRandomsInMask(std::size_t count, const SkyMask& mask, std::uint6
         blocks,
         [&](std::size_t firstBlock, std::size_t endBlock) {
             for (std::size_t block = firstBlock; block < endBlock; ++block) {
-                BlockSource random(seed, block);
+                detail::Xoshiro256 random = blockSource(seed, block);
                 const std::size_t end = std::min(count, (block + 1) * kBlock);
                 // In batches: the slots drawn, fetched, resolved into runs, those fetched, then
                 // the points made, so that the cache misses of a batch overlap (a graded map's

@@ -2,6 +2,7 @@
 // The marked point bootstrap over jackknife regions (bootstrap.h).
 #include "tpacf/bootstrap.h"
 
+#include "base/random_streams.h"
 #include "tpacf/errors.h"
 
 #include <cmath>
@@ -9,25 +10,6 @@
 namespace tpacf {
 
 namespace {
-
-std::uint64_t splitMix(std::uint64_t& state) noexcept {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-__extension__ typedef unsigned __int128 Wide; // GCC and Clang: the 64 × 64-bit product
-
-std::uint32_t below(std::uint64_t& state, std::uint64_t n) noexcept {
-    Wide product = static_cast<Wide>(splitMix(state)) * n;
-    if (static_cast<std::uint64_t>(product) < n) {
-        const std::uint64_t floor = (0 - n) % n;
-        while (static_cast<std::uint64_t>(product) < floor)
-            product = static_cast<Wide>(splitMix(state)) * n;
-    }
-    return static_cast<std::uint32_t>(product >> 64);
-}
 
 // Σ over the selection of a count's region marks, (touching + within) / 2 per bin, raw and
 // weighted (an unweighted count's weighted marks are its raw ones).
@@ -95,12 +77,12 @@ std::vector<std::vector<std::uint32_t>> bootstrapSelections(std::size_t regions,
     if (regions < 2 || regions > static_cast<std::size_t>(kMaxJackknifeRegions))
         throw ConfigError("bootstrap: " + std::to_string(regions) +
                           " regions to resample; at least 2 are needed");
-    std::uint64_t state = seed;
+    detail::SplitMix64 random(seed);
     std::vector<std::vector<std::uint32_t>> selections(static_cast<std::size_t>(samples));
     for (auto& selection : selections) {
         selection.resize(regions);
         for (auto& region : selection)
-            region = below(state, regions);
+            region = static_cast<std::uint32_t>(random.below(regions));
     }
     return selections;
 }

@@ -6,6 +6,7 @@
 #include "tpacf/jackknife.h"
 
 #include "jackknife_nearest.h"
+#include "base/random_streams.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
@@ -36,33 +37,7 @@ constexpr double kTinyFraction = 0.25;
 // so that the pieces (not the threads) decide where a catalog is cut.
 constexpr std::size_t kSortChunk = std::size_t{1} << 16;
 
-// SplitMix64: a small generator whose output is the same on every platform and standard
-// library (std::uniform_int_distribution is not), so regions do not depend on the toolchain.
-class SplitMix64 {
-public:
-    explicit SplitMix64(std::uint64_t seed) : m_state(seed) {}
-    std::uint64_t next() noexcept {
-        std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    /// Uniform in [0, n) (n > 0), by rejection so no value is favoured.
-    std::uint64_t below(std::uint64_t n) noexcept {
-        const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
-                                    std::numeric_limits<std::uint64_t>::max() % n;
-        std::uint64_t value;
-        do
-            value = next();
-        while (value >= limit);
-        return value % n;
-    }
-    /// Uniform in [0, 1).
-    double unit() noexcept { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
-private:
-    std::uint64_t m_state;
-};
+using detail::SplitMix64;
 
 std::string quoted(const std::string& name) {
     return name.empty() ? std::string("(unnamed)") : "'" + name + "'";
