@@ -4,6 +4,8 @@
 // and the check that a given definition fits the catalogs it is used on.
 #include "tpacf/jackknife.h"
 
+#include "region_definitions.h"
+
 #include "tpacf/errors.h"
 #include "tpacf/sky_mask.h"
 #include "tpacf/work_runner.h"
@@ -108,5 +110,78 @@ std::vector<std::int32_t> regionsOf(const Catalog& catalog, const RegionsDefinit
             std::upper_bound(first.begin(), first.end(), pixels[i]) - first.begin() - 1);
     return regions;
 }
+
+namespace detail {
+
+// A definition given (a regions file) must be the one the flags describe.
+void checkGivenRegions(const JackknifeSettings& settings, const RegionsDefinition& given) {
+    if (settings.regions > 0 && settings.regions != given.count())
+        throw ConfigError("jackknife: " + std::to_string(settings.regions) +
+                          " regions asked for, but the regions given hold " +
+                          std::to_string(given.count()) + " (" + given.method + ")");
+    const bool healpix = given.kind == RegionsDefinition::Kind::Healpix;
+    if (settings.healpixNside > 0 && (!healpix || given.nside != settings.healpixNside))
+        throw ConfigError("jackknife: HEALPix regions at NSIDE " +
+                          std::to_string(settings.healpixNside) +
+                          " asked for, but the regions given are " + given.method);
+    if (given.count() < kMinJackknifeRegions)
+        throw ConfigError("jackknife: the regions given hold " + std::to_string(given.count()) +
+                          " region(s); at least " + std::to_string(kMinJackknifeRegions) +
+                          " are needed");
+}
+
+namespace {
+
+double chord(const Catalog& catalog, std::size_t i, const RegionCentre& centre) {
+    const double dx = catalog.x()[i] - centre.x, dy = catalog.y()[i] - centre.y,
+                 dz = catalog.z()[i] - centre.z;
+    return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+} // namespace
+
+// Each k-means region's largest data distance from its centre, for the check of a reuse.
+std::vector<double> regionRadii(const Catalog& data, const std::vector<std::int32_t>& regions,
+                                const std::vector<RegionCentre>& centres) {
+    std::vector<double> radii(centres.size(), 0.0);
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+        const auto r = static_cast<std::size_t>(regions[i]);
+        radii[r] = std::max(radii[r], chord(data, i, centres[r]));
+    }
+    return radii;
+}
+
+// Points of catalogs the given k-means regions were not made for lie far from every centre:
+// beyond 1.5 times their region's radius (plus 0.1 deg, for regions of one point).
+void refuseFarPoints(std::span<const Catalog* const> catalogs,
+                     const std::vector<std::vector<std::int32_t>>& regions,
+                     const RegionsDefinition& given) {
+    if (given.radii.size() != given.centres.size())
+        return;
+    constexpr double kSlack = 0.1 * 3.14159265358979323846 / 180.0;
+    for (std::size_t c = 0; c < catalogs.size(); ++c) {
+        std::size_t far = 0;
+        double farthest = 0;
+        for (std::size_t i = 0; i < regions[c].size(); ++i) {
+            const auto r = static_cast<std::size_t>(regions[c][i]);
+            const double distance = chord(*catalogs[c], i, given.centres[r]);
+            if (distance > 1.5 * given.radii[r] + kSlack) {
+                ++far;
+                farthest = std::max(farthest, distance);
+            }
+        }
+        if (far > 0)
+            throw ConfigError(
+                "jackknife: " + std::to_string(far) + " of the " +
+                std::to_string(catalogs[c]->size()) + " points of " + catalogs[c]->name() +
+                " lie far from every centre of the regions given (up to " +
+                std::to_string(2.0 * std::asin(std::min(1.0, farthest / 2.0)) * 180.0 /
+                               3.14159265358979323846) +
+                " deg from the nearest, beyond 1.5 times its region's radius): the regions "
+                "were made for another footprint");
+    }
+}
+
+} // namespace detail
 
 } // namespace tpacf
