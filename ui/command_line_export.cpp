@@ -273,6 +273,8 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
         add(flagName(flags::run::kJackknifeHealpix), QString::number(errors.healpixNside));
     } else if (errors.method == ErrorSettings::Method::Column) {
         add(flagName(flags::run::kJackknifeColumn), errors.regionColumn);
+    } else if (errors.method == ErrorSettings::Method::File) {
+        add(flagName(flags::run::kRegions), errors.regionsFile);
     }
 
     if (errors.method != ErrorSettings::Method::None && errors.bootstrapSamples > 0)

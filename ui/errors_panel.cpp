@@ -6,6 +6,8 @@
 #include <tpacf/sky_mask.h>
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QPushButton>
 #include <QCompleter>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -27,6 +29,7 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     m_method->addItem(tr("Jackknife, K HEALPix regions"),
                       int(ErrorSettings::Method::Healpix));
     m_method->addItem(tr("Jackknife, regions from a column"), int(ErrorSettings::Method::Column));
+    m_method->addItem(tr("Jackknife, regions from a file"), int(ErrorSettings::Method::File));
     m_method->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_method->setMinimumContentsLength(12); // elided in a narrow dock rather than widening it
     m_method->setToolTip(tr("Jackknife: w(θ) is recomputed with each sky region left out; the "
@@ -67,6 +70,19 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
                            "into K runs of near-equal data weight (a pixel is about 55′ across "
                            "at NSIDE 64, 3.4′ at 1024)"));
     m_nsideLabel = new QLabel(tr("NSIDE:"), this);
+    m_regionsFile = new QLineEdit(this);
+    m_regionsFile->setObjectName(QStringLiteral("regionsFile"));
+    m_regionsFile->setPlaceholderText(tr("regions.json"));
+    m_regionsFile->setToolTip(
+        tr("A regions file (File ▸ Save Jackknife Regions…, tpacf run --save-regions): two "
+           "samples, or data and mocks, then share their regions"));
+    m_regionsFileBrowse = new QPushButton(tr("Browse…"), this);
+    connect(m_regionsFileBrowse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Regions File"), QString(),
+                                                          tr("Regions files (*.json)"));
+        if (!path.isEmpty())
+            m_regionsFile->setText(path);
+    });
 
     m_bootstrap = new QSpinBox(this);
     m_bootstrap->setObjectName(QStringLiteral("bootstrapSamples"));
@@ -95,6 +111,8 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     // The column takes the same row: each method shows its own fields there, so the panel
     // keeps one height whichever method is chosen.
     regionsLayout->addWidget(m_column, 1);
+    regionsLayout->addWidget(m_regionsFile, 1);
+    regionsLayout->addWidget(m_regionsFileBrowse);
     form->addRow(m_regionsLabel, m_regionsRow);
     form->addRow(m_bootstrapLabel, m_bootstrap);
 
@@ -115,6 +133,7 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     connect(m_seed, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
     connect(m_nside, &QComboBox::currentIndexChanged, this, &ErrorsPanel::onEdited);
     connect(m_bootstrap, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
+    connect(m_regionsFile, &QLineEdit::textChanged, this, &ErrorsPanel::onEdited);
     updateState();
 }
 
@@ -126,6 +145,7 @@ ErrorSettings ErrorsPanel::settings() const {
     settings.seed = quint64(m_seed->value());
     settings.healpixNside = m_nside->currentData().toInt();
     settings.bootstrapSamples = m_bootstrap->value();
+    settings.regionsFile = m_regionsFile->text().trimmed();
     return settings;
 }
 
@@ -133,7 +153,8 @@ void ErrorsPanel::setSettings(const ErrorSettings& settings) {
     m_updating = true;
     {
         const QSignalBlocker b1(m_method), b2(m_regions), b3(m_column), b4(m_seed), b5(m_nside),
-            b6(m_bootstrap);
+            b6(m_bootstrap), b7(m_regionsFile);
+        m_regionsFile->setText(settings.regionsFile);
         m_bootstrap->setValue(settings.bootstrapSamples);
         if (const int index = m_nside->findData(settings.healpixNside); index >= 0)
             m_nside->setCurrentIndex(index);
@@ -183,17 +204,23 @@ void ErrorsPanel::updateState() {
     const bool healpix = current.method == ErrorSettings::Method::Healpix;
     const bool regions = current.method == ErrorSettings::Method::Regions || healpix;
     const bool column = current.method == ErrorSettings::Method::Column;
+    const bool file = current.method == ErrorSettings::Method::File;
     // Only the fields of the chosen method are shown, so the panel stays short.
-    m_regionsLabel->setVisible(regions || column);
-    m_regionsLabel->setText(column ? tr("Region column:") : tr("Regions K:"));
-    m_regionsRow->setVisible(regions || column);
+    m_regionsLabel->setVisible(regions || column || file);
+    m_regionsLabel->setText(column ? tr("Region column:")
+                            : file ? tr("Regions file:")
+                                   : tr("Regions K:"));
+    m_regionsRow->setVisible(regions || column || file);
+    m_regionsFile->setVisible(file);
+    m_regionsFileBrowse->setVisible(file);
     m_regions->setVisible(regions);
     m_seedLabel->setVisible(regions && !healpix);
     m_seed->setVisible(regions && !healpix);
     m_nsideLabel->setVisible(healpix);
     m_nside->setVisible(healpix);
     // The bootstrap resamples the regions: offered once they are defined (a column named).
-    const bool regionsDefined = regions || (column && !current.regionColumn.isEmpty());
+    const bool regionsDefined = regions || (column && !current.regionColumn.isEmpty()) ||
+                                (file && !current.regionsFile.isEmpty());
     m_bootstrapLabel->setVisible(regionsDefined);
     m_bootstrap->setVisible(regionsDefined);
     m_column->setVisible(column);
@@ -201,6 +228,8 @@ void ErrorsPanel::updateState() {
     m_problem.clear();
     if (column && current.regionColumn.isEmpty())
         m_problem = tr("Jackknife: name the region column.");
+    if (file && current.regionsFile.isEmpty())
+        m_problem = tr("Jackknife: choose the regions file.");
     if ((regions || column) && current.bootstrapSamples == 1)
         m_problem = tr("Bootstrap: at least %1 samples, or off.").arg(kMinBootstrapSamples);
     if (regions) {

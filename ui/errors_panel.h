@@ -11,6 +11,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 
 namespace tpacf::ui {
@@ -42,6 +43,7 @@ public:
     QSpinBox* seedSpin() const { return m_seed; }
     QComboBox* nsideCombo() const { return m_nside; }
     QSpinBox* bootstrapSpin() const { return m_bootstrap; }
+    QLineEdit* regionsFileEdit() const { return m_regionsFile; }
 
 Q_SIGNALS:
     void changed();
@@ -57,6 +59,8 @@ private:
     QComboBox* m_nside = nullptr; // HEALPix regions' NSIDE
     QLabel* m_nsideLabel = nullptr;
     QSpinBox* m_bootstrap = nullptr; // 0: the jackknife's σ
+    QLineEdit* m_regionsFile = nullptr;
+    QPushButton* m_regionsFileBrowse = nullptr;
     QLabel* m_bootstrapLabel = nullptr;
     QWidget* m_regionsRow = nullptr;
     QLabel* m_regionsLabel = nullptr;

@@ -151,6 +151,8 @@ public:
     /// error reported). Every run then cuts its catalogs to it (CorrelationParams::mask).
     void setMaskFile(const QString& path, double threshold = 0.0);
     void clearMask();
+    /// File > Save Jackknife Regions: the shown run's regions as a regions file.
+    bool saveRegions(const QString& path);
     const std::shared_ptr<const SkyMask>& mask() const { return m_mask; }
     const QString& maskPath() const { return m_maskPath; }
 
@@ -358,6 +360,7 @@ private:
     void saveSessionDialog();
     void exportCsvDialog();
     void exportCovarianceDialog();
+    void saveRegionsDialog();
     void saveRunAsJobFileDialog();
     void exportPlotDialog();
     void showAbout();
@@ -433,6 +436,7 @@ private:
     QAction* m_saveSessionAction = nullptr;
     QAction* m_exportCsvAction = nullptr;
     QAction* m_exportCovarianceAction = nullptr;
+    QAction* m_saveRegionsAction = nullptr;
     QAction* m_exportPlotAction = nullptr;
     QAction* m_addComparisonAction = nullptr;
     QAction* m_exportComparisonAction = nullptr;

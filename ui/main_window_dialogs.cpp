@@ -11,6 +11,7 @@
 
 #include <tpacf/catalog_formats.h>
 #include <tpacf/mock.h>
+#include <tpacf/regions_file.h>
 #include <tpacf/sky_mask.h>
 #include <tpacf/version.h>
 
@@ -144,6 +145,37 @@ void MainWindow::makeRandomsFromMaskDialog() {
         openCatalogFiles({request.outputPath}, false);
     });
     watcher->setFuture(future);
+}
+
+void MainWindow::saveRegionsDialog() {
+    const ResultPtr result = currentResult();
+    if (!result || !result->jackknifeRegions.definition)
+        return;
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Jackknife Regions"), QDir(m_lastDirectory).filePath(tr("regions.json")),
+        tr("Regions files (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    saveRegions(path);
+}
+
+bool MainWindow::saveRegions(const QString& path) {
+    const ResultPtr result = currentResult();
+    if (!result || !result->jackknifeRegions.definition || refuseOverwritingCatalog(path, tr("regions file")))
+        return false;
+    try {
+        writeRegionsFile(QFile::encodeName(path).toStdString(), *result->jackknifeRegions.definition);
+    } catch (const std::exception& error) {
+        reportMessage(MessageSeverity::Error, QString::fromStdString(error.what()));
+        return false;
+    }
+    reportMessage(MessageSeverity::Info,
+                  tr("Jackknife regions (%1) saved to %2")
+                      .arg(QString::fromStdString(result->jackknifeRegions.definition->method),
+                           QDir::toNativeSeparators(path)));
+    return true;
 }
 
 void MainWindow::openSessionDialog() {

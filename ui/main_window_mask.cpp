@@ -65,6 +65,7 @@ void MainWindow::setMaskFile(const QString& path, double threshold) {
                         tr("Mask: %1, %2 % of the sky. Every run cuts its catalogs to it.")
                             .arg(QString::fromStdString(m_mask->description()))
                             .arg(100.0 * m_mask->skyFraction(), 0, 'g', 4));
+                updateRunState(); // a result counted without this mask is now stale
                 Q_EMIT maskChanged();
             });
     watcher->setFuture(future);
@@ -80,6 +81,7 @@ void MainWindow::clearMask() {
     m_clearMaskAction->setEnabled(false);
     if (had)
         logLine(MessageSeverity::Info, tr("Mask cleared: runs count the catalogs whole."));
+    updateRunState();
     Q_EMIT maskChanged();
 }
 

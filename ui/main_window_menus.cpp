@@ -137,6 +137,13 @@ void MainWindow::createActions() {
         tr("The jackknife covariance matrix of w(θ), bins × bins, as ECSV, FITS or VOTable"));
     connect(m_exportCovarianceAction, &QAction::triggered, this,
             &MainWindow::exportCovarianceDialog);
+    m_saveRegionsAction = new QAction(tr("Save Jackknife &Regions…"), this);
+    m_saveRegionsAction->setObjectName(QStringLiteral("saveRegionsAction"));
+    m_saveRegionsAction->setToolTip(
+        tr("The shown run's jackknife regions as a file, for \"regions from a file\" in another "
+           "run (tpacf run --regions)"));
+    m_saveRegionsAction->setEnabled(false);
+    connect(m_saveRegionsAction, &QAction::triggered, this, &MainWindow::saveRegionsDialog);
     m_exportPlotAction = new QAction(
         themedIcon(QStringLiteral("image-x-generic"), QStyle::SP_FileDialogContentsView),
         svgSupported() ? tr("Export &Plot (PNG/PDF/SVG)…") : tr("Export &Plot (PNG/PDF)…"), this);
@@ -198,6 +205,7 @@ void MainWindow::createMenus() {
     file->addSeparator();
     file->addAction(m_exportCsvAction);
     file->addAction(m_exportCovarianceAction);
+    file->addAction(m_saveRegionsAction);
     file->addAction(m_exportPlotAction);
     file->addSeparator();
     file->addAction(m_addComparisonAction);

@@ -4,6 +4,8 @@
 // in main_window_menus.cpp, catalog files in main_window_files.cpp.
 #include "main_window.h"
 
+#include <tpacf/regions_file.h>
+
 #include "backend_panel.h"
 #include "binning_panel.h"
 #include "catalogs_panel.h"
@@ -105,9 +107,19 @@ RunInputs MainWindow::currentInputs() const {
     QJsonObject errors;
     errors[QStringLiteral("regions")] = jackknife.regions;
     errors[QStringLiteral("column")] = QString::fromStdString(jackknife.regionColumn);
-    if (jackknife.regions > 0)
+    if (jackknife.regions > 0 && jackknife.healpixNside == 0)
         errors[QStringLiteral("seed")] = QString::number(jackknife.seed);
+    if (jackknife.healpixNside > 0)
+        errors[QStringLiteral("healpixNside")] = qint64(jackknife.healpixNside);
+    if (jackknife.bootstrapSamples > 0)
+        errors[QStringLiteral("bootstrap")] = jackknife.bootstrapSamples;
+    if (const ErrorSettings settings = m_errorsPanel->settings();
+        settings.method == ErrorSettings::Method::File)
+        errors[QStringLiteral("regionsFile")] = settings.regionsFile;
     object[QStringLiteral("errors")] = errors;
+    // The mask changes every catalog the run counts.
+    object[QStringLiteral("mask")] = m_maskPath;
+    object[QStringLiteral("maskThreshold")] = m_maskThreshold;
     inputs.settings = object;
     return inputs;
 }
@@ -148,6 +160,7 @@ void MainWindow::updateRunState() {
     updateResultsTitle();
     m_exportCsvAction->setEnabled(haveResult);
     m_exportCovarianceAction->setEnabled(haveResult && result->hasJackknife());
+    m_saveRegionsAction->setEnabled(haveResult && result->jackknifeRegions.definition);
     m_exportPlotAction->setEnabled(haveResult);
     m_exportCsvAction->setToolTip(isResultStale()
                                       ? tr("Export the result shown, computed from "
@@ -186,6 +199,17 @@ bool MainWindow::startRun() {
     params.backend = m_backendPanel->backendOptions();
     const ErrorSettings errors = m_errorsPanel->settings();
     params.jackknife = errors.jackknife();
+    if (errors.method == ErrorSettings::Method::File) {
+        // Read now: a file changed or gone since it was chosen is said before the run.
+        try {
+            params.jackknife.given = std::make_shared<const RegionsDefinition>(
+                readRegionsFile(QFile::encodeName(errors.regionsFile).toStdString()));
+        } catch (const std::exception& error) {
+            reportMessage(MessageSeverity::Error,
+                          tr("The regions file cannot be used: %1").arg(QString::fromStdString(error.what())));
+            return false;
+        }
+    }
     params.mask = m_mask;
     params.maskThreshold = m_maskThreshold;
     // Region labels from a column are read with the catalogs: the controller reads them again,

@@ -44,6 +44,8 @@ QString methodKey(ErrorSettings::Method method) {
         return QStringLiteral("jackknife-column");
     case ErrorSettings::Method::Healpix:
         return QStringLiteral("jackknife-healpix");
+    case ErrorSettings::Method::File:
+        return QStringLiteral("jackknife-file");
     case ErrorSettings::Method::None:
         break;
     }
@@ -73,6 +75,7 @@ QJsonObject ErrorSettings::toJson() const {
     object[QStringLiteral("regionColumn")] = regionColumn;
     object[QStringLiteral("healpixNside")] = healpixNside;
     object[QStringLiteral("bootstrapSamples")] = bootstrapSamples;
+    object[QStringLiteral("regionsFile")] = regionsFile;
     // JSON numbers are doubles: a seed beyond 2^53 would not survive as one.
     object[QStringLiteral("seed")] = QString::number(seed);
     return object;
@@ -81,11 +84,13 @@ QJsonObject ErrorSettings::toJson() const {
 ErrorSettings ErrorSettings::fromJson(const QJsonObject& object) {
     ErrorSettings settings;
     const QString method = object.value(QStringLiteral("method")).toString();
-    for (Method candidate : {Method::None, Method::Regions, Method::Column, Method::Healpix})
+    for (Method candidate :
+         {Method::None, Method::Regions, Method::Column, Method::Healpix, Method::File})
         if (method == methodKey(candidate))
             settings.method = candidate;
     settings.regions = object.value(QStringLiteral("regions")).toInt(settings.regions);
     settings.regionColumn = object.value(QStringLiteral("regionColumn")).toString();
+    settings.regionsFile = object.value(QStringLiteral("regionsFile")).toString();
     // A power of 2 within the core's limit, else the default.
     const int nside = object.value(QStringLiteral("healpixNside")).toInt(settings.healpixNside);
     if (nside >= 1 && nside <= kMaxMaskNside && (nside & (nside - 1)) == 0)

@@ -22,7 +22,7 @@ namespace tpacf::ui {
 /// The error-bar choice as the Errors controls hold it: the method plus every field, so K and the
 /// column name survive switching the method off and on (JackknifeSettings alone would lose them).
 struct ErrorSettings {
-    enum class Method { None, Regions, Column, Healpix };
+    enum class Method { None, Regions, Column, Healpix, File };
     static constexpr int kDefaultRegions = 32;
     // The core's limits: the GUI accepts what the job and the CLI accept.
     static constexpr int kMinRegions = kMinJackknifeRegions;
@@ -36,6 +36,9 @@ struct ErrorSettings {
     int healpixNside = 64;
     /// > 0: σ and the covariance from this many bootstrap samples of the regions (--bootstrap).
     int bootstrapSamples = 0;
+    /// Method::File: a regions file (tpacf run --save-regions, File > Save Jackknife Regions),
+    /// read when a run starts (--regions).
+    QString regionsFile;
 
     /// What the job gets: disabled for None, K regions or the column otherwise.
     JackknifeSettings jackknife() const;

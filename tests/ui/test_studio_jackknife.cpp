@@ -3,6 +3,8 @@
 // warnings, invalid settings, settings round trip.
 #include "studio_suite.h"
 
+#include "command_line_export.h"
+
 #include "fit_panel.h"
 
 #include <QApplication>
@@ -22,6 +24,7 @@ private Q_SLOTS:
     void jackknifeSettingsRoundTrip();
     void aReopenedSessionKeepsItsFitAndRegionMap();
     void bootstrapOfHealpixRegionsIsKept();
+    void regionsAreSavedAndTakenFromAFile();
 };
 
 void TestStudioJackknife::jackknifeRunShowsErrorBarsAndCovariance() {
@@ -538,6 +541,52 @@ void TestStudioJackknife::bootstrapOfHealpixRegionsIsKept() {
         QVERIFY(sameDouble(again->wError[b], result->wError[b]));
     QCOMPARE(reopened->errorsPanel()->settings().bootstrapSamples, 40);
     QCOMPARE(reopened->errorsPanel()->settings().healpixNside, 16);
+}
+
+// File > Save Jackknife Regions, then "regions from a file" in another window: the same regions,
+// so the same σ, bin for bit; Copy as Command Line names the file; a damaged file stops the run
+// with the file named.
+void TestStudioJackknife::regionsAreSavedAndTakenFromAFile() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    chooseJackknife(*window, 5, 4);
+    const ResultPtr first = runToCompletion(*window);
+    QVERIFY(first && first->hasJackknife() && first->jackknifeRegions.definition);
+    const QString path = m_dir.filePath(QStringLiteral("shared_regions.json"));
+    QVERIFY(window->saveRegions(path));
+
+    auto other = makeWindow();
+    QVERIFY(other);
+    ErrorsPanel* errors = other->errorsPanel();
+    errors->methodCombo()->setCurrentIndex(
+        errors->methodCombo()->findData(int(ErrorSettings::Method::File)));
+    QVERIFY(!other->canRun()); // no file yet
+    errors->regionsFileEdit()->setText(path);
+    QVERIFY2(other->canRun(), qPrintable(other->runBlockedReason()));
+    QSignalSpy runMessages(other.get(), &MainWindow::messageReported);
+    const ResultPtr second = runToCompletion(*other);
+    QVERIFY2(second && second->hasJackknife(),
+             qPrintable(runMessages.isEmpty() ? QString() : runMessages.last().at(1).toString()));
+    QCOMPARE(second->jackknifeRegions.count, 5);
+    QVERIFY(second->jackknifeRegions.method.find("regions given") == 0);
+    QCOMPARE(second->wError.size(), first->wError.size());
+    for (std::size_t b = 0; b < first->wError.size(); ++b)
+        QVERIFY(sameDouble(second->wError[b], first->wError[b]));
+    const RunCommandLine command = runCommandLine(other->session());
+    QVERIFY(command.arguments.contains(QStringLiteral("--regions")) &&
+            command.arguments.contains(path));
+
+    QFile damaged(path);
+    QVERIFY(damaged.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    damaged.write("{\"format\": \"tpacf-regions\", \"kind\": \"voronoi\"}");
+    damaged.close();
+    QSignalSpy messages(other.get(), &MainWindow::messageReported);
+    QVERIFY(!other->startRun());
+    QVERIFY(!messages.isEmpty());
+    const QString said = messages.last().at(1).toString();
+    QVERIFY2(said.contains(QStringLiteral("shared_regions.json")) &&
+                 said.contains(QStringLiteral("neither k-means nor healpix")),
+             qPrintable(said));
 }
 
 #include "test_studio_jackknife.moc"

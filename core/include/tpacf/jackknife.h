@@ -25,8 +25,9 @@ struct RegionsDefinition {
     enum class Kind { KMeans, Healpix };
     Kind kind = Kind::KMeans;
     /// k-means: one centre per region (a point's region is its nearest centre), and the largest
-    /// distance (chord) of a data point from its centre when the regions were made: a point
-    /// beyond 1.5 times that from its nearest centre is "far from every centre".
+    /// distance (chord) of a point (data or random) from its centre when the regions were made:
+    /// a point beyond 1.5 times that (plus 0.1°) from its nearest centre is "far from every
+    /// centre".
     std::vector<RegionCentre> centres;
     std::vector<double> radii;
     /// HEALPix: NESTED pixels at this NSIDE; region r holds pixels firstPixels[r] up to

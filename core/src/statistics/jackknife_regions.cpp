@@ -254,7 +254,7 @@ RegionAssignment assignJackknifeRegions(const JackknifeSettings& settings, const
         if (settings.given)
             detail::refuseFarPoints(all, regions, *definition);
         else
-            definition->radii = detail::regionRadii(data, regions.front(), definition->centres);
+            definition->radii = detail::regionRadii(all, regions, definition->centres);
     }
     RegionAssignment assignment;
     assignment.count = definition->count();

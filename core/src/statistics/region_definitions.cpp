@@ -140,14 +140,16 @@ double chord(const Catalog& catalog, std::size_t i, const RegionCentre& centre) 
 
 } // namespace
 
-// Each k-means region's largest data distance from its centre, for the check of a reuse.
-std::vector<double> regionRadii(const Catalog& data, const std::vector<std::int32_t>& regions,
+// Each k-means region's largest distance of a point from its centre, for the check of a reuse.
+std::vector<double> regionRadii(std::span<const Catalog* const> catalogs,
+                                const std::vector<std::vector<std::int32_t>>& regions,
                                 const std::vector<RegionCentre>& centres) {
     std::vector<double> radii(centres.size(), 0.0);
-    for (std::size_t i = 0; i < regions.size(); ++i) {
-        const auto r = static_cast<std::size_t>(regions[i]);
-        radii[r] = std::max(radii[r], chord(data, i, centres[r]));
-    }
+    for (std::size_t c = 0; c < catalogs.size(); ++c)
+        for (std::size_t i = 0; i < regions[c].size(); ++i) {
+            const auto r = static_cast<std::size_t>(regions[c][i]);
+            radii[r] = std::max(radii[r], chord(*catalogs[c], i, centres[r]));
+        }
     return radii;
 }
 

@@ -15,8 +15,10 @@ namespace tpacf::detail {
 /// holds at least two regions.
 void checkGivenRegions(const JackknifeSettings& settings, const RegionsDefinition& given);
 
-/// Each k-means region's largest data distance (chord) from its centre.
-std::vector<double> regionRadii(const Catalog& data, const std::vector<std::int32_t>& regions,
+/// Each k-means region's largest distance (chord) of a point from its centre, over the data
+/// and random catalogs it was made with (randoms reach where the data leave gaps).
+std::vector<double> regionRadii(std::span<const Catalog* const> catalogs,
+                                const std::vector<std::vector<std::int32_t>>& regions,
                                 const std::vector<RegionCentre>& centres);
 
 /// ConfigError naming the catalog when points of it lie far from every centre of the given
