@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/masking.h"
 
-#include "cli/number_text.h"
 #include "flags/common_flags.h"
-#include "tpacf/errors.h"
-
-#include <cstdio>
 
 namespace tpacf::cli {
 
@@ -33,13 +29,7 @@ std::string applyMaskToCatalogs(const MaskRequest& request, const SkyMask& mask,
     std::vector<MaskedCount> counts;
     for (const MaskedInput& input : inputs) {
         const Catalog& catalog = **input.catalog;
-        MaskedCatalog cut = applySkyMask(catalog, mask, request.threshold);
-        if (cut.kept == 0)
-            throw InputError(catalog.name(), 0, 0,
-                             "the mask " + request.path + " keeps none of the " +
-                                 withThousands(catalog.size()) +
-                                 " points (is it the footprint of this catalog, in the same "
-                                 "coordinates?)");
+        MaskedCatalog cut = cutToMask(catalog, mask, request.threshold);
         counts.push_back({input.label, cut.kept, catalog.size()});
         *input.catalog = std::make_shared<const Catalog>(std::move(cut.catalog));
     }

@@ -302,7 +302,7 @@ def test_a_mask_that_keeps_nothing_is_an_error(tmp_path):
     write_ascii(data, [10.0, 20.0], [-40.0, -41.0])
     done = run_cli("count", "--a", data, "--output", tmp_path / "o.ecsv", "--nbins", 2,
                    "--min", 1, "--max", 5, "--unit", "deg", "--mask", path, check=False)
-    assert done.returncode != 0 and "keeps none of the 2 points" in done.stderr
+    assert done.returncode != 0 and "keeps none of its 2 points" in done.stderr
     bad = run_cli("count", "--a", data, "--output", tmp_path / "o.ecsv", "--nbins", 2,
                   "--min", 1, "--max", 5, "--unit", "deg", "--mask", path,
                   "--mask-threshold", 2, check=False)

@@ -111,6 +111,11 @@ struct MaskedCatalog {
 MaskedCatalog applySkyMask(const Catalog& catalog, const SkyMask& mask, double threshold = 0.0,
                            int threads = 0);
 
+/// applySkyMask, and an InputError naming the catalog when the mask keeps none of its points
+/// (the job and tpacf count refuse such a catalog alike).
+MaskedCatalog cutToMask(const Catalog& catalog, const SkyMask& mask, double threshold,
+                        int threads = 0);
+
 /// What a mask kept of one catalog, for maskingNote.
 struct MaskedCount {
     std::string label; ///< "data", "random set 2", "A"

@@ -231,6 +231,18 @@ std::string withThousands(std::size_t value) {
 
 } // namespace
 
+MaskedCatalog cutToMask(const Catalog& catalog, const SkyMask& mask, double threshold,
+                        int threads) {
+    MaskedCatalog cut = applySkyMask(catalog, mask, threshold, threads);
+    if (cut.kept == 0 && catalog.size() > 0)
+        throw InputError(catalog.name(), 0, 0,
+                         "the mask " + mask.description() + " keeps none of its " +
+                             withThousands(catalog.size()) +
+                             " points (is it the footprint of this catalog, in the same "
+                             "coordinates?)");
+    return cut;
+}
+
 std::string maskingNote(const SkyMask& mask, double threshold, std::span<const MaskedCount> counts) {
     char text[96];
     std::snprintf(text, sizeof text, "%.4g %% of the sky", 100.0 * mask.skyFraction());

@@ -44,6 +44,7 @@ double SkyMask::effectiveSkyFraction() const noexcept { return 0; }
 SkyMask readSkyMask(const std::string&, const MaskReadOptions&) { unavailable(); }
 MaskedCatalog applySkyMask(const Catalog&, const SkyMask&, double, int) { unavailable(); }
 std::string maskingNote(const SkyMask&, double, std::span<const MaskedCount>) { unavailable(); }
+MaskedCatalog cutToMask(const Catalog&, const SkyMask&, double, int) { unavailable(); }
 std::vector<double> skyMaskRaster(const SkyMask&, const SkyProjection&, const SkyRasterSpec&) {
     unavailable();
 }

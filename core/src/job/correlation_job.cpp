@@ -63,13 +63,8 @@ CorrelationParams maskedParams(const CorrelationParams& params, std::string& not
     const auto cut = [&](std::shared_ptr<const Catalog>& catalog, const std::string& label) {
         if (!catalog)
             return;
-        MaskedCatalog kept = applySkyMask(*catalog, *params.mask, params.maskThreshold,
-                                          params.backend.cpuThreads);
-        if (kept.kept == 0)
-            throw InputError(catalog->name(), 0, 0,
-                             "the mask keeps none of its " + std::to_string(catalog->size()) +
-                                 " points (is it the footprint of this catalog, in the same "
-                                 "coordinates?)");
+        MaskedCatalog kept = cutToMask(*catalog, *params.mask, params.maskThreshold,
+                                       params.backend.cpuThreads);
         counts.push_back({label, kept.kept, catalog->size()});
         catalog = std::make_shared<const Catalog>(std::move(kept.catalog));
     };
