@@ -279,6 +279,9 @@ RunCommandLine runCommandLine(const Session& session, const CommandLineOutputs& 
 
     if (errors.method != ErrorSettings::Method::None && errors.bootstrapSamples > 0)
         add(flagName(flags::run::kBootstrap), QString::number(errors.bootstrapSamples));
+    if (errors.method != ErrorSettings::Method::None && errors.crossRegionWeight)
+        add(flagName(flags::run::kCrossRegionWeight),
+            QString::fromUtf8(crossRegionWeightInfo(*errors.crossRegionWeight).key));
     if (!session.mask.isEmpty()) {
         add(flagName(flags::kMask), session.mask);
         if (session.maskThreshold > 0)

@@ -90,9 +90,23 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     m_bootstrap->setSpecialValueText(tr("off (jackknife σ)"));
     m_bootstrap->setToolTip(
         tr("σ and the covariance from B bootstrap samples of the regions instead of the "
-           "jackknife: the regions drawn with replacement, each region's pairs counted as marks "
-           "(pairs inside it whole, pairs leaving it half; Loh 2008)"));
+           "jackknife: the regions drawn with replacement, a pair between two regions weighing "
+           "the mean of their draws (TreeCorr's bootstrap with cross_patch_weight 'mean'; per "
+           "region, Loh's 2008 marks)"));
     m_bootstrapLabel = new QLabel(tr("Bootstrap B:"), this);
+
+    m_crossWeight = new QComboBox(this);
+    m_crossWeight->setObjectName(QStringLiteral("crossRegionWeight"));
+    m_crossWeight->addItem(QString(), -1); // the method's default; named in updateState
+    for (const CrossRegionWeightInfo& info : crossRegionWeights()) {
+        m_crossWeight->addItem(QString::fromUtf8(info.key), int(info.id));
+        m_crossWeight->setItemData(m_crossWeight->count() - 1, QString::fromUtf8(info.rule),
+                                   Qt::ToolTipRole);
+    }
+    m_crossWeight->setToolTip(
+        tr("How each sample weighs a pair between a region it keeps and one it leaves out, as "
+           "TreeCorr's cross_patch_weight: simple drops it, mean counts it 1/2, match counts it "
+           "1 − K/(2 + √2(K − 1)) (Mohammad & Percival 2022; jackknife only)"));
 
     auto* form = new QFormLayout;
     form->setContentsMargins(0, 0, 0, 0);
@@ -115,6 +129,9 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     regionsLayout->addWidget(m_regionsFileBrowse);
     form->addRow(m_regionsLabel, m_regionsRow);
     form->addRow(m_bootstrapLabel, m_bootstrap);
+    // A row of its own: beside B it would widen the dock column past a laptop's.
+    m_crossWeightLabel = new QLabel(tr("Cross pairs:"), this);
+    form->addRow(m_crossWeightLabel, m_crossWeight);
 
     m_error = new QLabel(this);
     m_error->setWordWrap(true);
@@ -133,6 +150,7 @@ ErrorsPanel::ErrorsPanel(QWidget* parent) : QWidget(parent) {
     connect(m_seed, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
     connect(m_nside, &QComboBox::currentIndexChanged, this, &ErrorsPanel::onEdited);
     connect(m_bootstrap, &QSpinBox::valueChanged, this, &ErrorsPanel::onEdited);
+    connect(m_crossWeight, &QComboBox::currentIndexChanged, this, &ErrorsPanel::onEdited);
     connect(m_regionsFile, &QLineEdit::textChanged, this, &ErrorsPanel::onEdited);
     updateState();
 }
@@ -145,6 +163,8 @@ ErrorSettings ErrorsPanel::settings() const {
     settings.seed = quint64(m_seed->value());
     settings.healpixNside = m_nside->currentData().toInt();
     settings.bootstrapSamples = m_bootstrap->value();
+    if (const int weight = m_crossWeight->currentData().toInt(); weight >= 0)
+        settings.crossRegionWeight = CrossRegionWeight(weight);
     settings.regionsFile = m_regionsFile->text().trimmed();
     return settings;
 }
@@ -153,8 +173,11 @@ void ErrorsPanel::setSettings(const ErrorSettings& settings) {
     m_updating = true;
     {
         const QSignalBlocker b1(m_method), b2(m_regions), b3(m_column), b4(m_seed), b5(m_nside),
-            b6(m_bootstrap), b7(m_regionsFile);
+            b6(m_bootstrap), b7(m_regionsFile), b8(m_crossWeight);
         m_regionsFile->setText(settings.regionsFile);
+        m_crossWeight->setCurrentIndex(qMax(
+            0, m_crossWeight->findData(settings.crossRegionWeight ? int(*settings.crossRegionWeight)
+                                                                  : -1)));
         m_bootstrap->setValue(settings.bootstrapSamples);
         if (const int index = m_nside->findData(settings.healpixNside); index >= 0)
             m_nside->setCurrentIndex(index);
@@ -223,6 +246,10 @@ void ErrorsPanel::updateState() {
                                 (file && !current.regionsFile.isEmpty());
     m_bootstrapLabel->setVisible(regionsDefined);
     m_bootstrap->setVisible(regionsDefined);
+    m_crossWeightLabel->setVisible(regionsDefined);
+    m_crossWeight->setVisible(regionsDefined);
+    const bool bootstrap = current.bootstrapSamples > 0;
+    m_crossWeight->setItemText(0, bootstrap ? tr("default (mean)") : tr("default (simple)"));
     m_column->setVisible(column);
 
     m_problem.clear();
@@ -232,6 +259,14 @@ void ErrorsPanel::updateState() {
         m_problem = tr("Jackknife: choose the regions file.");
     if ((regions || column) && current.bootstrapSamples == 1)
         m_problem = tr("Bootstrap: at least %1 samples, or off.").arg(kMinBootstrapSamples);
+    if (regionsDefined && current.crossRegionWeight) {
+        try { // the core's rule: the bootstrap takes 'mean' only
+            (void)effectiveCrossRegionWeight(current.crossRegionWeight, bootstrap);
+        } catch (const std::exception&) {
+            m_problem = tr("The bootstrap weighs pairs between regions by the mean only: choose "
+                           "“mean” or the default.");
+        }
+    }
     if (regions) {
         try { // the core's rule for an explicit K (the spin box range is inside it)
             validateJackknifeRegionCount(current.regions);

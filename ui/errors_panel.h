@@ -43,6 +43,8 @@ public:
     QSpinBox* seedSpin() const { return m_seed; }
     QComboBox* nsideCombo() const { return m_nside; }
     QSpinBox* bootstrapSpin() const { return m_bootstrap; }
+    /// How samples weigh pairs between regions: the method's default, then each weighting.
+    QComboBox* crossWeightCombo() const { return m_crossWeight; }
     QLineEdit* regionsFileEdit() const { return m_regionsFile; }
 
 Q_SIGNALS:
@@ -62,6 +64,8 @@ private:
     QLineEdit* m_regionsFile = nullptr;
     QPushButton* m_regionsFileBrowse = nullptr;
     QLabel* m_bootstrapLabel = nullptr;
+    QLabel* m_crossWeightLabel = nullptr;
+    QComboBox* m_crossWeight = nullptr;
     QWidget* m_regionsRow = nullptr;
     QLabel* m_regionsLabel = nullptr;
     QLabel* m_seedLabel = nullptr;

@@ -113,6 +113,9 @@ RunInputs MainWindow::currentInputs() const {
         errors[QStringLiteral("healpixNside")] = qint64(jackknife.healpixNside);
     if (jackknife.bootstrapSamples > 0)
         errors[QStringLiteral("bootstrap")] = jackknife.bootstrapSamples;
+    if (jackknife.crossRegionWeight)
+        errors[QStringLiteral("crossRegionWeight")] =
+            QString::fromUtf8(crossRegionWeightInfo(*jackknife.crossRegionWeight).key);
     if (const ErrorSettings settings = m_errorsPanel->settings();
         settings.method == ErrorSettings::Method::File)
         errors[QStringLiteral("regionsFile")] = settings.regionsFile;
@@ -238,6 +241,9 @@ bool MainWindow::startRun() {
         errorText = tr("jackknife, regions from column '%1'").arg(errors.regionColumn);
     if (errors.method != ErrorSettings::Method::None && errors.bootstrapSamples > 0)
         errorText += tr(", σ from %1 bootstrap samples of the regions").arg(errors.bootstrapSamples);
+    if (errors.method != ErrorSettings::Method::None && errors.crossRegionWeight)
+        errorText += tr(", pairs between regions weighed '%1'")
+                         .arg(QString::fromUtf8(crossRegionWeightInfo(*errors.crossRegionWeight).key));
     QString samples;
     if (const std::optional<LoadedCatalog>& data2 = m_catalogs->data2())
         samples = m_catalogs->randoms2().isEmpty()
@@ -347,6 +353,13 @@ void MainWindow::reportJackknife(const CorrelationResult& result) {
                    "Covariance tab")
                     .arg(regions.count)
                     .arg(QString::fromStdString(regions.method)));
+    if (const CrossRegionWeight weight = result.crossRegionWeight();
+        weight != CrossRegionWeight::Simple && !result.hasBootstrap())
+        logLine(MessageSeverity::Info,
+                tr("Pairs between the region left out and the others counted %1 each "
+                   "(cross-region weight '%2')")
+                    .arg(jackknifeCrossWeight(weight, regions.count), 0, 'g', 4)
+                    .arg(QString::fromUtf8(crossRegionWeightInfo(weight).key)));
     // A bin can have a finite w but no σ (a leave-one-out sample without pairs there): its
     // point is drawn without a bar, which must not read as "exact".
     const std::size_t withoutSigma = result.binsWithoutSigma();

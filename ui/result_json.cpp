@@ -220,6 +220,9 @@ QJsonObject resultToJson(const CorrelationResult& result) {
                 QString::fromStdString(assigned.regionColumn);
         if (assigned.healpixNside > 0)
             jackknife[QStringLiteral("healpixNside")] = qint64(assigned.healpixNside);
+        if (assigned.crossRegionWeight)
+            jackknife[QStringLiteral("crossRegionWeight")] =
+                QString::fromUtf8(crossRegionWeightInfo(*assigned.crossRegionWeight).key);
         // A bootstrap's σ: the regions each sample drew, so that a reopened run says so.
         if (result.hasBootstrap()) {
             QJsonArray selections;
@@ -334,6 +337,8 @@ ResultPtr resultFromJson(const QJsonObject& object, QString* problem) {
         assigned.regionColumn =
             jackknife.value(QStringLiteral("regionColumn")).toString().toStdString();
         assigned.healpixNside = jackknife.value(QStringLiteral("healpixNside")).toInteger();
+        assigned.crossRegionWeight = parseCrossRegionWeight(
+            jackknife.value(QStringLiteral("crossRegionWeight")).toString().toStdString());
         for (const QJsonValue& selection :
              jackknife.value(QStringLiteral("bootstrapSelections")).toArray()) {
             std::vector<std::uint32_t> regions;

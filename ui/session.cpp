@@ -63,8 +63,10 @@ JackknifeSettings ErrorSettings::jackknife() const {
         settings.regionColumn = regionColumn.toStdString();
     if (method == Method::Healpix)
         settings.healpixNside = healpixNside;
-    if (method != Method::None)
+    if (method != Method::None) {
         settings.bootstrapSamples = bootstrapSamples;
+        settings.crossRegionWeight = crossRegionWeight;
+    }
     return settings;
 }
 
@@ -75,6 +77,9 @@ QJsonObject ErrorSettings::toJson() const {
     object[QStringLiteral("regionColumn")] = regionColumn;
     object[QStringLiteral("healpixNside")] = healpixNside;
     object[QStringLiteral("bootstrapSamples")] = bootstrapSamples;
+    if (crossRegionWeight)
+        object[QStringLiteral("crossRegionWeight")] =
+            QString::fromUtf8(crossRegionWeightInfo(*crossRegionWeight).key);
     object[QStringLiteral("regionsFile")] = regionsFile;
     // JSON numbers are doubles: a seed beyond 2^53 would not survive as one.
     object[QStringLiteral("seed")] = QString::number(seed);
@@ -98,6 +103,9 @@ ErrorSettings ErrorSettings::fromJson(const QJsonObject& object) {
     const int bootstrap = object.value(QStringLiteral("bootstrapSamples")).toInt(0);
     if (bootstrap == 0 || (bootstrap >= kMinBootstrapSamples && bootstrap <= kMaxBootstrapSamples))
         settings.bootstrapSamples = bootstrap;
+    // An unknown name (a hand-edited session) leaves the method's default.
+    settings.crossRegionWeight = parseCrossRegionWeight(
+        object.value(QStringLiteral("crossRegionWeight")).toString().toStdString());
     const QJsonValue seed = object.value(QStringLiteral("seed"));
     bool ok = false;
     if (const quint64 parsed = seed.toString().toULongLong(&ok); seed.isString() && ok)

@@ -36,6 +36,9 @@ struct ErrorSettings {
     int healpixNside = 64;
     /// > 0: σ and the covariance from this many bootstrap samples of the regions (--bootstrap).
     int bootstrapSamples = 0;
+    /// How the samples weigh pairs between regions (--cross-region-weight); unset: the
+    /// method's default (simple for the jackknife, mean for the bootstrap).
+    std::optional<CrossRegionWeight> crossRegionWeight;
     /// Method::File: a regions file (tpacf run --save-regions, File > Save Jackknife Regions),
     /// read when a run starts (--regions).
     QString regionsFile;

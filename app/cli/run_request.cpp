@@ -84,6 +84,20 @@ JackknifeRequest jackknifeFrom(const ParsedArgs& args) {
         request.settings.bootstrapSamples = static_cast<int>(*bootstrap);
         request.settings.bootstrapSeed = args.unsignedInteger("--bootstrap-seed").value_or(1);
     }
+    if (const auto weight = args.value("--cross-region-weight")) {
+        if (!request.settings.enabled())
+            args.fail("--cross-region-weight weighs pairs between jackknife regions: add "
+                      "--jackknife K, --jackknife-column C or --regions FILE");
+        request.settings.crossRegionWeight = parseCrossRegionWeight(*weight);
+        if (!request.settings.crossRegionWeight)
+            args.fail("--cross-region-weight: '" + *weight + "' is none of " +
+                      crossRegionWeightKeys());
+        try {
+            (void)request.settings.crossWeight();
+        } catch (const ConfigError& error) {
+            args.fail(std::string("--cross-region-weight: ") + error.what());
+        }
+    }
     if (args.has("--save-regions") && (!request.settings.enabled() || column))
         args.fail("--save-regions writes regions grown by --jackknife K (k-means or HEALPix) or "
                   "taken by --regions; a --jackknife-column's labels are in the catalogs");

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Bootstrap error bars (tpacf run --bootstrap B) against a direct resampling in numpy: pairs
-counted by brute force in double per pair of regions, each region's mark (its inner pairs whole,
-its pairs with other regions half), the regions each sample drew (from the JSON output) summed
-into Landy-Szalay, the covariance with 1/(B-1); and a closed form: regions that are mirror
-images of each other give every sample the same w, so sigma = 0."""
+"""Bootstrap and jackknife samples that weigh pairs between regions (tpacf run --bootstrap B,
+--cross-region-weight) against a direct computation in numpy: pairs counted by brute force in
+double for every pair of regions (K x K per bin), each sample a matrix G of pair weights as
+TreeCorr defines them (G_ii the region's weight, G_ij that of pairs between regions i and j),
+its counts sum(G * n) and its pair totals the same sum of the K x K pair totals, then
+Landy-Szalay and the covariance. And a closed form: regions that are mirror images of each
+other give every bootstrap sample the same w, so sigma = 0."""
 import json
 
 import numpy as np
@@ -15,25 +17,30 @@ EDGES_DEG = [1.0, 2.5, 6.0, 15.0, 35.0]
 BINS = ["--edges", ",".join(map(str, EDGES_DEG)), "--unit", "deg", "--backend", "cpu"]
 
 
-def write_with_regions(path, ra, dec, regions):
+def write_with_regions(path, ra, dec, regions, weights=None):
     with open(path, "w") as f:
-        f.write("# ra dec patch\n")
-        for a, d, r in zip(ra, dec, regions):
-            f.write("%r %r %d\n" % (float(a), float(d), int(r)))
+        f.write("# ra dec patch w\n" if weights is not None else "# ra dec patch\n")
+        for i, (a, d, r) in enumerate(zip(ra, dec, regions)):
+            extra = " %r" % float(weights[i]) if weights is not None else ""
+            f.write("%r %r %d%s\n" % (float(a), float(d), int(r), extra))
 
 
-def region_pair_counts(a, ra_, b, rb_, k, auto):
-    """counts[bin, region of a, region of b] in double, brute force (auto: pairs i<j once)."""
+def region_pair_counts(a, ra_, b, rb_, k, auto, wa=None, wb=None):
+    """counts[bin, region of a, region of b] in double, brute force (auto: pairs i<j once);
+    with weights, the sums of w_i * w_j."""
     c2_edges = (2.0 * np.sin(np.radians(EDGES_DEG) / 2.0)) ** 2
     nbins = len(EDGES_DEG) - 1
     counts = np.zeros((nbins, k, k))
+    wa = np.ones(len(a)) if wa is None else wa
+    wb = np.ones(len(b)) if wb is None else wb
     for i in range(len(a)):
         start = i + 1 if auto else 0
         d = b[start:] - a[i]
         c2 = np.einsum("ij,ij->i", d, d)
         bins = np.searchsorted(c2_edges, c2, side="right") - 1
         inside = (bins >= 0) & (bins < nbins)
-        np.add.at(counts, (bins[inside], ra_[i], rb_[start:][inside]), 1.0)
+        np.add.at(counts, (bins[inside], ra_[i], rb_[start:][inside]),
+                  wa[i] * wb[start:][inside])
     return counts
 
 
@@ -43,13 +50,53 @@ def w_err_of(path):
     return np.array([float(row[column]) for row in rows[1:]])
 
 
-def marks(counts):
-    """Each region's mark per bin: its inner pairs whole, half of every pair leaving it."""
-    k = counts.shape[1]
-    inner = np.stack([counts[:, r, r] for r in range(k)], axis=1)
-    touching = np.stack([counts[:, r, :].sum(axis=1) + counts[:, :, r].sum(axis=1)
-                         - counts[:, r, r] for r in range(k)], axis=1)
-    return 0.5 * (touching + inner)  # bins x regions
+def weighed(counts, g):
+    """A sample's count per bin: sum over region pairs of G_ij * n_ij (n_ij: the pairs whose
+    first point is in region i and second in j; G is symmetric, so the order is immaterial)."""
+    return np.einsum("nij,ij->n", counts, g)
+
+
+def auto_total(w, w2, g):
+    """Distinct pairs of one catalog under G: region i's inner pairs ((sum w)^2 - sum w^2)/2
+    weigh G_ii, the pairs between i and j (i < j) W_i W_j weigh G_ij."""
+    inner = (w * w - w2) / 2.0
+    between = np.triu(np.outer(w, w), 1)
+    return (np.diag(g) * inner).sum() + (g * between).sum()
+
+
+def cross_total(wa, wb, g):
+    return (g * np.outer(wa, wb)).sum()
+
+
+def landy_szalay(dd, dr, rr, g, sums):
+    (wd, wd2), (wr, wr2) = sums
+    ddn = weighed(dd, g) / auto_total(wd, wd2, g)
+    drn = weighed(dr, g) / cross_total(wd, wr, g)
+    rrn = weighed(rr, g) / auto_total(wr, wr2, g)
+    return (ddn - 2 * drn + rrn) / rrn
+
+
+def per_region(regions, k, weights=None):
+    weights = np.ones(len(regions)) if weights is None else weights
+    return (np.bincount(regions, weights, minlength=k),
+            np.bincount(regions, weights * weights, minlength=k))
+
+
+def bootstrap_g(selection, k):
+    """TreeCorr's bootstrap, cross_patch_weight 'mean': region i drawn m_i times weighs its inner
+    pairs m_i, a pair between i and j (m_i + m_j)/2."""
+    m = np.bincount(selection, minlength=k).astype(float)
+    g = (m[:, None] + m[None, :]) / 2.0
+    np.fill_diagonal(g, m)
+    return g
+
+
+def jackknife_g(left_out, k, cross):
+    """Leave one region out: pairs inside it weigh 0, pairs between it and the rest `cross`."""
+    g = np.ones((k, k))
+    g[left_out, :] = g[:, left_out] = cross
+    g[left_out, left_out] = 0.0
+    return g
 
 
 @pytest.fixture(scope="module")
@@ -86,18 +133,12 @@ def test_bootstrap_equals_a_direct_resampling(survey):
     assert selections.shape == (b, k) and selections.min() >= 0 and selections.max() < k
     # Labels 0..5 map onto regions 0..5 in sorted order.
     d, r = unit_vectors(ra, dec), unit_vectors(rra, rdec)
-    dd = marks(region_pair_counts(d, region, d, region, k, auto=True))
-    dr = marks(region_pair_counts(d, region, r, rregion, k, auto=False))
-    rr = marks(region_pair_counts(r, rregion, r, rregion, k, auto=True))
-    nd = np.bincount(region, minlength=k).astype(float)
-    nr = np.bincount(rregion, minlength=k).astype(float)
-    samples = []
-    for selection in selections:
-        n_d, n_r = nd[selection].sum(), nr[selection].sum()
-        ddn = dd[:, selection].sum(axis=1) / (n_d * (n_d - 1) / 2)
-        drn = dr[:, selection].sum(axis=1) / (n_d * n_r)
-        rrn = rr[:, selection].sum(axis=1) / (n_r * (n_r - 1) / 2)
-        samples.append((ddn - 2 * drn + rrn) / rrn)
+    dd = region_pair_counts(d, region, d, region, k, auto=True)
+    dr = region_pair_counts(d, region, r, rregion, k, auto=False)
+    rr = region_pair_counts(r, rregion, r, rregion, k, auto=True)
+    sums = (per_region(region, k), per_region(rregion, k))
+    samples = [landy_szalay(dd, dr, rr, bootstrap_g(selection, k), sums)
+               for selection in selections]
     samples = np.array(samples)
     covariance = np.cov(samples, rowvar=False, ddof=1)
     w_err = w_err_of(folder / "w.ecsv")
@@ -105,12 +146,50 @@ def test_bootstrap_equals_a_direct_resampling(survey):
     np.testing.assert_allclose(np.array(result["jackknife"]["covariance"]), covariance,
                                rtol=1e-8, atol=1e-15)
     np.testing.assert_allclose(w_err, np.sqrt(np.diag(covariance)), rtol=1e-8)
+    assert result["jackknife"]["cross_region_weight"] == "mean"
     # Another seed draws other regions; the same seed the same ones.
     run_cli("run", "--data", folder / "d.txt", "--random", folder / "r.txt",
             "--jackknife-column", "patch", "--bootstrap", b, "--bootstrap-seed", 6,
             "--output", folder / "w6.ecsv", "--json-output", folder / "w6.json", *BINS)
     other = json.load(open(folder / "w6.json"))["jackknife"]["bootstrap"]["selections"]
     assert other != selections.tolist()
+
+
+@pytest.mark.parametrize("weight,cross", [
+    ("simple", 0.0), ("mean", 0.5), ("match", 1.0 - 6 / (2 + np.sqrt(2) * 5))])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_jackknife_weighs_pairs_between_regions(survey, tmp_path, weight, cross, weighted):
+    """--cross-region-weight: every leave-one-out sample against the G-matrix sum (TreeCorr's
+    JackknifePairIterator with cross_patch_weight simple, mean, match: eq. 27 of Mohammad &
+    Percival 2022 for K = 6), weighted and not."""
+    folder, k, (ra, dec, region), (rra, rdec, rregion) = survey
+    rng = np.random.default_rng(8)
+    wd = rng.uniform(0.5, 2.0, len(ra)) if weighted else None
+    wr = rng.uniform(0.5, 2.0, len(rra)) if weighted else None
+    write_with_regions(tmp_path / "d.txt", ra, dec, region, wd)
+    write_with_regions(tmp_path / "r.txt", rra, rdec, rregion, wr)
+    weights = ["--weight-col", "w"] if weighted else []
+    run_cli("run", "--data", tmp_path / "d.txt", "--random", tmp_path / "r.txt",
+            "--jackknife-column", "patch", "--cross-region-weight", weight, *weights,
+            "--output", tmp_path / "w.ecsv", "--json-output", tmp_path / "w.json", *BINS)
+    result = json.load(open(tmp_path / "w.json"))
+    assert result["jackknife"]["cross_region_weight"] == weight
+    d, r = unit_vectors(ra, dec), unit_vectors(rra, rdec)
+    dd = region_pair_counts(d, region, d, region, k, True, wd, wd)
+    dr = region_pair_counts(d, region, r, rregion, k, False, wd, wr)
+    rr = region_pair_counts(r, rregion, r, rregion, k, True, wr, wr)
+    sums = (per_region(region, k, wd), per_region(rregion, k, wr))
+    samples = np.array([landy_szalay(dd, dr, rr, jackknife_g(j, k, cross), sums)
+                        for j in range(k)])
+    np.testing.assert_allclose(np.array(result["jackknife"]["samples"]), samples, rtol=1e-9)
+    deviations = samples - samples.mean(axis=0)
+    covariance = (k - 1) / k * deviations.T @ deviations
+    np.testing.assert_allclose(np.array(result["jackknife"]["covariance"]), covariance,
+                               rtol=1e-8, atol=1e-15)
+    np.testing.assert_allclose(w_err_of(tmp_path / "w.ecsv"), np.sqrt(np.diag(covariance)),
+                               rtol=1e-8)
+    if weight != "simple":
+        assert "cross-region weight" in open(tmp_path / "w.ecsv").read()
 
 
 def test_mirror_regions_give_zero_sigma(tmp_path):
@@ -137,6 +216,12 @@ def test_mirror_regions_give_zero_sigma(tmp_path):
     (["--bootstrap", 10], "--bootstrap resamples the jackknife regions"),
     (["--jackknife", 4, "--bootstrap", 1], "--bootstrap"),
     (["--jackknife", 4, "--bootstrap-seed", 3], "--bootstrap-seed seeds the draws"),
+    (["--cross-region-weight", "mean"], "--cross-region-weight weighs pairs between"),
+    (["--jackknife", 4, "--cross-region-weight", "geom"], "'geom' is none of simple, mean, match"),
+    (["--jackknife", 4, "--bootstrap", 10, "--cross-region-weight", "match"],
+     "'match' is not one the bootstrap takes: it takes mean"),
+    (["--jackknife", 4, "--bootstrap", 10, "--cross-region-weight", "simple"],
+     "K x K counts per bin"),
 ])
 def test_bad_bootstrap_flags(survey, tmp_path, flags, words):
     folder = survey[0]
@@ -168,3 +253,14 @@ def test_python_takes_the_same_options(survey, tmp_path):
     np.testing.assert_array_equal(again.w_err, result.w_err)
     with pytest.raises(tpacf.ConfigError, match="bootstrap resamples the jackknife regions"):
         tpacf.correlate(data, randoms, bins=bins, bootstrap=10, backend="cpu")
+    # cross_region_weight as --cross-region-weight.
+    matched = tpacf.correlate(data, randoms, bins=bins, jackknife=4, jackknife_healpix=8,
+                              cross_region_weight="match", backend="cpu")
+    run_cli("run", "--data", tmp_path / "d.txt", "--random", tmp_path / "r.txt",
+            "--jackknife", 4, "--jackknife-healpix", 8, "--cross-region-weight", "match",
+            "--output", tmp_path / "m.ecsv", *BINS)
+    np.testing.assert_array_equal(matched.w_err, w_err_of(tmp_path / "m.ecsv"))
+    assert matched.cross_region_weight == "match" and result.cross_region_weight == "mean"
+    with pytest.raises(tpacf.ConfigError, match="is not one the bootstrap takes"):
+        tpacf.correlate(data, randoms, bins=bins, jackknife=4, bootstrap=10,
+                        cross_region_weight="match", backend="cpu")

@@ -164,6 +164,13 @@ void TestHelpCli::commandParsesBackToTheSettings_data() {
     }
     {
         Session s = base();
+        s.settings.errors.method = ErrorSettings::Method::Regions;
+        s.settings.errors.regions = 9;
+        s.settings.errors.crossRegionWeight = CrossRegionWeight::Match;
+        QTest::newRow("jackknife, cross-region weight match") << s;
+    }
+    {
+        Session s = base();
         s.settings.bins = BinSpec::linearWidth(0, 90, AngleUnit::Degree, 0.25);
         s.settings.estimator = Estimator::DavisPeebles;
         s.settings.errors.method = ErrorSettings::Method::Column;
@@ -297,6 +304,8 @@ void TestHelpCli::commandParsesBackToTheSettings() {
     QCOMPARE(args.value("--jackknife-column").value_or(""), jackknife.regionColumn);
     QCOMPARE(args.integer("--jackknife-healpix", 0, 1, 1 << 20), jackknife.healpixNside);
     QCOMPARE(int(args.integer("--bootstrap", 0, 2, 1 << 20)), jackknife.bootstrapSamples);
+    QCOMPARE(parseCrossRegionWeight(args.value("--cross-region-weight").value_or("")),
+             jackknife.crossRegionWeight);
     QCOMPARE(args.has("--covariance"), jackknife.enabled());
 
     // The registry knows "cuda" (as a module without devices in this build): the name resolves.
@@ -352,6 +361,17 @@ void TestHelpCli::commandComputesTheWindowsResult_data() {
         s.settings.errors.bootstrapSamples = 20;
         s.settings.backend.name = "cpu";
         QTest::newRow("jackknife, HEALPix regions, bootstrap") << s;
+    }
+    {
+        Session s;
+        s.data = source(file("data.txt"), 3, 2, 1);
+        s.randoms = {source(file("random.txt"), 3, 2)};
+        s.settings.bins = BinSpec::logCount(3, 300, AngleUnit::Arcminute, 6);
+        s.settings.errors.method = ErrorSettings::Method::Regions;
+        s.settings.errors.regions = 6;
+        s.settings.errors.crossRegionWeight = CrossRegionWeight::Match;
+        s.settings.backend.name = "cpu";
+        QTest::newRow("jackknife, cross-region weight match") << s;
     }
     {
         Session s;

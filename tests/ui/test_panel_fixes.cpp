@@ -151,9 +151,10 @@ struct RightColumn {
         window.addDockWidget(Qt::RightDockWidgetArea, runDock);
         window.addDockWidget(Qt::BottomDockWidgetArea, results);
         // The studio's sizes before its docks scrolled (issue 16: squashed at the default size),
-        // the settings 20 px taller for the row the panel has gained since (Mean separation).
+        // the settings taller by the rows the panel has gained since (Mean separation, 20 px;
+        // the jackknife's Cross pairs, 30 px).
         window.resizeDocks({binningDock}, {360}, Qt::Horizontal);
-        window.resizeDocks({binningDock, settingsDock, runDock}, {210, 390, 150}, Qt::Vertical);
+        window.resizeDocks({binningDock, settingsDock, runDock}, {210, 420, 150}, Qt::Vertical);
         window.resize(size);
     }
 

@@ -25,6 +25,7 @@ private Q_SLOTS:
     void aReopenedSessionKeepsItsFitAndRegionMap();
     void bootstrapOfHealpixRegionsIsKept();
     void regionsAreSavedAndTakenFromAFile();
+    void crossRegionWeightIsChosenAndKept();
 };
 
 void TestStudioJackknife::jackknifeRunShowsErrorBarsAndCovariance() {
@@ -491,6 +492,62 @@ void TestStudioJackknife::aReopenedSessionKeepsItsFitAndRegionMap() {
     QVERIFY(!other->skyPlot()->hasRegions());
     const auto* log = other->findChild<QPlainTextEdit*>(QStringLiteral("log"));
     QVERIFY(log && log->toPlainText().contains(QStringLiteral("not coloured by the jackknife")));
+}
+
+// Errors ▸ Cross pairs: "match" as a user picks it gives the core's job with that weighting
+// (and not the default's σ), says so in the Log, survives a saved session; the bootstrap refuses
+// it in the panel, as the core does, until "mean" or the default is chosen.
+void TestStudioJackknife::crossRegionWeightIsChosenAndKept() {
+    auto window = makeWindow();
+    QVERIFY(window);
+    chooseJackknife(*window, 6, 3);
+    ErrorsPanel* errors = window->errorsPanel();
+    QComboBox* weight = errors->crossWeightCombo();
+    QVERIFY(!weight->isHidden());
+    QCOMPARE(weight->itemText(0), QStringLiteral("default (simple)"));
+    weight->setCurrentIndex(weight->findText(QStringLiteral("match")));
+    QCOMPARE(errors->settings().crossRegionWeight, std::optional(CrossRegionWeight::Match));
+    const ResultPtr result = runToCompletion(*window);
+    QVERIFY(result && result->hasJackknife());
+    QCOMPARE(result->crossRegionWeight(), CrossRegionWeight::Match);
+
+    CorrelationParams params;
+    params.data = window->dataCatalog();
+    for (const auto& random : window->catalogSet()->randoms())
+        params.randoms.push_back(random.catalog);
+    params.bins = window->binningPanel()->spec();
+    params.jackknife.regions = 6;
+    params.jackknife.seed = 3;
+    params.jackknife.crossRegionWeight = CrossRegionWeight::Match;
+    params.backend.name = "cpu";
+    const CorrelationResult direct = CorrelationJob(params).run();
+    params.jackknife.crossRegionWeight.reset();
+    const CorrelationResult simple = CorrelationJob(params).run();
+    QCOMPARE(direct.wError.size(), result->wError.size());
+    bool differsFromSimple = false;
+    for (std::size_t b = 0; b < direct.wError.size(); ++b) {
+        QVERIFY(sameDouble(direct.wError[b], result->wError[b]));
+        differsFromSimple |= !sameDouble(simple.wError[b], result->wError[b]);
+    }
+    QVERIFY(differsFromSimple);
+    const auto* log = window->findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    QVERIFY(log && log->toPlainText().contains(QStringLiteral("(cross-region weight 'match')")));
+
+    const QString path = m_dir.filePath(QStringLiteral("match_session.json"));
+    QVERIFY(window->saveSession(path));
+    auto reopened = std::make_unique<MainWindow>(BackendRegistry{}, testOptions());
+    QVERIFY(loadAndWait(*reopened, [&] { return reopened->loadSession(path); }));
+    QCOMPARE(reopened->errorsPanel()->settings().crossRegionWeight,
+             std::optional(CrossRegionWeight::Match));
+    const ResultPtr again = reopened->currentResult();
+    QVERIFY(again && again->crossRegionWeight() == CrossRegionWeight::Match);
+
+    errors->bootstrapSpin()->setValue(20);
+    QVERIFY(!errors->isValid());
+    QVERIFY(errors->problem().contains(QStringLiteral("by the mean only")));
+    QCOMPARE(weight->itemText(0), QStringLiteral("default (mean)"));
+    weight->setCurrentIndex(weight->findText(QStringLiteral("mean")));
+    QVERIFY(errors->isValid());
 }
 
 TPACF_TEST_MAIN(TestStudioJackknife)

@@ -132,12 +132,19 @@ inline constexpr Flag kRegions{
 inline constexpr Flag kBootstrap{
     "--bootstrap", Value, "B",
     "error bars from B bootstrap samples of the jackknife regions instead of\n"
-    "the jackknife: the regions drawn with replacement, each region's pairs\n"
-    "counted as marks (pairs inside it whole, pairs leaving it half; Loh\n"
-    "2008), C = 1/(B-1) sum (w_b - mean)(w_b - mean); needs regions\n"
-    "(--jackknife K, --jackknife-column or --regions)"};
+    "the jackknife: the regions drawn with replacement, a pair between two\n"
+    "regions weighing the mean of their draws (TreeCorr's bootstrap with\n"
+    "cross_patch_weight 'mean'; Loh 2008's marks), C = 1/(B-1) sum (w_b -\n"
+    "mean)(w_b - mean); needs regions (--jackknife K, --jackknife-column or\n"
+    "--regions)"};
 inline constexpr Flag kBootstrapSeed{"--bootstrap-seed", Value, "S",
                                      "seed of the bootstrap draws (default 1)"};
+inline constexpr Flag kCrossRegionWeight{
+    "--cross-region-weight", Value, "W",
+    "how the samples weigh a pair between a kept region and a left-out one\n"
+    "(TreeCorr's cross_patch_weight): simple (dropped; the jackknife's\n"
+    "default), mean (1/2; the bootstrap's, its only one here) or match\n"
+    "(1 - K/(2 + sqrt(2)(K-1)), Mohammad & Percival 2022; jackknife only)"};
 inline constexpr Flag kCovariance{
     "--covariance", Value, "FILE",
     "the bins x bins covariance matrix of w (needs jackknife): ECSV, or FITS\n"
@@ -151,7 +158,7 @@ inline constexpr Flag kJackknifeSamples{
 inline constexpr const Flag* kErrorBarFlags[] = {
     &kJackknife,   &kJackknifeColumn, &kJackknifeSeed, &kJackknifeHealpix,
     &kSaveRegions, &kRegions,         &kBootstrap,     &kBootstrapSeed,
-    &kCovariance,  &kJackknifeSamples};
+    &kCrossRegionWeight, &kCovariance, &kJackknifeSamples};
 inline constexpr FlagGroup kErrorBarGroup{
     "Error bars (jackknife: w is recomputed with each sky region left out)", kErrorBarFlags};
 

@@ -90,11 +90,11 @@ JackknifeSettings jackknifeOf(const py::object& jackknife, const py::object& see
     return settings;
 }
 
-/// jackknife_healpix, regions_file, bootstrap and bootstrap_seed, as --jackknife-healpix,
-/// --regions, --bootstrap and --bootstrap-seed.
+/// jackknife_healpix, regions_file, bootstrap, bootstrap_seed and cross_region_weight, as
+/// --jackknife-healpix, --regions, --bootstrap, --bootstrap-seed and --cross-region-weight.
 void applyRegionOptions(JackknifeSettings& settings, const py::object& healpix,
                         const py::object& regionsFile, const py::object& bootstrap,
-                        const py::object& bootstrapSeed) {
+                        const py::object& bootstrapSeed, const py::object& crossRegionWeight) {
     if (!healpix.is_none()) {
         if (settings.regions <= 0)
             throw ConfigError("jackknife_healpix says how the jackknife=K regions are grown: add "
@@ -120,6 +120,17 @@ void applyRegionOptions(JackknifeSettings& settings, const py::object& healpix,
     }
     if (!bootstrapSeed.is_none())
         settings.bootstrapSeed = py::cast<std::uint64_t>(bootstrapSeed);
+    if (!crossRegionWeight.is_none()) {
+        if (!settings.enabled())
+            throw ConfigError("cross_region_weight weighs pairs between jackknife regions: add "
+                              "jackknife=K, jackknife=\"labels\" or regions_file=");
+        const auto text = py::cast<std::string>(crossRegionWeight);
+        settings.crossRegionWeight = parseCrossRegionWeight(text);
+        if (!settings.crossRegionWeight)
+            throw ConfigError("cross_region_weight: '" + text + "' is none of " +
+                              crossRegionWeightKeys());
+        (void)settings.crossWeight(); // one the method does not take: now
+    }
 }
 
 std::shared_ptr<CorrelationResult> correlate(
@@ -130,7 +141,8 @@ std::shared_ptr<CorrelationResult> correlate(
     const std::string& culling, const py::object& reuse, bool collectCounts,
     const std::string& invocation, const py::object& progress, bool meanTheta,
     const py::object& jackknifeHealpix, const py::object& regionsFile, const py::object& bootstrap,
-    const py::object& bootstrapSeed, const py::object& mask, double maskThreshold) {
+    const py::object& bootstrapSeed, const py::object& crossRegionWeight, const py::object& mask,
+    double maskThreshold) {
     CorrelationParams params;
     if (!py::isinstance<Catalog>(data))
         throw py::type_error("data: a tpacf.Catalog");
@@ -162,7 +174,8 @@ std::shared_ptr<CorrelationResult> correlate(
         params.jackknife = JackknifeSettings{};
     else
         params.jackknife = jackknifeOf(jackknife, jackknifeSeed, params.data);
-    applyRegionOptions(params.jackknife, jackknifeHealpix, regionsFile, bootstrap, bootstrapSeed);
+    applyRegionOptions(params.jackknife, jackknifeHealpix, regionsFile, bootstrap, bootstrapSeed,
+                       crossRegionWeight);
     if (!mask.is_none()) {
         if (!py::isinstance<SkyMask>(mask))
             throw py::type_error("mask: a tpacf.Mask or None");
@@ -311,6 +324,11 @@ void bindResultBins(ResultClass& result) {
             if (!r.hasJackknife())
                 return py::none();
             return matrixOf(r.jackknifeSamples);
+        })
+        .def_property_readonly("cross_region_weight", [](const R& r) -> py::object {
+            if (!r.hasJackknife())
+                return py::none();
+            return py::str(std::string(crossRegionWeightInfo(r.crossRegionWeight()).key));
         })
         .def_property_readonly("bootstrap_selections", [](const R& r) -> py::object {
             if (!r.hasBootstrap())
@@ -467,7 +485,8 @@ void bindCorrelate(py::module_& module) {
                py::arg("progress") = py::none(), py::arg("mean_theta") = false,
                py::arg("jackknife_healpix") = py::none(), py::arg("regions_file") = py::none(),
                py::arg("bootstrap") = py::none(), py::arg("bootstrap_seed") = py::none(),
-               py::arg("mask") = py::none(), py::arg("mask_threshold") = 0.0,
+               py::arg("cross_region_weight") = py::none(), py::arg("mask") = py::none(),
+               py::arg("mask_threshold") = 0.0,
                "The job behind tpacf.correlate (which see); returns a CorrelationResult.");
 }
 

@@ -34,7 +34,8 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
               jackknife=None, jackknife_seed=None, backend="auto", precision=None,
               devices=None, threads=0, culling="auto", reuse=None, save_counts=False,
               progress=None, mean_theta=False, jackknife_healpix=None, regions_file=None,
-              bootstrap=None, bootstrap_seed=None, mask=None, mask_threshold=0.0):
+              bootstrap=None, bootstrap_seed=None, cross_region_weight=None, mask=None,
+              mask_threshold=0.0):
     """w(theta) of a data catalog against random catalogs, as `tpacf run` computes it.
 
     data, randoms: tpacf.Catalog, and a Catalog or a list of them (random sets).
@@ -47,9 +48,15 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
         covariance and the leave-one-out samples. jackknife_healpix=NSIDE grows
         the K regions from HEALPix pixels instead (as --jackknife-healpix);
         regions_file: the regions of a `tpacf run --save-regions` file.
-    bootstrap: B bootstrap samples of the regions instead of the jackknife (the
-        marked point bootstrap, as --bootstrap), seeded by bootstrap_seed;
-        result.bootstrap_selections holds the regions each sample drew.
+    bootstrap: B bootstrap samples of the regions instead of the jackknife
+        (TreeCorr's bootstrap with cross_patch_weight "mean", as --bootstrap),
+        seeded by bootstrap_seed; result.bootstrap_selections holds the regions
+        each sample drew.
+    cross_region_weight: how the samples weigh a pair between a kept region
+        and a left-out one, as TreeCorr's cross_patch_weight and
+        --cross-region-weight: "simple" (dropped; the jackknife's default),
+        "mean" (1/2; the bootstrap's) or "match" (Mohammad & Percival 2022;
+        jackknife only).
     mask: a tpacf.Mask; every catalog is cut to it first (points of completeness
         0 or below mask_threshold dropped), as --mask; result.notes say what
         each kept.
@@ -78,7 +85,8 @@ def correlate(data, randoms, data2=None, randoms2=None, *, bins=None, estimator=
                             save_counts=save_counts, invocation=invocation, progress=progress,
                             mean_theta=mean_theta, jackknife_healpix=jackknife_healpix,
                             regions_file=regions_file, bootstrap=bootstrap,
-                            bootstrap_seed=bootstrap_seed, mask=mask,
+                            bootstrap_seed=bootstrap_seed,
+                            cross_region_weight=cross_region_weight, mask=mask,
                             mask_threshold=mask_threshold)
     return Result(core)
 
@@ -118,6 +126,9 @@ class Result:
     bootstrap_selections = _forward("bootstrap_selections",
                                     "With bootstrap=B: the regions each sample drew (B x K), "
                                     "else None.")
+    cross_region_weight = _forward("cross_region_weight",
+                                   "How the samples weighed pairs between regions ('simple', "
+                                   "'mean' or 'match'), or None without error bars.")
     jackknife_regions = _forward("jackknife_regions",
                                  "The regions (count, method, per-region sizes, warnings), or None.")
     dd = _forward("dd", "Raw DD (D1D2) counts, uint64.")

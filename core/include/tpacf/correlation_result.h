@@ -124,6 +124,12 @@ struct CorrelationResult {
 
     bool hasJackknife() const noexcept { return !wError.empty(); }
     bool hasBootstrap() const noexcept { return !bootstrapSelections.empty(); }
+    /// How the samples weighed pairs between regions: the settings' choice, or the method's
+    /// default where the result does not say (a result read back from an older file).
+    CrossRegionWeight crossRegionWeight() const noexcept {
+        return jackknifeRegions.settings.crossRegionWeight.value_or(
+            hasBootstrap() ? CrossRegionWeight::Mean : CrossRegionWeight::Simple);
+    }
     /// Bins with a finite w but no jackknife σ (a leave-one-out sample has no pairs there):
     /// frontends say so, since a point without an error bar must not read as exact.
     std::size_t binsWithoutSigma() const noexcept;

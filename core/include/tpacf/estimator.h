@@ -6,6 +6,7 @@
 #include "tpacf/pair_counter.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -69,6 +70,13 @@ struct WeightSums {
     bool operator==(const WeightSums&) const = default;
 };
 
+/// What each count is divided by: N(N−1)/2 for an auto count and N·M for a cross count, or
+/// in a weighted job ((Σw)² − Σw²)/2 and Σw_A·Σw_B. One entry per set in dr, rd, rr.
+struct PairTotals {
+    double dd = 0;
+    std::vector<double> dr, rd, rr;
+};
+
 /// Raw counts of one job. One sample (auto): DD, and DR_i, RR_i for each random set i. Two
 /// samples (cross): dd = D1D2, dr = D1R2_i, rd = R1_iD2 and rr = R1R2_i, where dataSize and
 /// randomSizes are those of D1 and its randoms R1_i; without randoms of its own the second
@@ -93,17 +101,32 @@ struct RawCounts {
     WeightSums dataWeights, data2Weights;
     std::vector<WeightSums> randomWeights, random2Weights; // as randomSizes, random2Sizes
 
+    /// Where set, what normalise() divides the counts by instead of the totals of the sizes: a
+    /// jackknife or bootstrap sample that weighs pairs between regions (cross_region_weight.h)
+    /// weighs the pairs of its totals alike.
+    std::optional<PairTotals> givenTotals;
+
     /// Cross mode where D2 has randoms of its own (R1R2 is then a cross count).
     bool secondRandoms() const noexcept { return cross && !random2Sizes.empty(); }
 };
 
-/// What each count is divided by: N(N−1)/2 for an auto count and N·M for a cross count, or
-/// in a weighted job ((Σw)² − Σw²)/2 and Σw_A·Σw_B. One entry per set in dr, rd, rr.
-struct PairTotals {
-    double dd = 0;
-    std::vector<double> dr, rd, rr;
-};
+/// The totals of `raw`'s counts: raw.givenTotals where set, else pairTotalsOf with each
+/// catalog's size (its weight sums where weighted).
 PairTotals pairTotals(const RawCounts& raw);
+
+/// A catalog of a job as its counts pair them: D (D1), D2, R_i (R1_i) and R2_i of set i.
+struct JobCatalog {
+    enum class Role { Data, Data2, Random, Random2 };
+    Role role = Role::Data;
+    std::size_t set = 0;
+};
+
+/// The totals of the counts `shape` holds (auto or cross, its random sets) where the pairs of
+/// one catalog with itself total autoTotal(c) and those of two catalogs crossTotal(a, b): D with
+/// D2 or itself, D1 with R2_i (R1_i where D2 has no randoms), R1_i with D2, R1_i with R2_i or
+/// itself. Only the shape of `shape` is read.
+PairTotals pairTotalsOf(const RawCounts& shape, const std::function<double(JobCatalog)>& autoTotal,
+                        const std::function<double(JobCatalog, JobCatalog)>& crossTotal);
 
 /// Counts divided by their totals (pairTotals), DR, RD and RR then averaged over the random sets.
 /// NaN where a total is zero. `rd` is empty unless cross.

@@ -2,12 +2,14 @@
 #pragma once
 // Jackknife error bars: sky regions, and statistics from per-region pair counts.
 #include "tpacf/catalog.h"
+#include "tpacf/cross_region_weight.h"
 #include "tpacf/estimator.h"
 #include "tpacf/pair_counter.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,6 +60,14 @@ struct JackknifeSettings {
     /// instead of the jackknife; seeded by bootstrapSeed.
     int bootstrapSamples = 0;
     std::uint64_t bootstrapSeed = 1;
+    /// How samples weigh the pairs between two regions (cross_region_weight.h); unset: the
+    /// method's default (effectiveCrossRegionWeight).
+    std::optional<CrossRegionWeight> crossRegionWeight;
+
+    /// The weighting the job uses (throws ConfigError for one its method does not take).
+    CrossRegionWeight crossWeight() const {
+        return effectiveCrossRegionWeight(crossRegionWeight, bootstrapSamples > 0);
+    }
 
     bool enabled() const noexcept {
         return regions > 0 || !regionColumn.empty() || given != nullptr;
@@ -237,12 +247,17 @@ struct JackknifeCounts {
 };
 
 /// The raw counts, catalog sizes and weight sums of the sample without `region` (N_D^(k),
-/// N_Ri^(k), Σw^(k), Σw²^(k)); the weighted sums without the pairs touching it.
-RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region);
+/// N_Ri^(k), Σw^(k), Σw²^(k)); the weighted sums without the pairs touching it. With a
+/// crossWeight other than simple, the pairs between `region` and the rest count
+/// jackknifeCrossWeight(crossWeight, K) each, in the counts (then weighted sums) and in the pair
+/// totals they are divided by (RawCounts::givenTotals) alike, as TreeCorr's cross_patch_weight.
+RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region,
+                            CrossRegionWeight crossWeight = CrossRegionWeight::Simple);
 
 /// w of every leave-one-out sample: samples[k][bin].
-std::vector<std::vector<double>> leaveOneOutSamples(Estimator estimator,
-                                                    const JackknifeCounts& counts);
+std::vector<std::vector<double>>
+leaveOneOutSamples(Estimator estimator, const JackknifeCounts& counts,
+                   CrossRegionWeight crossWeight = CrossRegionWeight::Simple);
 
 /// Jackknife mean, σ and covariance (row-major bins × bins) of K samples:
 /// C_ij = (K−1)/K Σ_k (w_k,i − w̄_i)(w_k,j − w̄_j), σ_i = √C_ii. Throws ConfigError for K < 2.

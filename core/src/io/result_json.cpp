@@ -321,6 +321,8 @@ void JsonResultWriter::jackknife() {
     writeJsonArray(out, regions.randomPerRegion, jsonInteger);
     out << ",\n    \"warnings\": ";
     writeJsonArray(out, regions.warnings, [](const std::string& w) { return jsonQuoted(w); });
+    out << ",\n    \"cross_region_weight\": "
+        << jsonQuoted(crossRegionWeightInfo(result.crossRegionWeight()).key);
     // With a bootstrap, σ, the covariance and the samples below are its own.
     if (result.hasBootstrap()) {
         out << ",\n    \"bootstrap\": {\"samples\": " << result.bootstrapSelections.size()

@@ -173,9 +173,17 @@ TypedMetadata resultTypedMetadata(const CorrelationResult& result) {
                                        std::string(estimatorName(result.estimator))));
     addBinsAndCounting(typed, {result.binCount(), result.edges, result.bins.unit, cross, weighted,
                                result.backendName, result.precision, result.culled});
-    if (result.hasJackknife())
+    if (result.hasJackknife()) {
         typed.push_back(TypedValue::ofInteger(
             "jackknife_k", "JK_K", static_cast<std::int64_t>(result.jackknifeRegions.count)));
+        if (result.hasBootstrap())
+            typed.push_back(TypedValue::ofInteger(
+                "bootstrap_b", "BOOT_B",
+                static_cast<std::int64_t>(result.bootstrapSelections.size())));
+        typed.push_back(
+            TypedValue::ofText("cross_region_weight", "XREG_WT",
+                               std::string(crossRegionWeightInfo(result.crossRegionWeight()).key)));
+    }
     typed.push_back(
         TypedValue::ofBoolean("mean_theta", "MEANSEP", !result.meanSeparations.empty()));
     addRanksAndTime(typed, result.processes.size(), result.elapsedSeconds);
@@ -278,7 +286,12 @@ Metadata resultMetadata(const CorrelationResult& result) {
                 "bootstrap", std::to_string(result.bootstrapSelections.size()) +
                                  " samples of the regions, drawn with replacement (seed " +
                                  std::to_string(result.jackknifeRegions.settings.bootstrapSeed) +
-                                 "), marked point bootstrap");
+                                 "), TreeCorr's bootstrap with cross_patch_weight 'mean'");
+        const CrossRegionWeight weight = result.crossRegionWeight();
+        if (weight != CrossRegionWeight::Simple)
+            lines.emplace_back("cross-region weight",
+                               std::string(crossRegionWeightInfo(weight).key) + ": " +
+                                   std::string(crossRegionWeightInfo(weight).rule));
     }
     return lines;
 }
@@ -289,14 +302,24 @@ const char* const kJackknifeConvention =
     "normalised by the pair totals of the catalogs without region k";
 
 std::string errorBarConvention(const CorrelationResult& result) {
-    if (!result.hasBootstrap())
-        return kJackknifeConvention;
+    if (!result.hasBootstrap()) {
+        const CrossRegionWeight weight = result.crossRegionWeight();
+        if (weight == CrossRegionWeight::Simple)
+            return kJackknifeConvention;
+        return "w_err = sqrt(C_ii), C_ij = (K-1)/K sum_k (w_k,i - mean_i)(w_k,j - mean_j) over "
+               "the K jackknife samples; w_k is the estimator on the counts without the pairs "
+               "inside region k, the pairs between region k and the others counted " +
+               formatDouble(jackknifeCrossWeight(weight, result.jackknifeRegions.count)) +
+               " each (cross-region weight '" + std::string(crossRegionWeightInfo(weight).key) +
+               "', as TreeCorr's cross_patch_weight), normalised by the pair totals of the "
+               "catalogs weighted alike";
+    }
     return "w_err = sqrt(C_ii), C_ij = 1/(B-1) sum_b (w_b,i - mean_i)(w_b,j - mean_j) over the " +
            std::to_string(result.bootstrapSelections.size()) +
-           " bootstrap samples; sample b draws the K jackknife regions with replacement and sums "
-           "their marks, each region's count being its pairs with both points inside plus half "
-           "of those with one point inside (the marked point bootstrap, Loh 2008, ApJ 681, 726), "
-           "and their points (or weights) for the pair totals";
+           " bootstrap samples; sample b draws the K jackknife regions with replacement, region "
+           "i m_i times, and weighs the pairs inside region i m_i and those between regions i "
+           "and j (m_i + m_j)/2 (TreeCorr's bootstrap with cross_patch_weight 'mean'; per region, "
+           "the marks of Loh 2008, ApJ 681, 726), in the counts and in their pair totals alike";
 }
 
 std::vector<std::string> resultConventions(const CorrelationResult& result) {

@@ -25,6 +25,8 @@ void requireCatalog(const std::shared_ptr<const Catalog>& catalog, const std::st
 void validate(const CorrelationParams& params) {
     if (!params.data)
         throw ConfigError("no data catalog given");
+    if (params.jackknife.enabled())
+        (void)params.jackknife.crossWeight(); // a weighting the method does not take: now
     requireCatalog(params.data, "the data catalog");
     if (params.randoms.empty())
         throw ConfigError("at least one random catalog is needed");

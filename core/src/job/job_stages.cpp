@@ -370,7 +370,8 @@ void estimateInto(CorrelationResult& result, const CorrelationParams& params, Jo
             bootstrapSamples(params.estimator, counts, result.bootstrapSelections);
         stats = bootstrapStatistics(result.jackknifeSamples);
     } else {
-        result.jackknifeSamples = leaveOneOutSamples(params.estimator, counts);
+        result.jackknifeSamples =
+            leaveOneOutSamples(params.estimator, counts, params.jackknife.crossWeight());
         stats = jackknifeStatistics(result.jackknifeSamples);
     }
     result.wError = std::move(stats.sigma);

@@ -330,38 +330,57 @@ WeightSums WeightSums::of(const Catalog& catalog) noexcept {
     return sums;
 }
 
-PairTotals pairTotals(const RawCounts& raw) {
-    requireSets(raw);
-    const std::size_t sets = raw.randomSizes.size();
+PairTotals pairTotalsOf(const RawCounts& shape, const std::function<double(JobCatalog)>& autoTotal,
+                        const std::function<double(JobCatalog, JobCatalog)>& crossTotal) {
+    using Role = JobCatalog::Role;
+    const std::size_t sets = shape.randomSizes.size();
+    const JobCatalog data{Role::Data, 0};
+    const JobCatalog data2 = shape.cross ? JobCatalog{Role::Data2, 0} : data;
     PairTotals totals;
-    // The catalogs each count pairs: D (D1) with D2 or itself, D1 with R2_i (R1_i where D2 has
-    // no randoms), R1_i with D2, R1_i with R2_i or itself.
-    if (raw.weighted) {
-        const WeightSums& data2 = raw.cross ? raw.data2Weights : raw.dataWeights;
-        totals.dd = raw.cross ? weightedCrossTotal(raw.dataWeights, raw.data2Weights)
-                              : weightedAutoTotal(raw.dataWeights);
-        for (std::size_t set = 0; set < sets; ++set) {
-            const WeightSums& random = raw.randomWeights[set];
-            const WeightSums& random2 = raw.secondRandoms() ? raw.random2Weights[set] : random;
-            totals.dr.push_back(weightedCrossTotal(raw.dataWeights, random2));
-            if (raw.cross)
-                totals.rd.push_back(weightedCrossTotal(random, data2));
-            totals.rr.push_back(raw.secondRandoms() ? weightedCrossTotal(random, random2)
-                                                    : weightedAutoTotal(random));
-        }
-        return totals;
-    }
-    totals.dd = raw.cross ? crossTotal(raw.dataSize, raw.data2Size) : autoPairTotal(raw.dataSize);
+    totals.dd = shape.cross ? crossTotal(data, data2) : autoTotal(data);
     for (std::size_t set = 0; set < sets; ++set) {
-        const std::uint64_t random = raw.randomSizes[set];
-        const std::uint64_t random2 = raw.secondRandoms() ? raw.random2Sizes[set] : random;
-        totals.dr.push_back(crossTotal(raw.dataSize, random2));
-        if (raw.cross)
-            totals.rd.push_back(crossTotal(random, raw.data2Size));
-        totals.rr.push_back(raw.secondRandoms() ? crossTotal(random, random2)
-                                                : autoPairTotal(random));
+        const JobCatalog random{Role::Random, set};
+        const JobCatalog random2 = shape.secondRandoms() ? JobCatalog{Role::Random2, set} : random;
+        totals.dr.push_back(crossTotal(data, random2));
+        if (shape.cross)
+            totals.rd.push_back(crossTotal(random, data2));
+        totals.rr.push_back(shape.secondRandoms() ? crossTotal(random, random2)
+                                                  : autoTotal(random));
     }
     return totals;
+}
+
+PairTotals pairTotals(const RawCounts& raw) {
+    requireSets(raw);
+    if (raw.givenTotals)
+        return *raw.givenTotals;
+    using Role = JobCatalog::Role;
+    if (raw.weighted) {
+        const auto sums = [&](JobCatalog c) -> const WeightSums& {
+            switch (c.role) {
+            case Role::Data: return raw.dataWeights;
+            case Role::Data2: return raw.data2Weights;
+            case Role::Random: return raw.randomWeights[c.set];
+            case Role::Random2: return raw.random2Weights[c.set];
+            }
+            return raw.dataWeights;
+        };
+        return pairTotalsOf(
+            raw, [&](JobCatalog c) { return weightedAutoTotal(sums(c)); },
+            [&](JobCatalog a, JobCatalog b) { return weightedCrossTotal(sums(a), sums(b)); });
+    }
+    const auto size = [&](JobCatalog c) -> std::uint64_t {
+        switch (c.role) {
+        case Role::Data: return raw.dataSize;
+        case Role::Data2: return raw.data2Size;
+        case Role::Random: return raw.randomSizes[c.set];
+        case Role::Random2: return raw.random2Sizes[c.set];
+        }
+        return raw.dataSize;
+    };
+    return pairTotalsOf(
+        raw, [&](JobCatalog c) { return autoPairTotal(size(c)); },
+        [&](JobCatalog a, JobCatalog b) { return crossTotal(size(a), size(b)); });
 }
 
 NormalisedCounts normalise(const RawCounts& raw) {

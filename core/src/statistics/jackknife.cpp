@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/jackknife.h"
 
+#include "statistics/region_weighting.h"
+
 #include "tpacf/cpu_pair_counter.h"
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
@@ -152,7 +154,8 @@ WeightSums weightsWithout(const WeightSums& whole, const RegionShares& shares,
 
 } // namespace
 
-RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region) {
+RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region,
+                            CrossRegionWeight crossWeight) {
     const RawCounts& whole = counts.whole;
     const std::size_t sets = whole.randomSizes.size();
     if (counts.dr.size() != sets || counts.rr.size() != sets || counts.randoms.size() != sets ||
@@ -161,6 +164,11 @@ RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region) {
         throw ConfigError("jackknife counts: inconsistent numbers of random sets");
     if (region >= counts.dd.regionCount || region >= counts.data.points.size())
         throw ConfigError("jackknife counts: region " + std::to_string(region) + " out of range");
+    // Pairs between the region and the rest counted in part: weighted sums and their totals.
+    // Dropped (simple): the integer counts and sizes without the region, as they always were.
+    const double cross = jackknifeCrossWeight(crossWeight, static_cast<int>(counts.dd.regionCount));
+    if (cross != 0.0)
+        return detail::weighedSample(counts, detail::LeaveOneOutWeighting(region, cross));
     const auto without = [&](const RegionPairCounts& c) {
         PairCounts out(c.binCount);
         for (std::size_t bin = 0; bin < c.binCount; ++bin)
@@ -214,11 +222,13 @@ RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region) {
 }
 
 std::vector<std::vector<double>> leaveOneOutSamples(Estimator estimator,
-                                                    const JackknifeCounts& counts) {
+                                                    const JackknifeCounts& counts,
+                                                    CrossRegionWeight crossWeight) {
     std::vector<std::vector<double>> samples;
     samples.reserve(counts.dd.regionCount);
     for (std::size_t region = 0; region < counts.dd.regionCount; ++region)
-        samples.push_back(estimate(estimator, normalise(leaveOneOutCounts(counts, region))));
+        samples.push_back(
+            estimate(estimator, normalise(leaveOneOutCounts(counts, region, crossWeight))));
     return samples;
 }
 
