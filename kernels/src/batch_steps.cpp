@@ -5,6 +5,7 @@
 #include "tpacf/work_runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 
 namespace tpacf::cuda::detail {
@@ -84,10 +85,37 @@ void reportBatchProgress(const CountControl& control, std::span<const CountTask>
         progress.pairsDone += done;
         progress.pairsTotal += total;
     }
-    if (!final && live)
+    if (!final && live &&
         live->takeNew(progress.partialCounts, progress.partialWeighted,
-                      progress.partialPairsPerTask);
+                      progress.partialPairsPerTask) &&
+        schedule && share.whole() && schedule->evenlySpread) {
+        addWholeCountsSoFar(*schedule, progress);
+        progress.partialsEvenlySpread = true;
+    }
     control.onProgress(progress);
+}
+
+void addWholeCountsSoFar(const Schedule& schedule, CountProgress& progress) {
+    for (std::size_t t = 0; t < progress.partialCounts.size(); ++t) {
+        const std::uint64_t total = schedule.shareTaskTotals[t];
+        const auto [begin, end] = schedule.taskUnits[t];
+        if (begin == end) // nothing for the devices: all of it is known
+            progress.partialPairsPerTask[t] = total;
+        const double share =
+            total > 0 ? static_cast<double>(progress.partialPairsPerTask[t]) / static_cast<double>(total)
+                      : 1.0;
+        PairCounts& counts = progress.partialCounts[t];
+        if (t < schedule.wholeCounts.size())
+            for (std::size_t k = 0; k < counts.size() && k < schedule.wholeCounts[t].size(); ++k)
+                // Rounded down: a snapshot never holds more pairs than the pairs behind it.
+                counts[k] += static_cast<std::uint64_t>(
+                    std::floor(static_cast<double>(schedule.wholeCounts[t][k]) * share));
+        if (t < progress.partialWeighted.size() && t < schedule.wholeWeighted.size())
+            for (std::size_t k = 0; k < progress.partialWeighted[t].size() &&
+                                    k < schedule.wholeWeighted[t].size();
+                 ++k)
+                progress.partialWeighted[t][k] += schedule.wholeWeighted[t][k] * share;
+    }
 }
 
 double addDeviceCounts(const std::vector<DeviceResult>& devices, std::size_t countsPerTask,

@@ -57,7 +57,9 @@ CountProgress finishedProgress(const Schedule& schedule);
 /// One progress report to control.onProgress (none without a listener). The totals are the
 /// share's: the batch's for the whole batch, else known once the list is published (culling:
 /// after the preparation; before that nothing is reported). final: every task at its total;
-/// otherwise the pairs done so far and, where `live` has new snapshots, the partial counts.
+/// otherwise the pairs done so far and, where `live` has new snapshots, the partial counts:
+/// for the whole batch with its units in spread order (Schedule::evenlySpread) even samples of
+/// every task, the pairs counted whole on the host added in proportion (addWholeCountsSoFar).
 void reportBatchProgress(const CountControl& control, std::span<const CountTask> tasks,
                          const WorkShare& share, BatchState& state, LiveCounts* live, bool final);
 
@@ -69,5 +71,11 @@ double addDeviceCounts(const std::vector<DeviceResult>& devices, std::size_t cou
 /// Adds the pairs a culled schedule counted whole on the host (Schedule::wholeCounts and
 /// wholeWeighted) into `counts`. The caller does it for share part 0 only.
 void addWholeCounts(const Schedule& schedule, BatchCounts& counts);
+
+/// Adds to the partial counts of `progress` (total rows) each task's whole pairs in proportion
+/// to the share of its pairs behind them (partialPairsPerTask), as the CPU releases its whole
+/// cell pairs, so that a partial count stays an even sample; a task without units gets all of
+/// them, and its pairs in full.
+void addWholeCountsSoFar(const Schedule& schedule, CountProgress& progress);
 
 } // namespace tpacf::cuda::detail

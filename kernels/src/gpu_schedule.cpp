@@ -4,6 +4,7 @@
 #include "gpu_schedule.h"
 
 #include "tpacf/errors.h"
+#include "tpacf/spread_order.h"
 #include "tpacf/work_runner.h"
 
 #include <algorithm>
@@ -224,6 +225,54 @@ std::vector<TaskSpan> placeSegments(std::span<const CountTask> tasks,
 /// on the host's cores, counted first, then written in place with their work and progress (no
 /// array is filled on one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and
 /// their order are those of one pass over the runs, whatever the cores.
+/// Blocks each task's units are counted in: consecutive units (neighbours on the sky, which share
+/// the device's cache) stay together, and the blocks go in SpreadOrder, so that any prefix of a
+/// task's list covers its sky evenly and a partial count is an even sample of its pairs.
+constexpr std::size_t kSpreadBlocks = 256;
+
+/// Rewrites every task's units in spread order, with their work and progress prefixes (each
+/// task's progress still its pairTotal spread in proportion to the work), and says whether every
+/// task with units has enough blocks for its partial counts to be even samples.
+bool spreadTasks(Schedule& schedule, const std::vector<TaskSpan>& spans) {
+    std::vector<std::uint8_t> even(spans.size(), 1);
+    parallelForRanges(spans.size(), [&](std::size_t first, std::size_t last) {
+        for (std::size_t t = first; t < last; ++t) {
+            const TaskSpan& span = spans[t];
+            const std::size_t n = span.unitEnd - span.unitBegin;
+            if (n == 0)
+                continue;
+            const std::size_t blocks = std::min(n, kSpreadBlocks);
+            even[t] = blocks >= kEvenSampleUnits;
+            const SpreadOrder order(blocks);
+            const auto unitsBegin = schedule.units.begin() + static_cast<std::ptrdiff_t>(span.unitBegin);
+            const std::vector<WorkUnit> listed(unitsBegin, unitsBegin + static_cast<std::ptrdiff_t>(n));
+            std::vector<std::uint64_t> work(n);
+            for (std::size_t i = 0; i < n; ++i)
+                work[i] = schedule.workPrefix[span.unitBegin + i + 1] -
+                          schedule.workPrefix[span.unitBegin + i];
+            std::size_t next = span.unitBegin;
+            std::uint64_t done = span.workBegin;
+            for (std::size_t rank = 0; rank < blocks; ++rank) {
+                const std::size_t block = static_cast<std::size_t>(order(rank));
+                for (std::size_t i = block * n / blocks; i < (block + 1) * n / blocks; ++i) {
+                    schedule.units[next] = listed[i];
+                    done += work[i];
+                    schedule.workPrefix[next + 1] = done;
+                    schedule.progressPrefix[next + 1] =
+                        span.progressBase +
+                        (next + 1 == span.unitEnd
+                             ? span.total
+                             : std::min(span.total,
+                                        static_cast<std::uint64_t>(
+                                            static_cast<double>(done - span.workBegin) * span.scale)));
+                    ++next;
+                }
+            }
+        }
+    });
+    return std::all_of(even.begin(), even.end(), [](std::uint8_t e) { return e != 0; });
+}
+
 Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
                        const std::vector<std::vector<std::uint32_t>>& catTileCounts,
                        const std::vector<TaskPiece>& pieces, std::uint32_t tileSize,
@@ -271,6 +320,7 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
             });
         }
     });
+    schedule.evenlySpread = spreadTasks(schedule, spans);
     applyShare(schedule, tasks, share);
     return schedule;
 }
@@ -483,69 +533,6 @@ std::size_t shareBoundary(std::span<const std::uint64_t> workPrefix, std::uint32
     return static_cast<std::size_t>(it - workPrefix.begin());
 }
 
-void BatchState::publish(Schedule built) {
-    {
-        const std::lock_guard lock(m_mutex);
-        m_schedule = std::make_unique<const Schedule>(std::move(built));
-        m_nextUnit = m_schedule->shareBegin;
-        // Units are listed task by task: a variant changes only at a task's first unit.
-        m_variantBreaks.clear();
-        for (std::size_t t = 1; t < m_taskVariants.size() && t < m_schedule->taskUnits.size(); ++t)
-            if (m_taskVariants[t] != m_taskVariants[t - 1])
-                m_variantBreaks.push_back(m_schedule->taskUnits[t].first);
-        for (std::size_t t = 0; t < m_schedule->taskUnits.size(); ++t)
-            if (m_schedule->taskUnits[t].first == m_schedule->taskUnits[t].second)
-                m_pairsDonePerTask[t].store(m_schedule->shareTaskTotals[t],
-                                            std::memory_order_relaxed);
-    }
-    m_wake.notify_all();
-}
-
-const Schedule* BatchState::waitForSchedule(const std::atomic<bool>& stop) {
-    std::unique_lock lock(m_mutex);
-    while (!m_schedule && !stop.load())
-        m_wake.wait_for(lock, std::chrono::milliseconds(20));
-    return stop.load() ? nullptr : m_schedule.get();
-}
-
-const Schedule* BatchState::published() {
-    const std::lock_guard lock(m_mutex);
-    return m_schedule.get();
-}
-
-bool BatchState::take(std::uint64_t pairBudget, std::size_t minUnits, const std::atomic<bool>& stop,
-                      std::size_t& begin, std::size_t& end) {
-    const std::lock_guard lock(m_mutex);
-    const std::size_t last = m_schedule->shareEnd;
-    if (m_nextUnit >= last || stop.load())
-        return false;
-    begin = m_nextUnit;
-    const auto& prefix = m_schedule->workPrefix;
-    // Towards the end the chunks shrink (at most half of each taker's share of what is left),
-    // so that the devices finish together rather than one waiting for another's last ~30 ms.
-    if (m_takers > 1)
-        pairBudget = std::min(pairBudget, (prefix[last] - prefix[begin]) / (2 * m_takers));
-    const std::uint64_t target = prefix[begin] + pairBudget;
-    const auto it =
-        std::upper_bound(prefix.begin() + static_cast<std::ptrdiff_t>(begin) + 1,
-                         prefix.begin() + static_cast<std::ptrdiff_t>(last) + 1, target);
-    end = static_cast<std::size_t>(it - prefix.begin()) - 1;
-    end = std::max(end, std::min(last, begin + minUnits));
-    end = std::clamp<std::size_t>(end, begin + 1, last);
-    const auto next = std::upper_bound(m_variantBreaks.begin(), m_variantBreaks.end(), begin);
-    if (next != m_variantBreaks.end() && *next < end)
-        end = *next;
-    m_nextUnit = end;
-    return true;
-}
-
-int BatchState::nextVariant() {
-    const std::lock_guard lock(m_mutex);
-    if (!m_schedule || m_taskVariants.empty() || m_nextUnit >= m_schedule->shareEnd)
-        return 0;
-    return m_taskVariants[m_schedule->units[m_nextUnit].task] != 0 ? 1 : 0;
-}
-
 void Schedule::addProgress(std::size_t begin, std::size_t end,
                            std::vector<std::uint64_t>& perTask) const {
     for (std::size_t t = 0; t < taskUnits.size(); ++t) {
@@ -554,21 +541,6 @@ void Schedule::addProgress(std::size_t begin, std::size_t end,
         if (lo < hi)
             perTask[t] += progressPrefix[hi] - progressPrefix[lo];
     }
-}
-
-void BatchState::completed(std::size_t begin, std::size_t end) {
-    const auto& prefix = m_schedule->progressPrefix;
-    for (std::size_t t = 0; t < m_schedule->taskUnits.size(); ++t) {
-        const auto [taskBegin, taskEnd] = m_schedule->taskUnits[t];
-        const std::size_t lo = std::max(begin, taskBegin), hi = std::min(end, taskEnd);
-        if (lo < hi)
-            m_pairsDonePerTask[t].fetch_add(prefix[hi] - prefix[lo], std::memory_order_relaxed);
-    }
-}
-
-bool BatchState::allTaken() {
-    const std::lock_guard lock(m_mutex);
-    return m_schedule && m_nextUnit >= m_schedule->shareEnd;
 }
 
 } // namespace tpacf::cuda::detail

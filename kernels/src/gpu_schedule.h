@@ -99,6 +99,10 @@ struct Schedule {
     /// their work, so that progress reaches every task's pairTotal when its last unit is done.
     HostArray<std::uint64_t> progressPrefix;
     std::vector<std::pair<std::size_t, std::size_t>> taskUnits; ///< [begin, end) per task
+    /// Each task's units are listed in blocks in SpreadOrder (consecutive units, neighbours on
+    /// the sky, kept together), so any prefix of a task covers its sky; true where every task
+    /// with units has enough blocks (kEvenSampleUnits) for a prefix to be an even sample.
+    bool evenlySpread = false;
 
     /// Adds the progress pairs of units [begin, end) to their tasks' entries of `perTask`.
     void addProgress(std::size_t begin, std::size_t end, std::vector<std::uint64_t>& perTask) const;
@@ -170,9 +174,11 @@ public:
     const Schedule* waitForSchedule(const std::atomic<bool>& stop);
     /// The published schedule or null; never waits.
     const Schedule* published();
-    /// The next chunk of about `pairBudget` pairs of work (at least `minUnits` units, fewer where
-    /// the kernel variant changes) of the share, or false when it is all taken or `stop` is
-    /// raised.
+    /// The next chunk of about `pairBudget` pairs of work (at least `minUnits` units, fewer at
+    /// the end of a task) of the share, or false when it is all taken or `stop` is raised. A
+    /// chunk holds units of one task (so one kernel variant), the task whose share of its work
+    /// is least taken: the tasks advance together, and with their units in spread order
+    /// (Schedule::evenlySpread) every task's partial count is an even sample of its pairs.
     bool take(std::uint64_t pairBudget, std::size_t minUnits, const std::atomic<bool>& stop,
               std::size_t& begin, std::size_t& end);
     /// The kernel variant of the next unit to take (0 where there is one variant or none left):
@@ -189,12 +195,20 @@ public:
 private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
+    // Each task's units in the share: the next to take, the end, and the work of the range.
+    struct TaskCursor {
+        std::size_t next = 0, end = 0;
+        std::uint64_t workBegin = 0, work = 0;
+    };
+    // The task the next chunk comes from (the least taken by work; ties: the lowest index), or
+    // the number of tasks when every unit is taken. Caller holds the lock.
+    std::size_t nextTask() const;
+
     std::unique_ptr<const Schedule> m_schedule; // null until published (culling: after prep)
-    std::size_t m_nextUnit = 0;
+    std::vector<TaskCursor> m_cursors;
     std::size_t m_takers = 1;
     std::vector<std::atomic<std::uint64_t>> m_pairsDonePerTask;
     std::vector<std::uint8_t> m_taskVariants;
-    std::vector<std::size_t> m_variantBreaks; // first units of tasks whose variant changes
 };
 
 } // namespace tpacf::cuda::detail

@@ -14,6 +14,7 @@
 #include "tpacf/pair_counter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -313,6 +314,103 @@ int runCase(const Case& c) {
     return bad;
 }
 
+// The order the devices take the list in: chunks of one task each, the tasks advancing together,
+// every unit taken once; each task's units in spread blocks, so that the first tenth of a task's
+// work already reaches every tenth of its i-tiles (listed in Morton order, a prefix of the list
+// as built would cover one corner of the sky).
+int checkTakingOrder() {
+    const Catalog a = makeCatalog("first", uniform(6000, 21), false, 0);
+    const Catalog b = makeCatalog("second", clustered(5000, 22), false, 0);
+    const std::vector<CountTask> tasks{CountTask{&a, nullptr}, CountTask{&a, &b},
+                                       CountTask{&b, nullptr}};
+    const BatchCatalogs batch = indexBatch(tasks);
+    const Binning binning(BinSpec::logCount(1, 600, AngleUnit::Arcminute, 12));
+    const std::uint32_t tileSize = 8;
+    std::vector<std::vector<std::uint32_t>> tileCounts;
+    std::vector<CatalogTiles> summaries;
+    for (const Catalog* catalog : batch.catalogs) {
+        HostTiles tiles = makeTiles(*catalog, tileSize, nullptr);
+        tileCounts.push_back(tiles.counts);
+        summaries.push_back(tiles.summary);
+    }
+    std::vector<RegionLayout> layouts;
+    CulledInputs inputs;
+    inputs.tileCounts = &tileCounts;
+    inputs.regionLayouts = &layouts;
+    inputs.tiles = &summaries;
+    inputs.thresholds = binning.chord2Edges();
+    Schedule schedule = buildCulledSchedule(tasks, batch, inputs, tileSize, WorkShare{});
+    int bad = 0;
+    const auto fail = [&](const std::string& what) {
+        if (bad++ < 8)
+            std::printf("FAIL taking order: %s\n", what.c_str());
+    };
+    if (!schedule.evenlySpread)
+        fail("the schedule does not say its tasks are spread");
+    const std::vector<std::pair<std::size_t, std::size_t>> taskUnits = schedule.taskUnits;
+    const HostArray<WorkUnit> units = schedule.units;
+    const HostArray<std::uint64_t> work = schedule.workPrefix;
+
+    BatchState state(tasks.size());
+    state.publish(std::move(schedule));
+    const std::atomic<bool> stop{false};
+    const std::uint64_t budget = std::max<std::uint64_t>(1, work.back() / 60);
+    std::vector<int> taken(units.size(), 0);
+    std::vector<std::uint64_t> taskTaken(tasks.size(), 0);
+    std::vector<std::vector<std::size_t>> takenInOrder(tasks.size());
+    std::size_t begin = 0, end = 0, chunks = 0;
+    bool halfChecked = false;
+    while (state.take(budget, 1, stop, begin, end)) {
+        ++chunks;
+        const std::uint32_t task = units[begin].task;
+        if (begin < taskUnits[task].first || end > taskUnits[task].second)
+            fail("a chunk spans two tasks");
+        for (std::size_t u = begin; u < end; ++u) {
+            ++taken[u];
+            takenInOrder[task].push_back(u);
+        }
+        taskTaken[task] += work[end] - work[begin];
+        std::uint64_t takenAll = 0;
+        for (const std::uint64_t t : taskTaken)
+            takenAll += t;
+        if (!halfChecked && 2 * takenAll >= work.back()) {
+            halfChecked = true; // half of all work taken: every task about half taken
+            for (std::size_t t = 0; t < tasks.size(); ++t) {
+                const double fraction =
+                    static_cast<double>(taskTaken[t]) /
+                    static_cast<double>(work[taskUnits[t].second] - work[taskUnits[t].first]);
+                if (fraction < 0.3 || fraction > 0.7)
+                    fail("task " + std::to_string(t) + " is " + std::to_string(fraction) +
+                         " taken when half of the batch is");
+            }
+        }
+    }
+    if (!state.allTaken())
+        fail("units left after the last chunk");
+    for (std::size_t u = 0; u < taken.size(); ++u)
+        if (taken[u] != 1)
+            fail("unit " + std::to_string(u) + " taken " + std::to_string(taken[u]) + " times");
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const std::uint32_t tiles = static_cast<std::uint32_t>(tileCounts[batch.taskCatA[t]].size());
+        std::set<std::uint32_t> tenthsReached;
+        const std::uint64_t taskWork = work[taskUnits[t].second] - work[taskUnits[t].first];
+        std::uint64_t seen = 0;
+        for (const std::size_t u : takenInOrder[t]) {
+            if (10 * seen >= taskWork)
+                break;
+            tenthsReached.insert(units[u].tileA * 10 / tiles);
+            seen += work[u + 1] - work[u];
+        }
+        if (tenthsReached.size() < 10)
+            fail("task " + std::to_string(t) + ": the first tenth of its work reaches " +
+                 std::to_string(tenthsReached.size()) + " tenths of its i-tiles");
+    }
+    std::printf("%s taking order: %zu units of 3 tasks in %zu chunks, each task's first tenth "
+                "spread over its sky\n",
+                bad == 0 ? "ok  " : "FAIL", units.size(), chunks);
+    return bad;
+}
+
 } // namespace
 
 // --time N TILE MAX_ARCMIN: the schedule's build time for N uniform points (a measurement aid,
@@ -380,6 +478,7 @@ int main(int argc, char** argv) {
     int bad = 0;
     for (const Case& c : cases)
         bad += runCase(c);
+    bad += checkTakingOrder();
     std::printf("%s\n", bad == 0 ? "all tile traversal cases passed" : "FAILURES");
     return bad == 0 ? 0 : 1;
 }

@@ -41,7 +41,7 @@ HEADER_ROOMS = {
     "catalog.h": "catalog", "catalog_formats.h": "catalog", "catalog_reader.h": "catalog",
     "footprint.h": "catalog", "sky_projection.h": "catalog", "text_check.h": "catalog",
     "sky_mask.h": "catalog", "regions_file.h": "io", "bootstrap.h": "statistics",
-    "cross_region_weight.h": "statistics",
+    "cross_region_weight.h": "statistics", "spread_order.h": "counting",
     "unit_guess.h": "catalog",
     "backend.h": "counting", "bins.h": "counting", "chunked_count.h": "counting",
     "cpu_pair_counter.h": "counting", "separation_moments.h": "counting", "culling.h": "counting", "device_choice.h": "counting",

@@ -28,6 +28,20 @@ private Q_SLOTS:
     void crossRegionWeightIsChosenAndKept();
 };
 
+namespace {
+
+// The window's catalogs and bins as a job on the CPU, for a run through the core alone.
+CorrelationParams cpuParamsOf(MainWindow& window) {
+    CorrelationParams params;
+    params.data = window.dataCatalog();
+    params.randoms = window.randomCatalogs();
+    params.bins = window.binningPanel()->spec();
+    params.backend.name = "cpu";
+    return params;
+}
+
+} // namespace
+
 void TestStudioJackknife::jackknifeRunShowsErrorBarsAndCovariance() {
     // The bundled sample where this build has it (what a user runs first), else the test's.
     std::unique_ptr<MainWindow> window;
@@ -511,15 +525,10 @@ void TestStudioJackknife::crossRegionWeightIsChosenAndKept() {
     QVERIFY(result && result->hasJackknife());
     QCOMPARE(result->crossRegionWeight(), CrossRegionWeight::Match);
 
-    CorrelationParams params;
-    params.data = window->dataCatalog();
-    for (const auto& random : window->catalogSet()->randoms())
-        params.randoms.push_back(random.catalog);
-    params.bins = window->binningPanel()->spec();
+    CorrelationParams params = cpuParamsOf(*window);
     params.jackknife.regions = 6;
     params.jackknife.seed = 3;
     params.jackknife.crossRegionWeight = CrossRegionWeight::Match;
-    params.backend.name = "cpu";
     const CorrelationResult direct = CorrelationJob(params).run();
     params.jackknife.crossRegionWeight.reset();
     const CorrelationResult simple = CorrelationJob(params).run();
@@ -570,15 +579,10 @@ void TestStudioJackknife::bootstrapOfHealpixRegionsIsKept() {
     QVERIFY(result->jackknifeRegions.method.find("HEALPix NSIDE 16") != std::string::npos);
 
     // The same job through the core alone.
-    CorrelationParams params;
-    params.data = window->dataCatalog();
-    for (const auto& random : window->catalogSet()->randoms())
-        params.randoms.push_back(random.catalog);
-    params.bins = window->binningPanel()->spec();
+    CorrelationParams params = cpuParamsOf(*window);
     params.jackknife.regions = 6;
     params.jackknife.healpixNside = 16;
     params.jackknife.bootstrapSamples = 40;
-    params.backend.name = "cpu";
     const CorrelationResult direct = CorrelationJob(params).run();
     QCOMPARE(direct.bootstrapSelections, result->bootstrapSelections);
     QCOMPARE(direct.wError.size(), result->wError.size());

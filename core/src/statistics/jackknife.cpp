@@ -156,12 +156,9 @@ WeightSums weightsWithout(const WeightSums& whole, const RegionShares& shares,
 
 RawCounts leaveOneOutCounts(const JackknifeCounts& counts, std::size_t region,
                             CrossRegionWeight crossWeight) {
+    detail::requireRandomSets(counts);
     const RawCounts& whole = counts.whole;
     const std::size_t sets = whole.randomSizes.size();
-    if (counts.dr.size() != sets || counts.rr.size() != sets || counts.randoms.size() != sets ||
-        (whole.cross && (counts.rd.size() != sets ||
-                         (whole.secondRandoms() && counts.randoms2.size() != sets))))
-        throw ConfigError("jackknife counts: inconsistent numbers of random sets");
     if (region >= counts.dd.regionCount || region >= counts.data.points.size())
         throw ConfigError("jackknife counts: region " + std::to_string(region) + " out of range");
     // Pairs between the region and the rest counted in part: weighted sums and their totals.

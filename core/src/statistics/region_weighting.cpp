@@ -81,13 +81,19 @@ WeightSums BootstrapMeanWeighting::kept(const CatalogSums& x) const {
     return sums;
 }
 
-RawCounts weighedSample(const JackknifeCounts& counts, const RegionWeighting& weighting) {
+void requireRandomSets(const JackknifeCounts& counts) {
     const RawCounts& whole = counts.whole;
     const std::size_t sets = whole.randomSizes.size();
     if (counts.dr.size() != sets || counts.rr.size() != sets || counts.randoms.size() != sets ||
         (whole.cross && (counts.rd.size() != sets ||
                          (whole.secondRandoms() && counts.randoms2.size() != sets))))
         throw ConfigError("jackknife counts: inconsistent numbers of random sets");
+}
+
+RawCounts weighedSample(const JackknifeCounts& counts, const RegionWeighting& weighting) {
+    requireRandomSets(counts);
+    const RawCounts& whole = counts.whole;
+    const std::size_t sets = whole.randomSizes.size();
     const bool weighted = whole.weighted;
     const auto take = [&](const RegionPairCounts& count, PairCounts& raw, WeightedCounts& sums) {
         if (weighted && !count.isWeighted())

@@ -68,6 +68,10 @@ private:
     std::span<const std::uint32_t> m_selection;
 };
 
+/// Throws ConfigError where the counts of `counts` hold another number of random sets than its
+/// catalogs (DR, RR, RD and the randoms' shares, one each per set).
+void requireRandomSets(const JackknifeCounts& counts);
+
 /// The counts, catalog shares and pair totals (RawCounts::givenTotals) of the sample that
 /// `weighting` describes, as weighted counts (RawCounts::weighted): the raw integer counts hold
 /// the pairs' weighted sum rounded, for the record.
