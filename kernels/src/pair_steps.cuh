@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The steps of the pair kernel's body (pair_kernels.cu, pairCount): the block's shared memory,
+// its next unit, the sub-tile masks, the i-tile in registers, a tile pair binned whole, the
+// staged j-tile, the pair-by-pair loops a tile pair's class asks for, and the private
+// histogram's rows and flushes. Device code, included by pair_kernels.cu alone.
+#include "device_point.h"
+#include "pair_histograms.cuh"
+#include "pair_kernels.h"
+#include "pair_loops.cuh"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tpacf::cuda::detail {
+
+namespace {
+
+/// Sub-tile masks of the unit's first maskedTiles j-tiles into s_visit (this warp's rows), made
+/// at the unit's start where few registers are live (the i-points are loaded after): lane k tests
+/// j sub-box k against each of the warp's i sub-boxes (one per register r); the ballot per r gives
+/// the j sub-tiles group r visits (a tile holds <= 32 sub-boxes).
+/// Whole sub-tiles (addWholeSubTiles): a sub-tile pair whose pairs all lie in one bin is added
+/// here, by the lane that judged it, and left out of the mask; only in tile pairs the tile loop
+/// counts pair by pair (classifyTilePair, the same function there: neither skipped nor one bin)
+/// and never in the diagonal tile (whose loop takes the pairs i < j one by one).
+template <class Real, class Hist>
+__device__ __forceinline__ void
+markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& catB,
+             const TileBox& boxA, const BinTables& bins, bool addWholeSubTiles,
+             std::uint32_t subBoxesPerTile, std::uint32_t maskedTiles, Hist& hist, uint4* s_visit) {
+    const std::uint32_t binCount = bins.binCount;
+    const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const SubBox* iBoxes = catA.d_subBoxes +
+                           static_cast<std::size_t>(unit.tileA) * subBoxesPerTile +
+                           warp * kPointsPerThread;
+    const bool real = lane < subBoxesPerTile;
+    const std::uint32_t tiles = min(unit.tileB1 - unit.tileB0, maskedTiles);
+    for (std::uint32_t t = 0; t < tiles; ++t) {
+        const std::uint32_t tileB = unit.tileB0 + t;
+        const SubBox* jBox =
+            catB.d_subBoxes + static_cast<std::size_t>(tileB) * subBoxesPerTile + lane;
+        bool wholeHere = false;
+        std::uint32_t pointsJ = 0;
+        if (addWholeSubTiles && !(unit.isAuto != 0 && tileB == unit.tileA)) {
+            const TileBox boxB = catB.d_tiles[tileB];
+            int oneBin = -1;
+            bool mixed = false;
+            const int cls =
+                classifyTilePair(boxA, boxB, bins, Traits<Real>::kHasLows, &oneBin, &mixed);
+            wholeHere = cls != kSkip && cls != kOneBin;
+            pointsJ = subBoxPoints(boxB.count, lane);
+        }
+        std::uint32_t masks[kPointsPerThread];
+#pragma unroll
+        for (int r = 0; r < kPointsPerThread; ++r) {
+            const int verdict =
+                real ? judgeSubBoxes(iBoxes + r, jBox, bins.d_thresholdsDouble, binCount) : kSubOut;
+            const bool whole = wholeHere && verdict >= 0;
+            if (whole) {
+                const std::uint32_t pairs =
+                    subBoxPoints(boxA.count, warp * kPointsPerThread + r) * pointsJ;
+                if (pairs != 0)
+                    hist.addPairs(verdict + 1, pairs);
+            }
+            masks[r] = ~__ballot_sync(0xffffffffu, real && (verdict == kSubOut || whole));
+        }
+        if (lane == 0)
+            s_visit[warp * maskedTiles + t] = make_uint4(masks[0], masks[1], masks[2], masks[3]);
+    }
+    __syncwarp(); // read by this warp only; rewritten after the next unit's barriers
+}
+
+/// The i-tile into registers: this thread's point r is tile index iPointIndex(r), its hi parts
+/// (and lo parts in float; zeros in double) and, weighted, its weight.
+template <class Real, bool Weighted, class Weights>
+__device__ __forceinline__ void
+loadITile(const CatalogView& catA, std::uint32_t tileA, std::uint32_t tileSize,
+          Real (&ix)[kPointsPerThread], Real (&iy)[kPointsPerThread], Real (&iz)[kPointsPerThread],
+          Weights& iw, float (&lx)[kPointsPerThread], float (&ly)[kPointsPerThread],
+          float (&lz)[kPointsPerThread]) {
+    using Point = typename Traits<Real>::Point;
+    const Point* pts = static_cast<const Point*>(catA.d_points);
+    const float4* lows = static_cast<const float4*>(catA.d_lows);
+    const std::size_t tileStart = static_cast<std::size_t>(tileA) * tileSize;
+#pragma unroll
+    for (int r = 0; r < kPointsPerThread; ++r) {
+        const std::size_t idx = tileStart + static_cast<std::size_t>(iPointIndex(r));
+        const Point p = pts[idx];
+        ix[r] = p.x;
+        iy[r] = p.y;
+        iz[r] = p.z;
+        if constexpr (Weighted)
+            iw[r] = p.w;
+        if constexpr (Traits<Real>::kHasLows) {
+            const float4 l = lows[idx];
+            lx[r] = l.x;
+            ly[r] = l.y;
+            lz[r] = l.z;
+        } else {
+            lx[r] = ly[r] = lz[r] = 0.f;
+        }
+    }
+}
+
+/// A tile pair whose pairs all lie in bin `oneBin`, added whole by one thread: N_A·N_B pairs (the
+/// diagonal tile of an auto task N(N−1)/2), weighted Σw_A·Σw_B (((Σw)² − Σw²)/2), into the task's
+/// rows (with regions, those of the tiles' region pair).
+template <bool Regions, bool Weighted>
+__device__ __forceinline__ void
+addOneBinTilePair(const PairKernelArgs& args, const WorkUnit& unit, std::uint32_t tileB,
+                  const TileBox& boxA, const TileBox& boxB, bool diagonal, std::uint32_t oneBin,
+                  unsigned long long* taskCounts) {
+    const unsigned long long pairs =
+        diagonal ? static_cast<unsigned long long>(boxA.count) * (boxA.count - 1) / 2
+                 : static_cast<unsigned long long>(boxA.count) * boxB.count;
+    if (pairs == 0)
+        return;
+    addToRows<Regions>(Regions ? counterRows<Regions>(args, unit.task, boxA.region, boxB.region)
+                               : CounterRows{taskCounts, nullptr, nullptr},
+                       oneBin, pairs);
+    if constexpr (Weighted) {
+        const TileWeight wa = args.d_tileWeights[unit.catA][unit.tileA];
+        const TileWeight wb = args.d_tileWeights[unit.catB][tileB];
+        const double sum = diagonal ? 0.5 * (wa.sum * wa.sum - wa.sumSquares) : wa.sum * wb.sum;
+        addToRows<Regions>(weightRows<Regions>(args, unit.task, boxA.region, boxB.region), oneBin,
+                           sum);
+    }
+}
+
+/// The j-tile into shared memory, by the whole block (the caller holds the barriers around it).
+template <class Real>
+__device__ __forceinline__ void stageJTile(const CatalogView& catB, std::uint32_t tileB,
+                                           std::uint32_t tileSize,
+                                           typename Traits<Real>::Point* s_pts, float4* s_lo) {
+    using Point = typename Traits<Real>::Point;
+    const Point* pts = static_cast<const Point*>(catB.d_points);
+    const float4* lows = static_cast<const float4*>(catB.d_lows);
+    const std::size_t tileStart = static_cast<std::size_t>(tileB) * tileSize;
+    for (std::uint32_t k = threadIdx.x; k < tileSize; k += blockDim.x) {
+        s_pts[k] = pts[tileStart + k];
+        if constexpr (Traits<Real>::kHasLows)
+            s_lo[k] = lows[tileStart + k];
+    }
+}
+
+/// The bin tables into shared memory (thresholds, lookup) and the private histogram (and weighted
+/// sums) zeroed, by the whole block; the caller holds the barrier after it.
+template <class Real, HistMode Mode, bool Weighted>
+__device__ __forceinline__ void loadTablesAndClear(const BinTables& bins, std::uint32_t stride,
+                                                   Real* s_thr, std::uint16_t* s_lookup,
+                                                   std::uint32_t* s_hist, Real* s_weights) {
+    const std::uint32_t binCount = bins.binCount;
+    const Real* g_thr = static_cast<const Real*>(bins.d_thresholds);
+    for (std::uint32_t k = threadIdx.x; k < binCount + 2; k += blockDim.x)
+        s_thr[k] = g_thr[k];
+    for (std::uint32_t k = threadIdx.x; k < bins.lookupSize; k += blockDim.x)
+        s_lookup[k] = bins.d_lookup[k];
+    if constexpr (Mode != HistMode::Global) {
+        for (std::uint32_t k = threadIdx.x; k < (binCount + 2) * stride; k += blockDim.x)
+            s_hist[k] = 0;
+        if constexpr (Weighted)
+            for (std::uint32_t k = threadIdx.x; k < (binCount + 2) * stride; k += blockDim.x)
+                s_weights[k] = Real(0);
+    }
+}
+
+/// This thread's view of the block's private histogram: its own column (per-thread modes), its
+/// warp's (per-warp), or none (global: the rows are set per task).
+template <class Hist, HistMode Mode, bool Weighted, class Real>
+__device__ __forceinline__ Hist privateHistogram(std::uint32_t* s_hist, Real* s_weights,
+                                                 std::uint32_t stride, std::uint32_t binCount) {
+    constexpr bool kPerThread = Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic;
+    Hist hist{};
+    hist.stride = stride;
+    hist.binCount = binCount;
+    if constexpr (kPerThread)
+        hist.mine = s_hist + threadIdx.x;
+    else if constexpr (Mode == HistMode::PerWarp)
+        hist.mine = s_hist + threadIdx.x / 32;
+    if constexpr (Weighted) {
+        if constexpr (kPerThread)
+            hist.wmine = s_weights + threadIdx.x;
+        else if constexpr (Mode == HistMode::PerWarp)
+            hist.wmine = s_weights + threadIdx.x / 32;
+    }
+    return hist;
+}
+
+/// One tile pair's pairs one by one, by the loop its class asks for: the diagonal tile (i < j),
+/// far enough apart for the hi parts alone (float, kFast), in range whole, or with a range check
+/// per pair; float selects per pair only where the pair may straddle kFastMinChord2 (`mixed`).
+template <class Real, bool SingleStep, class Weights, class Hist>
+__device__ __forceinline__ void
+countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerThread],
+                const Real (&iy)[kPointsPerThread], const Real (&iz)[kPointsPerThread],
+                const float (&lx)[kPointsPerThread], const float (&ly)[kPointsPerThread],
+                const float (&lz)[kPointsPerThread], const Weights& iw,
+                const typename Traits<Real>::Point* s_pts, const float4* s_lo, const Real* s_thr,
+                const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
+                Real thrLow, Real thrHigh, const uint4* visit, Hist& hist) {
+    if constexpr (Traits<Real>::kHasLows) {
+        const auto floatLoop = [&]<bool Diag, bool Fast, bool Margin>() {
+            if (!Fast && mixed) // (Fast: both calls are the one without select)
+                pairLoopFloat<Diag, Fast, Margin, !Fast, SingleStep>(
+                    ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                    highMargin, visit, hist, iw);
+            else
+                pairLoopFloat<Diag, Fast, Margin, false, SingleStep>(
+                    ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                    highMargin, visit, hist, iw);
+        };
+        if (diagonal)
+            floatLoop.template operator()<true, false, true>();
+        else if (cls == kFast)
+            floatLoop.template operator()<false, true, false>();
+        else if (cls == kInRange)
+            floatLoop.template operator()<false, false, false>();
+        else
+            floatLoop.template operator()<false, false, true>();
+    } else {
+        if (diagonal)
+            pairLoopDouble<true, true, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup, tileSize,
+                                                   thrLow, thrHigh, visit, hist, iw);
+        else if (cls == kInRange)
+            pairLoopDouble<false, false, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup, tileSize,
+                                                     thrLow, thrHigh, visit, hist, iw);
+        else
+            pairLoopDouble<false, true, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup, tileSize,
+                                                    thrLow, thrHigh, visit, hist, iw);
+    }
+}
+
+/// The next unit of the grid's list for this block: one atomic step of the shared cursor, taken
+/// by thread 0 and read by all (unitEnd or beyond: none left).
+__device__ __forceinline__ std::uint32_t nextUnit(const PairKernelArgs& args,
+                                                  std::uint32_t& s_unit) {
+    if (threadIdx.x == 0)
+        s_unit = args.unitBegin + atomicAdd(args.d_unitCursor, 1u);
+    __syncthreads();
+    const std::uint32_t unitIndex = s_unit;
+    __syncthreads();
+    return unitIndex;
+}
+
+/// Flushes the block's private histogram into the rows of (task, region pair): flushPrivate with
+/// the block's fixed arguments.
+template <HistMode Mode, bool Regions, bool Weighted, class Real> struct PrivateFlush {
+    std::uint32_t* s_hist;
+    Real* s_weights;
+    std::uint32_t stride, columns, binCount;
+    const PairKernelArgs& args;
+
+    __device__ __forceinline__ void operator()(std::uint32_t task, std::uint32_t regionA,
+                                               std::uint32_t regionB) const {
+        flushPrivate<Mode, Regions, Weighted>(s_hist, s_weights, stride, columns, binCount, args,
+                                              task, regionA, regionB);
+    }
+};
+
+/// Region kernels: makes (regionA, regionB) the region pair the private histogram holds, flushing
+/// what it held for another pair first (global mode: its rows point at the pair's).
+template <HistMode Mode, bool Weighted, class Flush, class Hist>
+__device__ __forceinline__ void
+openRegionPair(const PairKernelArgs& args, std::uint32_t task, std::uint32_t regionA,
+               std::uint32_t regionB, const Flush& flush, bool& open, std::uint32_t& openRegionA,
+               std::uint32_t& openRegionB, Hist& hist) {
+    if (open && regionA == openRegionA && regionB == openRegionB)
+        return;
+    if (open)
+        flush(task, openRegionA, openRegionB);
+    open = true;
+    openRegionA = regionA;
+    openRegionB = regionB;
+    if constexpr (Mode == HistMode::Global)
+        hist.rows = counterRows<true>(args, task, regionA, regionB);
+    if constexpr (Mode == HistMode::Global && Weighted)
+        hist.wrows = weightRows<true>(args, task, regionA, regionB);
+}
+
+/// The block's dynamic shared memory as the kernel uses it: the staged j-tile (and its lo parts),
+/// the thresholds, the c² lookup, the private histogram (and weighted sums), the sub-tile masks.
+template <class Real> struct BlockShared {
+    typename Traits<Real>::Point* pts;
+    float4* lows;
+    Real* thresholds;
+    std::uint16_t* lookup;
+    std::uint32_t* hist;
+    uint4* visit;
+    Real* weights; ///< weighted kernels only, else null
+};
+
+template <class Real, bool Weighted>
+__device__ __forceinline__ BlockShared<Real> carveShared(unsigned char* raw,
+                                                         const PairKernelArgs& args) {
+    using Point = typename Traits<Real>::Point;
+    const SharedLayout& layout = args.layout;
+    BlockShared<Real> shared{};
+    shared.pts = reinterpret_cast<Point*>(raw);
+    shared.lows = reinterpret_cast<float4*>(raw + layout.lowsOffset);
+    shared.thresholds = reinterpret_cast<Real*>(raw + layout.thresholdsOffset);
+    shared.lookup = reinterpret_cast<std::uint16_t*>(raw + layout.lookupOffset);
+    shared.hist = reinterpret_cast<std::uint32_t*>(raw + layout.histOffset);
+    shared.visit = reinterpret_cast<uint4*>(raw + layout.visitOffset);
+    if constexpr (Weighted)
+        shared.weights = reinterpret_cast<Real*>(raw + weightOffsetOf(layout, args.bins.binCount));
+    return shared;
+}
+
+/// The task's counters (plain kernels: the histogram's rows point at them, and at its weighted
+/// sums; region kernels set their rows per region pair).
+template <bool Regions, bool Weighted, class Hist>
+__device__ __forceinline__ unsigned long long* taskRows(const PairKernelArgs& args,
+                                                        std::uint32_t task, Hist& hist) {
+    unsigned long long* const counts =
+        args.d_counts + static_cast<std::size_t>(task) * args.bins.binCount;
+    if constexpr (!Regions)
+        hist.rows.total = counts;
+    if constexpr (Weighted && !Regions)
+        hist.wrows.total = args.d_weighted + static_cast<std::size_t>(task) * args.bins.binCount;
+    return counts;
+}
+
+} // namespace
+
+} // namespace tpacf::cuda::detail
