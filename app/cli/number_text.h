@@ -7,19 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "tpacf/number_format.h"
+
 namespace tpacf::cli {
 
-/// 1234567 as "1,234,567".
-inline std::string withThousands(std::uint64_t value) {
-    const std::string digits = std::to_string(value);
-    std::string grouped;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            grouped.push_back(',');
-        grouped.push_back(digits[i]);
-    }
-    return grouped;
-}
+/// 1234567 as "1,234,567": the core's, so reports and the job's notes group alike.
+using tpacf::withThousands;
 
 /// A bin edge in a table's header: four significant digits (printf's %.4g).
 inline std::string edgeText(double value) {

@@ -21,6 +21,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -314,6 +315,33 @@ int runCase(const Case& c) {
     return bad;
 }
 
+// Every catalog of a batch in plain (region-free) tiles, and the culled schedule's inputs over
+// them.
+struct PlainTiles {
+    std::vector<std::vector<std::uint32_t>> tileCounts;
+    std::vector<CatalogTiles> summaries;
+    std::vector<RegionLayout> layouts; // none
+    std::span<const double> thresholds;
+
+    PlainTiles(const BatchCatalogs& batch, std::uint32_t tileSize, const Binning& binning)
+        : thresholds(binning.chord2Edges()) {
+        for (const Catalog* catalog : batch.catalogs) {
+            HostTiles tiles = makeTiles(*catalog, tileSize, nullptr);
+            tileCounts.push_back(tiles.counts);
+            summaries.push_back(tiles.summary);
+        }
+    }
+
+    CulledInputs inputs() const {
+        CulledInputs in;
+        in.tileCounts = &tileCounts;
+        in.regionLayouts = &layouts;
+        in.tiles = &summaries;
+        in.thresholds = thresholds;
+        return in;
+    }
+};
+
 // The order the devices take the list in: chunks of one task each, the tasks advancing together,
 // every unit taken once; each task's units in spread blocks, so that the first tenth of a task's
 // work already reaches every tenth of its i-tiles (listed in Morton order, a prefix of the list
@@ -326,20 +354,9 @@ int checkTakingOrder() {
     const BatchCatalogs batch = indexBatch(tasks);
     const Binning binning(BinSpec::logCount(1, 600, AngleUnit::Arcminute, 12));
     const std::uint32_t tileSize = 8;
-    std::vector<std::vector<std::uint32_t>> tileCounts;
-    std::vector<CatalogTiles> summaries;
-    for (const Catalog* catalog : batch.catalogs) {
-        HostTiles tiles = makeTiles(*catalog, tileSize, nullptr);
-        tileCounts.push_back(tiles.counts);
-        summaries.push_back(tiles.summary);
-    }
-    std::vector<RegionLayout> layouts;
-    CulledInputs inputs;
-    inputs.tileCounts = &tileCounts;
-    inputs.regionLayouts = &layouts;
-    inputs.tiles = &summaries;
-    inputs.thresholds = binning.chord2Edges();
-    Schedule schedule = buildCulledSchedule(tasks, batch, inputs, tileSize, WorkShare{});
+    const PlainTiles plain(batch, tileSize, binning);
+    const std::vector<std::vector<std::uint32_t>>& tileCounts = plain.tileCounts;
+    Schedule schedule = buildCulledSchedule(tasks, batch, plain.inputs(), tileSize, WorkShare{});
     int bad = 0;
     const auto fail = [&](const std::string& what) {
         if (bad++ < 8)
@@ -420,22 +437,15 @@ int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin) {
     const std::vector<CountTask> tasks{CountTask{&a, nullptr}};
     const BatchCatalogs batch = indexBatch(tasks);
     const Binning binning(BinSpec::logCount(0.01, maxArcmin, AngleUnit::Arcminute, 30));
-    HostTiles tiles = makeTiles(a, tileSize, nullptr);
-    std::vector<std::vector<std::uint32_t>> tileCounts{tiles.counts};
-    std::vector<CatalogTiles> summaries{tiles.summary};
-    std::vector<RegionLayout> layouts;
-    CulledInputs inputs;
-    inputs.tileCounts = &tileCounts;
-    inputs.regionLayouts = &layouts;
-    inputs.tiles = &summaries;
-    inputs.thresholds = binning.chord2Edges();
+    const PlainTiles plain(batch, tileSize, binning);
+    const CulledInputs inputs = plain.inputs();
     for (int repeat = 0; repeat < 3; ++repeat) {
         const auto start = std::chrono::steady_clock::now();
         const Schedule schedule = buildCulledSchedule(tasks, batch, inputs, tileSize, WorkShare{});
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("%zu points, %zu tiles: schedule %.4f s, %zu units, %llu node pairs judged\n",
-                    n, tiles.counts.size(), seconds, schedule.units.size(),
+                    n, plain.tileCounts[0].size(), seconds, schedule.units.size(),
                     static_cast<unsigned long long>(schedule.judgedNodePairs));
     }
     return 0;

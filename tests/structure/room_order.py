@@ -42,6 +42,7 @@ HEADER_ROOMS = {
     "footprint.h": "catalog", "sky_projection.h": "catalog", "text_check.h": "catalog",
     "sky_mask.h": "catalog", "regions_file.h": "io", "bootstrap.h": "statistics",
     "cross_region_weight.h": "statistics", "spread_order.h": "counting",
+    "number_format.h": "base",
     "unit_guess.h": "catalog",
     "backend.h": "counting", "bins.h": "counting", "chunked_count.h": "counting",
     "cpu_pair_counter.h": "counting", "separation_moments.h": "counting", "culling.h": "counting", "device_choice.h": "counting",

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "base/number_text.h"
+#include "tpacf/number_format.h"
 
 #include <array>
 #include <charconv>
@@ -26,3 +27,18 @@ std::string formatShort(double value) {
 }
 
 } // namespace tpacf::detail
+
+namespace tpacf {
+
+std::string withThousands(std::uint64_t value) {
+    const std::string digits = std::to_string(value);
+    std::string grouped;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            grouped.push_back(',');
+        grouped.push_back(digits[i]);
+    }
+    return grouped;
+}
+
+} // namespace tpacf

@@ -5,6 +5,7 @@
 #include "tpacf/sky_mask.h"
 
 #include "tpacf/errors.h"
+#include "tpacf/number_format.h"
 #include "tpacf/work_runner.h"
 
 #include <healpix_base.h>
@@ -215,21 +216,6 @@ double SkyMask::effectiveSkyFraction() const noexcept {
         pixels += static_cast<long double>(run.end - run.begin) * run.completeness;
     return static_cast<double>(pixels / static_cast<long double>(pixelsAtOrder(kDeepOrder)));
 }
-
-namespace {
-
-std::string withThousands(std::size_t value) {
-    const std::string digits = std::to_string(value);
-    std::string grouped;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            grouped.push_back(',');
-        grouped.push_back(digits[i]);
-    }
-    return grouped;
-}
-
-} // namespace
 
 MaskedCatalog cutToMask(const Catalog& catalog, const SkyMask& mask, double threshold,
                         int threads) {
