@@ -229,6 +229,11 @@ std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
             args.fail("--cuda-whole-subtiles: " + quote(*text) + " is not on or off");
         tuning.wholeSubTiles = *text == "on";
     }
+    if (const auto text = args.value(kCudaNarrowSubtiles)) {
+        if (*text != "on" && *text != "off")
+            args.fail("--cuda-narrow-subtiles: " + quote(*text) + " is not on or off");
+        tuning.narrowSubTiles = *text == "on";
+    }
     tuning.regionCellLevel = static_cast<int>(args.integer(kCudaRegionLevel, 0, 0, 5));
     try {
         tuning.validate();

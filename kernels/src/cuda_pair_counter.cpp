@@ -473,6 +473,7 @@ DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks,
     job.culled = culled;
     job.cullSubTiles = m_tuning.subTileCulling;
     job.wholeSubTiles = m_tuning.wholeSubTiles;
+    job.narrowSubTiles = m_tuning.narrowSubTiles;
     job.trace = m_tuning.trace;
     job.start = batchStart;
     if (culled) {

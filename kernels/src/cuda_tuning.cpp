@@ -63,6 +63,8 @@ std::string CudaTuning::describe() const {
         add("sub-tiles off");
     if (!wholeSubTiles)
         add("whole sub-tiles off");
+    if (!narrowSubTiles)
+        add("narrow sub-tiles off");
     if (regionCellLevel != 0)
         add("region level " + std::to_string(regionCellLevel));
     if (trace)

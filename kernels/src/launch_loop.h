@@ -41,6 +41,7 @@ struct DeviceJob {
     bool culled = false;
     bool cullSubTiles = true; ///< CudaTuning::subTileCulling (benchmarks turn it off)
     bool wholeSubTiles = true; ///< CudaTuning::wholeSubTiles (benchmarks turn it off)
+    bool narrowSubTiles = true; ///< CudaTuning::narrowSubTiles (likewise)
     /// Culling: the leader (first device) downloads every catalog's tile boxes (and weight
     /// sums) after the preparation and turns them into the schedule with this; the others wait
     /// for it.

@@ -66,6 +66,9 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     // Whole sub-tile pairs: plain unweighted kernels only (a region kernel's private histogram
     // holds one region pair at a time; a weighted one would need the sub-tiles' weight sums).
     const bool addWholeSubTiles = !Regions && !Weighted && cullSubTiles && bins.wholeSubTiles != 0;
+    // Narrow sub-tile pairs: unweighted kernels (their counts go to the private histogram from
+    // the pair loops, after a region kernel has opened the tile pair's region pair).
+    const bool addNarrow = !Weighted && cullSubTiles && bins.narrowSubTiles != 0;
     const std::uint32_t subBoxesPerTile = args.tileSize / kSubTileSize;
     const std::uint32_t maskedTiles = args.layout.maskedTiles;
     const std::uint32_t stride = static_cast<std::uint32_t>(args.layout.histStride);
@@ -116,8 +119,8 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
         const TileBox boxA = catA.d_tiles[unit.tileA];
 
         if (cullSubTiles)
-            markSubTiles<Real>(unit, catA, catB, boxA, bins, addWholeSubTiles, subBoxesPerTile,
-                               maskedTiles, hist, shared.visit);
+            markSubTiles<Real>(unit, catA, catB, boxA, bins, addWholeSubTiles, addNarrow,
+                               subBoxesPerTile, maskedTiles, hist, shared.visit, shared.narrow);
 
         // The i-tile: this thread's point r is tile index iPointIndex(r).
         Real ix[kPointsPerThread], iy[kPointsPerThread], iz[kPointsPerThread];
@@ -147,15 +150,16 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                 openRegionPair<Mode, Weighted>(args, unit.task, boxA.region, boxB.region, flush,
                                                open, openRegionA, openRegionB, hist);
             // Sub-tile culling where the tile pair may cross the range boundary (the paths with
-            // a range check per pair), with the masks made at the unit's start. With whole
-            // sub-tiles the masks must be applied wherever they were made: their whole sub-tile
-            // pairs are counted already.
+            // a range check per pair), with the masks made at the unit's start. With whole or
+            // narrow sub-tiles the masks must be applied wherever they were made: their whole
+            // sub-tile pairs are counted already, their narrow ones are counted apart.
             const std::uint32_t unitTile = tileB - unit.tileB0;
-            const uint4* visit = cullSubTiles &&
-                                         (diagonal || cls == kPrecise || addWholeSubTiles) &&
-                                         unitTile < maskedTiles
-                                     ? shared.visit + (threadIdx.x / 32) * maskedTiles + unitTile
-                                     : nullptr;
+            const std::uint32_t maskIndex = (threadIdx.x / 32) * maskedTiles + unitTile;
+            const bool masked =
+                cullSubTiles &&
+                (diagonal || cls == kPrecise || addWholeSubTiles || addNarrow) &&
+                unitTile < maskedTiles;
+            const uint4* visit = masked ? shared.visit + maskIndex : nullptr;
             // Stage the j-tile.
             __syncthreads();
             stageJTile<Real>(catB, tileB, args.tileSize, shared.pts, shared.lows);
@@ -164,6 +168,10 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                                               shared.pts, shared.lows, shared.thresholds, lookup,
                                               tileSize, lowMargin, highMargin, thrLow, thrHigh,
                                               visit, hist);
+            if (masked && addNarrow && !diagonal)
+                countNarrowPairs<Real, SingleStep>(ix, iy, iz, shared.pts, shared.thresholds,
+                                                   lookup, tileSize, boxB.count, binCount,
+                                                   shared.narrow + maskIndex, hist);
         }
     }
     if (Regions ? open : currentTask >= 0)
@@ -266,6 +274,8 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
     offset = alignUp(offset, 16);
     layout.visitOffset = offset;
     layout.maskedTiles = unitTiles(static_cast<std::uint32_t>(tile));
+    offset += static_cast<std::size_t>(blockSize) / 32 * layout.maskedTiles * sizeof(uint4);
+    layout.narrowOffset = offset;
     offset += static_cast<std::size_t>(blockSize) / 32 * layout.maskedTiles * sizeof(uint4);
     layout.thresholdsOffset = offset;
     offset = alignUp(offset + (binCount + 2) * (isFloat ? sizeof(float) : sizeof(double)), 16);

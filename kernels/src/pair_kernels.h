@@ -99,6 +99,9 @@ struct BinTables {
     /// With cullSubTiles, in the unweighted plain kernels: sub-tile pairs whose pairs all lie in
     /// one bin are added whole (their points' product) instead of computed.
     int wholeSubTiles = 1;
+    /// With cullSubTiles, in the unweighted kernels: sub-tile pairs whose pairs lie in two
+    /// neighbouring slots at most are counted by compares instead of a lookup and an add each.
+    int narrowSubTiles = 1;
     /// Brute force, float: whether the bins reach kFastMinChord2 (else no pair that survives
     /// the range check can take the hi-only rule, and the loops skip the select).
     int bruteForceSelect = 0;
@@ -110,6 +113,8 @@ struct SharedLayout {
     /// Per warp and j-tile of the unit (maskedTiles of them): 4 masks of the j sub-tiles its i
     /// groups visit.
     std::size_t visitOffset = 0;
+    /// The same count of masks: the j sub-tiles each i group counts by compares (narrow).
+    std::size_t narrowOffset = 0;
     std::uint32_t maskedTiles = 0;
     std::size_t thresholdsOffset = 0;
     std::size_t lookupOffset = 0;

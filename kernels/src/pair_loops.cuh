@@ -120,15 +120,18 @@ __device__ __forceinline__ std::uint32_t subBoxPoints(std::uint32_t tilePoints, 
                                : 0u;
 }
 
-/// Sub-tile culling inside one tile pair, by the tile classification's rule and margin: a
-/// sub-box pair judged kSubOut holds no pair any precision would count (empty boxes, padding
-/// only, have +inf gaps: out).
 /// What two sub-boxes say about all their pairs, by the tile classification's rule and margin:
-/// kSubOut (every pair out of range, or a box empty), the bin k >= 0 that holds every pair, or
-/// kSubOpen. Why a pair binned whole here is the bin the pair loop would give it: the margin
-/// covers the rounding of either precision (pair_work.h, kTileBoxMargin), as for whole tiles.
+/// kSubOut (every pair out of range, or a box empty: padding only has +inf gaps), the bin k >= 0
+/// that holds every pair, kSubNarrow (every pair in one of two neighbouring slots, a bin and a
+/// bin or the range's outside: the pair loop may count them by compares, narrowPairs*) or
+/// kSubOpen. Why a pair binned whole here is the bin
+/// the pair loop would give it: the margin covers the rounding of either precision (pair_work.h,
+/// kTileBoxMargin), as for whole tiles. The same holds threshold by threshold: t[m] <= lo means
+/// every pair's computed c² is at or above the kernel's threshold m, hi < t[m] every one below it;
+/// so every pair's slot lies between the slots of lo and hi.
 constexpr int kSubOut = -1;
 constexpr int kSubOpen = -2;
+constexpr int kSubNarrow = -3;
 __device__ __forceinline__ int judgeSubBoxes(const SubBox* a, const SubBox* b, const double* t,
                                              std::uint32_t binCount) {
     double minD2 = 0, maxD2 = 0;
@@ -144,20 +147,20 @@ __device__ __forceinline__ int judgeSubBoxes(const SubBox* a, const SubBox* b, c
     const double hi = maxD2 * (1.0 + kTileBoxMargin);
     if (!(lo < __ldg(t + binCount) && hi >= __ldg(t)))
         return kSubOut;
-    if (lo < __ldg(t))
-        return kSubOpen;
-    // Largest k with t[k] <= lo; k < binCount since lo < t[binCount].
-    std::uint32_t k = 0, count = binCount;
+    // slotLo: the number of thresholds t[0..binCount] at or below lo (t[binCount + 1] = +inf).
+    std::uint32_t slotLo = 0, count = binCount + 1;
     while (count > 0) {
         const std::uint32_t half = count / 2;
-        if (__ldg(t + k + half + 1) <= lo) {
-            k += half + 1;
+        if (__ldg(t + slotLo + half) <= lo) {
+            slotLo += half + 1;
             count -= half + 1;
         } else {
             count = half;
         }
     }
-    return hi < __ldg(t + k + 1) ? static_cast<int>(k) : kSubOpen;
+    if (hi < __ldg(t + slotLo)) // one slot, a bin: slotLo >= 1 since hi >= t[0]
+        return static_cast<int>(slotLo) - 1;
+    return hi < __ldg(t + slotLo + 1) ? kSubNarrow : kSubOpen;
 }
 
 /// The i-weights argument of the unweighted kernels' pair loops: nothing.
@@ -185,6 +188,31 @@ __device__ __forceinline__ std::uint32_t groupsVisiting(const uint4* visit, int 
     const int k = jBegin / kSubTileSize;
     return ((masks.x >> k) & 1u) | (((masks.y >> k) & 1u) << 1) | (((masks.z >> k) & 1u) << 2) |
            (((masks.w >> k) & 1u) << 3);
+}
+
+/// Float c² from the hi parts' differences alone.
+__device__ __forceinline__ float hiChord2(float dx, float dy, float dz) {
+    return __fmaf_rn(dz, dz, __fmaf_rn(dy, dy, __fmul_rn(dx, dx)));
+}
+
+/// Float c² of d = (hi_i - hi_j) + (lo_i - lo_j): the hi differences and the i-point's lo parts,
+/// with the j-point's lo parts l.
+__device__ __forceinline__ float fullChord2(float dx, float dy, float dz, float lx, float ly,
+                                            float lz, const float4& l) {
+    const float ex = __fadd_rn(dx, __fsub_rn(lx, l.x));
+    const float ey = __fadd_rn(dy, __fsub_rn(ly, l.y));
+    const float ez = __fadd_rn(dz, __fsub_rn(lz, l.z));
+    return __fmaf_rn(ez, ez, __fmaf_rn(ey, ey, __fmul_rn(ex, ex)));
+}
+
+/// Double c², the reference's arithmetic: ((dx*dx + dy*dy) + dz*dz), each operation rounded on
+/// its own (no FMA contraction).
+__device__ __forceinline__ double doubleChord2(double ix, double iy, double iz,
+                                               const DoublePoint& p) {
+    const double dx = __dsub_rn(ix, p.x);
+    const double dy = __dsub_rn(iy, p.y);
+    const double dz = __dsub_rn(iz, p.z);
+    return __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
 }
 
 /// Float. The c² of a pair is a function of the pair alone, whichever path computes it, so that
@@ -226,7 +254,7 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
                     const float dx = __fsub_rn(ix[r], h.x);
                     const float dy = __fsub_rn(iy[r], h.y);
                     const float dz = __fsub_rn(iz[r], h.z);
-                    const float c2h = __fmaf_rn(dz, dz, __fmaf_rn(dy, dy, __fmul_rn(dx, dx)));
+                    const float c2h = hiChord2(dx, dy, dz);
                     if constexpr (Fast) {
                         if constexpr (Hist::kWeighted)
                             hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup),
@@ -238,10 +266,7 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
                             if (!(c2h >= lowMargin && c2h < highMargin))
                                 continue;
                         }
-                        const float ex = __fadd_rn(dx, __fsub_rn(lx[r], l.x));
-                        const float ey = __fadd_rn(dy, __fsub_rn(ly[r], l.y));
-                        const float ez = __fadd_rn(dz, __fsub_rn(lz[r], l.z));
-                        float c2 = __fmaf_rn(ez, ez, __fmaf_rn(ey, ey, __fmul_rn(ex, ex)));
+                        float c2 = fullChord2(dx, dy, dz, lx[r], ly[r], lz[r], l);
                         if constexpr (Select)
                             c2 = c2h >= kFastMinChord2 ? c2h : c2;
                         if constexpr (Hist::kWeighted)
@@ -283,11 +308,7 @@ pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsP
                         continue;
                     if (Diagonal && j <= iPointIndex(r))
                         continue;
-                    const double dx = __dsub_rn(ix[r], p.x);
-                    const double dy = __dsub_rn(iy[r], p.y);
-                    const double dz = __dsub_rn(iz[r], p.z);
-                    const double c2 = __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)),
-                                                __dmul_rn(dz, dz));
+                    const double c2 = doubleChord2(ix[r], iy[r], iz[r], p);
                     if (EarlyReject && !(c2 >= thrLow && c2 < thrHigh))
                         continue;
                     if constexpr (Hist::kWeighted)
@@ -303,6 +324,78 @@ pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsP
         else
             block.template operator()<true>();
     }
+}
+
+// ---- narrow sub-tile pairs ------------------------------------------------------------------
+//
+// A narrow sub-tile pair (judgeSubBoxes: kSubNarrow, or one bin where it is not added whole)
+// holds pairs of two neighbouring slots s and s + 1 at most. Its pairs are counted by two
+// compares each instead of a lookup and an add to the private histogram: q, the slot of the
+// warp's first pair (lane 0 with the sub-tile's first point, both real in a box that is not
+// empty), is s or s + 1, so each pair's slot is q + 1 when c² >= t[q], q − 1 when c² < t[q − 1],
+// else q (t[binCount + 1] = +inf and t[−1] = −inf at the ends). The c² is computed as the pair
+// loops compute it for the same tile class, so each pair's slot is the one they would give it.
+
+/// Adds a thread's narrow counts: `above` into q + 1, `below` into q − 1 and the rest of its real
+/// pairs (NaN padding fails both compares and is not among them) into q; bins only (slots
+/// 1..binCount: the others are out of range).
+template <class Hist>
+__device__ __forceinline__ void addNarrowCounts(const Hist& hist, int q, std::uint32_t above,
+                                                std::uint32_t below, std::uint32_t realPairs,
+                                                std::uint32_t binCount) {
+    const auto add = [&](int slot, std::uint32_t pairs) {
+        if (pairs != 0 && slot >= 1 && slot <= static_cast<int>(binCount))
+            hist.addPairs(slot, pairs);
+    };
+    add(q + 1, above);
+    add(q - 1, below);
+    add(q, realPairs - above - below);
+}
+
+/// Float, in kFast tile pairs (every pair binned on its hi parts alone, as pairLoopFloat's Fast
+/// loop): this thread's i-point against the j sub-tile at jBegin (realJ real points).
+template <bool SingleStep, class Hist>
+__device__ __forceinline__ void narrowPairsFloat(float ix, float iy, float iz, const float4* s_hi,
+                                                 const float* s_thr, const LookupContext& lookup,
+                                                 int jBegin, std::uint32_t realJ,
+                                                 std::uint32_t binCount, const Hist& hist) {
+    const auto chord2 = [&](int j) {
+        const float4 h = s_hi[j];
+        return hiChord2(__fsub_rn(ix, h.x), __fsub_rn(iy, h.y), __fsub_rn(iz, h.z));
+    };
+    const int q =
+        __shfl_sync(0xffffffffu, lookupSlot<SingleStep>(chord2(jBegin), s_thr, lookup), 0);
+    const float tAbove = s_thr[q];
+    const float tBelow = q > 0 ? s_thr[q - 1] : -__int_as_float(0x7f800000);
+    std::uint32_t above = 0, below = 0;
+#pragma unroll 8
+    for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
+        const float c2 = chord2(j);
+        above += c2 >= tAbove ? 1u : 0u;
+        below += c2 < tBelow ? 1u : 0u;
+    }
+    addNarrowCounts(hist, q, above, below, ix == ix ? realJ : 0u, binCount);
+}
+
+/// Double: as narrowPairsFloat, with the reference's c² (doubleChord2).
+template <bool SingleStep, class Hist>
+__device__ __forceinline__ void
+narrowPairsDouble(double ix, double iy, double iz, const DoublePoint* s_pts, const double* s_thr,
+                  const LookupContext& lookup, int jBegin, std::uint32_t realJ,
+                  std::uint32_t binCount, const Hist& hist) {
+    const int q = __shfl_sync(
+        0xffffffffu,
+        lookupSlot<SingleStep>(doubleChord2(ix, iy, iz, s_pts[jBegin]), s_thr, lookup), 0);
+    const double tAbove = s_thr[q];
+    const double tBelow = q > 0 ? s_thr[q - 1] : -__longlong_as_double(0x7ff0000000000000ll);
+    std::uint32_t above = 0, below = 0;
+#pragma unroll 8
+    for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
+        const double c2 = doubleChord2(ix, iy, iz, s_pts[j]);
+        above += c2 >= tAbove ? 1u : 0u;
+        below += c2 < tBelow ? 1u : 0u;
+    }
+    addNarrowCounts(hist, q, above, below, ix == ix ? realJ : 0u, binCount);
 }
 
 } // namespace

@@ -16,19 +16,26 @@ namespace tpacf::cuda::detail {
 
 namespace {
 
-/// Sub-tile masks of the unit's first maskedTiles j-tiles into s_visit (this warp's rows), made
-/// at the unit's start where few registers are live (the i-points are loaded after): lane k tests
-/// j sub-box k against each of the warp's i sub-boxes (one per register r); the ballot per r gives
-/// the j sub-tiles group r visits (a tile holds <= 32 sub-boxes).
-/// Whole sub-tiles (addWholeSubTiles): a sub-tile pair whose pairs all lie in one bin is added
-/// here, by the lane that judged it, and left out of the mask; only in tile pairs the tile loop
-/// counts pair by pair (classifyTilePair, the same function there: neither skipped nor one bin)
-/// and never in the diagonal tile (whose loop takes the pairs i < j one by one).
+/// Sub-tile masks of the unit's first maskedTiles j-tiles into s_visit and s_narrow (this warp's
+/// rows), made at the unit's start where few registers are live (the i-points are loaded after):
+/// lane k tests j sub-box k against each of the warp's i sub-boxes (one per register r); the
+/// ballots per r give the j sub-tiles group r visits pair by pair and those it counts by compares.
+/// Only in tile pairs the tile loop counts pair by pair (classifyTilePair, the same function
+/// there: neither skipped nor one bin), and never in the diagonal tile (whose loop takes the pairs
+/// i < j one by one):
+/// - whole sub-tiles (addWholeSubTiles): a sub-tile pair whose pairs all lie in one bin is added
+///   here, by the lane that judged it, and left out of the masks;
+/// - narrow sub-tiles (addNarrow): a sub-tile pair of at most two neighbouring slots (one bin not
+///   added whole included) goes to the narrow mask instead of the visit mask (narrowPairs*), in
+///   double and, in float, in kFast tile pairs (hi parts alone). Float pairs that need their lo
+///   parts measured no faster by compares (the lookup is a small share of their arithmetic) and
+///   slower near θ_max, where the pair loop's range check drops most of them after the hi parts.
 template <class Real, class Hist>
 __device__ __forceinline__ void
 markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& catB,
-             const TileBox& boxA, const BinTables& bins, bool addWholeSubTiles,
-             std::uint32_t subBoxesPerTile, std::uint32_t maskedTiles, Hist& hist, uint4* s_visit) {
+             const TileBox& boxA, const BinTables& bins, bool addWholeSubTiles, bool addNarrow,
+             std::uint32_t subBoxesPerTile, std::uint32_t maskedTiles, Hist& hist, uint4* s_visit,
+             uint4* s_narrow) {
     const std::uint32_t binCount = bins.binCount;
     const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const SubBox* iBoxes = catA.d_subBoxes +
@@ -40,33 +47,39 @@ markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& c
         const std::uint32_t tileB = unit.tileB0 + t;
         const SubBox* jBox =
             catB.d_subBoxes + static_cast<std::size_t>(tileB) * subBoxesPerTile + lane;
-        bool wholeHere = false;
+        bool settledHere = false, narrowHere = false;
         std::uint32_t pointsJ = 0;
-        if (addWholeSubTiles && !(unit.isAuto != 0 && tileB == unit.tileA)) {
+        if ((addWholeSubTiles || addNarrow) && !(unit.isAuto != 0 && tileB == unit.tileA)) {
             const TileBox boxB = catB.d_tiles[tileB];
             int oneBin = -1;
             bool mixed = false;
             const int cls =
                 classifyTilePair(boxA, boxB, bins, Traits<Real>::kHasLows, &oneBin, &mixed);
-            wholeHere = cls != kSkip && cls != kOneBin;
+            settledHere = cls != kSkip && cls != kOneBin;
+            narrowHere = addNarrow && settledHere && (!Traits<Real>::kHasLows || cls == kFast);
             pointsJ = subBoxPoints(boxB.count, lane);
         }
-        std::uint32_t masks[kPointsPerThread];
+        std::uint32_t masks[kPointsPerThread], narrowMasks[kPointsPerThread];
 #pragma unroll
         for (int r = 0; r < kPointsPerThread; ++r) {
             const int verdict =
                 real ? judgeSubBoxes(iBoxes + r, jBox, bins.d_thresholdsDouble, binCount) : kSubOut;
-            const bool whole = wholeHere && verdict >= 0;
+            const bool whole = addWholeSubTiles && settledHere && verdict >= 0;
             if (whole) {
                 const std::uint32_t pairs =
                     subBoxPoints(boxA.count, warp * kPointsPerThread + r) * pointsJ;
                 if (pairs != 0)
                     hist.addPairs(verdict + 1, pairs);
             }
-            masks[r] = ~__ballot_sync(0xffffffffu, real && (verdict == kSubOut || whole));
+            const bool narrow = narrowHere && !whole && (verdict >= 0 || verdict == kSubNarrow);
+            masks[r] = ~__ballot_sync(0xffffffffu, real && (verdict == kSubOut || whole || narrow));
+            narrowMasks[r] = __ballot_sync(0xffffffffu, real && narrow);
         }
-        if (lane == 0)
+        if (lane == 0) {
             s_visit[warp * maskedTiles + t] = make_uint4(masks[0], masks[1], masks[2], masks[3]);
+            s_narrow[warp * maskedTiles + t] =
+                make_uint4(narrowMasks[0], narrowMasks[1], narrowMasks[2], narrowMasks[3]);
+        }
     }
     __syncwarp(); // read by this warp only; rewritten after the next unit's barriers
 }
@@ -231,6 +244,36 @@ countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerT
     }
 }
 
+/// One tile pair's narrow sub-tile pairs (this warp's mask `narrow`, made by markSubTiles), by
+/// compares (narrowPairs*): per j sub-tile, each register group the mask marks. Float marks them
+/// in kFast tile pairs only, whose pairs are binned on their hi parts alone. jCount: the j-tile's
+/// real points.
+template <class Real, bool SingleStep, class Hist>
+__device__ __forceinline__ void
+countNarrowPairs(const Real (&ix)[kPointsPerThread], const Real (&iy)[kPointsPerThread],
+                 const Real (&iz)[kPointsPerThread], const typename Traits<Real>::Point* s_pts,
+                 const Real* s_thr, const LookupContext& lookup, int tileSize,
+                 std::uint32_t jCount, std::uint32_t binCount, const uint4* narrow,
+                 const Hist& hist) {
+    for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
+        const std::uint32_t groups = groupsVisiting(narrow, jBegin);
+        if (groups == 0)
+            continue;
+        const std::uint32_t realJ = subBoxPoints(jCount, jBegin / kSubTileSize);
+#pragma unroll
+        for (int r = 0; r < kPointsPerThread; ++r) {
+            if (((groups >> r) & 1u) == 0)
+                continue;
+            if constexpr (Traits<Real>::kHasLows)
+                narrowPairsFloat<SingleStep>(ix[r], iy[r], iz[r], s_pts, s_thr, lookup, jBegin,
+                                             realJ, binCount, hist);
+            else
+                narrowPairsDouble<SingleStep>(ix[r], iy[r], iz[r], s_pts, s_thr, lookup, jBegin,
+                                              realJ, binCount, hist);
+        }
+    }
+}
+
 /// The next unit of the grid's list for this block: one atomic step of the shared cursor, taken
 /// by thread 0 and read by all (unitEnd or beyond: none left).
 __device__ __forceinline__ std::uint32_t nextUnit(const PairKernelArgs& args,
@@ -279,7 +322,8 @@ openRegionPair(const PairKernelArgs& args, std::uint32_t task, std::uint32_t reg
 }
 
 /// The block's dynamic shared memory as the kernel uses it: the staged j-tile (and its lo parts),
-/// the thresholds, the c² lookup, the private histogram (and weighted sums), the sub-tile masks.
+/// the thresholds, the c² lookup, the private histogram (and weighted sums), the sub-tile masks
+/// (visit and narrow).
 template <class Real> struct BlockShared {
     typename Traits<Real>::Point* pts;
     float4* lows;
@@ -287,6 +331,7 @@ template <class Real> struct BlockShared {
     std::uint16_t* lookup;
     std::uint32_t* hist;
     uint4* visit;
+    uint4* narrow;
     Real* weights; ///< weighted kernels only, else null
 };
 
@@ -302,6 +347,7 @@ __device__ __forceinline__ BlockShared<Real> carveShared(unsigned char* raw,
     shared.lookup = reinterpret_cast<std::uint16_t*>(raw + layout.lookupOffset);
     shared.hist = reinterpret_cast<std::uint32_t*>(raw + layout.histOffset);
     shared.visit = reinterpret_cast<uint4*>(raw + layout.visitOffset);
+    shared.narrow = reinterpret_cast<uint4*>(raw + layout.narrowOffset);
     if constexpr (Weighted)
         shared.weights = reinterpret_cast<Real*>(raw + weightOffsetOf(layout, args.bins.binCount));
     return shared;

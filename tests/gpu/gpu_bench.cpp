@@ -5,7 +5,8 @@
 //        tpacf_gpu_bench --culling [--quick]
 //   CUDA tuning of every counter (the rows that vary a setting override it): --cuda-hist
 //   thread|thread-atomic|warp|global, --cuda-brute-force, --cuda-block N, --cuda-subtiles on|off,
-//   --cuda-region-level L (what `tpacf bench` takes; never read from the environment).
+//   --cuda-narrow-subtiles on|off, --cuda-region-level L (what `tpacf bench` takes; never read
+//   from the environment).
 //   --jackknife K: only the jackknife comparison: countBatch against countBatchByRegion with K
 //   regions (spatially coherent: nearest of K centres, as the jackknife makes them; and random).
 //   --culling: the targets of the issue "Spatial culling" (uniform full sky, 30 log bins from
@@ -264,6 +265,8 @@ int main(int argc, char** argv) {
             g_baseTuning.blockSizeCap = std::atoi(value);
         } else if (flag == "--cuda-subtiles") {
             g_baseTuning.subTileCulling = std::string(value) != "off";
+        } else if (flag == "--cuda-narrow-subtiles") {
+            g_baseTuning.narrowSubTiles = std::string(value) != "off";
         } else if (flag == "--cuda-region-level") {
             g_baseTuning.regionCellLevel = std::atoi(value);
         }

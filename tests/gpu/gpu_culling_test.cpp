@@ -381,9 +381,9 @@ int main(int argc, char** argv) {
             std::printf("hist modes done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
 
-        // Whole node pairs (the host's traversal) and whole sub-tile pairs (the kernel) where
-        // many pairs lie exactly on bin edges: a 2.5° lattice against 5° linear bins, the full
-        // log range and an edge list from 0 to 180°; and the whole sub-tiles off. Then a uniform
+        // Whole node pairs (the host's traversal), whole and narrow sub-tile pairs (the kernel)
+        // where many pairs lie exactly on bin edges: a 2.5° lattice against 5° linear bins, the
+        // full log range and an edge list from 0 to 180°; and those kernel paths off. Then a uniform
         // full-sky pair at the full log range, where tile pairs are settled whole by the host.
         {
             const Catalog a = makeCatalog("lattice", quick ? 20000 : 60000, 905);
@@ -396,11 +396,18 @@ int main(int argc, char** argv) {
                                                       AngleUnit::Degree)};
             for (const BinCase& bins : {linear5, fullLog, edgeList})
                 runCase(stats, counters, a, b, bins, true);
-            cuda::CudaTuning noWhole;
-            noWhole.wholeSubTiles = false;
-            const auto tuned = gputest::tunedCounters(noWhole);
-            const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
-            runCase(stats, with, a, b, linear5, true);
+            // Each kernel path that settles sub-tile pairs off in turn: the whole ones (then
+            // the narrow path takes the one-bin sub-tile pairs), the narrow ones, both.
+            for (const auto& [whole, narrow] :
+                 {std::pair{false, true}, std::pair{true, false}, std::pair{false, false}}) {
+                cuda::CudaTuning tuning;
+                tuning.wholeSubTiles = whole;
+                tuning.narrowSubTiles = narrow;
+                const auto tuned = gputest::tunedCounters(tuning);
+                const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
+                runCase(stats, with, a, b, linear5, true);
+                runCase(stats, with, a, b, fullLog, true);
+            }
             const Catalog u = makeCatalog("uniform", quick ? 60000 : 200000, 907);
             const Catalog m = makeCatalog("mock", quick ? 50000 : 150000, 908);
             runCase(stats, counters, u, m, fullLog, true);

@@ -90,12 +90,17 @@ inline constexpr Flag kCudaWholeSubtiles{
     "--cuda-whole-subtiles", Value, "on|off",
     "with culling, add whole the 32-point sub-tile pairs that lie in one bin\n"
     "(default on)"};
+inline constexpr Flag kCudaNarrowSubtiles{
+    "--cuda-narrow-subtiles", Value, "on|off",
+    "with culling, count the 32-point sub-tile pairs that lie in two neighbouring\n"
+    "bins by compares instead of a bin lookup per pair (default on)"};
 inline constexpr Flag kCudaRegionLevel{
     "--cuda-region-level", Value, "L",
     "coarse cells of the jackknife region layout, 0..5 (default 0)"};
 inline constexpr const Flag* kCudaFlags[] = {&kCudaHist,          &kCudaBruteForce, &kCudaTrace,
                                              &kCudaBlock,         &kCudaSubtiles,
-                                             &kCudaWholeSubtiles, &kCudaRegionLevel};
+                                             &kCudaWholeSubtiles, &kCudaNarrowSubtiles,
+                                             &kCudaRegionLevel};
 inline constexpr FlagGroup kCudaGroup{
     "CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed)",
     kCudaFlags};

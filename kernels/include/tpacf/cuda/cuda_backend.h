@@ -36,6 +36,10 @@ struct CudaTuning {
     /// With sub-tile culling, unweighted counts without regions: add whole the sub-tile pairs
     /// (32 x 32 points) whose pairs all lie in one bin instead of computing them.
     bool wholeSubTiles = true;
+    /// With sub-tile culling, unweighted counts: count the sub-tile pairs whose pairs lie in two
+    /// neighbouring bins at most (a bin edge or the range's) by two compares per pair instead of
+    /// a bin lookup and a histogram update.
+    bool narrowSubTiles = true;
     /// Region (jackknife) layout: coarse cells of 2^level per axis, 0 to 5 (0: by region alone).
     int regionCellLevel = 0;
     /// A note per batch of where its wall time went on the host and on each device (setup, the
