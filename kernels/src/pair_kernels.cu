@@ -51,6 +51,15 @@ constexpr std::size_t alignUp(std::size_t value, std::size_t alignment) {
 /// The kernel body; pairCountKernel (plain) and regionPairCountKernel (jackknife) wrap it, and
 /// their weighted variants (Weighted: every pair also adds w_i·w_j to a private sum beside its
 /// counter; a tile pair binned whole adds the product of the tiles' weight sums).
+/// Sub-tile pairs settled by their boxes (markSubTiles): whole ones in plain unweighted kernels
+/// only (a region kernel's private histogram holds one region pair at a time; a weighted one
+/// would need the sub-tiles' weight sums); narrow ones in every unweighted kernel (their counts
+/// go to the private histogram from the pair loops, after a region kernel has opened the tile
+/// pair's region pair).
+/// The private histogram holds pairs of currentTask (and, with regions, of the region pair
+/// openRegionA/B: region tiles are region-pure, so a whole tile pair has one region pair) since
+/// the last flush; `open` says whether it may hold any. Rows are recomputed at each flush rather
+/// than kept: registers are what limits the blocks per SM.
 template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted = false>
 __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     using Hist =
@@ -63,11 +72,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     const BinTables& bins = args.bins;
     const std::uint32_t binCount = bins.binCount;
     const bool cullSubTiles = bins.classifyTiles != 0 && bins.cullSubTiles != 0;
-    // Whole sub-tile pairs: plain unweighted kernels only (a region kernel's private histogram
-    // holds one region pair at a time; a weighted one would need the sub-tiles' weight sums).
     const bool addWholeSubTiles = !Regions && !Weighted && cullSubTiles && bins.wholeSubTiles != 0;
-    // Narrow sub-tile pairs: unweighted kernels (their counts go to the private histogram from
-    // the pair loops, after a region kernel has opened the tile pair's region pair).
     const bool addNarrow = !Weighted && cullSubTiles && bins.narrowSubTiles != 0;
     const std::uint32_t subBoxesPerTile = args.tileSize / kSubTileSize;
     const std::uint32_t maskedTiles = args.layout.maskedTiles;
@@ -89,10 +94,6 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     Hist hist =
         privateHistogram<Hist, Mode, Weighted>(shared.hist, shared.weights, stride, binCount);
 
-    // The private histogram holds pairs of currentTask (and, with regions, of the region pair
-    // openRegionA/B: region tiles are region-pure, so a whole tile pair has one region pair)
-    // since the last flush; `open` says whether it may hold any. Rows are recomputed at each
-    // flush rather than kept: registers are what limits the blocks per SM.
     int currentTask = -1;
     bool open = false;
     std::uint32_t openRegionA = 0, openRegionB = 0;
