@@ -124,11 +124,11 @@ __device__ __forceinline__ std::uint32_t subBoxPoints(std::uint32_t tilePoints, 
 /// kSubOut (every pair out of range, or a box empty: padding only has +inf gaps), the bin k >= 0
 /// that holds every pair, kSubNarrow (every pair in one of two neighbouring slots, a bin and a
 /// bin or the range's outside: the pair loop may count them by compares, narrowPairs*) or
-/// kSubOpen. Why a pair binned whole here is the bin
-/// the pair loop would give it: the margin covers the rounding of either precision (pair_work.h,
-/// kTileBoxMargin), as for whole tiles. The same holds threshold by threshold: t[m] <= lo means
-/// every pair's computed c² is at or above the kernel's threshold m, hi < t[m] every one below it;
-/// so every pair's slot lies between the slots of lo and hi.
+/// kSubOpen. Why a pair binned whole here is the bin the pair loop would give it: the margin
+/// covers the rounding of either precision (pair_work.h, kTileBoxMargin), as for whole tiles.
+/// The same holds threshold by threshold: t[m] <= lo means every pair's computed c² is at or
+/// above the kernel's threshold m, hi < t[m] every one below it; so every pair's slot lies
+/// between the slots of lo and hi.
 constexpr int kSubOut = -1;
 constexpr int kSubOpen = -2;
 constexpr int kSubNarrow = -3;
