@@ -246,6 +246,24 @@ private Q_SLOTS:
                  thetaMin.err.c_str());
     }
 
+    // The CUDA kernel switches of bench take on or off, and refuse any other word by name
+    // before anything is counted (no GPU needed to be told).
+    void cudaSwitchesTakeOnOrOff_data() {
+        QTest::addColumn<QString>("flag");
+        for (const char* flag :
+             {"--cuda-subtiles", "--cuda-whole-subtiles", "--cuda-narrow-subtiles"})
+            QTest::newRow(flag) << QString::fromLatin1(flag);
+    }
+
+    void cudaSwitchesTakeOnOrOff() {
+        QFETCH(QString, flag);
+        const CliOutcome bad =
+            runCliWith({"bench", "--n", "100", flag.toStdString(), "maybe", "--quiet"});
+        QCOMPARE(bad.exitCode, 2);
+        const std::string want = flag.toStdString() + ": \"maybe\" is not on or off";
+        QVERIFY2(bad.err.find(want) != std::string::npos, bad.err.c_str());
+    }
+
     // --quiet, added to mock, bench and lab as one row each: the work is done, the summary not
     // printed (mock), the report still written (bench, lab).
     void quietInEveryCommandThatReports() {
