@@ -96,11 +96,17 @@ Catalog Catalog::fromRadians(std::string name, std::vector<double> ra, std::vect
         n,
         [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i) {
-                ra[i] = wrapInto(ra[i], 2.0 * kPi);
-                const double cosDec = std::cos(dec[i]);
-                catalog.m_x[i] = cosDec * std::cos(ra[i]);
-                catalog.m_y[i] = cosDec * std::sin(ra[i]);
-                catalog.m_z[i] = std::sin(dec[i]);
+                // Angles held in locals: read back from the columns after the stores below,
+                // they would be new values to the compiler, which then keeps four calls instead
+                // of joining each sine and cosine into one sincos (the same values, in about
+                // half the time).
+                const double raWrapped = wrapInto(ra[i], 2.0 * kPi);
+                const double decAngle = dec[i];
+                ra[i] = raWrapped;
+                const double cosDec = std::cos(decAngle);
+                catalog.m_x[i] = cosDec * std::cos(raWrapped);
+                catalog.m_y[i] = cosDec * std::sin(raWrapped);
+                catalog.m_z[i] = std::sin(decAngle);
             }
         },
         threads, kPointsPerWorker);
