@@ -7,6 +7,7 @@
 #include "device_point.h"
 #include "pair_kernels.h"
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -123,7 +124,7 @@ __device__ __forceinline__ std::uint32_t subBoxPoints(std::uint32_t tilePoints, 
 /// What two sub-boxes say about all their pairs, by the tile classification's rule and margin:
 /// kSubOut (every pair out of range, or a box empty: padding only has +inf gaps), the bin k >= 0
 /// that holds every pair, kSubNarrow (every pair in one of two neighbouring slots, a bin and a
-/// bin or the range's outside: the pair loop may count them by compares, narrowPairs*) or
+/// bin or the range's outside: the pair loop may count them by compares, narrowPairs) or
 /// kSubOpen. Why a pair binned whole here is the bin the pair loop would give it: the margin
 /// covers the rounding of either precision (pair_work.h, kTileBoxMargin), as for whole tiles.
 /// The same holds threshold by threshold: t[m] <= lo means every pair's computed c² is at or
@@ -352,46 +353,35 @@ __device__ __forceinline__ void addNarrowCounts(const Hist& hist, int q, std::ui
     add(q, realPairs - above - below);
 }
 
-/// Float, in kFast tile pairs (every pair binned on its hi parts alone, as pairLoopFloat's Fast
-/// loop): this thread's i-point against the j sub-tile at jBegin (realJ real points).
-template <bool SingleStep, class Hist>
-__device__ __forceinline__ void narrowPairsFloat(float ix, float iy, float iz, const float4* s_hi,
-                                                 const float* s_thr, const LookupContext& lookup,
-                                                 int jBegin, std::uint32_t realJ,
-                                                 std::uint32_t binCount, const Hist& hist) {
-    const auto chord2 = [&](int j) {
-        const float4 h = s_hi[j];
-        return hiChord2(__fsub_rn(ix, h.x), __fsub_rn(iy, h.y), __fsub_rn(iz, h.z));
-    };
-    const int q =
-        __shfl_sync(0xffffffffu, lookupSlot<SingleStep>(chord2(jBegin), s_thr, lookup), 0);
-    const float tAbove = s_thr[q];
-    const float tBelow = q > 0 ? s_thr[q - 1] : -__int_as_float(0x7f800000);
-    std::uint32_t above = 0, below = 0;
-#pragma unroll 8
-    for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
-        const float c2 = chord2(j);
-        above += c2 >= tAbove ? 1u : 0u;
-        below += c2 < tBelow ? 1u : 0u;
-    }
-    addNarrowCounts(hist, q, above, below, ix == ix ? realJ : 0u, binCount);
+/// The c² of a narrow sub-tile pair's pair, as the pair loops compute it for its tile class:
+/// float in kFast tile pairs, on the hi parts alone (as pairLoopFloat's Fast loop); double, the
+/// reference's (doubleChord2).
+__device__ __forceinline__ float narrowChord2(float ix, float iy, float iz, const float4* s_hi,
+                                              int j) {
+    const float4 h = s_hi[j];
+    return hiChord2(__fsub_rn(ix, h.x), __fsub_rn(iy, h.y), __fsub_rn(iz, h.z));
 }
 
-/// Double: as narrowPairsFloat, with the reference's c² (doubleChord2).
-template <bool SingleStep, class Hist>
-__device__ __forceinline__ void
-narrowPairsDouble(double ix, double iy, double iz, const DoublePoint* s_pts, const double* s_thr,
-                  const LookupContext& lookup, int jBegin, std::uint32_t realJ,
-                  std::uint32_t binCount, const Hist& hist) {
+__device__ __forceinline__ double narrowChord2(double ix, double iy, double iz,
+                                               const DoublePoint* s_pts, int j) {
+    return doubleChord2(ix, iy, iz, s_pts[j]);
+}
+
+/// This thread's i-point against the j sub-tile at jBegin (realJ real points), by compares.
+template <bool SingleStep, class Real, class Point, class Hist>
+__device__ __forceinline__ void narrowPairs(Real ix, Real iy, Real iz, const Point* s_pts,
+                                            const Real* s_thr, const LookupContext& lookup,
+                                            int jBegin, std::uint32_t realJ,
+                                            std::uint32_t binCount, const Hist& hist) {
     const int q = __shfl_sync(
         0xffffffffu,
-        lookupSlot<SingleStep>(doubleChord2(ix, iy, iz, s_pts[jBegin]), s_thr, lookup), 0);
-    const double tAbove = s_thr[q];
-    const double tBelow = q > 0 ? s_thr[q - 1] : -__longlong_as_double(0x7ff0000000000000ll);
+        lookupSlot<SingleStep>(narrowChord2(ix, iy, iz, s_pts, jBegin), s_thr, lookup), 0);
+    const Real tAbove = s_thr[q];
+    const Real tBelow = q > 0 ? s_thr[q - 1] : -static_cast<Real>(INFINITY);
     std::uint32_t above = 0, below = 0;
 #pragma unroll 8
     for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
-        const double c2 = doubleChord2(ix, iy, iz, s_pts[j]);
+        const Real c2 = narrowChord2(ix, iy, iz, s_pts, j);
         above += c2 >= tAbove ? 1u : 0u;
         below += c2 < tBelow ? 1u : 0u;
     }

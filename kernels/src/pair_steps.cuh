@@ -26,7 +26,7 @@ namespace {
 /// - whole sub-tiles (addWholeSubTiles): a sub-tile pair whose pairs all lie in one bin is added
 ///   here, by the lane that judged it, and left out of the masks;
 /// - narrow sub-tiles (addNarrow): a sub-tile pair of at most two neighbouring slots (one bin not
-///   added whole included) goes to the narrow mask instead of the visit mask (narrowPairs*), in
+///   added whole included) goes to the narrow mask instead of the visit mask (narrowPairs), in
 ///   double and, in float, in kFast tile pairs (hi parts alone). Float pairs that need their lo
 ///   parts measured no faster by compares (the lookup is a small share of their arithmetic) and
 ///   slower near θ_max, where the pair loop's range check drops most of them after the hi parts.
@@ -245,7 +245,7 @@ countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerT
 }
 
 /// One tile pair's narrow sub-tile pairs (this warp's mask `narrow`, made by markSubTiles), by
-/// compares (narrowPairs*): per j sub-tile, each register group the mask marks. Float marks them
+/// compares (narrowPairs): per j sub-tile, each register group the mask marks. Float marks them
 /// in kFast tile pairs only, whose pairs are binned on their hi parts alone. jCount: the j-tile's
 /// real points.
 template <class Real, bool SingleStep, class Hist>
@@ -264,12 +264,8 @@ countNarrowPairs(const Real (&ix)[kPointsPerThread], const Real (&iy)[kPointsPer
         for (int r = 0; r < kPointsPerThread; ++r) {
             if (((groups >> r) & 1u) == 0)
                 continue;
-            if constexpr (Traits<Real>::kHasLows)
-                narrowPairsFloat<SingleStep>(ix[r], iy[r], iz[r], s_pts, s_thr, lookup, jBegin,
-                                             realJ, binCount, hist);
-            else
-                narrowPairsDouble<SingleStep>(ix[r], iy[r], iz[r], s_pts, s_thr, lookup, jBegin,
-                                              realJ, binCount, hist);
+            narrowPairs<SingleStep>(ix[r], iy[r], iz[r], s_pts, s_thr, lookup, jBegin, realJ,
+                                    binCount, hist);
         }
     }
 }
