@@ -20,7 +20,9 @@
 #include "tile_tree.h"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
+#include <vector>
 
 namespace tpacf::cuda::detail {
 namespace {
@@ -41,6 +43,39 @@ double squaredDiagonal(const CellBounds& box) noexcept {
         sum += side * side;
     }
     return sum;
+}
+
+// Orders runs by (a, bBegin), as a comparison sort would (no two runs share both): a counting
+// sort on a, then each a's runs by bBegin. A piece's runs, millions at the full range, span few
+// a tiles, and each a's few runs come mostly in order already: one comparison sort of them all
+// was half of the list's build time (N = 2^22, 0.01'-180°).
+void sortByTiles(std::vector<CellPairRun>& runs) {
+    if (runs.size() < 2)
+        return;
+    const auto [least, most] = std::minmax_element(
+        runs.begin(), runs.end(),
+        [](const CellPairRun& x, const CellPairRun& y) { return x.a < y.a; });
+    const std::uint32_t firstA = least->a;
+    // ends[k]: where the runs of a = firstA + k end once placed (a prefix sum of the counts).
+    std::vector<std::size_t> ends(std::size_t(most->a - firstA) + 1, 0);
+    for (const CellPairRun& run : runs)
+        ++ends[run.a - firstA];
+    std::partial_sum(ends.begin(), ends.end(), ends.begin());
+    std::vector<CellPairRun> sorted(runs.size());
+    for (auto run = runs.rbegin(); run != runs.rend(); ++run)
+        sorted[--ends[run->a - firstA]] = *run;
+    // ends[k] is now where the runs of a = firstA + k begin.
+    ends.push_back(sorted.size());
+    const auto byBegin = [](const CellPairRun& x, const CellPairRun& y) {
+        return x.bBegin < y.bBegin;
+    };
+    for (std::size_t k = 0; k + 1 < ends.size(); ++k) {
+        const auto first = sorted.begin() + static_cast<std::ptrdiff_t>(ends[k]);
+        const auto last = sorted.begin() + static_cast<std::ptrdiff_t>(ends[k + 1]);
+        if (!std::is_sorted(first, last, byBegin))
+            std::sort(first, last, byBegin);
+    }
+    runs.swap(sorted);
 }
 
 // The traversal of a task or of one piece of it. Judges node pairs as classifyTilePair judges
@@ -106,9 +141,7 @@ public:
 
     /// The piece's results: runs sorted by (a, bBegin), touching ones joined.
     TraversalPiece finish() {
-        std::sort(m_runs.begin(), m_runs.end(), [](const CellPairRun& x, const CellPairRun& y) {
-            return x.a != y.a ? x.a < y.a : x.bBegin < y.bBegin;
-        });
+        sortByTiles(m_runs);
         for (const CellPairRun& run : m_runs) {
             if (!m_out.runs.empty() && m_out.runs.back().a == run.a &&
                 m_out.runs.back().bEnd == run.bBegin)
