@@ -8,6 +8,7 @@
 #include "tpacf/work_runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <limits>
 #include <optional>
@@ -222,55 +223,73 @@ std::vector<TaskSpan> placeSegments(std::span<const CountTask> tasks,
 /// (sorted by a, then b; from denseRuns or listCellPairs): runs of one i-tile that touch are
 /// joined (their classes only matter to the list builder; the kernel classifies each tile pair
 /// again), then cut into units of at most tilesPerUnit j-tiles. Built in segments of whole rows
-/// on the host's cores, counted first, then written in place with their work and progress (no
-/// array is filled on one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and
+/// on the host's cores, counted first, then written in list order with their work, then in spread
+/// order (spreadTasks) with their progress, each block on its own core (no array is filled on
+/// one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and
 /// their order are those of one pass over the runs, whatever the cores.
 /// Blocks each task's units are counted in: consecutive units (neighbours on the sky, which share
 /// the device's cache) stay together, and the blocks go in SpreadOrder, so that any prefix of a
 /// task's list covers its sky evenly and a partial count is an even sample of its pairs.
 constexpr std::size_t kSpreadBlocks = 256;
 
-/// Rewrites every task's units in spread order, with their work and progress prefixes (each
-/// task's progress still its pairTotal spread in proportion to the work), and says whether every
-/// task with units has enough blocks for its partial counts to be even samples.
-bool spreadTasks(Schedule& schedule, const std::vector<TaskSpan>& spans) {
-    std::vector<std::uint8_t> even(spans.size(), 1);
-    parallelForRanges(spans.size(), [&](std::size_t first, std::size_t last) {
-        for (std::size_t t = first; t < last; ++t) {
-            const TaskSpan& span = spans[t];
-            const std::size_t n = span.unitEnd - span.unitBegin;
-            if (n == 0)
-                continue;
-            const std::size_t blocks = std::min(n, kSpreadBlocks);
-            even[t] = blocks >= kEvenSampleUnits;
-            const SpreadOrder order(blocks);
-            const auto unitsBegin = schedule.units.begin() + static_cast<std::ptrdiff_t>(span.unitBegin);
-            const std::vector<WorkUnit> listed(unitsBegin, unitsBegin + static_cast<std::ptrdiff_t>(n));
-            std::vector<std::uint64_t> work(n);
-            for (std::size_t i = 0; i < n; ++i)
-                work[i] = schedule.workPrefix[span.unitBegin + i + 1] -
-                          schedule.workPrefix[span.unitBegin + i];
-            std::size_t next = span.unitBegin;
-            std::uint64_t done = span.workBegin;
-            for (std::size_t rank = 0; rank < blocks; ++rank) {
-                const std::size_t block = static_cast<std::size_t>(order(rank));
-                for (std::size_t i = block * n / blocks; i < (block + 1) * n / blocks; ++i) {
-                    schedule.units[next] = listed[i];
-                    done += work[i];
-                    schedule.workPrefix[next + 1] = done;
-                    schedule.progressPrefix[next + 1] =
-                        span.progressBase +
-                        (next + 1 == span.unitEnd
-                             ? span.total
-                             : std::min(span.total,
-                                        static_cast<std::uint64_t>(
-                                            static_cast<double>(done - span.workBegin) * span.scale)));
-                    ++next;
-                }
+/// Writes every task's units in spread order from `listed` (the units in list order, with their
+/// work prefix), with their work and progress prefixes (each task's progress its pairTotal spread
+/// in proportion to the work), and says whether every task with units has enough blocks for its
+/// partial counts to be even samples. Every block is written on the host's cores: a DD is one
+/// task, and its list (6 × 10^6 units for 10^7 clustered points to 10°) rewritten on one core
+/// took longer than the traversal that made it.
+bool spreadTasks(Schedule& schedule, const std::vector<TaskSpan>& spans,
+                 const HostArray<WorkUnit>& listed, const HostArray<std::uint64_t>& listedPrefix) {
+    // Each task's blocks in spread order: the listed units [from, to) go to `at` onwards, the
+    // task's work before them in spread order is workAt.
+    struct Block {
+        std::size_t task, from, to, at;
+        std::uint64_t workAt;
+    };
+    std::vector<Block> blocks;
+    bool even = true;
+    for (std::size_t t = 0; t < spans.size(); ++t) {
+        const TaskSpan& span = spans[t];
+        const std::size_t n = span.unitEnd - span.unitBegin;
+        if (n == 0)
+            continue;
+        const std::size_t count = std::min(n, kSpreadBlocks);
+        even = even && count >= kEvenSampleUnits;
+        const SpreadOrder order(count);
+        std::size_t at = span.unitBegin;
+        std::uint64_t workAt = span.workBegin;
+        for (std::size_t rank = 0; rank < count; ++rank) {
+            const auto block = static_cast<std::size_t>(order(rank));
+            const std::size_t from = span.unitBegin + block * n / count;
+            const std::size_t to = span.unitBegin + (block + 1) * n / count;
+            blocks.push_back({t, from, to, at, workAt});
+            at += to - from;
+            workAt += listedPrefix[to] - listedPrefix[from];
+        }
+    }
+    std::atomic<std::size_t> nextBlock{0};
+    runWorkers(workerCount(0, blocks.size()), [&](std::size_t, const std::atomic<bool>&) {
+        for (std::size_t k = nextBlock++; k < blocks.size(); k = nextBlock++) {
+            const Block& block = blocks[k];
+            const TaskSpan& span = spans[block.task];
+            std::size_t next = block.at;
+            std::uint64_t done = block.workAt;
+            for (std::size_t i = block.from; i < block.to; ++i) {
+                schedule.units[next] = listed[i];
+                done += listedPrefix[i + 1] - listedPrefix[i];
+                schedule.workPrefix[next + 1] = done;
+                schedule.progressPrefix[next + 1] =
+                    span.progressBase +
+                    (next + 1 == span.unitEnd
+                         ? span.total
+                         : std::min(span.total,
+                                    static_cast<std::uint64_t>(
+                                        static_cast<double>(done - span.workBegin) * span.scale)));
+                ++next;
             }
         }
     });
-    return std::all_of(even.begin(), even.end(), [](std::uint8_t e) { return e != 0; });
+    return even;
 }
 
 Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
@@ -298,29 +317,23 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
     schedule.progressPrefix.resize(unitCount + 1);
     schedule.workPrefix[0] = 0;
     schedule.progressPrefix[0] = 0;
-    // Second pass: every segment writes its units, work and progress in place.
+    // Second pass: every segment writes its units and their work in list order, in place.
+    HostArray<WorkUnit> listed(unitCount);
+    HostArray<std::uint64_t> listedPrefix(unitCount + 1);
+    listedPrefix[0] = 0;
     parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
             const Segment& segment = segments[k];
-            const TaskSpan& span = spans[pieces[segment.piece].task];
             std::size_t next = segment.unitBegin;
             std::uint64_t work = segment.workBegin;
             walk(segment, [&](const WorkUnit& unit, std::uint64_t pairs) {
-                schedule.units[next] = unit;
+                listed[next] = unit;
                 work += pairs;
-                schedule.workPrefix[next + 1] = work;
-                const std::uint64_t done =
-                    next + 1 == span.unitEnd
-                        ? span.total
-                        : std::min(span.total, static_cast<std::uint64_t>(
-                                                   static_cast<double>(work - span.workBegin) *
-                                                   span.scale));
-                schedule.progressPrefix[next + 1] = span.progressBase + done;
-                ++next;
+                listedPrefix[++next] = work;
             });
         }
     });
-    schedule.evenlySpread = spreadTasks(schedule, spans);
+    schedule.evenlySpread = spreadTasks(schedule, spans, listed, listedPrefix);
     applyShare(schedule, tasks, share);
     return schedule;
 }

@@ -11,6 +11,7 @@
 
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
+#include "tpacf/mock.h"
 #include "tpacf/pair_counter.h"
 
 #include <algorithm>
@@ -430,10 +431,15 @@ int checkTakingOrder() {
 
 } // namespace
 
-// --time N TILE MAX_ARCMIN: the schedule's build time for N uniform points (a measurement aid,
-// not a check).
-int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin) {
-    const Catalog a = makeCatalog("first", uniform(n, 1), false, 0);
+// --time N TILE MAX_ARCMIN [box]: the schedule's build time for N uniform points, or with "box"
+// for the clustered data of `tpacf bench --clustered --footprint box:150,190,0,40` (a measurement
+// aid, not a check).
+int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin, bool box) {
+    MockParams mock;
+    mock.count = n;
+    mock.footprint = Footprint::box(150, 190, 0, 40);
+    const Catalog a =
+        box ? generateClusteredMock(mock, "first") : makeCatalog("first", uniform(n, 1), false, 0);
     const std::vector<CountTask> tasks{CountTask{&a, nullptr}};
     const BatchCatalogs batch = indexBatch(tasks);
     const Binning binning(BinSpec::logCount(0.01, maxArcmin, AngleUnit::Arcminute, 30));
@@ -452,9 +458,10 @@ int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin) {
 }
 
 int main(int argc, char** argv) {
-    if (argc == 5 && std::string(argv[1]) == "--time")
+    if ((argc == 5 || (argc == 6 && std::string(argv[5]) == "box")) &&
+        std::string(argv[1]) == "--time")
         return timeSchedule(std::stoul(argv[2]), static_cast<std::uint32_t>(std::stoul(argv[3])),
-                            std::stod(argv[4]));
+                            std::stod(argv[4]), argc == 6);
     const BinSpec fullLog = BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 30);
     const BinSpec toTen = BinSpec::logCount(1, 600, AngleUnit::Arcminute, 15);
     const BinSpec linear = BinSpec::linearCount(0, 180, AngleUnit::Degree, 36);
