@@ -354,6 +354,43 @@ private slots:
         }
     }
 
+    // A chunk of several MB (a large file read on few threads) has its line ends counted in
+    // blocks of a few MB, between which Ctrl-C is honoured; the next chunk's rows take their line
+    // numbers from that count. With fixed-width rows and a leading comment padded by every length
+    // up to a line's, some line end falls across every block boundary, whatever the block size: a
+    // CRLF cut there would be counted as two line ends and move the error of a row of the second
+    // chunk to a later line. The error must name the line the row is on, with LF, CRLF and lone
+    // CR line ends.
+    void lineEndsCountedInBlocks_data() {
+        QTest::addColumn<QByteArray>("lineEnd");
+        QTest::newRow("lf") << QByteArray("\n");
+        QTest::newRow("crlf") << QByteArray("\r\n");
+        QTest::newRow("lone cr") << QByteArray("\r");
+    }
+
+    void lineEndsCountedInBlocks() {
+        QFETCH(QByteArray, lineEnd);
+        const std::string end = lineEnd.toStdString();
+        const std::string row = "123.456789 -12.345678" + end; // 21 characters and the end
+        const std::size_t firstChunk = std::size_t(9) << 19; // 4.5 MiB
+        const std::size_t rows = firstChunk / row.size() + 100;
+        std::string body;
+        body.reserve(rows * row.size() + 16);
+        for (std::size_t r = 0; r + 1 < rows; ++r)
+            body += row;
+        body += "123.456789 abc" + end; // the last row's Dec is not a number
+        for (std::size_t pad = 0; pad < row.size(); ++pad) {
+            // The rows after the first are the chunked text: the padded comment goes there.
+            const std::string text = row + "#" + std::string(pad, 'x') + end + body;
+            const Outcome got = parse(text, ReadOptions{}, ChunkPlan{firstChunk, 2});
+            QVERIFY2(!got.catalog, "the last row is bad");
+            QVERIFY2(got.errorLine == long(rows) + 2,
+                     (std::to_string(pad) + "-byte pad: error on line " +
+                      std::to_string(got.errorLine) + ", want " + std::to_string(rows + 2))
+                         .c_str());
+        }
+    }
+
     // Chunks start just after a line end, never between a CR and its LF, and cover the text.
     void chunkStartsAfterLineEnds_data() {
         QTest::addColumn<QByteArray>("text");
