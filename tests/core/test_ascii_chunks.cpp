@@ -5,6 +5,7 @@
 // several thread counts must give bit for bit the catalog, or exactly the error, of a
 // one-thread, one-chunk parse; an error's line must be the one the generator wrote it on.
 #include "catalog/ascii_rows.h"
+#include "catalog/ascii_text.h"
 #include "tpacf/catalog.h"
 #include "tpacf/catalog_reader.h"
 #include "tpacf/errors.h"
@@ -12,6 +13,7 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -352,6 +354,32 @@ private slots:
             QVERIFY(sameBits(many.x(), one.x()) && sameBits(many.y(), one.y()) &&
                     sameBits(many.z(), one.z()));
         }
+    }
+
+    // countNewlines (eight bytes a step, bytewise sums folded every 255 steps) against
+    // std::count: random bytes with no LF, few, half and only LFs (every byte of every step an LF:
+    // the sums' largest values), every start offset in a word and lengths across several folds.
+    void newlinesCounted_data() {
+        QTest::addColumn<int>("percentNewlines");
+        for (const int percent : {0, 3, 50, 100})
+            QTest::newRow(qPrintable(QString::number(percent) + QStringLiteral(" % LF"))) << percent;
+    }
+
+    void newlinesCounted() {
+        QFETCH(int, percentNewlines);
+        std::mt19937_64 rng(std::uint64_t(percentNewlines) + 41);
+        std::string text(6000, '\0');
+        for (char& c : text)
+            c = int(rng() % 100) < percentNewlines ? '\n' : static_cast<char>(rng() % 256);
+        if (percentNewlines == 0)
+            std::replace(text.begin(), text.end(), '\n', 'x');
+        for (std::size_t offset = 0; offset < 8; ++offset)
+            for (std::size_t length = 0; offset + length <= text.size(); length += 61) {
+                const std::string_view view(text.data() + offset, length);
+                QCOMPARE(tpacf::detail::countNewlines(view),
+                         std::size_t(std::count(view.begin(), view.end(), '\n')));
+            }
+        QCOMPARE(tpacf::detail::countNewlines(std::string_view()), std::size_t(0));
     }
 
     // A chunk of several MB (a large file read on few threads) has its line ends counted in

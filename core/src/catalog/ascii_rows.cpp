@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -130,25 +129,6 @@ struct ColumnSlice {
         ++rows;
     }
 };
-
-// Bytes of `text` equal to LF, eight at a time: a byte b of w ^ 0x0a0a... is zero exactly where w
-// holds an LF, and ((b & 0x7f) + 0x7f) | b has its high bit clear exactly where b is zero (no
-// carry crosses a byte). About five times std::count's byte loop, which the compiler leaves scalar.
-std::size_t countNewlines(std::string_view text) noexcept {
-    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
-    const char* p = text.data();
-    const char* const end = p + text.size();
-    std::size_t count = 0;
-    for (; end - p >= 8; p += 8) {
-        std::uint64_t word;
-        std::memcpy(&word, p, sizeof word);
-        const std::uint64_t x = word ^ (kOnes * '\n');
-        const std::uint64_t nonZero = ((x & kLow7) + kLow7) | x;
-        count += static_cast<std::size_t>(std::popcount(~nonZero & ~kLow7));
-    }
-    return count + static_cast<std::size_t>(std::count(p, end, '\n'));
-}
 
 // Line ends as LineReader counts them: LF, CRLF, lone CR. `text` is never cut inside a CRLF.
 std::size_t countLineEnds(std::string_view text) noexcept {

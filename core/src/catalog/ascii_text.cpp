@@ -5,9 +5,40 @@
 #include "catalog/fits_reader.h"
 #include "tpacf/errors.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 
 namespace tpacf::detail {
+
+std::size_t countNewlines(std::string_view text) noexcept {
+    // Eight bytes at a time: a byte b of word ^ 0x0a0a... is zero exactly where the word holds an
+    // LF, and ((b & 0x7f) + 0x7f) | b has its high bit clear exactly where b is zero (no carry
+    // crosses a byte). Those bits, moved down to each byte's bit 0, are summed bytewise over at
+    // most 255 words (no byte overflows), then folded into 16-bit lanes (at most 2040 each) and
+    // added up.
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
+    constexpr std::uint64_t kEvenBytes = 0x00ff00ff00ff00ffull;
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    std::size_t count = 0;
+    while (end - p >= 8) {
+        const std::size_t words = std::min<std::size_t>(255, static_cast<std::size_t>(end - p) / 8);
+        const char* const stop = p + 8 * words;
+        std::uint64_t sums = 0;
+        for (; p < stop; p += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, p, sizeof word);
+            const std::uint64_t x = word ^ (kOnes * '\n');
+            sums += (~(((x & kLow7) + kLow7) | x) >> 7) & kOnes;
+        }
+        sums = (sums & kEvenBytes) + ((sums >> 8) & kEvenBytes);
+        count += static_cast<std::size_t>((sums * 0x0001000100010001ull) >> 48);
+    }
+    return count + static_cast<std::size_t>(std::count(p, end, '\n'));
+}
 
 bool looksSexagesimalWithLetters(std::string_view field) noexcept {
     std::size_t i = field.starts_with('+') || field.starts_with('-') ? 1 : 0;

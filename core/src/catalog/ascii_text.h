@@ -174,6 +174,10 @@ inline bool isNumber(std::string_view field) noexcept {
     return parseNumber(field, ignored) != NumberStatus::NotANumber;
 }
 
+/// The LF bytes of `text`: what the row parser counts its lines by before parsing them, at
+/// about three times the speed of std::count's byte loop, which the compiler leaves scalar.
+std::size_t countNewlines(std::string_view text) noexcept;
+
 /// Sexagesimal angles written with unit letters: 12h30m00s, +12d00m00.5s, 5h30m.
 bool looksSexagesimalWithLetters(std::string_view field) noexcept;
 
