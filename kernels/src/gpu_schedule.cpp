@@ -223,10 +223,10 @@ std::vector<TaskSpan> placeSegments(std::span<const CountTask> tasks,
 /// (sorted by a, then b; from denseRuns or listCellPairs): runs of one i-tile that touch are
 /// joined (their classes only matter to the list builder; the kernel classifies each tile pair
 /// again), then cut into units of at most tilesPerUnit j-tiles. Built in segments of whole rows
-/// on the host's cores, counted first, then written in list order with their work, then in spread
-/// order (spreadTasks) with their progress, each block on its own core (no array is filled on
-/// one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and
-/// their order are those of one pass over the runs, whatever the cores.
+/// on the host's cores, counted first, then written in list order with their work, then in
+/// spread order (spreadTasks) with their progress, each block on its own core (no array is filled
+/// on one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and their order are
+/// those of one pass over the runs, whatever the cores.
 /// Blocks each task's units are counted in: consecutive units (neighbours on the sky, which share
 /// the device's cache) stay together, and the blocks go in SpreadOrder, so that any prefix of a
 /// task's list covers its sky evenly and a partial count is an even sample of its pairs.
