@@ -234,6 +234,12 @@ std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
             args.fail("--cuda-narrow-subtiles: " + quote(*text) + " is not on or off");
         tuning.narrowSubTiles = *text == "on";
     }
+    if (const auto text = args.value(kCudaProjection)) {
+        if (*text != "on" && *text != "off")
+            args.fail("--cuda-projection: " + quote(*text) + " is not on or off");
+        tuning.projectedTilePairs = *text == "on";
+    }
+    tuning.projectionReach = args.number(kCudaProjectionReach, tuning.projectionReach);
     tuning.regionCellLevel = static_cast<int>(args.integer(kCudaRegionLevel, 0, 0, 5));
     try {
         tuning.validate();

@@ -345,6 +345,13 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
     int blockCap = m_tuning.blockSizeCap;
     if (blockCap == 0 && culled && thetaMaxDegrees <= kSmallTileThetaMaxDegrees)
         blockCap = kSmallTileBlock;
+    // Projected tile pairs beyond the small tiles' θ_max: there many tile pairs far apart for
+    // their size straddle one or two wide bins' edges (DD float 0.01'-180°, N = 2^22: 1.19 →
+    // 1.00 s). Below it few do, and the projected variant's spills slow the other paths: DD of
+    // 2^22 points to 10° took 0.148-0.156 s of device time with it, 0.139-0.140 s without
+    // (BENCHMARKS.md, "Projected tile pairs").
+    const bool projected =
+        m_tuning.projectedTilePairs && culled && thetaMaxDegrees > kSmallTileThetaMaxDegrees;
     // Block sizes only shrink from pass to pass (each is capped at the last smallest).
     for (int pass = 0;; ++pass) {
         if (pass == 8)
@@ -353,9 +360,9 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
         int smallest = std::numeric_limits<int>::max();
         bool same = true;
         auto plan = [&](bool variantWeighted) {
-            KernelPlan p = planPairKernel(real, static_cast<std::uint32_t>(binCount), lookupSize,
-                                          tables.singleStep, regions, blockCap,
-                                          histModeOf(m_tuning.histogram), variantWeighted);
+            KernelPlan p = planPairKernel(
+                real, static_cast<std::uint32_t>(binCount), lookupSize, tables.singleStep, regions,
+                blockCap, histModeOf(m_tuning.histogram), variantWeighted, projected);
             same = same && (smallest == std::numeric_limits<int>::max() ||
                             p.blockSize == smallest);
             smallest = std::min(smallest, p.blockSize);
@@ -474,6 +481,7 @@ DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks,
     job.cullSubTiles = m_tuning.subTileCulling;
     job.wholeSubTiles = m_tuning.wholeSubTiles;
     job.narrowSubTiles = m_tuning.narrowSubTiles;
+    job.projectionReach = m_tuning.projectionReach;
     job.trace = m_tuning.trace;
     job.start = batchStart;
     if (culled) {

@@ -5,6 +5,8 @@
 
 #include "tpacf/errors.h"
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace tpacf::cuda {
@@ -45,6 +47,14 @@ void CudaTuning::validate() const {
     if (blockSizeCap != 0 && (blockSizeCap < 64 || blockSizeCap > 256 || blockSizeCap % 32 != 0))
         throw ConfigError("CUDA tuning: block size cap " + std::to_string(blockSizeCap) +
                           " is not 0 or a multiple of 32 in [64, 256]");
+    // A reach of 16 projects every tile pair in range (the boxes' half-diagonals are at most 2
+    // apiece, the centres' distance at most 2): nothing larger means anything.
+    if (!(std::isfinite(projectionReach) && projectionReach > 0 && projectionReach <= 16)) {
+        char text[96];
+        std::snprintf(text, sizeof text, "CUDA tuning: projection reach %g is outside (0, 16]",
+                      projectionReach);
+        throw ConfigError(text);
+    }
     if (regionCellLevel < 0 || regionCellLevel > 5)
         throw ConfigError("CUDA tuning: region cell level " + std::to_string(regionCellLevel) +
                           " is outside [0, 5]");
@@ -65,6 +75,13 @@ std::string CudaTuning::describe() const {
         add("whole sub-tiles off");
     if (!narrowSubTiles)
         add("narrow sub-tiles off");
+    if (!projectedTilePairs)
+        add("projection off");
+    if (projectionReach != CudaTuning{}.projectionReach) {
+        char text[48];
+        std::snprintf(text, sizeof text, "projection reach %g", projectionReach);
+        add(text);
+    }
     if (regionCellLevel != 0)
         add("region level " + std::to_string(regionCellLevel));
     if (trace)

@@ -64,6 +64,7 @@ PairKernelArgs commonArgs(const DeviceJob& job, const DeviceCatalogs& catalogs,
     args.bins.cullSubTiles = job.cullSubTiles ? 1 : 0;
     args.bins.wholeSubTiles = job.wholeSubTiles ? 1 : 0;
     args.bins.narrowSubTiles = job.narrowSubTiles ? 1 : 0;
+    args.bins.projectionReach = job.projectionReach;
     args.bins.bruteForceSelect = isFloat && tables.highMargin > kFastMinChord2 ? 1 : 0;
     args.tileSize = tileSize;
     return args;

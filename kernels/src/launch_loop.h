@@ -42,6 +42,7 @@ struct DeviceJob {
     bool cullSubTiles = true; ///< CudaTuning::subTileCulling (benchmarks turn it off)
     bool wholeSubTiles = true; ///< CudaTuning::wholeSubTiles (benchmarks turn it off)
     bool narrowSubTiles = true; ///< CudaTuning::narrowSubTiles (likewise)
+    double projectionReach = 1.0; ///< CudaTuning::projectionReach (likewise)
     /// Culling: the leader (first device) downloads every catalog's tile boxes (and weight
     /// sums) after the preparation and turns them into the schedule with this; the others wait
     /// for it.

@@ -60,7 +60,8 @@ constexpr std::size_t alignUp(std::size_t value, std::size_t alignment) {
 /// openRegionA/B: region tiles are region-pure, so a whole tile pair has one region pair) since
 /// the last flush; `open` says whether it may hold any. Rows are recomputed at each flush rather
 /// than kept: registers are what limits the blocks per SM.
-template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted = false>
+template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted = false,
+          bool Projected = false>
 __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     using Hist =
         std::conditional_t<Weighted, WeightedHist<Mode, Regions, Real>, PrivateHist<Mode, Regions>>;
@@ -74,10 +75,13 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     const bool cullSubTiles = bins.classifyTiles != 0 && bins.cullSubTiles != 0;
     const bool addWholeSubTiles = !Regions && !Weighted && cullSubTiles && bins.wholeSubTiles != 0;
     const bool addNarrow = !Weighted && cullSubTiles && bins.narrowSubTiles != 0;
+    constexpr bool kPerThread = Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic;
+    // Projected tile pairs borrow the per-thread histogram's out-of-range rows (pair_projection).
+    static_assert(!Projected || (kPerThread && !Weighted));
+    const bool addProjected = Projected && bins.classifyTiles != 0;
     const std::uint32_t subBoxesPerTile = args.tileSize / kSubTileSize;
     const std::uint32_t maskedTiles = args.layout.maskedTiles;
     const std::uint32_t stride = static_cast<std::uint32_t>(args.layout.histStride);
-    constexpr bool kPerThread = Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic;
     const std::uint32_t columns = kPerThread ? blockDim.x : blockDim.x / 32;
     loadTablesAndClear<Real, Mode, Weighted>(bins, stride, shared.thresholds, shared.lookup,
                                              shared.hist, shared.weights);
@@ -104,7 +108,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
         const std::uint32_t unitIndex = nextUnit(args, s_unit);
         if (unitIndex >= args.unitEnd)
             break;
-        const WorkUnit unit = args.d_units[unitIndex];
+        WorkUnit unit = args.d_units[unitIndex];
         if (static_cast<int>(unit.task) != currentTask || unitsSinceFlush >= args.flushEveryUnits) {
             if (Regions ? open : currentTask >= 0)
                 flush(static_cast<std::uint32_t>(currentTask), openRegionA, openRegionB);
@@ -115,13 +119,14 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
         ++unitsSinceFlush;
         unsigned long long* const taskCounts = taskRows<Regions, Weighted>(args, unit.task, hist);
 
-        const CatalogView catA = args.d_catalogs[unit.catA];
-        const CatalogView catB = args.d_catalogs[unit.catB];
-        const TileBox boxA = catA.d_tiles[unit.tileA];
+        CatalogView catA = args.d_catalogs[unit.catA];
+        CatalogView catB = args.d_catalogs[unit.catB];
+        TileBox boxA = catA.d_tiles[unit.tileA];
 
         if (cullSubTiles)
             markSubTiles<Real>(unit, catA, catB, boxA, bins, addWholeSubTiles, addNarrow,
-                               subBoxesPerTile, maskedTiles, hist, shared.visit, shared.narrow);
+                               addProjected, subBoxesPerTile, maskedTiles, hist, shared.visit,
+                               shared.narrow);
 
         // The i-tile: this thread's point r is tile index iPointIndex(r).
         Real ix[kPointsPerThread], iy[kPointsPerThread], iz[kPointsPerThread];
@@ -150,6 +155,27 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             if constexpr (Regions) // uniform over the block (boxes and unit are): barriers are safe
                 openRegionPair<Mode, Weighted>(args, unit.task, boxA.region, boxB.region, flush,
                                                open, openRegionA, openRegionB, hist);
+            // Far tile pairs straddling one or two edges: by projection, nothing else.
+            if constexpr (Projected) {
+                std::uint32_t slotLo = 0, slotHi = 0;
+                if (addProjected && !diagonal &&
+                    projectTilePair(boxA, boxB, bins, slotLo, slotHi)) {
+                    __syncthreads(); // the staged j-tile is rewritten
+                    countProjected<Real>(
+                        catA, unit.tileA, boxA, catB, tileB, boxB, args.tileSize, slotLo, slotHi,
+                        shared.pts, shared.lows, shared.thresholds, bins,
+                        ProjectionShared{shared.hist, shared.hist + (binCount + 1) * stride}, hist);
+                    // The unit's state reloaded rather than kept across the projection's call
+                    // (registers: what the call would keep alive, the other paths pay for).
+                    unit = args.d_units[unitIndex];
+                    catA = args.d_catalogs[unit.catA];
+                    catB = args.d_catalogs[unit.catB];
+                    boxA = catA.d_tiles[unit.tileA];
+                    loadITile<Real, Weighted>(catA, unit.tileA, args.tileSize, ix, iy, iz, iw, lx,
+                                              ly, lz);
+                    continue;
+                }
+            }
             // Sub-tile culling where the tile pair may cross the range boundary (the paths with
             // a range check per pair), with the masks made at the unit's start. With whole or
             // narrow sub-tiles the masks must be applied wherever they were made: their whole
@@ -181,19 +207,22 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
 
 /// The bounds keep the kernel at 80 registers (three blocks of 256 per SM, as before the sub-tile
 /// culling and the per-pair hi-only rule, which left alone take it to 96-99: two blocks).
-template <class Real, HistMode Mode, bool SingleStep>
+/// Projected: with projected tile pairs (pair_projection.cuh), a variant of its own: the
+/// projection's call costs the other paths spills (6-12 % of a count's device time at 10°,
+/// where little is projected; CudaPairCounter::planDevices picks the variant).
+template <class Real, HistMode Mode, bool SingleStep, bool Projected>
 __global__ void __launch_bounds__(kMaxPairBlock, 3)
     pairCountKernel(const __grid_constant__ PairKernelArgs args) {
-    pairCount<Real, Mode, SingleStep, false>(args);
+    pairCount<Real, Mode, SingleStep, false, false, Projected>(args);
 }
 
 /// With regions the kernel holds a few more values across the pair loops, which would cost a
 /// block per SM (92 registers instead of 70: two blocks of 256 instead of three); the bounds
 /// keep it at three.
-template <class Real, HistMode Mode, bool SingleStep>
+template <class Real, HistMode Mode, bool SingleStep, bool Projected>
 __global__ void __launch_bounds__(kMaxPairBlock, 3)
     regionPairCountKernel(const __grid_constant__ PairKernelArgs args) {
-    pairCount<Real, Mode, SingleStep, true>(args);
+    pairCount<Real, Mode, SingleStep, true, false, Projected>(args);
 }
 
 /// The weighted variants: a separate instantiation, so the unweighted kernels stay exactly what
@@ -214,52 +243,75 @@ __global__ void __launch_bounds__(kMaxPairBlock, 2)
 
 using KernelFn = void (*)(PairKernelArgs);
 
-template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted>
+template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted, bool Projected>
 KernelFn kernelFor() {
     if constexpr (Weighted && Regions)
         return weightedRegionPairCountKernel<Real, Mode, SingleStep>;
     else if constexpr (Weighted)
         return weightedPairCountKernel<Real, Mode, SingleStep>;
     else if constexpr (Regions)
-        return regionPairCountKernel<Real, Mode, SingleStep>;
+        return regionPairCountKernel<Real, Mode, SingleStep, Projected>;
     else
-        return pairCountKernel<Real, Mode, SingleStep>;
+        return pairCountKernel<Real, Mode, SingleStep, Projected>;
+}
+
+/// Projected variants exist for the unweighted per-thread modes only (projectedVariant).
+template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted>
+KernelFn kernelForProjection(bool projected) {
+    constexpr bool kCan =
+        !Weighted && (Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic);
+    if constexpr (kCan)
+        return projected ? kernelFor<Real, Mode, SingleStep, Regions, Weighted, true>()
+                         : kernelFor<Real, Mode, SingleStep, Regions, Weighted, false>();
+    else
+        return kernelFor<Real, Mode, SingleStep, Regions, Weighted, false>();
 }
 
 template <class Real, bool SingleStep, bool Regions, bool Weighted>
-KernelFn kernelForMode(HistMode mode) {
+KernelFn kernelForMode(HistMode mode, bool projected) {
     switch (mode) {
     case HistMode::PerThread:
-        return kernelFor<Real, HistMode::PerThread, SingleStep, Regions, Weighted>();
+        return kernelForProjection<Real, HistMode::PerThread, SingleStep, Regions, Weighted>(
+            projected);
     case HistMode::PerThreadAtomic:
-        return kernelFor<Real, HistMode::PerThreadAtomic, SingleStep, Regions, Weighted>();
+        return kernelForProjection<Real, HistMode::PerThreadAtomic, SingleStep, Regions, Weighted>(
+            projected);
     case HistMode::PerWarp:
-        return kernelFor<Real, HistMode::PerWarp, SingleStep, Regions, Weighted>();
+        return kernelForProjection<Real, HistMode::PerWarp, SingleStep, Regions, Weighted>(
+            projected);
     case HistMode::Global:
-        return kernelFor<Real, HistMode::Global, SingleStep, Regions, Weighted>();
+        return kernelForProjection<Real, HistMode::Global, SingleStep, Regions, Weighted>(
+            projected);
     }
     return nullptr;
 }
 
 template <class Real, bool Regions, bool Weighted>
-KernelFn kernelForStep(HistMode mode, bool singleStep) {
-    return singleStep ? kernelForMode<Real, true, Regions, Weighted>(mode)
-                      : kernelForMode<Real, false, Regions, Weighted>(mode);
+KernelFn kernelForStep(HistMode mode, bool singleStep, bool projected) {
+    return singleStep ? kernelForMode<Real, true, Regions, Weighted>(mode, projected)
+                      : kernelForMode<Real, false, Regions, Weighted>(mode, projected);
 }
 
 template <class Real, bool Weighted>
-KernelFn kernelForLayout(HistMode mode, bool singleStep, bool regions) {
-    return regions ? kernelForStep<Real, true, Weighted>(mode, singleStep)
-                   : kernelForStep<Real, false, Weighted>(mode, singleStep);
+KernelFn kernelForLayout(HistMode mode, bool singleStep, bool regions, bool projected) {
+    return regions ? kernelForStep<Real, true, Weighted>(mode, singleStep, projected)
+                   : kernelForStep<Real, false, Weighted>(mode, singleStep, projected);
 }
 
 /// The one dispatch ladder from runtime choices to kernel instantiations.
-KernelFn pairKernelFor(RealKind real, HistMode mode, bool singleStep, bool regions, bool weighted) {
+KernelFn pairKernelFor(RealKind real, HistMode mode, bool singleStep, bool regions, bool weighted,
+                       bool projected) {
     if (real == RealKind::Float)
-        return weighted ? kernelForLayout<float, true>(mode, singleStep, regions)
-                        : kernelForLayout<float, false>(mode, singleStep, regions);
-    return weighted ? kernelForLayout<double, true>(mode, singleStep, regions)
-                    : kernelForLayout<double, false>(mode, singleStep, regions);
+        return weighted ? kernelForLayout<float, true>(mode, singleStep, regions, projected)
+                        : kernelForLayout<float, false>(mode, singleStep, regions, projected);
+    return weighted ? kernelForLayout<double, true>(mode, singleStep, regions, projected)
+                    : kernelForLayout<double, false>(mode, singleStep, regions, projected);
+}
+
+/// Whether a plan's kernel is the projected variant: asked for, and there is one for it.
+bool projectedVariant(HistMode mode, bool weighted, bool wanted) noexcept {
+    return wanted && !weighted &&
+           (mode == HistMode::PerThread || mode == HistMode::PerThreadAtomic);
 }
 
 } // namespace
@@ -306,7 +358,7 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
 
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
                           bool singleStep, bool regions, int blockSizeCap,
-                          std::optional<HistMode> forcedMode, bool weighted) {
+                          std::optional<HistMode> forcedMode, bool weighted, bool projected) {
     int device = 0;
     TPACF_CUDA_TRY(cudaGetDevice(&device));
     cudaDeviceProp props{};
@@ -320,7 +372,8 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
     if (forcedMode)
         modes = {*forcedMode, HistMode::Global};
     for (HistMode mode : modes) {
-        KernelFn kernel = pairKernelFor(real, mode, singleStep, regions, weighted);
+        const bool projectedHere = projectedVariant(mode, weighted, projected);
+        KernelFn kernel = pairKernelFor(real, mode, singleStep, regions, weighted, projectedHere);
         cudaFuncAttributes attributes{};
         TPACF_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
         const std::size_t dynamicLimit = optin - attributes.sharedSizeBytes;
@@ -355,6 +408,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         plan.singleStep = singleStep;
         plan.regions = regions;
         plan.weighted = weighted;
+        plan.projected = projectedHere;
         plan.blockSize = blockSize;
         plan.tileSize = blockSize * kPointsPerThread;
         plan.layout = sharedLayout(real, mode, blockSize, binCount, lookupSize, weighted);
@@ -370,8 +424,8 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
 
 void launchPairKernel(const KernelPlan& plan, const PairKernelArgs& args, int gridSize,
                       cudaStream_t stream) {
-    KernelFn kernel =
-        pairKernelFor(plan.real, plan.hist, plan.singleStep, plan.regions, plan.weighted);
+    KernelFn kernel = pairKernelFor(plan.real, plan.hist, plan.singleStep, plan.regions,
+                                    plan.weighted, plan.projected);
     kernel<<<gridSize, plan.blockSize, plan.layout.totalBytes, stream>>>(args);
     TPACF_CUDA_CHECK_LAUNCH("pairCountKernel");
 }

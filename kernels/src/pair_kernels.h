@@ -102,6 +102,11 @@ struct BinTables {
     /// With cullSubTiles, in the unweighted kernels: sub-tile pairs whose pairs lie in two
     /// neighbouring slots at most are counted by compares instead of a lookup and an add each.
     int narrowSubTiles = 1;
+    /// The projected kernel variants (KernelPlan::projected), with classifyTiles: tile pairs
+    /// whose pairs straddle one or two bin edges and whose edges · (R_A + R_B) <= this · |d|
+    /// are counted by ranking projections (pair_projection.cuh) instead of sub-tile masks and
+    /// pair loops (CudaTuning::projectionReach).
+    double projectionReach = 1.0;
     /// Brute force, float: whether the bins reach kFastMinChord2 (else no pair that survives
     /// the range check can take the hi-only rule, and the loops skip the select).
     int bruteForceSelect = 0;
@@ -138,6 +143,9 @@ struct KernelPlan {
     bool singleStep = true; ///< every lookup cell holds at most one threshold
     bool regions = false;   ///< counts keyed by jackknife region (region-pure tiles)
     bool weighted = false;  ///< also sums w_i·w_j per bin (the weighted kernel variant)
+    /// Counts far tile pairs that straddle one or two edges by projection (pair_projection.cuh);
+    /// unweighted per-thread histogram modes only.
+    bool projected = false;
     int blockSize = 0;
     int tileSize = 0;
     int blocksPerSm = 0;
@@ -149,7 +157,8 @@ struct KernelPlan {
 /// limits and the occupancy API. blockSizeCap > 0 forces at most that block size.
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
                           bool singleStep, bool regions, int blockSizeCap,
-                          std::optional<HistMode> forcedMode, bool weighted = false);
+                          std::optional<HistMode> forcedMode, bool weighted = false,
+                          bool projected = false);
 
 struct PairKernelArgs {
     const WorkUnit* d_units = nullptr;

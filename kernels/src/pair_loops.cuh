@@ -64,14 +64,10 @@ __device__ __forceinline__ int lookupSlot(Real c2, const Real* s_thr, const Look
 
 // ---- tile classification -----------------------------------------------------------------
 
-/// What the bounding boxes of two tiles say about all their pairs (conservatively, with a
-/// relative margin far above the rounding of either precision, kTileBoxMargin). mixed: whether
-/// some pair may reach kFastMinChord2 (float: the pair loop must apply the hi-only rule per pair).
-/// The arithmetic is spelled out (_rn intrinsics, no contraction the compiler could choose per
-/// call site): the sub-tile masks (whole sub-tiles) and the tile loop both classify a tile pair,
-/// and must give it the same class, to the bit.
-__device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTables& bins,
-                                bool fastAllowed, int* oneBin, bool* mixed) {
+/// The bounds of every pair's c² in two tiles: their boxes' least and greatest chord², widened by
+/// the margin (lo below every pair's computed c², hi above).
+__device__ __forceinline__ void tilePairChord2Bounds(const TileBox& a, const TileBox& b, double& lo,
+                                                     double& hi) {
     double minD2 = 0, maxD2 = 0;
 #pragma unroll
     for (int axis = 0; axis < 3; ++axis) {
@@ -82,8 +78,20 @@ __device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTab
         minD2 = __dadd_rn(minD2, __dmul_rn(gap, gap));
         maxD2 = __dadd_rn(maxD2, __dmul_rn(span, span));
     }
-    const double lo = __dmul_rn(minD2, 1.0 - kTileBoxMargin);
-    const double hi = __dmul_rn(maxD2, 1.0 + kTileBoxMargin);
+    lo = __dmul_rn(minD2, 1.0 - kTileBoxMargin);
+    hi = __dmul_rn(maxD2, 1.0 + kTileBoxMargin);
+}
+
+/// What the bounding boxes of two tiles say about all their pairs (conservatively, with a
+/// relative margin far above the rounding of either precision, kTileBoxMargin). mixed: whether
+/// some pair may reach kFastMinChord2 (float: the pair loop must apply the hi-only rule per pair).
+/// The arithmetic is spelled out (_rn intrinsics, no contraction the compiler could choose per
+/// call site): the sub-tile masks (whole sub-tiles) and the tile loop both classify a tile pair,
+/// and must give it the same class, to the bit.
+__device__ int classifyTilePair(const TileBox& a, const TileBox& b, const BinTables& bins,
+                                bool fastAllowed, int* oneBin, bool* mixed) {
+    double lo = 0, hi = 0;
+    tilePairChord2Bounds(a, b, lo, hi);
     *mixed = hi >= kFastMinChord2;
     const double* t = bins.d_thresholdsDouble;
     const std::uint32_t n = bins.binCount;

@@ -8,6 +8,7 @@
 #include "pair_histograms.cuh"
 #include "pair_kernels.h"
 #include "pair_loops.cuh"
+#include "pair_projection.cuh"
 
 #include <cstdint>
 #include <type_traits>
@@ -30,12 +31,13 @@ namespace {
 ///   double and, in float, in kFast tile pairs (hi parts alone). Float pairs that need their lo
 ///   parts measured no faster by compares (the lookup is a small share of their arithmetic) and
 ///   slower near θ_max, where the pair loop's range check drops most of them after the hi parts.
+/// Projected tile pairs (addProjected, projectTilePair) are counted apart: nothing of them here.
 template <class Real, class Hist>
 __device__ __forceinline__ void
 markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& catB,
              const TileBox& boxA, const BinTables& bins, bool addWholeSubTiles, bool addNarrow,
-             std::uint32_t subBoxesPerTile, std::uint32_t maskedTiles, Hist& hist, uint4* s_visit,
-             uint4* s_narrow) {
+             bool addProjected, std::uint32_t subBoxesPerTile, std::uint32_t maskedTiles,
+             Hist& hist, uint4* s_visit, uint4* s_narrow) {
     const std::uint32_t binCount = bins.binCount;
     const std::uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const SubBox* iBoxes = catA.d_subBoxes +
@@ -55,7 +57,9 @@ markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& c
             bool mixed = false;
             const int cls =
                 classifyTilePair(boxA, boxB, bins, Traits<Real>::kHasLows, &oneBin, &mixed);
-            settledHere = cls != kSkip && cls != kOneBin;
+            std::uint32_t slotLo = 0, slotHi = 0;
+            settledHere = cls != kSkip && cls != kOneBin &&
+                          !(addProjected && projectTilePair(boxA, boxB, bins, slotLo, slotHi));
             narrowHere = addNarrow && settledHere && (!Traits<Real>::kHasLows || cls == kFast);
             pointsJ = subBoxPoints(boxB.count, lane);
         }

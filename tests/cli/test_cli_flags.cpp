@@ -250,8 +250,8 @@ private Q_SLOTS:
     // before anything is counted (no GPU needed to be told).
     void cudaSwitchesTakeOnOrOff_data() {
         QTest::addColumn<QString>("flag");
-        for (const char* flag :
-             {"--cuda-subtiles", "--cuda-whole-subtiles", "--cuda-narrow-subtiles"})
+        for (const char* flag : {"--cuda-subtiles", "--cuda-whole-subtiles",
+                                 "--cuda-narrow-subtiles", "--cuda-projection"})
             QTest::newRow(flag) << QString::fromLatin1(flag);
     }
 

@@ -5,8 +5,8 @@
 //        tpacf_gpu_bench --culling [--quick]
 //   CUDA tuning of every counter (the rows that vary a setting override it): --cuda-hist
 //   thread|thread-atomic|warp|global, --cuda-brute-force, --cuda-block N, --cuda-subtiles on|off,
-//   --cuda-narrow-subtiles on|off, --cuda-region-level L (what `tpacf bench` takes; never read
-//   from the environment).
+//   --cuda-narrow-subtiles on|off, --cuda-projection on|off, --cuda-projection-reach X,
+//   --cuda-region-level L (what `tpacf bench` takes; never read from the environment).
 //   --jackknife K: only the jackknife comparison: countBatch against countBatchByRegion with K
 //   regions (spatially coherent: nearest of K centres, as the jackknife makes them; and random).
 //   --culling: the targets of the issue "Spatial culling" (uniform full sky, 30 log bins from
@@ -267,6 +267,10 @@ int main(int argc, char** argv) {
             g_baseTuning.subTileCulling = std::string(value) != "off";
         } else if (flag == "--cuda-narrow-subtiles") {
             g_baseTuning.narrowSubTiles = std::string(value) != "off";
+        } else if (flag == "--cuda-projection") {
+            g_baseTuning.projectedTilePairs = std::string(value) != "off";
+        } else if (flag == "--cuda-projection-reach") {
+            g_baseTuning.projectionReach = std::atof(value);
         } else if (flag == "--cuda-region-level") {
             g_baseTuning.regionCellLevel = std::atoi(value);
         }

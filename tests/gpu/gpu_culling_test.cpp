@@ -396,13 +396,25 @@ int main(int argc, char** argv) {
                                                       AngleUnit::Degree)};
             for (const BinCase& bins : {linear5, fullLog, edgeList})
                 runCase(stats, counters, a, b, bins, true);
-            // Each kernel path that settles sub-tile pairs off in turn: the whole ones (then
-            // the narrow path takes the one-bin sub-tile pairs), the narrow ones, both.
-            for (const auto& [whole, narrow] :
-                 {std::pair{false, true}, std::pair{true, false}, std::pair{false, false}}) {
+            // Each kernel path that settles pairs without computing them off in turn: the whole
+            // sub-tile pairs (then the narrow path takes the one-bin sub-tile pairs), the narrow
+            // ones, both, and the projected tile pairs (then the sub-tile paths take them); and
+            // every tile pair of one or two edges projected (reach 16), small tiles or large.
+            struct Paths {
+                bool whole, narrow, projected;
+                double reach;
+                int block;
+            };
+            for (const Paths& paths :
+                 {Paths{false, true, true, 0.25, 0}, Paths{true, false, true, 0.25, 0},
+                  Paths{false, false, true, 0.25, 0}, Paths{true, true, false, 0.25, 0},
+                  Paths{true, true, true, 16, 0}, Paths{true, true, true, 16, 64}}) {
                 cuda::CudaTuning tuning;
-                tuning.wholeSubTiles = whole;
-                tuning.narrowSubTiles = narrow;
+                tuning.wholeSubTiles = paths.whole;
+                tuning.narrowSubTiles = paths.narrow;
+                tuning.projectedTilePairs = paths.projected;
+                tuning.projectionReach = paths.reach;
+                tuning.blockSizeCap = paths.block;
                 const auto tuned = gputest::tunedCounters(tuning);
                 const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
                 runCase(stats, with, a, b, linear5, true);

@@ -354,6 +354,15 @@ int main(int argc, char** argv) {
             runCase(stats, cpu, *tuned.doubles, *tuned.floats, 20001, 1, 32, true, full, seed++);
             runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 2, 500, false, full, seed++);
         }
+        // Every tile pair of one or two edges projected (reach 16): region tiles, small or large.
+        for (int block : {0, 64}) {
+            cuda::CudaTuning tuning;
+            tuning.projectionReach = 16;
+            tuning.blockSizeCap = block;
+            const auto tuned = gputest::tunedCounters(tuning);
+            runCase(stats, cpu, *tuned.doubles, *tuned.floats, 20001, 1, 32, true, full, seed++);
+            runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 2, 7, false, full, seed++);
+        }
         std::printf("hist modes and brute force done: %d checks, %d failures\n", stats.checks,
                     stats.failures);
 

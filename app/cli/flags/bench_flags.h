@@ -94,12 +94,22 @@ inline constexpr Flag kCudaNarrowSubtiles{
     "--cuda-narrow-subtiles", Value, "on|off",
     "with culling, count the 32-point sub-tile pairs that lie in two neighbouring\n"
     "bins by compares instead of a bin lookup per pair (default on)"};
+inline constexpr Flag kCudaProjection{
+    "--cuda-projection", Value, "on|off",
+    "with culling beyond 20 degrees, count the tile pairs that straddle one or two\n"
+    "bin edges far from both tiles by ranking projections, computing only the pairs\n"
+    "near an edge (default on)"};
+inline constexpr Flag kCudaProjectionReach{
+    "--cuda-projection-reach", Value, "X",
+    "project the tile pairs whose edges in range times their boxes' half-diagonals\n"
+    "is at most X times their centres' distance, 0 < X <= 16 (default 1)"};
 inline constexpr Flag kCudaRegionLevel{
     "--cuda-region-level", Value, "L",
     "coarse cells of the jackknife region layout, 0..5 (default 0)"};
 inline constexpr const Flag* kCudaFlags[] = {&kCudaHist,          &kCudaBruteForce, &kCudaTrace,
                                              &kCudaBlock,         &kCudaSubtiles,
                                              &kCudaWholeSubtiles, &kCudaNarrowSubtiles,
+                                             &kCudaProjection,    &kCudaProjectionReach,
                                              &kCudaRegionLevel};
 inline constexpr FlagGroup kCudaGroup{
     "CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed)",

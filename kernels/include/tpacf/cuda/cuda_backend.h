@@ -40,6 +40,15 @@ struct CudaTuning {
     /// neighbouring bins at most (a bin edge or the range's) by two compares per pair instead of
     /// a bin lookup and a histogram update.
     bool narrowSubTiles = true;
+    /// With culling and θ_max above 20° (the small tiles' limit), unweighted counts: count the
+    /// tile pairs that straddle one or two bin edges far from both tiles by ranking their
+    /// points' projections, computing only the pairs near an edge, instead of sub-tile by
+    /// sub-tile.
+    bool projectedTilePairs = true;
+    /// Which tile pairs are projected: those whose edges inside their range times the sum of
+    /// the two boxes' half-diagonals is at most this times the distance of their centres.
+    /// Larger: more tile pairs projected, with wider bands (tests raise it to project most).
+    double projectionReach = 1.0;
     /// Region (jackknife) layout: coarse cells of 2^level per axis, 0 to 5 (0: by region alone).
     int regionCellLevel = 0;
     /// A note per batch of where its wall time went on the host and on each device (setup, the
