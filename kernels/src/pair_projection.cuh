@@ -308,23 +308,26 @@ countProjected(const CatalogView& catA, std::uint32_t tileA, const TileBox& boxA
     const std::size_t startB = static_cast<std::size_t>(tileB) * tileSize;
     const std::uint32_t iCount = boxA.count, jCount = boxB.count;
 
-    // The j-tile staged in key order, each point with its key; the j buckets' starts kept.
+    // The key of point k of a tile: u (sign 1, about p) or v (sign −1, about q), rounded to float.
     using Point = ProjectedPoint<Real>;
+    const auto keysOf = [&d](const CatalogView& catalog, std::size_t start,
+                             const double(&centre)[3], double sign) {
+        return [&d, &catalog, start, &centre, sign](std::uint32_t k) {
+            Point point;
+            point.load(catalog, start + k);
+            double x[3];
+            point.whole(x);
+            return __double2float_rn(projectedKey(x, centre, d, sign));
+        };
+    };
+    // The j-tile staged in key order, each point with its key; the j buckets' starts kept.
     const Buckets jBuckets(spanB, rb2);
-    sortIntoBuckets(
-        jCount, jBuckets, shared,
-        [&](std::uint32_t j) {
-            Point point;
-            point.load(catB, startB + j);
-            double b[3];
-            point.whole(b);
-            return __double2float_rn(projectedKey(b, q, d, -1.0));
-        },
-        [&](std::uint32_t j, float key, std::uint32_t at) {
-            Point point;
-            point.load(catB, startB + j);
-            point.stage(s_pts, s_lo, at, key);
-        });
+    sortIntoBuckets(jCount, jBuckets, shared, keysOf(catB, startB, q, -1.0),
+                    [&](std::uint32_t j, float key, std::uint32_t at) {
+                        Point point;
+                        point.load(catB, startB + j);
+                        point.stage(s_pts, s_lo, at, key);
+                    });
     // The i-points in key order (their tile indices), beside the staged points. The buckets'
     // starts of this sort are not kept: the j-tile's are read back below, so they are
     // restored first.
@@ -333,14 +336,7 @@ countProjected(const CatalogView& catA, std::uint32_t tileA, const TileBox& boxA
         jStarts[1] = shared.starts[blockDim.x];
     const Buckets iBuckets(spanA, ra2);
     sortIntoBuckets(
-        iCount, iBuckets, shared,
-        [&](std::uint32_t i) {
-            Point point;
-            point.load(catA, startA + i);
-            double a[3];
-            point.whole(a);
-            return __double2float_rn(projectedKey(a, p, d, 1.0));
-        },
+        iCount, iBuckets, shared, keysOf(catA, startA, p, 1.0),
         [&](std::uint32_t i, float, std::uint32_t at) { Point::setOrder(s_pts, s_lo, at, i); });
     shared.starts[threadIdx.x] = jStarts[0];
     if (threadIdx.x == 0)
