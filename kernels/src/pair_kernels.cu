@@ -161,18 +161,10 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                 if (addProjected && !diagonal &&
                     projectTilePair(boxA, boxB, bins, slotLo, slotHi)) {
                     __syncthreads(); // the staged j-tile is rewritten
-                    countProjected<Real>(
-                        catA, unit.tileA, boxA, catB, tileB, boxB, args.tileSize, slotLo, slotHi,
-                        shared.pts, shared.lows, shared.thresholds, bins,
-                        ProjectionShared{shared.hist, shared.hist + (binCount + 1) * stride}, hist);
-                    // The unit's state reloaded rather than kept across the projection's call
-                    // (registers: what the call would keep alive, the other paths pay for).
-                    unit = args.d_units[unitIndex];
-                    catA = args.d_catalogs[unit.catA];
-                    catB = args.d_catalogs[unit.catB];
-                    boxA = catA.d_tiles[unit.tileA];
-                    loadITile<Real, Weighted>(catA, unit.tileA, args.tileSize, ix, iy, iz, iw, lx,
-                                              ly, lz);
+                    countProjectedTilePair<Real, Weighted>(
+                        args, unitIndex, tileB, boxB, slotLo, slotHi, shared, args.tileSize,
+                        ProjectionShared{shared.hist, shared.hist + (binCount + 1) * stride}, hist,
+                        unit, catA, catB, boxA, ix, iy, iz, iw, lx, ly, lz);
                     continue;
                 }
             }

@@ -367,6 +367,28 @@ __device__ __forceinline__ unsigned long long* taskRows(const PairKernelArgs& ar
     return counts;
 }
 
+/// A projected tile pair (countProjected, after the caller's barrier: the staged j-tile is
+/// rewritten), then the unit's state reloaded rather than kept across the projection's call
+/// (registers: what the call would keep alive, the other paths would pay for in spills).
+/// tileSize is args.tileSize, read by the caller before it builds `projection`: in that order the
+/// generated code is the one measured (BENCHMARKS.md, "Projected tile pairs"; PTX compared).
+template <class Real, bool Weighted, class Hist, class Weights>
+__device__ __forceinline__ void countProjectedTilePair(
+    const PairKernelArgs& args, std::uint32_t unitIndex, std::uint32_t tileB, const TileBox& boxB,
+    std::uint32_t slotLo, std::uint32_t slotHi, const BlockShared<Real>& shared,
+    std::uint32_t tileSize, const ProjectionShared& projection, const Hist& hist, WorkUnit& unit,
+    CatalogView& catA, CatalogView& catB, TileBox& boxA, Real (&ix)[kPointsPerThread],
+    Real (&iy)[kPointsPerThread], Real (&iz)[kPointsPerThread], Weights& iw,
+    float (&lx)[kPointsPerThread], float (&ly)[kPointsPerThread], float (&lz)[kPointsPerThread]) {
+    countProjected<Real>(catA, unit.tileA, boxA, catB, tileB, boxB, tileSize, slotLo, slotHi,
+                         shared.pts, shared.lows, shared.thresholds, args.bins, projection, hist);
+    unit = args.d_units[unitIndex];
+    catA = args.d_catalogs[unit.catA];
+    catB = args.d_catalogs[unit.catB];
+    boxA = catA.d_tiles[unit.tileA];
+    loadITile<Real, Weighted>(catA, unit.tileA, args.tileSize, ix, iy, iz, iw, lx, ly, lz);
+}
+
 } // namespace
 
 } // namespace tpacf::cuda::detail
