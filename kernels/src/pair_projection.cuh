@@ -236,19 +236,22 @@ __device__ __forceinline__ double projectedKey(const double (&point)[3], const d
     return key;
 }
 
-/// Counting sort of `count` keys into buckets (one per thread): each key is placed by
-/// place(k, key, position), and shared.starts ends as the buckets' starts (one more: the end).
-/// keyOf(k) gives key k (k < count), called twice per key. Every thread of the block calls it;
-/// it ends with a barrier.
-template <class KeyOf, class Place>
-__device__ __forceinline__ void sortIntoBuckets(std::uint32_t count, const Buckets& buckets,
-                                                const ProjectionShared& shared, const KeyOf& keyOf,
-                                                const Place& place) {
+/// Counting sort of `count` keys into buckets (one per thread). Key k (k < count, at most
+/// kPointsPerThread per thread: a tile) is this thread's keys[m] for k = threadIdx.x + m blockDim,
+/// computed once by the caller; each is placed by place(m, position), and shared.starts ends as
+/// the buckets' starts (one more: the end). Every thread of the block calls it; it ends with a
+/// barrier.
+template <class Place>
+__device__ __forceinline__ void
+sortIntoBuckets(std::uint32_t count, const Buckets& buckets, const ProjectionShared& shared,
+                const float (&keys)[kPointsPerThread], const Place& place) {
     const std::uint32_t tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     shared.cursors[tid] = 0;
     __syncthreads();
-    for (std::uint32_t k = tid; k < count; k += blockDim.x)
-        atomicAdd(shared.cursors + buckets.of(keyOf(k)), 1u);
+#pragma unroll
+    for (int m = 0; m < kPointsPerThread; ++m)
+        if (tid + m * blockDim.x < count)
+            atomicAdd(shared.cursors + buckets.of(keys[m]), 1u);
     __syncthreads();
     const std::uint32_t mine = shared.cursors[tid];
     std::uint32_t inclusive = mine;
@@ -270,10 +273,10 @@ __device__ __forceinline__ void sortIntoBuckets(std::uint32_t count, const Bucke
     if (tid == 0)
         shared.starts[blockDim.x] = count;
     __syncthreads();
-    for (std::uint32_t k = tid; k < count; k += blockDim.x) {
-        const float key = keyOf(k);
-        place(k, key, atomicAdd(shared.cursors + buckets.of(key), 1u));
-    }
+#pragma unroll
+    for (int m = 0; m < kPointsPerThread; ++m)
+        if (tid + m * blockDim.x < count)
+            place(m, atomicAdd(shared.cursors + buckets.of(keys[m]), 1u));
     __syncthreads();
 }
 
@@ -308,26 +311,34 @@ countProjected(const CatalogView& catA, std::uint32_t tileA, const TileBox& boxA
     const std::size_t startB = static_cast<std::size_t>(tileB) * tileSize;
     const std::uint32_t iCount = boxA.count, jCount = boxB.count;
 
-    // The key of point k of a tile: u (sign 1, about p) or v (sign −1, about q), rounded to float.
+    // The keys of this thread's points of a tile (k = threadIdx.x + m blockDim, k < count), u
+    // (sign 1, about p) or v (sign −1, about q), rounded to float: computed once per sort.
     using Point = ProjectedPoint<Real>;
-    const auto keysOf = [&d](const CatalogView& catalog, std::size_t start,
-                             const double(&centre)[3], double sign) {
-        return [&d, &catalog, start, &centre, sign](std::uint32_t k) {
-            Point point;
-            point.load(catalog, start + k);
-            double x[3];
-            point.whole(x);
-            return __double2float_rn(projectedKey(x, centre, d, sign));
-        };
+    const auto keysOf = [&d](const CatalogView& catalog, std::size_t start, std::uint32_t count,
+                             const double(&centre)[3], double sign,
+                             float(&keys)[kPointsPerThread]) {
+#pragma unroll
+        for (int m = 0; m < kPointsPerThread; ++m) {
+            const std::uint32_t k = threadIdx.x + m * blockDim.x;
+            keys[m] = 0.f;
+            if (k < count) {
+                Point point;
+                point.load(catalog, start + k);
+                double x[3];
+                point.whole(x);
+                keys[m] = __double2float_rn(projectedKey(x, centre, d, sign));
+            }
+        }
     };
+    float keys[kPointsPerThread];
     // The j-tile staged in key order, each point with its key; the j buckets' starts kept.
     const Buckets jBuckets(spanB, rb2);
-    sortIntoBuckets(jCount, jBuckets, shared, keysOf(catB, startB, q, -1.0),
-                    [&](std::uint32_t j, float key, std::uint32_t at) {
-                        Point point;
-                        point.load(catB, startB + j);
-                        point.stage(s_pts, s_lo, at, key);
-                    });
+    keysOf(catB, startB, jCount, q, -1.0, keys);
+    sortIntoBuckets(jCount, jBuckets, shared, keys, [&](int m, std::uint32_t at) {
+        Point point;
+        point.load(catB, startB + threadIdx.x + m * blockDim.x);
+        point.stage(s_pts, s_lo, at, keys[m]);
+    });
     // The i-points in key order (their tile indices), beside the staged points. The buckets'
     // starts of this sort are not kept: the j-tile's are read back below, so they are
     // restored first.
@@ -335,9 +346,10 @@ countProjected(const CatalogView& catA, std::uint32_t tileA, const TileBox& boxA
     if (threadIdx.x == 0)
         jStarts[1] = shared.starts[blockDim.x];
     const Buckets iBuckets(spanA, ra2);
-    sortIntoBuckets(
-        iCount, iBuckets, shared, keysOf(catA, startA, p, 1.0),
-        [&](std::uint32_t i, float, std::uint32_t at) { Point::setOrder(s_pts, s_lo, at, i); });
+    keysOf(catA, startA, iCount, p, 1.0, keys);
+    sortIntoBuckets(iCount, iBuckets, shared, keys, [&](int m, std::uint32_t at) {
+        Point::setOrder(s_pts, s_lo, at, threadIdx.x + m * blockDim.x);
+    });
     shared.starts[threadIdx.x] = jStarts[0];
     if (threadIdx.x == 0)
         shared.starts[blockDim.x] = jStarts[1];

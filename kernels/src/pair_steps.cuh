@@ -49,7 +49,9 @@ markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& c
         const std::uint32_t tileB = unit.tileB0 + t;
         const SubBox* jBox =
             catB.d_subBoxes + static_cast<std::size_t>(tileB) * subBoxesPerTile + lane;
-        bool settledHere = false, narrowHere = false;
+        // Whether the warp's masks of this tile pair can be read: not where the tile loop
+        // settles it without them (skipped, one bin, projected).
+        bool settledHere = false, narrowHere = false, judged = true;
         std::uint32_t pointsJ = 0;
         if ((addWholeSubTiles || addNarrow) && !(unit.isAuto != 0 && tileB == unit.tileA)) {
             const TileBox boxB = catB.d_tiles[tileB];
@@ -60,6 +62,7 @@ markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& c
             std::uint32_t slotLo = 0, slotHi = 0;
             settledHere = cls != kSkip && cls != kOneBin &&
                           !(addProjected && projectTilePair(boxA, boxB, bins, slotLo, slotHi));
+            judged = settledHere;
             narrowHere = addNarrow && settledHere && (!Traits<Real>::kHasLows || cls == kFast);
             pointsJ = subBoxPoints(boxB.count, lane);
         }
@@ -67,7 +70,8 @@ markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& c
 #pragma unroll
         for (int r = 0; r < kPointsPerThread; ++r) {
             const int verdict =
-                real ? judgeSubBoxes(iBoxes + r, jBox, bins.d_thresholdsDouble, binCount) : kSubOut;
+                real && judged ? judgeSubBoxes(iBoxes + r, jBox, bins.d_thresholdsDouble, binCount)
+                               : kSubOut;
             const bool whole = addWholeSubTiles && settledHere && verdict >= 0;
             if (whole) {
                 const std::uint32_t pairs =
