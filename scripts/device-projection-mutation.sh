@@ -1,36 +1,62 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # On a GPU machine, from the repository root: shows that the culling suite catches a wrong
-# projection. A copy of the sources (the tree itself is not touched) is built with the
-# projection's band made blind to the mixed term 2|α|R_B (pair_projection.cuh), and
-# tpacf_gpu_culling_tests --quick runs against it: it must fail, naming bins whose counts
-# differ from brute force. Exit 0 when the suite failed as it should, 1 when it passed, 2 when
-# nothing could be shown (no GPU, a build error).
-#   scripts/device-projection-mutation.sh   (BUILD_JOBS=N to cap the build's jobs)
+# projection. For each mutation below, a copy of the sources (the tree itself is not touched) is
+# built with one term of the projection's band cuts (pair_projection.cuh, BandCuts) changed, and
+# tpacf_gpu_culling_tests --quick runs against it: it must fail, naming bins whose counts differ
+# from brute force. The copies build side by side. Exit 0 when the suite failed against every
+# mutation, 1 when it passed against one, 2 when nothing could be shown (no GPU, a build error,
+# a term not found).
+#   scripts/device-projection-mutation.sh   (BUILD_JOBS=N to cap each build's jobs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-COPY=$(mktemp -d); trap 'rm -rf "$COPY"' EXIT
-git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$COPY"
-FILE="$COPY/kernels/src/pair_projection.cuh"
-BAND='__dmul_rn(2.0, __dmul_rn(na, rb))'
-if [ "$(grep -cF "$BAND" "$FILE")" != 1 ]; then
-    echo "the band's mixed term is not where this script expects it in pair_projection.cuh" >&2
-    exit 2
-fi
-sed -i "s/__dmul_rn(2.0, __dmul_rn(na, rb))/__dmul_rn(0.0, __dmul_rn(na, rb))/" "$FILE"
-cd "$COPY"
-cmake --preset headless -DTPACF_CUDA=ON -DBUILD_TESTING=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    > "$COPY/cfg.log" 2>&1 || { tail -20 "$COPY/cfg.log"; exit 2; }
-cmake --build build/headless -j "${BUILD_JOBS:-$(nproc)}" --target tpacf_gpu_culling_tests \
-    > "$COPY/build.log" 2>&1 || { grep -E "error|FAILED" "$COPY/build.log" | head -20; exit 2; }
-build/headless/tests/gpu/tpacf_gpu_culling_tests --quick > "$COPY/suite.log" 2>&1
-rc=$?
-grep -E "^SKIP" "$COPY/suite.log" && exit 2
-grep -E "^(PASS|FAIL): [0-9]" "$COPY/suite.log"
-grep -m3 -E "^FAIL .*expected" "$COPY/suite.log"
-if [ "$rc" -ne 0 ]; then
-    echo "the suite caught the wrong projection"
-    exit 0
-fi
-echo "the suite passed against a wrong projection" >&2
-exit 1
+# name | the term as the source has it | what the mutation puts there
+MUTATIONS=(
+    "band blind to the mixed term (2 R_B times the length of α⊥)|__dmul_rn(2.0, __dmul_rn(__dsqrt_rn(perp2), rb))|__dmul_rn(0.0, __dmul_rn(__dsqrt_rn(perp2), rb))"
+    "cuts not divided by 1 + s|perV = __drcp_rn(__dadd_rn(1.0, share));|perV = 1.0;"
+)
+WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
+JOBS=${BUILD_JOBS:-$(( $(nproc) / ${#MUTATIONS[@]} + 1 ))}
+
+mutate() { # index: a copy with mutation index applied, built; prints nothing on success
+    local name from to copy file
+    IFS='|' read -r name from to <<< "${MUTATIONS[$1]}"
+    copy="$WORK/m$1"; mkdir -p "$copy"
+    git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$copy"
+    file="$copy/kernels/src/pair_projection.cuh"
+    if [ "$(grep -cF "$from" "$file")" != 1 ]; then
+        echo "$name: the term is not where this script expects it in pair_projection.cuh" >&2
+        return 2
+    fi
+    FROM="$from" TO="$to" perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$file"
+    (cd "$copy" &&
+        cmake --preset headless -DTPACF_CUDA=ON -DBUILD_TESTING=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+            > cfg.log 2>&1 &&
+        cmake --build build/headless -j "$JOBS" --target tpacf_gpu_culling_tests > build.log 2>&1) ||
+        { echo "$name: the build failed" >&2; grep -E "error|FAILED" "$copy/build.log" | head -10; return 2; }
+}
+
+pids=()
+for i in "${!MUTATIONS[@]}"; do mutate "$i" & pids+=($!); done
+built=0
+for i in "${!pids[@]}"; do wait "${pids[$i]}" && built=$((built + 1)); done
+[ "$built" = "${#MUTATIONS[@]}" ] || exit 2
+
+status=0
+for i in "${!MUTATIONS[@]}"; do
+    IFS='|' read -r name _ _ <<< "${MUTATIONS[$i]}"
+    copy="$WORK/m$i"
+    "$copy/build/headless/tests/gpu/tpacf_gpu_culling_tests" --quick > "$copy/suite.log" 2>&1
+    rc=$?
+    grep -E "^SKIP" "$copy/suite.log" && exit 2
+    echo "mutation: $name"
+    grep -E "^(PASS|FAIL): [0-9]" "$copy/suite.log"
+    grep -m3 -E "^FAIL .*expected" "$copy/suite.log"
+    if [ "$rc" -ne 0 ]; then
+        echo "the suite caught it"
+    else
+        echo "the suite passed against it" >&2
+        status=1
+    fi
+done
+exit $status

@@ -8,10 +8,11 @@
 //     |a − b|² = |d|² + u(a) + v(b) − 2 α·β,   u(a) = α·(α + 2d),   v(b) = β·(β − 2d),
 //
 // where only the last term mixes the two points, and |2 α·β| <= 2 |α| R_B (R_B bounds |β| over
-// the j-tile). So for an i-point, the j-points whose key v(b) lies above a cut are certainly at or
-// beyond an edge, those below another cut certainly before it, and only the band between the cuts
-// (its width 4 |α| R_B against a key spread of about 3 |d| R_B: a few per cent of the j-tile where
-// |d| is large against the tiles) is computed pair by pair. Per tile pair the block sorts the
+// the j-tile); the part of α along d moves with v itself (BandCuts), which leaves 2 |α⊥| R_B. So
+// for an i-point, the j-points whose key v(b) lies above a cut are certainly at or beyond an edge,
+// those below another cut certainly before it, and only the band between the cuts (its width
+// about 4 |α⊥| R_B against a key spread of about 3 |d| R_B: a few per cent of the j-tile where |d|
+// is large against the tiles) is computed pair by pair. Per tile pair the block sorts the
 // j-points by key into buckets (a counting sort, one bucket per thread) and stages them in that
 // order, each with its key; it sorts the i-points by u alike, and thread t takes the i-points at
 // t, t + blockDim, ... of that order, so that the 32 lanes of a warp hold i-points of neighbouring
@@ -28,8 +29,10 @@
 //   inside it);
 // - the key is v rounded to float (|error| <= 2^-24 |v|), and u, v, |d|², the cuts and the
 //   bounds are computed in double from magnitudes at most S = (|d| + |α| + R_B)²: a margin of
-//   1e-6 · S covers the keys' rounding (6e-8 · S) and every double rounding (~1e-15 · S), and an
-//   absolute 1e-12 the rounding of the reconstructed points (hi + lo, the centres: ~1e-15);
+//   1e-6 · S covers the keys' rounding (6e-8 · S, times 1 + s <= 1.5 in BandCuts) and every
+//   double rounding (~1e-15 · S; any share s keeps the split exact, and α⊥'s rounding, ~1e-16
+//   · |d|, is of that order), and an absolute 1e-12 the rounding of the reconstructed points
+//   (hi + lo, the centres: ~1e-15);
 //   projected tile pairs have c² >= 1e-6, so that floor is below 1e-6 of any edge tested;
 // - R_B is the j-box's half-diagonal widened by 1e-9 relative and 1e-12 absolute (the box holds
 //   the double points; hi + lo differs from them by < 4e-15);
@@ -236,6 +239,57 @@ __device__ __forceinline__ double projectedKey(const double (&point)[3], const d
     return key;
 }
 
+/// An i-point's cuts on the j-points' keys (the file's comment): for an edge, the key below which
+/// every pair is certainly before it and the key at or above which every pair is certainly at or
+/// beyond it. With α = a − p split along d, α = s d + α⊥ (α⊥ = α − s d, the share s = α·d / |d|²),
+/// and d·β = (|β|² − v) / 2, the mixed term is −2 α·β = s v − s |β|² − 2 α⊥·β, so
+///   |a − b|² = |d|² + u + (1 + s) v − s |β|² − 2 α⊥·β,
+/// exactly for any s: the part of α along d moves with v, and only |α⊥| R_B (and |s| R_B²) widens
+/// the band. A share beyond ±1/2 (tiles wide against |d|, reach > 1) is taken as 0, the plain
+/// split, so that 1 + s stays far from 0. The margin, 1e-6 · (|d| + |α| + R_B)² + 1e-12, is the
+/// file's; (1 + s) <= 1.5 scales the keys' rounding to at most 1e-7 of it.
+struct BandCuts {
+    double base, above, below, perV;
+    __device__ __forceinline__ BandCuts(const double (&a)[3], const double (&p)[3],
+                                        const double (&d)[3], double d2, double dn, double rb) {
+        double alpha2 = 0;
+        const double u = projectedKey(a, p, d, 1.0, &alpha2);
+        double along = 0;
+#pragma unroll
+        for (int axis = 0; axis < 3; ++axis)
+            along = __dadd_rn(along, __dmul_rn(__dsub_rn(a[axis], p[axis]), d[axis]));
+        double share = __ddiv_rn(along, d2);
+        if (!(fabs(share) <= 0.5))
+            share = 0.0;
+        double perp2 = 0;
+#pragma unroll
+        for (int axis = 0; axis < 3; ++axis) {
+            const double x = __dsub_rn(__dsub_rn(a[axis], p[axis]), __dmul_rn(share, d[axis]));
+            perp2 = __dadd_rn(perp2, __dmul_rn(x, x));
+        }
+        const double na = __dsqrt_rn(alpha2);
+        base = __dadd_rn(d2, u);
+        const double reach = __dadd_rn(dn, __dadd_rn(na, rb));
+        const double margin = __dadd_rn(__dmul_rn(1e-6, __dmul_rn(reach, reach)), 1e-12);
+        const double spread = __dmul_rn(2.0, __dmul_rn(__dsqrt_rn(perp2), rb));
+        const double squares = __dmul_rn(share, __dmul_rn(rb, rb));
+        above = __dadd_rn(__dadd_rn(fmax(squares, 0.0), spread), margin);
+        below = __dsub_rn(__dsub_rn(fmin(squares, 0.0), spread), margin);
+        perV = __drcp_rn(__dadd_rn(1.0, share));
+    }
+    /// The keys of the edge whose double threshold is tDouble and kernel threshold tKernel, with
+    /// the edges' relative margin 1e-5 on the larger above and the smaller below.
+    __device__ __forceinline__ void keys(double tDouble, double tKernel, float& keyLow,
+                                         float& keyHigh) const {
+        const double cutHigh = __dmul_rn(
+            __dadd_rn(__dsub_rn(__dmul_rn(fmax(tDouble, tKernel), 1.0 + 1e-5), base), above), perV);
+        const double cutLow = __dmul_rn(
+            __dadd_rn(__dsub_rn(__dmul_rn(fmin(tDouble, tKernel), 1.0 - 1e-5), base), below), perV);
+        keyHigh = __double2float_ru(cutHigh);
+        keyLow = __double2float_rd(cutLow);
+    }
+};
+
 /// Counting sort of `count` keys into buckets (one per thread). Key k (k < count, at most
 /// kPointsPerThread per thread: a tile) is this thread's keys[m] for k = threadIdx.x + m blockDim,
 /// computed once by the caller; each is placed by place(m, position), and shared.starts ends as
@@ -367,25 +421,13 @@ countProjected(const CatalogView& catA, std::uint32_t tileA, const TileBox& boxA
         point.load(catA, startA + Point::order(s_pts, s_lo, at));
         double a[3];
         point.whole(a);
-        double alpha2 = 0;
-        const double u = projectedKey(a, p, d, 1.0, &alpha2);
-        const double na = __dsqrt_rn(alpha2);
-        const double base = __dadd_rn(d2, u);
-        const double reach = __dadd_rn(dn, __dadd_rn(na, rb));
-        const double bound = __dadd_rn(
-            __dadd_rn(__dmul_rn(2.0, __dmul_rn(na, rb)), __dmul_rn(1e-6, __dmul_rn(reach, reach))),
-            1e-12);
+        const BandCuts cuts(a, p, d, d2, dn, rb);
         std::uint32_t atOrAbovePrevious = jCount; // pairs at or above the last edge passed
         for (std::uint32_t k = slotLo; k < slotHi; ++k) {
             const Real edge = s_thr[k];
-            const double tDouble = __ldg(bins.d_thresholdsDouble + k);
-            const double tKernel = static_cast<double>(edge);
-            const double cutHigh =
-                __dadd_rn(__dsub_rn(__dmul_rn(fmax(tDouble, tKernel), 1.0 + 1e-5), base), bound);
-            const double cutLow =
-                __dsub_rn(__dsub_rn(__dmul_rn(fmin(tDouble, tKernel), 1.0 - 1e-5), base), bound);
-            const float keyHigh = __double2float_ru(cutHigh);
-            const float keyLow = __double2float_rd(cutLow);
+            float keyLow = 0, keyHigh = 0;
+            cuts.keys(__ldg(bins.d_thresholdsDouble + k), static_cast<double>(edge), keyLow,
+                      keyHigh);
             const std::uint32_t first = shared.starts[jBuckets.of(keyLow)];
             const std::uint32_t last = shared.starts[jBuckets.of(keyHigh) + 1];
             std::uint32_t atOrAbove = jCount - last;
