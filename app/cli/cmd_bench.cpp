@@ -235,9 +235,10 @@ std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
         tuning.narrowSubTiles = *text == "on";
     }
     if (const auto text = args.value(kCudaProjection)) {
-        if (*text != "on" && *text != "off")
-            args.fail("--cuda-projection: " + quote(*text) + " is not on or off");
-        tuning.projectedTilePairs = *text == "on";
+        const auto projection = cuda::parseCudaProjection(*text);
+        if (!projection)
+            args.fail("--cuda-projection: " + quote(*text) + " is not auto, on or off");
+        tuning.projection = *projection;
     }
     tuning.projectionReach = args.number(kCudaProjectionReach, tuning.projectionReach);
     tuning.regionCellLevel = static_cast<int>(args.integer(kCudaRegionLevel, 0, 0, 5));

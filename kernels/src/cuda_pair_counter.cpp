@@ -351,7 +351,9 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
     // 2^22 points to 10° took 0.148-0.156 s of device time with it, 0.139-0.140 s without
     // (BENCHMARKS.md, "Projected tile pairs").
     const bool projected =
-        m_tuning.projectedTilePairs && culled && thetaMaxDegrees > kSmallTileThetaMaxDegrees;
+        culled && (m_tuning.projection == CudaProjection::On ||
+                   (m_tuning.projection == CudaProjection::Auto &&
+                    thetaMaxDegrees > kSmallTileThetaMaxDegrees));
     // Block sizes only shrink from pass to pass (each is capped at the last smallest).
     for (int pass = 0;; ++pass) {
         if (pass == 8)

@@ -25,6 +25,16 @@ std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept 
     return std::nullopt;
 }
 
+std::optional<CudaProjection> parseCudaProjection(std::string_view text) noexcept {
+    if (text == "auto")
+        return CudaProjection::Auto;
+    if (text == "on")
+        return CudaProjection::On;
+    if (text == "off")
+        return CudaProjection::Off;
+    return std::nullopt;
+}
+
 std::string_view cudaHistogramName(CudaHistogram histogram) noexcept {
     switch (histogram) {
     case CudaHistogram::Auto:
@@ -75,7 +85,9 @@ std::string CudaTuning::describe() const {
         add("whole sub-tiles off");
     if (!narrowSubTiles)
         add("narrow sub-tiles off");
-    if (!projectedTilePairs)
+    if (projection == CudaProjection::On)
+        add("projection at every theta_max");
+    if (projection == CudaProjection::Off)
         add("projection off");
     if (projectionReach != CudaTuning{}.projectionReach) {
         char text[48];

@@ -246,21 +246,25 @@ private Q_SLOTS:
                  thetaMin.err.c_str());
     }
 
-    // The CUDA kernel switches of bench take on or off, and refuse any other word by name
-    // before anything is counted (no GPU needed to be told).
+    // The CUDA kernel switches of bench take on or off (the projection auto too), and refuse any
+    // other word by name before anything is counted (no GPU needed to be told).
     void cudaSwitchesTakeOnOrOff_data() {
         QTest::addColumn<QString>("flag");
-        for (const char* flag : {"--cuda-subtiles", "--cuda-whole-subtiles",
-                                 "--cuda-narrow-subtiles", "--cuda-projection"})
-            QTest::newRow(flag) << QString::fromLatin1(flag);
+        QTest::addColumn<QString>("words");
+        for (const char* flag :
+             {"--cuda-subtiles", "--cuda-whole-subtiles", "--cuda-narrow-subtiles"})
+            QTest::newRow(flag) << QString::fromLatin1(flag) << QStringLiteral("on or off");
+        QTest::newRow("--cuda-projection")
+            << QStringLiteral("--cuda-projection") << QStringLiteral("auto, on or off");
     }
 
     void cudaSwitchesTakeOnOrOff() {
         QFETCH(QString, flag);
+        QFETCH(QString, words);
         const CliOutcome bad =
             runCliWith({"bench", "--n", "100", flag.toStdString(), "maybe", "--quiet"});
         QCOMPARE(bad.exitCode, 2);
-        const std::string want = flag.toStdString() + ": \"maybe\" is not on or off";
+        const std::string want = flag.toStdString() + ": \"maybe\" is not " + words.toStdString();
         QVERIFY2(bad.err.find(want) != std::string::npos, bad.err.c_str());
     }
 

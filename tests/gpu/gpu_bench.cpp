@@ -5,7 +5,7 @@
 //        tpacf_gpu_bench --culling [--quick]
 //   CUDA tuning of every counter (the rows that vary a setting override it): --cuda-hist
 //   thread|thread-atomic|warp|global, --cuda-brute-force, --cuda-block N, --cuda-subtiles on|off,
-//   --cuda-narrow-subtiles on|off, --cuda-projection on|off, --cuda-projection-reach X,
+//   --cuda-narrow-subtiles on|off, --cuda-projection auto|on|off, --cuda-projection-reach X,
 //   --cuda-region-level L (what `tpacf bench` takes; never read from the environment).
 //   --jackknife K: only the jackknife comparison: countBatch against countBatchByRegion with K
 //   regions (spatially coherent: nearest of K centres, as the jackknife makes them; and random).
@@ -268,7 +268,8 @@ int main(int argc, char** argv) {
         } else if (flag == "--cuda-narrow-subtiles") {
             g_baseTuning.narrowSubTiles = std::string(value) != "off";
         } else if (flag == "--cuda-projection") {
-            g_baseTuning.projectedTilePairs = std::string(value) != "off";
+            if (const auto projection = cuda::parseCudaProjection(value))
+                g_baseTuning.projection = *projection;
         } else if (flag == "--cuda-projection-reach") {
             g_baseTuning.projectionReach = std::atof(value);
         } else if (flag == "--cuda-region-level") {

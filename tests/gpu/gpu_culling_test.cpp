@@ -378,6 +378,14 @@ int main(int argc, char** argv) {
             cuda::CudaTuning noSubTiles;
             noSubTiles.subTileCulling = false;
             tunedRun(noSubTiles, {0.1, 10.0}, 2);
+            // The projected variant below 20° too (small tiles), its usual reach and nearly
+            // every tile pair of one or two edges.
+            for (double reach : {1.0, 16.0}) {
+                cuda::CudaTuning tuning;
+                tuning.projection = cuda::CudaProjection::On;
+                tuning.projectionReach = reach;
+                tunedRun(tuning, {1.0, 10.0}, 0);
+            }
             std::printf("hist modes done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
 
@@ -412,13 +420,26 @@ int main(int argc, char** argv) {
                 cuda::CudaTuning tuning;
                 tuning.wholeSubTiles = paths.whole;
                 tuning.narrowSubTiles = paths.narrow;
-                tuning.projectedTilePairs = paths.projected;
+                tuning.projection =
+                    paths.projected ? cuda::CudaProjection::Auto : cuda::CudaProjection::Off;
                 tuning.projectionReach = paths.reach;
                 tuning.blockSizeCap = paths.block;
                 const auto tuned = gputest::tunedCounters(tuning);
                 const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
                 runCase(stats, with, a, b, linear5, true);
                 runCase(stats, with, a, b, fullLog, true);
+            }
+            // The lattice's edges below 20° projected: linear 1° bins to 10°, small tiles.
+            {
+                cuda::CudaTuning tuning;
+                tuning.projection = cuda::CudaProjection::On;
+                tuning.projectionReach = 16;
+                const auto tuned = gputest::tunedCounters(tuning);
+                const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
+                runCase(
+                    stats, with, a, b,
+                    BinCase{"lin10 0-10deg", BinSpec::linearCount(0, 10, AngleUnit::Degree, 10)},
+                    true);
             }
             const Catalog u = makeCatalog("uniform", quick ? 60000 : 200000, 907);
             const Catalog m = makeCatalog("mock", quick ? 50000 : 150000, 908);

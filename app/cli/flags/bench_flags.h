@@ -95,10 +95,10 @@ inline constexpr Flag kCudaNarrowSubtiles{
     "with culling, count the 32-point sub-tile pairs that lie in two neighbouring\n"
     "bins by compares instead of a bin lookup per pair (default on)"};
 inline constexpr Flag kCudaProjection{
-    "--cuda-projection", Value, "on|off",
-    "with culling beyond 20 degrees, count the tile pairs that straddle one or two\n"
-    "bin edges far from both tiles by ranking projections, computing only the pairs\n"
-    "near an edge (default on)"};
+    "--cuda-projection", Value, "auto|on|off",
+    "with culling, count the tile pairs that straddle one or two bin edges far from\n"
+    "both tiles by ranking projections, computing only the pairs near an edge: auto\n"
+    "beyond 20 degrees (the default), on at every theta_max, or off"};
 inline constexpr Flag kCudaProjectionReach{
     "--cuda-projection-reach", Value, "X",
     "project the tile pairs whose edges in range times their boxes' half-diagonals\n"

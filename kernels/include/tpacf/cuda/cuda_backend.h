@@ -21,6 +21,13 @@ enum class CudaHistogram {
     Global,          ///< "global": straight into the 64-bit global counters
 };
 
+/// Which counts project their far tile pairs (what `--cuda-projection` names).
+enum class CudaProjection {
+    Auto, ///< culled counts whose θ_max is beyond the small tiles' 20°
+    On,   ///< every culled count, whatever θ_max
+    Off,  ///< none
+};
+
 /// Benchmark and test settings of the CUDA backend, fixed when a counter is created and never
 /// read from the environment (so nothing outside the program can change what it computes). The
 /// defaults are what every real run uses; none of them changes a count, only the speed.
@@ -40,11 +47,12 @@ struct CudaTuning {
     /// neighbouring bins at most (a bin edge or the range's) by two compares per pair instead of
     /// a bin lookup and a histogram update.
     bool narrowSubTiles = true;
-    /// With culling and θ_max above 20° (the small tiles' limit), unweighted counts: count the
-    /// tile pairs that straddle one or two bin edges far from both tiles by ranking their
-    /// points' projections, computing only the pairs near an edge, instead of sub-tile by
-    /// sub-tile.
-    bool projectedTilePairs = true;
+    /// With culling, unweighted counts: count the tile pairs that straddle one or two bin edges
+    /// far from both tiles by ranking their points' projections, computing only the pairs near
+    /// an edge, instead of sub-tile by sub-tile. Auto: where θ_max is above 20° (the small
+    /// tiles' limit); below it the projected variant measured slower on uniform skies and faster
+    /// on dense fields (BENCHMARKS.md, "Projected tile pairs II").
+    CudaProjection projection = CudaProjection::Auto;
     /// Which tile pairs are projected: those whose edges inside their range times the sum of
     /// the two boxes' half-diagonals is at most this times the distance of their centres.
     /// Larger: more tile pairs projected, with wider bands (tests raise it to project most).
@@ -60,6 +68,9 @@ struct CudaTuning {
     /// "" for the defaults, else e.g. "hist=warp, block<=128, brute force".
     std::string describe() const;
 };
+
+/// "auto", "on", "off".
+std::optional<CudaProjection> parseCudaProjection(std::string_view text) noexcept;
 
 /// "thread", "thread-atomic", "warp", "global" (and "auto").
 std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept;
