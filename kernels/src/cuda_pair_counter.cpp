@@ -347,9 +347,11 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
         blockCap = kSmallTileBlock;
     // Projected tile pairs beyond the small tiles' θ_max: there many tile pairs far apart for
     // their size straddle one or two wide bins' edges (DD float 0.01'-180°, N = 2^22: 1.19 →
-    // 1.00 s). Below it few do, and the projected variant's spills slow the other paths: DD of
-    // 2^22 points to 10° took 0.148-0.156 s of device time with it, 0.139-0.140 s without
-    // (BENCHMARKS.md, "Projected tile pairs").
+    // 0.87 s). Below it, on a uniform sky, the tiles are wide against the bins and the variant
+    // is slower (DD of 2^22 points to 10°: 0.142-0.143 s of device time against 0.138-0.139 s;
+    // the standard job's batch 0.448-0.454 s against 0.41 s), while a dense field gains (the
+    // 10^7 clustered box to 10°, DD double: 2.28 s against 2.63 s): `--cuda-projection on`
+    // (BENCHMARKS.md, "Projected tile pairs II").
     const bool projected =
         culled && (m_tuning.projection == CudaProjection::On ||
                    (m_tuning.projection == CudaProjection::Auto &&

@@ -457,11 +457,93 @@ int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin, bool b
     return 0;
 }
 
+// --classes N TILE MAX_ARCMIN REACH: how the kernel will take the listed tile pairs of N uniform
+// points (30 log bins from 0.01'): skipped, one bin, projected with one or two edges, or pair by
+// pair, and why (the diagonal tile, some c² below 1e-6, three edges or more, tiles too wide for
+// their distance at this reach), each class's tile pairs and share of the listed pairs. The rules
+// are those of classifyTilePair and projectTilePair (pair_loops.cuh, pair_projection.cuh) in
+// plain double on the host: a measurement aid, not a check.
+int classifyListed(std::size_t n, std::uint32_t tileSize, double maxArcmin, double reach) {
+    const Catalog a = makeCatalog("first", uniform(n, 1), false, 0);
+    const std::vector<CountTask> tasks{CountTask{&a, nullptr}};
+    const BatchCatalogs batch = indexBatch(tasks);
+    const Binning binning(BinSpec::logCount(0.01, maxArcmin, AngleUnit::Arcminute, 30));
+    const PlainTiles plain(batch, tileSize, binning);
+    const Schedule schedule =
+        buildCulledSchedule(tasks, batch, plain.inputs(), tileSize, WorkShare{});
+    const std::vector<CellBounds>& boxes = plain.summaries[0].bounds;
+    const std::vector<double> t(plain.thresholds.begin(), plain.thresholds.end());
+    const auto slotOf = [&](double c2) {
+        return static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), c2) - t.begin());
+    };
+    const char* const names[] = {
+        "skipped",       "one bin",        "projected, 1 edge", "projected, 2 edges",
+        "diagonal tile", "some c2 < 1e-6", "3 edges or more",   "too wide for reach"};
+    double pairs[8] = {};
+    std::uint64_t tilePairs[8] = {};
+    for (std::size_t u = schedule.shareBegin; u < schedule.shareEnd; ++u) {
+        const WorkUnit& unit = schedule.units[u];
+        for (std::uint32_t tileB = unit.tileB0; tileB < unit.tileB1; ++tileB) {
+            const CellBounds& boxA = boxes[unit.tileA];
+            const CellBounds& boxB = boxes[tileB];
+            double minD2 = 0, maxD2 = 0, d2 = 0, ra2 = 0, rb2 = 0;
+            for (int axis = 0; axis < 3; ++axis) {
+                const double gap =
+                    std::max({0.0, boxA.lo[axis] - boxB.hi[axis], boxB.lo[axis] - boxA.hi[axis]});
+                const double span =
+                    std::max(boxA.hi[axis] - boxB.lo[axis], boxB.hi[axis] - boxA.lo[axis]);
+                const double d =
+                    (boxA.lo[axis] + boxA.hi[axis] - boxB.lo[axis] - boxB.hi[axis]) / 2;
+                const double ha = (boxA.hi[axis] - boxA.lo[axis]) / 2;
+                const double hb = (boxB.hi[axis] - boxB.lo[axis]) / 2;
+                minD2 += gap * gap;
+                maxD2 += span * span;
+                d2 += d * d;
+                ra2 += ha * ha;
+                rb2 += hb * hb;
+            }
+            const double lo = minD2 * (1 - kTileBoxMargin), hi = maxD2 * (1 + kTileBoxMargin);
+            const std::size_t slotLo = slotOf(lo), slotHi = slotOf(hi), edges = slotHi - slotLo;
+            int kind = 0;
+            if (hi < t.front() || lo >= t.back())
+                kind = 0;
+            else if (edges == 0)
+                kind = 1;
+            else if (unit.tileA == tileB)
+                kind = 4;
+            else if (!(lo >= 1e-6))
+                kind = 5;
+            else if (edges > 2)
+                kind = 6;
+            else if (edges * (std::sqrt(ra2) + std::sqrt(rb2)) <= reach * std::sqrt(d2))
+                kind = edges == 1 ? 2 : 3;
+            else
+                kind = 7;
+            pairs[kind] +=
+                static_cast<double>(plain.tileCounts[0][unit.tileA]) * plain.tileCounts[0][tileB];
+            ++tilePairs[kind];
+        }
+    }
+    const double listed = std::accumulate(std::begin(pairs), std::end(pairs), 0.0);
+    std::printf("%zu points, %u-point tiles, 0.01'-%g', reach %g: %zu units, %.4g pairs listed, "
+                "%.4g added whole by the host\n",
+                n, tileSize, maxArcmin, reach, schedule.units.size(), listed,
+                static_cast<double>(schedule.wholePairs));
+    for (int kind = 0; kind < 8; ++kind)
+        std::printf("  %-20s %10llu tile pairs %11.4g pairs %5.1f %%\n", names[kind],
+                    static_cast<unsigned long long>(tilePairs[kind]), pairs[kind],
+                    100 * pairs[kind] / listed);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     if ((argc == 5 || (argc == 6 && std::string(argv[5]) == "box")) &&
         std::string(argv[1]) == "--time")
         return timeSchedule(std::stoul(argv[2]), static_cast<std::uint32_t>(std::stoul(argv[3])),
                             std::stod(argv[4]), argc == 6);
+    if (argc == 6 && std::string(argv[1]) == "--classes")
+        return classifyListed(std::stoul(argv[2]), static_cast<std::uint32_t>(std::stoul(argv[3])),
+                              std::stod(argv[4]), std::stod(argv[5]));
     const BinSpec fullLog = BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 30);
     const BinSpec toTen = BinSpec::logCount(1, 600, AngleUnit::Arcminute, 15);
     const BinSpec linear = BinSpec::linearCount(0, 180, AngleUnit::Degree, 36);
