@@ -247,7 +247,8 @@ __device__ __forceinline__ double projectedKey(const double (&point)[3], const d
 /// exactly for any s: the part of α along d moves with v, and only |α⊥| R_B (and |s| R_B²) widens
 /// the band. A share beyond ±1/2 (tiles wide against |d|, reach > 1) is taken as 0, the plain
 /// split, so that 1 + s stays far from 0. The margin, 1e-6 · (|d| + |α| + R_B)² + 1e-12, is the
-/// file's; (1 + s) <= 1.5 scales the keys' rounding to at most 1e-7 of it.
+/// file's: a key compared against cuts divided by 1 + s <= 1.5 carries its rounding (6e-8 of that
+/// square) times 1 + s, under a tenth of the margin.
 struct BandCuts {
     double base, above, below, perV;
     __device__ __forceinline__ BandCuts(const double (&a)[3], const double (&p)[3],
