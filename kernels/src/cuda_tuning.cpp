@@ -8,46 +8,49 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace tpacf::cuda {
 
-std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept {
-    if (text == "auto")
-        return CudaHistogram::Auto;
-    if (text == "thread")
-        return CudaHistogram::PerThread;
-    if (text == "thread-atomic")
-        return CudaHistogram::PerThreadAtomic;
-    if (text == "warp")
-        return CudaHistogram::PerWarp;
-    if (text == "global")
-        return CudaHistogram::Global;
+namespace {
+
+// The words of the flags, one table per setting, read both ways.
+constexpr std::pair<std::string_view, CudaHistogram> kHistogramWords[] = {
+    {"auto", CudaHistogram::Auto},
+    {"thread", CudaHistogram::PerThread},
+    {"thread-atomic", CudaHistogram::PerThreadAtomic},
+    {"warp", CudaHistogram::PerWarp},
+    {"global", CudaHistogram::Global},
+};
+constexpr std::pair<std::string_view, CudaProjection> kProjectionWords[] = {
+    {"auto", CudaProjection::Auto},
+    {"on", CudaProjection::On},
+    {"off", CudaProjection::Off},
+};
+
+template <class Value, std::size_t N>
+std::optional<Value> valueOf(std::string_view word,
+                             const std::pair<std::string_view, Value> (&words)[N]) noexcept {
+    for (const auto& [known, value] : words)
+        if (known == word)
+            return value;
     return std::nullopt;
+}
+
+} // namespace
+
+std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept {
+    return valueOf(text, kHistogramWords);
 }
 
 std::optional<CudaProjection> parseCudaProjection(std::string_view text) noexcept {
-    if (text == "auto")
-        return CudaProjection::Auto;
-    if (text == "on")
-        return CudaProjection::On;
-    if (text == "off")
-        return CudaProjection::Off;
-    return std::nullopt;
+    return valueOf(text, kProjectionWords);
 }
 
 std::string_view cudaHistogramName(CudaHistogram histogram) noexcept {
-    switch (histogram) {
-    case CudaHistogram::Auto:
-        return "auto";
-    case CudaHistogram::PerThread:
-        return "thread";
-    case CudaHistogram::PerThreadAtomic:
-        return "thread-atomic";
-    case CudaHistogram::PerWarp:
-        return "warp";
-    case CudaHistogram::Global:
-        return "global";
-    }
+    for (const auto& [word, value] : kHistogramWords)
+        if (value == histogram)
+            return word;
     return "auto";
 }
 

@@ -268,6 +268,42 @@ private Q_SLOTS:
         QVERIFY2(bad.err.find(want) != std::string::npos, bad.err.c_str());
     }
 
+    // A CUDA tuning word that is taken is named in bench's header, read back through the same
+    // table the flag was parsed with (the defaults name nothing).
+    void cudaTuningNamedInHeader_data() {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("word");
+        QTest::addColumn<QString>("named");
+        for (const char* word : {"thread", "thread-atomic", "warp", "global"})
+            QTest::newRow(word) << QStringLiteral("--cuda-hist") << QString::fromLatin1(word)
+                                << QStringLiteral("hist=") + QString::fromLatin1(word);
+        QTest::newRow("projection on")
+            << QStringLiteral("--cuda-projection") << QStringLiteral("on")
+            << QStringLiteral("projection at every theta_max");
+        QTest::newRow("projection off")
+            << QStringLiteral("--cuda-projection") << QStringLiteral("off")
+            << QStringLiteral("projection off");
+        QTest::newRow("projection auto")
+            << QStringLiteral("--cuda-projection") << QStringLiteral("auto") << QString();
+    }
+
+    void cudaTuningNamedInHeader() {
+        QFETCH(QString, flag);
+        QFETCH(QString, word);
+        QFETCH(QString, named);
+        const CliOutcome run = runCliWith({"bench", "--n", "100", "--backend", "cpu", "--repeat",
+                                           "1", flag.toStdString(), word.toStdString()});
+        QCOMPARE(run.exitCode, 0);
+        const std::size_t tuning = run.out.find("CUDA tuning: ");
+        if (named.isEmpty()) {
+            QVERIFY2(tuning == std::string::npos, run.out.c_str());
+        } else {
+            QVERIFY2(tuning != std::string::npos, run.out.c_str());
+            QVERIFY2(run.out.find(named.toStdString(), tuning) != std::string::npos,
+                     run.out.c_str());
+        }
+    }
+
     // --quiet, added to mock, bench and lab as one row each: the work is done, the summary not
     // printed (mock), the report still written (bench, lab).
     void quietInEveryCommandThatReports() {
