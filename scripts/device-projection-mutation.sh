@@ -18,22 +18,13 @@ MUTATIONS=(
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 JOBS=${BUILD_JOBS:-$(( $(nproc) / ${#MUTATIONS[@]} + 1 ))}
 
-mutate() { # index: a copy with mutation index applied, built; prints nothing on success
-    local name from to copy file
+. scripts/lib/edited-copies.sh
+mutate() { # index: a copy with mutation index applied, built
+    local name from to
     IFS='|' read -r name from to <<< "${MUTATIONS[$1]}"
-    copy="$WORK/m$1"; mkdir -p "$copy"
-    git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$copy"
-    file="$copy/kernels/src/pair_projection.cuh"
-    if [ "$(grep -cF "$from" "$file")" != 1 ]; then
-        echo "$name: the term is not where this script expects it in pair_projection.cuh" >&2
-        return 2
-    fi
-    FROM="$from" TO="$to" perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$file"
-    (cd "$copy" &&
-        cmake --preset headless -DTPACF_CUDA=ON -DBUILD_TESTING=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-            > cfg.log 2>&1 &&
-        cmake --build build/headless -j "$JOBS" --target tpacf_gpu_culling_tests > build.log 2>&1) ||
-        { echo "$name: the build failed" >&2; grep -E "error|FAILED" "$copy/build.log" | head -10; return 2; }
+    edited_copy "$WORK/m$1" kernels/src/pair_projection.cuh "$from" "$to" &&
+        build_copy "$WORK/m$1" "$JOBS" tpacf_gpu_culling_tests ||
+        { echo "$name: no copy could be built" >&2; return 2; }
 }
 
 pids=()
