@@ -376,6 +376,8 @@ private slots:
     void knownSeparations();
     void pairExactlyOnEdge_data();
     void pairExactlyOnEdge();
+    void edgePairsAmongNeighbours_data();
+    void edgePairsAmongNeighbours();
     void uniformSphereFractions_data();
     void uniformSphereFractions();
     void emptyCatalogs();
@@ -687,6 +689,69 @@ void TestCpuPairCounter::pairExactlyOnEdge() {
         want[std::size_t(c.bin)] = 1;
         COMPARE_COUNTS(counter.countAuto(pair, binning), want);
     }
+}
+
+void TestCpuPairCounter::edgePairsAmongNeighbours_data() {
+    QTest::addColumn<int>("edge");
+    QTest::addColumn<QString>("bins");
+    QTest::addColumn<QString>("kernel");
+    for (const char* kernel : {"best", "portable"}) {
+        for (int edge : {2, 9, 12, 17, 23, 26, 29})
+            QTest::addRow("log edge %d %s", edge, kernel)
+                << edge << "log" << QString::fromLatin1(kernel);
+        for (int edge : {5, 12, 20, 30})
+            QTest::addRow("linear edge %d %s", edge, kernel)
+                << edge << "linear" << QString::fromLatin1(kernel);
+    }
+}
+
+void TestCpuPairCounter::edgePairsAmongNeighbours() {
+    QFETCH(int, edge);
+    QFETCH(QString, bins);
+    QFETCH(QString, kernel);
+    // One point p with partners exactly on a threshold and one ulp below it, among points on
+    // the same great circle a little nearer and farther: p's chords straddle a few thresholds
+    // with pairs on them, as a kernel that counts a run by comparing it with the thresholds it
+    // straddles (instead of looking each pair's bin up) must still place exactly.
+    const Binning binning(binsNamed(bins));
+    const double threshold = binning.chord2Edges()[std::size_t(edge)];
+    Catalog onEdge, belowEdge;
+    double ra0 = 0, dec0 = 0;
+    bool found = false;
+    for (double dec : {0.1, -0.3, 0.25, 0.5, -0.05, 0.4, -0.6, 0.02}) {
+        for (double ra : {0.0, 0.5, 2.0, 4.0}) {
+            ra0 = ra;
+            dec0 = dec;
+            found = findPairAt(threshold, ra0, dec0, onEdge) &&
+                    findPairAt(std::nextafter(threshold, 0.0), ra0, dec0, belowEdge);
+            if (found)
+                break;
+        }
+        if (found)
+            break;
+    }
+    QVERIFY2(found, "no p with partners on the threshold and one ulp below it");
+    QCOMPARE(onEdge.ra()[0], belowEdge.ra()[0]); // the same p
+    std::vector<double> ra = {onEdge.ra()[0], onEdge.ra()[1], belowEdge.ra()[1]};
+    std::vector<double> dec = {onEdge.dec()[0], onEdge.dec()[1], belowEdge.dec()[1]};
+    // Neighbours: q moved along the circle through p by a share of the separation.
+    const double dRa = onEdge.ra()[1] - ra0, dDec = onEdge.dec()[1] - dec0;
+    for (double share : {-0.45, -0.2, -0.05, -1e-9, 1e-9, 0.05, 0.2, 0.45}) {
+        ra.push_back(onEdge.ra()[1] + share * dRa);
+        dec.push_back(onEdge.dec()[1] + share * dDec);
+    }
+    const Catalog points = Catalog::fromRadians("edge neighbours", ra, dec);
+    const PairCounts want = naiveCounts(points, nullptr, binning);
+    QVERIFY(std::accumulate(want.begin(), want.end(), std::uint64_t{0}) > 0);
+    CpuPairCounter counter(1, kernelNamed(kernel));
+    COMPARE_COUNTS(counter.countAuto(points, binning), want);
+    // The same pairs as a cross count of p against the rest; p five times over, so that a
+    // kernel counting several rows of a rectangle at once meets them in a block and alone.
+    const Catalog p =
+        Catalog::fromRadians("p", std::vector<double>(5, ra[0]), std::vector<double>(5, dec[0]));
+    const Catalog rest = Catalog::fromRadians("rest", std::vector<double>(ra.begin() + 1, ra.end()),
+                                              std::vector<double>(dec.begin() + 1, dec.end()));
+    COMPARE_COUNTS(counter.countCross(p, rest, binning), naiveCounts(p, &rest, binning));
 }
 
 void TestCpuPairCounter::uniformSphereFractions_data() {

@@ -80,6 +80,18 @@ public:
     /// Slots per histogram: below, one per bin, above.
     std::size_t slotCount() const noexcept { return m_edgeCount + 1; }
 
+    /// The slot of one squared chord (c2 ≥ 0): the guess of its cell, then one comparison per
+    /// threshold the cell holds (the +inf sentinel ends the walk).
+    std::uint32_t slotOf(double c2) const noexcept {
+        const auto bits = static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(c2) >> m_shift);
+        const std::int64_t cell =
+            std::clamp(bits - static_cast<std::int64_t>(m_baseCell), std::int64_t{0}, m_lastCell);
+        std::uint32_t slot = m_guess[static_cast<std::size_t>(cell)] & ~kMultiEdgeCell;
+        while (c2 >= m_thresholds[slot])
+            ++slot;
+        return slot;
+    }
+
     /// Whether m_packed holds every cell (else the kernels read m_guess and m_cellThreshold).
     bool packed() const noexcept { return !m_packed.empty(); }
 
