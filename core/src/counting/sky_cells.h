@@ -180,15 +180,20 @@ struct CellPlan {
     std::uint64_t checks = 0;          ///< box pairs tested while refining them (estimated)
 };
 
-/// The cost model, in units of one pair in the kernel (≈ 1.3 ns of wall time on 2 threads of
-/// the reference machine, AVX-512). Measured there on 100,000 points (clustered 40° box and
-/// uniform full sky) for populations 8–2048: each row of a run (a point of its a cell) costs
-/// ≈ 20 ns on top of its pairs (loop exits, the histogram tail), a run a call, and a box pair
-/// tested while planning ≈ 60 ns on the calling thread. The scheduler uses the same figures to
-/// cut the runs into work items of similar duration.
-inline constexpr double kRowCost = 15;
-inline constexpr double kRunCost = 20;
-inline constexpr double kCheckCost = 45;
+/// The cost model, in units of one pair in the kernel. Measured first on the reference machine
+/// (2 threads, AVX-512), where a pair then cost ≈ 1.3 ns of wall time, on 100,000 points
+/// (clustered 40° box and uniform full sky) for populations 8–2048: each row of a run (a point
+/// of its a cell) costs ≈ 20 ns on top of its pairs (loop exits, the histogram tail), a run a
+/// call, and a box pair tested while planning ≈ 60 ns on the calling thread. The kernel that
+/// counts a chunk by cuts made a pair about twice as cheap (DD of 10^6 points to 10°: 4.33 →
+/// 2.02 s) and left the rest as it was, so the three figures are twice those of that
+/// measurement (15, 20, 45): on the standard job's DD + DR + RR (10^6 + 10^6 points to 10°) the
+/// chosen population went from 32 to 64 points, the plan from 1.6 to 0.5 s and the count from
+/// 6.6 to 6.0 s on 2 threads (BENCHMARKS.md). The scheduler uses the same figures to cut the
+/// runs into work items of similar duration.
+inline constexpr double kRowCost = 30;
+inline constexpr double kRunCost = 40;
+inline constexpr double kCheckCost = 90;
 
 /// Longest run in pairs: a run is one kernel call and one piece of a work item.
 inline constexpr std::uint64_t kMaxRunPairs = std::uint64_t{1} << 21;
