@@ -259,6 +259,8 @@ private slots:
 
     void listFindsEveryPairInRange_data();
     void listFindsEveryPairInRange();
+    void listIsTheSameOnAnyThreads_data();
+    void listIsTheSameOnAnyThreads();
     void listEmptyInputs();
     void listSkipsEmptyCells();
 
@@ -402,6 +404,41 @@ void TestCulling::listFindsEveryPairInRange() {
             for (std::size_t b = 0; b < a; ++b)
                 QCOMPARE(listed[a][b], -1);
     QVERIFY(inRange > 0); // the cases are built so that something is in range
+}
+
+void TestCulling::listIsTheSameOnAnyThreads_data() {
+    QTest::addColumn<bool>("autoPairs");
+    QTest::addColumn<double>("thetaMinDeg");
+    QTest::addColumn<double>("thetaMaxDeg");
+    for (bool autoPairs : {true, false})
+        for (const auto& [min, max] : {std::pair{0.0, 2.0}, {0.01, 10.0}, {5.0, 180.0}})
+            QTest::addRow("%s %g-%g deg", autoPairs ? "auto" : "cross", min, max)
+                << autoPairs << min << max;
+}
+
+void TestCulling::listIsTheSameOnAnyThreads() {
+    QFETCH(bool, autoPairs);
+    QFETCH(double, thetaMinDeg);
+    QFETCH(double, thetaMaxDeg);
+    // Enough cells that the descent is cut into node pairs for the workers (its cut lies a few
+    // levels below the root: 16 pairs per worker), sorted as the planner's coarse cells are.
+    const TestCells cellsA = randomCells(3000, 1, 0.5, 7, true);
+    const TestCells cellsB = randomCells(2000, 1, 0.5, 8, true);
+    CellPairQuery query;
+    query.chord2Min = tpacf::chord2OfAngle(thetaMinDeg * kDegree);
+    query.chord2Max = tpacf::chord2OfAngle(thetaMaxDeg * kDegree);
+    query.autoPairs = autoPairs;
+    const std::vector<CellPairRun> one = tpacf::listCellPairs(cellsA.bounds, cellsB.bounds, query);
+    QVERIFY(!one.empty());
+    for (std::size_t threads : {2, 3, 16}) {
+        const std::vector<CellPairRun> many =
+            tpacf::listCellPairs(cellsA.bounds, cellsB.bounds, query, threads);
+        QCOMPARE(many.size(), one.size());
+        for (std::size_t r = 0; r < one.size(); ++r)
+            QVERIFY2(many[r].a == one[r].a && many[r].bBegin == one[r].bBegin &&
+                         many[r].bEnd == one[r].bEnd && many[r].kind == one[r].kind,
+                     qPrintable(QStringLiteral("%1 threads: run %2 differs").arg(threads).arg(r)));
+    }
 }
 
 void TestCulling::listEmptyInputs() {

@@ -63,9 +63,11 @@ struct CellPairQuery {
 /// descends only into group pairs within reach, so the cost follows the output, not cells².
 /// Cells with empty boxes (lo > hi) are skipped where cells are tested one by one; a run taken
 /// whole from a group pair may include them (they hold no points, so they add nothing).
+/// threads > 1: the descent's top levels are cut into independent group pairs, listed on that
+/// many workers of the runner; the list is the same for any number.
 std::vector<CellPairRun> listCellPairs(std::span<const CellBounds> cellsA,
                                        std::span<const CellBounds> cellsB,
-                                       const CellPairQuery& query);
+                                       const CellPairQuery& query, std::size_t threads = 1);
 
 /// Cell pairs the runs cover.
 std::uint64_t cellPairCount(std::span<const CellPairRun> runs) noexcept;

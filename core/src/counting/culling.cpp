@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/culling.h"
+#include "tpacf/work_runner.h"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <limits>
 
 namespace tpacf {
@@ -146,16 +149,20 @@ public:
           m_insideFrom(query.chord2Min * (1 + query.relativeMargin)),
           m_insideBelow(query.chord2Max * (1 - query.relativeMargin)) {}
 
-    std::vector<CellPairRun> run() {
+    /// threads > 1: the descent stops at a depth that leaves a few group pairs per worker, and
+    /// the workers descend from those, each into runs of its own. Every cell pair is emitted once
+    /// whichever descent reaches it, and sortedAndMerged orders and merges them by (a, b), so the
+    /// list does not depend on the split.
+    std::vector<CellPairRun> run(std::size_t threads) {
         const CellTree treeA(m_cellsA);
-        if (m_query.autoPairs) {
-            if (!treeA.nodes.empty())
-                visitAuto(treeA, 0, 0);
-        } else {
-            const CellTree treeB(m_cellsB);
-            if (!treeA.nodes.empty() && !treeB.nodes.empty())
-                visitCross(treeA, 0, treeB, 0);
-        }
+        const CellTree treeB(m_query.autoPairs ? std::span<const CellBounds>{} : m_cellsB);
+        if (treeA.nodes.empty() || (!m_query.autoPairs && treeB.nodes.empty()))
+            return {};
+        if (threads > 1)
+            m_deferFrom = static_cast<int>(std::bit_width(16 * threads));
+        descend(treeA, treeB, {0, 0, 0});
+        if (!m_deferred.empty())
+            listDeferred(treeA, treeB, threads);
         return sortedAndMerged();
     }
 
@@ -207,38 +214,54 @@ private:
         }
     }
 
-    // Both nodes from one tree; ia's cells never come after ib's (ia == ib or ia wholly before).
-    void visitAuto(const CellTree& tree, std::int32_t ia, std::int32_t ib) {
-        const CellTree::Node& na = tree.nodes[ia];
-        const CellTree::Node& nb = tree.nodes[ib];
+    // A pair of tree nodes reached by the descent, and how deep.
+    struct NodePair {
+        std::int32_t a, b;
+        int depth;
+    };
+
+    // Visits a node pair, or defers it to the workers at the cut depth.
+    void descend(const CellTree& treeA, const CellTree& treeB, NodePair pair) {
+        if (m_deferFrom > 0 && pair.depth >= m_deferFrom)
+            m_deferred.push_back(pair);
+        else if (m_query.autoPairs)
+            visitAuto(treeA, pair);
+        else
+            visitCross(treeA, treeB, pair);
+    }
+
+    // Both nodes from one tree; a's cells never come after b's (a == b or a wholly before).
+    void visitAuto(const CellTree& tree, NodePair pair) {
+        const CellTree::Node& na = tree.nodes[pair.a];
+        const CellTree::Node& nb = tree.nodes[pair.b];
         const Reach r = reach(na.box, nb.box);
         if (r == Reach::None)
             return;
-        if (ia != ib && r == Reach::Inside) {
+        if (pair.a != pair.b && r == Reach::Inside) {
             emitBlock(na.begin, na.end, nb.begin, nb.end, CellPairClass::InsideRange);
             return;
         }
         const bool leafA = na.left < 0;
         const bool leafB = nb.left < 0;
+        const int deeper = pair.depth + 1;
         if (leafA && leafB) {
             visitLeaves(na, nb);
-        } else if (ia == ib) {
-            visitAuto(tree, na.left, na.left);
-            visitAuto(tree, na.left, na.right);
-            visitAuto(tree, na.right, na.right);
+        } else if (pair.a == pair.b) {
+            descend(tree, tree, {na.left, na.left, deeper});
+            descend(tree, tree, {na.left, na.right, deeper});
+            descend(tree, tree, {na.right, na.right, deeper});
         } else if (leafB || (!leafA && na.end - na.begin >= nb.end - nb.begin)) {
-            visitAuto(tree, na.left, ib);
-            visitAuto(tree, na.right, ib);
+            descend(tree, tree, {na.left, pair.b, deeper});
+            descend(tree, tree, {na.right, pair.b, deeper});
         } else {
-            visitAuto(tree, ia, nb.left);
-            visitAuto(tree, ia, nb.right);
+            descend(tree, tree, {pair.a, nb.left, deeper});
+            descend(tree, tree, {pair.a, nb.right, deeper});
         }
     }
 
-    void visitCross(const CellTree& treeA, std::int32_t ia, const CellTree& treeB,
-                    std::int32_t ib) {
-        const CellTree::Node& na = treeA.nodes[ia];
-        const CellTree::Node& nb = treeB.nodes[ib];
+    void visitCross(const CellTree& treeA, const CellTree& treeB, NodePair pair) {
+        const CellTree::Node& na = treeA.nodes[pair.a];
+        const CellTree::Node& nb = treeB.nodes[pair.b];
         const Reach r = reach(na.box, nb.box);
         if (r == Reach::None)
             return;
@@ -248,15 +271,32 @@ private:
         }
         const bool leafA = na.left < 0;
         const bool leafB = nb.left < 0;
+        const int deeper = pair.depth + 1;
         if (leafA && leafB) {
             visitLeaves(na, nb);
         } else if (leafB || (!leafA && na.end - na.begin >= nb.end - nb.begin)) {
-            visitCross(treeA, na.left, treeB, ib);
-            visitCross(treeA, na.right, treeB, ib);
+            descend(treeA, treeB, {na.left, pair.b, deeper});
+            descend(treeA, treeB, {na.right, pair.b, deeper});
         } else {
-            visitCross(treeA, ia, treeB, nb.left);
-            visitCross(treeA, ia, treeB, nb.right);
+            descend(treeA, treeB, {pair.a, nb.left, deeper});
+            descend(treeA, treeB, {pair.a, nb.right, deeper});
         }
+    }
+
+    // The deferred node pairs, handed out in order from a shared counter to `threads` listers
+    // that descend without a cut; their runs join this one's.
+    void listDeferred(const CellTree& treeA, const CellTree& treeB, std::size_t threads) {
+        const std::size_t workers = std::min(threads, m_deferred.size());
+        std::vector<PairLister> listers(workers, PairLister(m_cellsA, m_cellsB, m_query));
+        std::atomic<std::size_t> next{0};
+        runWorkers(workers, [&](std::size_t worker, const std::atomic<bool>& stop) {
+            for (std::size_t i;
+                 !stop.load(std::memory_order_relaxed) &&
+                 (i = next.fetch_add(1, std::memory_order_relaxed)) < m_deferred.size();)
+                listers[worker].descend(treeA, treeB, m_deferred[i]);
+        });
+        for (PairLister& lister : listers)
+            m_runs.insert(m_runs.end(), lister.m_runs.begin(), lister.m_runs.end());
     }
 
     // The traversal emits each a's runs in increasing b (both recursions visit the b side left
@@ -304,15 +344,17 @@ private:
     double m_insideFrom;
     double m_insideBelow;
     std::vector<CellPairRun> m_runs;
+    int m_deferFrom = 0;              // depth at which node pairs go to m_deferred (0: never)
+    std::vector<NodePair> m_deferred; // node pairs left to the workers
 };
 
 } // namespace
 
 std::vector<CellPairRun> listCellPairs(std::span<const CellBounds> cellsA,
                                        std::span<const CellBounds> cellsB,
-                                       const CellPairQuery& query) {
+                                       const CellPairQuery& query, std::size_t threads) {
     return PairLister(cellsA, query.autoPairs ? std::span<const CellBounds>{} : cellsB, query)
-        .run();
+        .run(threads);
 }
 
 } // namespace tpacf
