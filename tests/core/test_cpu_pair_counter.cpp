@@ -642,18 +642,28 @@ void TestCpuPairCounter::knownSeparations() {
     COMPARE_COUNTS(total, want);
 }
 
-void TestCpuPairCounter::pairExactlyOnEdge_data() {
+namespace {
+
+// Rows (edge, bins, kernel) for the tests that put pairs on a bin edge: the given edges of the
+// log and of the linear bins, on each kernel.
+void addEdgeRows(std::initializer_list<int> logEdges, std::initializer_list<int> linearEdges) {
     QTest::addColumn<int>("edge");
     QTest::addColumn<QString>("bins");
     QTest::addColumn<QString>("kernel");
     for (const char* kernel : {"best", "portable"}) {
-        for (int edge : {1, 3, 5, 8, 12, 17, 23, 26, 29})
+        for (int edge : logEdges)
             QTest::addRow("log edge %d %s", edge, kernel)
                 << edge << "log" << QString::fromLatin1(kernel);
-        for (int edge : {0, 1, 5, 10, 20, 35})
+        for (int edge : linearEdges)
             QTest::addRow("linear edge %d %s", edge, kernel)
                 << edge << "linear" << QString::fromLatin1(kernel);
     }
+}
+
+} // namespace
+
+void TestCpuPairCounter::pairExactlyOnEdge_data() {
+    addEdgeRows({1, 3, 5, 8, 12, 17, 23, 26, 29}, {0, 1, 5, 10, 20, 35});
 }
 
 void TestCpuPairCounter::pairExactlyOnEdge() {
@@ -692,17 +702,7 @@ void TestCpuPairCounter::pairExactlyOnEdge() {
 }
 
 void TestCpuPairCounter::edgePairsAmongNeighbours_data() {
-    QTest::addColumn<int>("edge");
-    QTest::addColumn<QString>("bins");
-    QTest::addColumn<QString>("kernel");
-    for (const char* kernel : {"best", "portable"}) {
-        for (int edge : {2, 9, 12, 17, 23, 26, 29})
-            QTest::addRow("log edge %d %s", edge, kernel)
-                << edge << "log" << QString::fromLatin1(kernel);
-        for (int edge : {5, 12, 20, 30})
-            QTest::addRow("linear edge %d %s", edge, kernel)
-                << edge << "linear" << QString::fromLatin1(kernel);
-    }
+    addEdgeRows({2, 9, 12, 17, 23, 26, 29}, {5, 12, 20, 30});
 }
 
 void TestCpuPairCounter::edgePairsAmongNeighbours() {
