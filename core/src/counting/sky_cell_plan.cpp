@@ -424,16 +424,12 @@ CoarseLists listCoarsePairs(std::span<const CellTask> tasks, const CoarseCells& 
         lists.strides[t] = static_cast<std::uint32_t>(std::clamp<std::size_t>(
             coarse.nodes[task.first].size() / 128, 1, std::max<std::uint32_t>(1, maxSampleStride)));
     };
-    // Many tasks: a task per worker; few: one after the other, each listed on every worker (a
+    // Many tasks: a task per worker; few: every task at once, the workers shared among them (a
     // list on one thread took 0.07 s of a 0.39 s plan on 32 threads, BENCHMARKS.md).
-    if (tasks.size() >= threads) {
-        forEachItem(tasks.size(), threads, poll, [&](std::size_t t) { listTask(t, 1); });
-    } else {
-        for (std::size_t t = 0; t < tasks.size(); ++t) {
-            listTask(t, threads);
-            poll();
-        }
-    }
+    const std::size_t perTask =
+        std::max<std::size_t>(1, threads / std::max<std::size_t>(1, tasks.size()));
+    forEachItem(tasks.size(), std::min(threads, tasks.size()), poll,
+                [&](std::size_t t) { listTask(t, perTask); });
     return lists;
 }
 
