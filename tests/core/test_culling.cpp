@@ -14,6 +14,7 @@
 #include "tpacf_test_main.h"
 
 // White box: the CPU backend's partition and plan (core/src), to price every population.
+#include "counting/sky_cell_plan.h"
 #include "counting/sky_cells.h"
 
 #include <QtTest/QtTest>
@@ -261,6 +262,8 @@ private slots:
     void listFindsEveryPairInRange();
     void listIsTheSameOnAnyThreads_data();
     void listIsTheSameOnAnyThreads();
+    void sampledListKeepsTheSampledRows_data();
+    void sampledListKeepsTheSampledRows();
     void listEmptyInputs();
     void listSkipsEmptyCells();
 
@@ -438,6 +441,44 @@ void TestCulling::listIsTheSameOnAnyThreads() {
             QVERIFY2(many[r].a == one[r].a && many[r].bBegin == one[r].bBegin &&
                          many[r].bEnd == one[r].bEnd && many[r].kind == one[r].kind,
                      qPrintable(QStringLiteral("%1 threads: run %2 differs").arg(threads).arg(r)));
+    }
+}
+
+void TestCulling::sampledListKeepsTheSampledRows_data() {
+    listIsTheSameOnAnyThreads_data();
+}
+
+void TestCulling::sampledListKeepsTheSampledRows() {
+    QFETCH(bool, autoPairs);
+    QFETCH(double, thetaMinDeg);
+    QFETCH(double, thetaMaxDeg);
+    // The list of every stride-th a (what a priced plan reads) against the whole list's rows of
+    // those a, cell pair by cell pair (no cell is empty here, so they must agree exactly).
+    const TestCells cellsA = randomCells(1500, 1, 0.5, 17, true);
+    const TestCells cellsB = randomCells(1000, 1, 0.5, 18, true);
+    CellPairQuery query;
+    query.chord2Min = tpacf::chord2OfAngle(thetaMinDeg * kDegree);
+    query.chord2Max = tpacf::chord2OfAngle(thetaMaxDeg * kDegree);
+    query.autoPairs = autoPairs;
+    const auto cellPairs = [](const std::vector<CellPairRun>& runs, std::uint32_t stride) {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+        for (const CellPairRun& run : runs)
+            if (run.a % stride == 0)
+                for (std::uint32_t b = run.bBegin; b < run.bEnd; ++b)
+                    pairs.emplace_back(run.a, b);
+        return pairs;
+    };
+    const std::vector<CellPairRun> whole =
+        tpacf::listCellPairs(cellsA.bounds, cellsB.bounds, query);
+    for (std::uint32_t stride : {1u, 2u, 16u}) {
+        const auto want = cellPairs(whole, stride);
+        QVERIFY(!want.empty());
+        for (std::size_t threads : {1, 4}) {
+            const std::vector<CellPairRun> sampled = tpacf::sky::sampledCellPairs(
+                cellsA.bounds, autoPairs ? cellsA.bounds : cellsB.bounds, query, stride, threads);
+            QVERIFY2(cellPairs(sampled, 1) == want,
+                     qPrintable(QStringLiteral("stride %1, %2 threads").arg(stride).arg(threads)));
+        }
     }
 }
 
