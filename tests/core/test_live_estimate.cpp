@@ -112,13 +112,16 @@ void TestLiveEstimate::liveWithinFinalErrors() {
         return;
     }
 
+    // The first live estimate at or past each quarter. The sample's work comes in about twelve
+    // units of a ms or two, released as they finish and reported every ms; a report that waits
+    // behind a busy machine skips a unit or two, so the window is three units wide.
     for (const double target : {0.25, 0.5, 0.75}) {
         const auto at = std::find_if(live.begin(), live.end(),
                                      [&](const LiveReport& r) { return r.coverage >= target; });
-        QVERIFY2(at != live.end() && at->coverage < target + 0.15,
+        QVERIFY2(at != live.end() && at->coverage < target + 0.25,
                  qPrintable(QStringLiteral("no live estimate between %1 and %2 of the pairs")
                                 .arg(target)
-                                .arg(target + 0.15)));
+                                .arg(target + 0.25)));
         int compared = 0;
         double worst = 0; // the largest |Δw| / σ
         for (std::size_t k = 0; k < final.binCount(); ++k) {
