@@ -409,6 +409,19 @@ void TestCulling::listFindsEveryPairInRange() {
     QVERIFY(inRange > 0); // the cases are built so that something is in range
 }
 
+namespace {
+
+// The listing query of bins from thetaMinDeg to thetaMaxDeg (the default margin).
+CellPairQuery queryOfDegrees(double thetaMinDeg, double thetaMaxDeg, bool autoPairs) {
+    CellPairQuery query;
+    query.chord2Min = tpacf::chord2OfAngle(thetaMinDeg * kDegree);
+    query.chord2Max = tpacf::chord2OfAngle(thetaMaxDeg * kDegree);
+    query.autoPairs = autoPairs;
+    return query;
+}
+
+} // namespace
+
 void TestCulling::listIsTheSameOnAnyThreads_data() {
     QTest::addColumn<bool>("autoPairs");
     QTest::addColumn<double>("thetaMinDeg");
@@ -427,10 +440,7 @@ void TestCulling::listIsTheSameOnAnyThreads() {
     // levels below the root: 16 pairs per worker), sorted as the planner's coarse cells are.
     const TestCells cellsA = randomCells(3000, 1, 0.5, 7, true);
     const TestCells cellsB = randomCells(2000, 1, 0.5, 8, true);
-    CellPairQuery query;
-    query.chord2Min = tpacf::chord2OfAngle(thetaMinDeg * kDegree);
-    query.chord2Max = tpacf::chord2OfAngle(thetaMaxDeg * kDegree);
-    query.autoPairs = autoPairs;
+    const CellPairQuery query = queryOfDegrees(thetaMinDeg, thetaMaxDeg, autoPairs);
     const std::vector<CellPairRun> one = tpacf::listCellPairs(cellsA.bounds, cellsB.bounds, query);
     QVERIFY(!one.empty());
     for (std::size_t threads : {2, 3, 16}) {
@@ -456,10 +466,7 @@ void TestCulling::sampledListKeepsTheSampledRows() {
     // those a, cell pair by cell pair (no cell is empty here, so they must agree exactly).
     const TestCells cellsA = randomCells(1500, 1, 0.5, 17, true);
     const TestCells cellsB = randomCells(1000, 1, 0.5, 18, true);
-    CellPairQuery query;
-    query.chord2Min = tpacf::chord2OfAngle(thetaMinDeg * kDegree);
-    query.chord2Max = tpacf::chord2OfAngle(thetaMaxDeg * kDegree);
-    query.autoPairs = autoPairs;
+    const CellPairQuery query = queryOfDegrees(thetaMinDeg, thetaMaxDeg, autoPairs);
     const auto cellPairs = [](const std::vector<CellPairRun>& runs, std::uint32_t stride) {
         std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
         for (const CellPairRun& run : runs)
