@@ -78,6 +78,8 @@ class TestSkyCells : public QObject {
 private slots:
     void sortIsStableAndThreadIndependent_data();
     void sortIsStableAndThreadIndependent();
+    void partitionIsThreadIndependent_data();
+    void partitionIsThreadIndependent();
     void planIsThreadIndependent_data();
     void planIsThreadIndependent();
     void chosenPlanIsThreadIndependent_data();
@@ -134,6 +136,93 @@ void TestSkyCells::sortIsStableAndThreadIndependent() {
         const sky::SortedCatalog many = sky::sortCatalog(
             catalog, std::size_t(regions), [&] { ++polls; }, threads);
         QVERIFY2(sameSorted(one, many), qPrintable(QStringLiteral("%1 threads").arg(threads)));
+    }
+}
+
+void TestSkyCells::partitionIsThreadIndependent_data() {
+    QTest::addColumn<QString>("footprint");
+    QTest::addColumn<int>("regions");
+    QTest::addColumn<int>("population");
+    // 200,000 points: nodes large enough to be partitioned on workers of their own.
+    for (const char* footprint : kFootprints)
+        for (int regions : {0, 7})
+            for (int population : {8, 64, 1024})
+                QTest::addRow("%s regions=%d population=%d", footprint, regions, population)
+                    << QString::fromLatin1(footprint) << regions << population;
+}
+
+namespace {
+
+bool sameNode(const sky::CellNode& a, const sky::CellNode& b) {
+    for (int axis = 0; axis < 3; ++axis)
+        if (a.box.lo[axis] != b.box.lo[axis] || a.box.hi[axis] != b.box.hi[axis])
+            return false;
+    return a.cellBegin == b.cellBegin && a.cellEnd == b.cellEnd && a.childBegin == b.childBegin &&
+           a.childEnd == b.childEnd && a.segment == b.segment && a.weightSum == b.weightSum &&
+           a.weightSquareSum == b.weightSquareSum;
+}
+
+// The first array in which two partitions differ (empty: none).
+QString partitionDifference(const sky::CellPartition& a, const sky::CellPartition& b) {
+    if (a.start != b.start)
+        return QStringLiteral("start");
+    if (a.segment != b.segment)
+        return QStringLiteral("segment");
+    if (a.children != b.children)
+        return QStringLiteral("children");
+    if (a.root != b.root)
+        return QStringLiteral("root");
+    if (a.bounds.size() != b.bounds.size() || a.nodes.size() != b.nodes.size())
+        return QStringLiteral("sizes");
+    for (std::size_t c = 0; c < a.bounds.size(); ++c)
+        for (int axis = 0; axis < 3; ++axis)
+            if (a.bounds[c].lo[axis] != b.bounds[c].lo[axis] ||
+                a.bounds[c].hi[axis] != b.bounds[c].hi[axis])
+                return QStringLiteral("bounds of cell %1").arg(c);
+    for (std::size_t n = 0; n < a.nodes.size(); ++n)
+        if (!sameNode(a.nodes[n], b.nodes[n]))
+            return QStringLiteral("node %1").arg(n);
+    return {};
+}
+
+} // namespace
+
+// The partition built with its large nodes on workers is the one-thread partition, array for
+// array; and that one holds every point once, in cells of at most `population` (but for
+// duplicates' finest keys), each inside its node's box, under a tree whose leaves are the cells.
+void TestSkyCells::partitionIsThreadIndependent() {
+    QFETCH(QString, footprint);
+    QFETCH(int, regions);
+    QFETCH(int, population);
+    const auto none = [] {};
+    const sky::SortedCatalog sorted = sky::sortCatalog(catalogNamed(footprint, 200000, 3, regions),
+                                                       std::size_t(regions), none, 2);
+    const sky::CellPartition one = sky::partitionCells(sorted, std::size_t(population), 1);
+
+    QCOMPARE(one.start.front(), std::size_t(0));
+    QCOMPARE(one.start.back(), sorted.size());
+    std::size_t leaves = 0;
+    for (const sky::CellNode& node : one.nodes)
+        if (node.isCell()) {
+            ++leaves;
+            const std::size_t c = node.cellBegin;
+            QVERIFY(one.start[c] < one.start[c + 1]);
+            QVERIFY(one.countOf(c) <= std::size_t(population) ||
+                    sorted.keys[one.start[c]] == sorted.keys[one.start[c + 1] - 1]);
+            for (std::size_t i = one.start[c]; i < one.start[c + 1]; ++i)
+                QVERIFY(node.box.lo[0] <= sorted.x[i] && sorted.x[i] <= node.box.hi[0] &&
+                        node.box.lo[1] <= sorted.y[i] && sorted.y[i] <= node.box.hi[1] &&
+                        node.box.lo[2] <= sorted.z[i] && sorted.z[i] <= node.box.hi[2]);
+        }
+    QCOMPARE(leaves, one.cellCount());
+
+    for (std::size_t threads : {2, 3, 16}) {
+        int polls = 0;
+        const sky::CellPartition many =
+            sky::partitionCells(sorted, std::size_t(population), threads, [&] { ++polls; });
+        const QString difference = partitionDifference(one, many);
+        QVERIFY2(difference.isEmpty(),
+                 qPrintable(QStringLiteral("%1 threads: %2").arg(threads).arg(difference)));
     }
 }
 

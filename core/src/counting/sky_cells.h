@@ -99,8 +99,11 @@ struct CellPartition {
 
 /// Adaptive octree leaves over the Morton order holding at most `population` points each (more
 /// only where more than that many points share one finest Morton cell, ≈ 0.2″), never crossing a
-/// segment. Every cell is non-empty.
-CellPartition partitionCells(const SortedCatalog& sorted, std::size_t population);
+/// segment. Every cell is non-empty. The same partition, array for array, on any number of
+/// `threads` (large nodes are partitioned on workers and spliced in).
+CellPartition partitionCells(
+    const SortedCatalog& sorted, std::size_t population, std::size_t threads = 1,
+    const Poll& poll = [] {});
 
 /// Bounds on the squared chord of every pair (p in box a, q in box b) as the CPU kernels compute
 /// it: the same subtractions, squares and ((x + y) + z) sum, each rounded on its own; rounding is
