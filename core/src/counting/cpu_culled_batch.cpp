@@ -261,8 +261,10 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
     // so the items do not depend on the thread count.
     std::vector<double> taskWork(tasks.size(), 0.0);
     sky::forEachItem(tasks.size(), threads, poll, [&](std::size_t t) {
+        double work = 0; // summed apart: the tasks' sums share a cache line
         for (std::size_t r = shareRuns[t].first; r < shareRuns[t].second; ++r)
-            taskWork[t] += runWork(batch, t, batch.plan.tasks[t].runs[r]);
+            work += runWork(batch, t, batch.plan.tasks[t].runs[r]);
+        taskWork[t] = work;
     });
     double totalWork = 0;
     for (double work : taskWork)
