@@ -139,7 +139,9 @@ struct CellTree {
     }
 };
 
-class PairLister {
+// Aligned to a cache line: listDeferred keeps one lister per worker side by side, each appending to
+// its runs while the others read their own fields.
+class alignas(64) PairLister {
 public:
     PairLister(std::span<const CellBounds> cellsA, std::span<const CellBounds> cellsB,
                const CellPairQuery& query)
