@@ -139,9 +139,7 @@ struct CellTree {
     }
 };
 
-// Aligned to a cache line: listDeferred keeps one lister per worker side by side, each appending to
-// its runs while the others read their own fields.
-class alignas(64) PairLister {
+class PairLister {
 public:
     PairLister(std::span<const CellBounds> cellsA, std::span<const CellBounds> cellsB,
                const CellPairQuery& query)
@@ -345,7 +343,9 @@ private:
     double m_dropBelow;
     double m_insideFrom;
     double m_insideBelow;
-    std::vector<CellPairRun> m_runs;
+    // From a cache line of its own on: listDeferred keeps one lister per worker side by side,
+    // each appending to its runs while the others read their fields above.
+    alignas(64) std::vector<CellPairRun> m_runs;
     int m_deferFrom = 0;              // depth at which node pairs go to m_deferred (0: never)
     std::vector<NodePair> m_deferred; // node pairs left to the workers
 };
