@@ -56,9 +56,9 @@ constexpr std::size_t alignUp(std::size_t value, std::size_t alignment) {
 /// would need the sub-tiles' weight sums); narrow ones in every unweighted kernel (their counts
 /// go to the private histogram from the pair loops, after a region kernel has opened the tile
 /// pair's region pair).
-/// The private histogram holds pairs of currentTask (and, with regions, of the region pair
-/// openRegionA/B: region tiles are region-pure, so a whole tile pair has one region pair) since
-/// the last flush; `open` says whether it may hold any. Rows are recomputed at each flush rather
+/// The private histogram holds pairs of held.task (and, with regions, of held's region pair:
+/// region tiles are region-pure, so a whole tile pair has one region pair) since the last flush;
+/// held.open says whether it may hold any. Rows are recomputed at each flush rather
 /// than kept: registers are what limits the blocks per SM.
 template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted = false,
           bool Projected = false>
@@ -98,10 +98,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     Hist hist =
         privateHistogram<Hist, Mode, Weighted>(shared.hist, shared.weights, stride, binCount);
 
-    int currentTask = -1;
-    bool open = false;
-    std::uint32_t openRegionA = 0, openRegionB = 0;
-    std::uint32_t unitsSinceFlush = 0;
+    HistHolding held;
     const PrivateFlush<Mode, Regions, Weighted, Real> flush{shared.hist, shared.weights, stride,
                                                             columns,     binCount,       args};
     for (;;) {
@@ -109,14 +106,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
         if (unitIndex >= args.unitEnd)
             break;
         WorkUnit unit = args.d_units[unitIndex];
-        if (static_cast<int>(unit.task) != currentTask || unitsSinceFlush >= args.flushEveryUnits) {
-            if (Regions ? open : currentTask >= 0)
-                flush(static_cast<std::uint32_t>(currentTask), openRegionA, openRegionB);
-            currentTask = static_cast<int>(unit.task);
-            unitsSinceFlush = 0;
-            open = false; // regions: opened below for the first computed tile pair
-        }
-        ++unitsSinceFlush;
+        holdUnitTask<Regions>(args, unit.task, flush, held);
         unsigned long long* const taskCounts = taskRows<Regions, Weighted>(args, unit.task, hist);
 
         CatalogView catA = args.d_catalogs[unit.catA];
@@ -146,15 +136,14 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             if (cls == kSkip)
                 continue;
             if (cls == kOneBin) {
-                if (threadIdx.x == 0)
-                    addOneBinTilePair<Regions, Weighted>(args, unit, tileB, boxA, boxB, diagonal,
-                                                         static_cast<std::uint32_t>(oneBin),
-                                                         taskCounts);
+                addOneBinTilePair<Regions, Weighted>(args, unit, tileB, boxA, boxB, diagonal,
+                                                     static_cast<std::uint32_t>(oneBin),
+                                                     taskCounts);
                 continue;
             }
             if constexpr (Regions) // uniform over the block (boxes and unit are): barriers are safe
                 openRegionPair<Mode, Weighted>(args, unit.task, boxA.region, boxB.region, flush,
-                                               open, openRegionA, openRegionB, hist);
+                                               held.open, held.regionA, held.regionB, hist);
             // Far tile pairs straddling one or two edges: by projection, nothing else.
             if constexpr (Projected) {
                 std::uint32_t slotLo = 0, slotHi = 0;
@@ -168,10 +157,9 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                     continue;
                 }
             }
-            // Sub-tile culling where the tile pair may cross the range boundary (the paths with
-            // a range check per pair), with the masks made at the unit's start. With whole or
-            // narrow sub-tiles the masks must be applied wherever they were made: their whole
-            // sub-tile pairs are counted already, their narrow ones are counted apart.
+            // The unit's sub-tile masks: where the tile pair may cross the range boundary, and
+            // with whole or narrow sub-tiles wherever they were made (their whole sub-tile pairs
+            // are counted already, their narrow ones apart).
             const std::uint32_t unitTile = tileB - unit.tileB0;
             const std::uint32_t maskIndex = (threadIdx.x / 32) * maskedTiles + unitTile;
             const bool masked =
@@ -193,8 +181,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
                                                    shared.narrow + maskIndex, hist);
         }
     }
-    if (Regions ? open : currentTask >= 0)
-        flush(static_cast<std::uint32_t>(currentTask), openRegionA, openRegionB);
+    flushHeld<Regions>(flush, held);
 }
 
 /// The bounds keep the kernel at 80 registers (three blocks of 256 per SM, as before the sub-tile

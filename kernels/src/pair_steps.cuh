@@ -124,14 +124,16 @@ loadITile(const CatalogView& catA, std::uint32_t tileA, std::uint32_t tileSize,
     }
 }
 
-/// A tile pair whose pairs all lie in bin `oneBin`, added whole by one thread: N_A·N_B pairs (the
-/// diagonal tile of an auto task N(N−1)/2), weighted Σw_A·Σw_B (((Σw)² − Σw²)/2), into the task's
-/// rows (with regions, those of the tiles' region pair).
+/// A tile pair whose pairs all lie in bin `oneBin`, added whole by the block's first thread:
+/// N_A·N_B pairs (the diagonal tile of an auto task N(N−1)/2), weighted Σw_A·Σw_B (((Σw)² −
+/// Σw²)/2), into the task's rows (with regions, those of the tiles' region pair).
 template <bool Regions, bool Weighted>
 __device__ __forceinline__ void
 addOneBinTilePair(const PairKernelArgs& args, const WorkUnit& unit, std::uint32_t tileB,
                   const TileBox& boxA, const TileBox& boxB, bool diagonal, std::uint32_t oneBin,
                   unsigned long long* taskCounts) {
+    if (threadIdx.x != 0)
+        return;
     const unsigned long long pairs =
         diagonal ? static_cast<unsigned long long>(boxA.count) * (boxA.count - 1) / 2
                  : static_cast<unsigned long long>(boxA.count) * boxB.count;
@@ -304,6 +306,37 @@ template <HistMode Mode, bool Regions, bool Weighted, class Real> struct Private
                                               task, regionA, regionB);
     }
 };
+
+/// What the private histogram holds since its last flush: pairs of `task` (−1: none yet) and, in
+/// a region kernel, of the region pair regionA/B once `open`.
+struct HistHolding {
+    int task = -1;
+    bool open = false;
+    std::uint32_t regionA = 0, regionB = 0;
+    std::uint32_t unitsSinceFlush = 0;
+};
+
+/// Flushes the private histogram where it may hold pairs.
+template <bool Regions, class Flush>
+__device__ __forceinline__ void flushHeld(const Flush& flush, const HistHolding& held) {
+    if (Regions ? held.open : held.task >= 0)
+        flush(static_cast<std::uint32_t>(held.task), held.regionA, held.regionB);
+}
+
+/// Before a unit of `task`: the private histogram flushed where it holds another task's pairs,
+/// or after args.flushEveryUnits units (a region kernel opens its region pair later, for the
+/// first tile pair it computes).
+template <bool Regions, class Flush>
+__device__ __forceinline__ void holdUnitTask(const PairKernelArgs& args, std::uint32_t task,
+                                             const Flush& flush, HistHolding& held) {
+    if (static_cast<int>(task) != held.task || held.unitsSinceFlush >= args.flushEveryUnits) {
+        flushHeld<Regions>(flush, held);
+        held.task = static_cast<int>(task);
+        held.unitsSinceFlush = 0;
+        held.open = false;
+    }
+    ++held.unitsSinceFlush;
+}
 
 /// Region kernels: makes (regionA, regionB) the region pair the private histogram holds, flushing
 /// what it held for another pair first (global mode: its rows point at the pair's).
