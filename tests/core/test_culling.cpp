@@ -420,6 +420,22 @@ CellPairQuery queryOfDegrees(double thetaMinDeg, double thetaMaxDeg, bool autoPa
     return query;
 }
 
+// The current row's listing case (autoPairs, thetaMinDeg, thetaMaxDeg): two sets of random cells
+// sorted as the planner's coarse cells are, from seeds `seed` and seed + 1, and its query.
+struct ListingCase {
+    bool autoPairs;
+    TestCells cellsA, cellsB;
+    CellPairQuery query;
+};
+ListingCase fetchListingCase(std::size_t sizeA, std::size_t sizeB, std::uint64_t seed) {
+    QFETCH(bool, autoPairs);
+    QFETCH(double, thetaMinDeg);
+    QFETCH(double, thetaMaxDeg);
+    return {autoPairs, randomCells(sizeA, 1, 0.5, seed, true),
+            randomCells(sizeB, 1, 0.5, seed + 1, true),
+            queryOfDegrees(thetaMinDeg, thetaMaxDeg, autoPairs)};
+}
+
 } // namespace
 
 void TestCulling::listIsTheSameOnAnyThreads_data() {
@@ -433,14 +449,9 @@ void TestCulling::listIsTheSameOnAnyThreads_data() {
 }
 
 void TestCulling::listIsTheSameOnAnyThreads() {
-    QFETCH(bool, autoPairs);
-    QFETCH(double, thetaMinDeg);
-    QFETCH(double, thetaMaxDeg);
     // Enough cells that the descent is cut into node pairs for the workers (its cut lies a few
-    // levels below the root: 16 pairs per worker), sorted as the planner's coarse cells are.
-    const TestCells cellsA = randomCells(3000, 1, 0.5, 7, true);
-    const TestCells cellsB = randomCells(2000, 1, 0.5, 8, true);
-    const CellPairQuery query = queryOfDegrees(thetaMinDeg, thetaMaxDeg, autoPairs);
+    // levels below the root: 16 pairs per worker).
+    const auto [autoPairs, cellsA, cellsB, query] = fetchListingCase(3000, 2000, 7);
     const std::vector<CellPairRun> one = tpacf::listCellPairs(cellsA.bounds, cellsB.bounds, query);
     QVERIFY(!one.empty());
     for (std::size_t threads : {2, 3, 16}) {
@@ -459,14 +470,9 @@ void TestCulling::sampledListKeepsTheSampledRows_data() {
 }
 
 void TestCulling::sampledListKeepsTheSampledRows() {
-    QFETCH(bool, autoPairs);
-    QFETCH(double, thetaMinDeg);
-    QFETCH(double, thetaMaxDeg);
     // The list of every stride-th a (what a priced plan reads) against the whole list's rows of
     // those a, cell pair by cell pair (no cell is empty here, so they must agree exactly).
-    const TestCells cellsA = randomCells(1500, 1, 0.5, 17, true);
-    const TestCells cellsB = randomCells(1000, 1, 0.5, 18, true);
-    const CellPairQuery query = queryOfDegrees(thetaMinDeg, thetaMaxDeg, autoPairs);
+    const auto [autoPairs, cellsA, cellsB, query] = fetchListingCase(1500, 1000, 17);
     const auto cellPairs = [](const std::vector<CellPairRun>& runs, std::uint32_t stride) {
         std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
         for (const CellPairRun& run : runs)
