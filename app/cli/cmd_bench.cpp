@@ -39,7 +39,8 @@ std::string benchHelp(const BackendRegistry& backends) {
     return R"(Usage: tpacf bench [--backend cpu|cuda|all] [--precision float|double|all] [--n N]
                    [--nbins N] [--min X --max Y --unit U] [--sets S]
                    [--footprint F] [--clustered [clustering]] [--culling auto|on|off]
-                   [--weighted] [--repeat R] [--seed S] [--json] [--quiet] [--cuda-... tuning]
+                   [--weighted] [--repeat R] [--seed S] [--cpu-kernel best|portable|all]
+                   [--json] [--quiet] [--cuda-... tuning]
        tpacf bench --read FILE [--repeat R] [--threads N] [--json]
 
 Times pair counting on N generated points (default: uniform over the whole sky), for every
@@ -147,6 +148,9 @@ struct BenchTargets {
     std::vector<Precision> precisions;
     bool allBackends = true;
     bool allPrecisions = true;
+    // The CPU backend's kernels: the best this processor has, the portable one, or both.
+    bool cpuBest = true;
+    bool cpuPortable = true;
 };
 
 BenchTargets benchTargetsFrom(const ParsedArgs& args, const Context& context) {
@@ -184,6 +188,12 @@ BenchTargets benchTargetsFrom(const ParsedArgs& args, const Context& context) {
                       " is not a precision (float, double, all)");
         targets.precisions = {*precision};
     }
+    const std::string kernelText = args.value(kCpuKernel).value_or("all");
+    if (kernelText != "best" && kernelText != "portable" && kernelText != "all")
+        args.fail("--cpu-kernel: " + quote(kernelText) +
+                  " is not a CPU kernel (best, portable, all)");
+    targets.cpuBest = kernelText != "portable";
+    targets.cpuPortable = kernelText != "best";
     return targets;
 }
 
@@ -352,7 +362,8 @@ std::vector<CountTask> batchTasks(const BenchInputs& inputs, int sets) {
 
 /// The counters of one backend x precision: on the CPU one per inner-loop variant this
 /// processor has (the vector kernel and the portable one, so that the bench shows what the
-/// vector code buys). Empty, with `configuration` marked skipped, where it cannot run here.
+/// vector code buys; --cpu-kernel picks one). Empty, with `configuration` marked skipped, where it
+/// cannot run here.
 std::vector<std::unique_ptr<PairCounter>> countersFor(const Context& context,
                                                       const BenchTargets& targets,
                                                       const BackendRegistry& backends,
@@ -375,10 +386,12 @@ std::vector<std::unique_ptr<PairCounter>> countersFor(const Context& context,
     const bool distributed = context.ranks.distributed();
     if (kind == kCpuBackend) {
         auto best = std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Best);
-        // Under MPI only the best: nodes may differ in what vector code they have.
-        const bool vectorised = best->kernelName() != "portable" && !distributed;
-        counters.push_back(std::move(best));
-        if (vectorised)
+        // Where the best is the portable one, it is timed once. Under MPI, "all" times only the
+        // best: nodes may differ in what vector code they have, and the ranks measure alike.
+        const bool vectorised = best->kernelName() != "portable";
+        if (targets.cpuBest || !vectorised)
+            counters.push_back(std::move(best));
+        if (vectorised && targets.cpuPortable && !(distributed && targets.cpuBest))
             counters.push_back(
                 std::make_unique<CpuPairCounter>(common.cpuThreads, CpuKernel::Portable));
         for (const auto& counter : counters)

@@ -146,6 +146,42 @@ private slots:
         QCOMPARE(ran, static_cast<int>(results.size()) - 1);
     }
 
+    // --cpu-kernel: the kernels of the cpu double rows, in the JSON's "kernel" (the best is
+    // avx512 or portable, as this processor has it).
+    void benchCpuKernelChoice_data() {
+        QTest::addColumn<QString>("choice");
+        QTest::newRow("best") << QStringLiteral("best");
+        QTest::newRow("portable") << QStringLiteral("portable");
+        QTest::newRow("all") << QStringLiteral("all");
+    }
+
+    void benchCpuKernelChoice() {
+        QFETCH(QString, choice);
+        const Outcome outcome = tpacf(
+            {QStringLiteral("bench"), QStringLiteral("--n"), QStringLiteral("500"),
+             QStringLiteral("--repeat"), QStringLiteral("1"), QStringLiteral("--backend"),
+             QStringLiteral("cpu"), QStringLiteral("--precision"), QStringLiteral("double"),
+             QStringLiteral("--cpu-kernel"), choice, QStringLiteral("--json")});
+        QVERIFY2(outcome.exitCode == 0, qPrintable(outcome.err));
+        QStringList kernels;
+        const QJsonArray results = QJsonDocument::fromJson(outcome.out.toUtf8())
+                                       .object()
+                                       .value(QStringLiteral("results"))
+                                       .toArray();
+        for (const QJsonValue& value : results)
+            kernels << value.toObject().value(QStringLiteral("kernel")).toString();
+        const QString best = QString::fromStdString(tpacf::CpuPairCounter(1).kernelName());
+        QStringList want;
+        if (choice == QLatin1String("best"))
+            want = {best};
+        else if (choice == QLatin1String("portable"))
+            want = {QStringLiteral("portable")};
+        else
+            want = best == QLatin1String("portable") ? QStringList{best}
+                                                     : QStringList{best, QStringLiteral("portable")};
+        QCOMPARE(kernels, want);
+    }
+
     void benchTableListsSkippedBackends() {
         // "all" spelled out, as scripts/device-check.sh does.
         const Outcome outcome =

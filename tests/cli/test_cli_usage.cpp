@@ -411,6 +411,10 @@ private slots:
             << QStringList{QStringLiteral("bench"), QStringLiteral("--precision"),
                            QStringLiteral("half")}
             << QStringLiteral("--precision: \"half\"");
+        QTest::newRow("bench bad cpu kernel")
+            << QStringList{QStringLiteral("bench"), QStringLiteral("--cpu-kernel"),
+                           QStringLiteral("sse")}
+            << QStringLiteral("--cpu-kernel: \"sse\"");
     }
 
     void badCommandLines() {

@@ -52,6 +52,10 @@ inline constexpr Flag kGpuMemoryLimit{
     "catalogs are streamed through the GPU in pieces (timed with it)"};
 inline constexpr Flag kOnly{"--only", Value, "dd|dr",
                             "measure only DD (no second catalog is generated) or only DR"};
+inline constexpr Flag kCpuKernel{
+    "--cpu-kernel", Value, "K",
+    "the CPU backend's inner loops timed: best (this processor's fastest),\n"
+    "portable, or all (default: best and, where they differ, portable)"};
 inline constexpr Flag kNoWarmUp{
     "--no-warm-up", Switch, {}, "time the first run too (counts too large to run twice)"};
 inline constexpr Flag kJson{
@@ -64,7 +68,7 @@ inline constexpr const Flag* kFlags[] = {
     &kBackend, &kPrecision, &kN,         &kNbins,  &kMin,     &kMax,     &kUnit,
     &kSets,    &kFootprint, &kClustered, &kLevels, &kEta,     &kLambda,  &kOuterRadius,
     &kCulling, &kWeighted,  &kRepeat,    &kSeed,   &kThreads, &kDevices, &kGpuMemoryLimit,
-    &kOnly,    &kNoWarmUp,  &kJson,      &kQuiet,  &kRead};
+    &kOnly,    &kCpuKernel, &kNoWarmUp,  &kJson,   &kQuiet,   &kRead};
 inline constexpr FlagGroup kGroup{"Options", kFlags};
 
 inline constexpr Flag kCudaHist{"--cuda-hist", Value, "H",
