@@ -20,6 +20,16 @@
 #define TPACF_HAVE_AVX512_KERNEL 1
 #endif
 
+// The portable kernels are also built for AVX2, the loader picking the clone the processor runs
+// (GCC's ifunc): four doubles a vector instead of SSE2's two made the portable DD of 10^6 points
+// to 10° 1.6× faster (BENCHMARKS.md, "The portable kernel for AVX2"). The same IEEE operations per
+// lane and no contraction (-ffp-contract=off), so every clone counts alike.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define TPACF_PORTABLE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TPACF_PORTABLE_CLONES
+#endif
+
 namespace tpacf::cpu {
 
 namespace {
@@ -30,9 +40,10 @@ static_assert(kChunk % 8 == 0, "the AVX-512 kernel stores whole vectors of 8");
 
 // Adds n binned pairs to the histogram copies. `slot` holds the guess after its one comparison,
 // with the kMultiEdgeCell flag where more comparisons are needed.
-inline void addSlots(const double* __restrict c2, const std::uint32_t* __restrict slot,
-                     std::size_t n, const double* __restrict thresholds, std::size_t slots,
-                     std::uint32_t* __restrict histogram) {
+[[gnu::always_inline]] inline void addSlots(const double* __restrict c2,
+                                            const std::uint32_t* __restrict slot, std::size_t n,
+                                            const double* __restrict thresholds, std::size_t slots,
+                                            std::uint32_t* __restrict histogram) {
     const auto finish = [&](std::size_t k) -> std::size_t {
         std::uint32_t s = slot[k];
         if (s & kMultiEdgeCell) [[unlikely]] {
@@ -55,10 +66,11 @@ inline void addSlots(const double* __restrict c2, const std::uint32_t* __restric
 
 // addSlots for a weighted count: also adds wi·wj[k] to the same slot of the double histogram
 // copies, pair k to copy k mod kHistogramCopies and the tail to copy 0, as the counts go.
-inline void addSlotsWeighted(const double* __restrict c2, const std::uint32_t* __restrict slot,
-                             std::size_t n, const double* __restrict thresholds, std::size_t slots,
-                             std::uint32_t* __restrict histogram, double wi,
-                             const double* __restrict wj, double* __restrict weighted) {
+[[gnu::always_inline]] inline void
+addSlotsWeighted(const double* __restrict c2, const std::uint32_t* __restrict slot, std::size_t n,
+                 const double* __restrict thresholds, std::size_t slots,
+                 std::uint32_t* __restrict histogram, double wi, const double* __restrict wj,
+                 double* __restrict weighted) {
     const auto finish = [&](std::size_t k) -> std::size_t {
         std::uint32_t s = slot[k];
         if (s & kMultiEdgeCell) [[unlikely]] {
@@ -95,7 +107,7 @@ struct ChordRange {
 
 // The range of n ≥ 1 chords, on four independent running minima and maxima (one would wait on
 // the latency of the previous comparison at every pair).
-inline ChordRange chordRange(const double* __restrict c2, std::size_t n) {
+[[gnu::always_inline]] inline ChordRange chordRange(const double* __restrict c2, std::size_t n) {
     double low[4] = {c2[0], c2[0], c2[0], c2[0]};
     double high[4] = {c2[0], c2[0], c2[0], c2[0]};
     std::size_t k = 0;
@@ -120,9 +132,10 @@ constexpr std::uint32_t kMostPortableCuts = 3;
 // Adds a chunk whose chords all lie in slots [first, last] by cuts: the pairs at or above each
 // threshold between (those of slot > t for threshold t) give every slot's count by differences.
 // Exact: the same chords compared with the same thresholds as the slot lookup's.
-inline void addChunkByCuts(const double* __restrict c2, std::size_t n, std::uint32_t first,
-                           std::uint32_t last, const double* __restrict thresholds,
-                           std::uint32_t* __restrict histogram) {
+[[gnu::always_inline]] inline void addChunkByCuts(const double* __restrict c2, std::size_t n,
+                                                  std::uint32_t first, std::uint32_t last,
+                                                  const double* __restrict thresholds,
+                                                  std::uint32_t* __restrict histogram) {
     std::uint32_t notBelow = static_cast<std::uint32_t>(n); // at or above the last cut passed
     for (std::uint32_t slot = first; slot < last; ++slot) {
         const double edge = thresholds[slot];
@@ -143,9 +156,10 @@ inline void addChunkByCuts(const double* __restrict c2, std::size_t n, std::uint
 // Weighted: the same, and the weights' products through addSlotsWeighted (`weighted` unused
 // otherwise: the plain instantiation is the plain kernel).
 template <bool Weighted>
-void countTilePortableOf(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
-                         std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
-                         std::uint32_t* __restrict histogram, double* __restrict weighted) {
+[[gnu::always_inline]] inline void
+countTilePortableOf(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
+                    std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
+                    std::uint32_t* __restrict histogram, double* __restrict weighted) {
     const std::size_t slots = lookup.slotCount();
     const double* __restrict thresholds = lookup.m_thresholds.data();
     const std::uint32_t* __restrict guessTable = lookup.m_guess.data();
@@ -193,16 +207,18 @@ void countTilePortableOf(const Points& a, std::size_t i0, std::size_t i1, const 
     }
 }
 
-void countTilePortable(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
-                       std::size_t j0, std::size_t j1, bool diagonal, const SlotLookup& lookup,
-                       std::uint32_t* histogram) {
+TPACF_PORTABLE_CLONES void countTilePortable(const Points& a, std::size_t i0, std::size_t i1,
+                                             const Points& b, std::size_t j0, std::size_t j1,
+                                             bool diagonal, const SlotLookup& lookup,
+                                             std::uint32_t* histogram) {
     countTilePortableOf<false>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, nullptr);
 }
 
-void countTilePortableWeighted(const Points& a, std::size_t i0, std::size_t i1, const Points& b,
-                               std::size_t j0, std::size_t j1, bool diagonal,
-                               const SlotLookup& lookup, std::uint32_t* histogram,
-                               double* weighted) {
+TPACF_PORTABLE_CLONES void countTilePortableWeighted(const Points& a, std::size_t i0,
+                                                     std::size_t i1, const Points& b,
+                                                     std::size_t j0, std::size_t j1, bool diagonal,
+                                                     const SlotLookup& lookup,
+                                                     std::uint32_t* histogram, double* weighted) {
     countTilePortableOf<true>(a, i0, i1, b, j0, j1, diagonal, lookup, histogram, weighted);
 }
 
