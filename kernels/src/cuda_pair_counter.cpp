@@ -356,6 +356,11 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
         culled && (m_tuning.projection == CudaProjection::On ||
                    (m_tuning.projection == CudaProjection::Auto &&
                     thetaMaxDegrees > kSmallTileThetaMaxDegrees));
+    // Narrow sub-tile masks only where a pair can be counted by compares: in double, and in float
+    // beyond 29° (kFast tile pairs, hi parts alone); float to 10° with 64-thread blocks spends
+    // their 1 KB on a twelfth block per SM instead (BENCHMARKS.md, "... twelve blocks per SM").
+    const bool narrowMasks = culled && m_tuning.narrowSubTiles &&
+                             (real == RealKind::Double || tables.highMargin > kFastMinChord2);
     // Block sizes only shrink from pass to pass (each is capped at the last smallest).
     for (int pass = 0;; ++pass) {
         if (pass == 8)
@@ -364,9 +369,10 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
         int smallest = std::numeric_limits<int>::max();
         bool same = true;
         auto plan = [&](bool variantWeighted) {
-            KernelPlan p = planPairKernel(
-                real, static_cast<std::uint32_t>(binCount), lookupSize, tables.singleStep, regions,
-                blockCap, histModeOf(m_tuning.histogram), variantWeighted, projected);
+            KernelPlan p =
+                planPairKernel(real, static_cast<std::uint32_t>(binCount), lookupSize,
+                               tables.singleStep, regions, blockCap, histModeOf(m_tuning.histogram),
+                               variantWeighted, projected, narrowMasks && !variantWeighted);
             same = same && (smallest == std::numeric_limits<int>::max() ||
                             p.blockSize == smallest);
             smallest = std::min(smallest, p.blockSize);

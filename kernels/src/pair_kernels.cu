@@ -74,7 +74,8 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     const std::uint32_t binCount = bins.binCount;
     const bool cullSubTiles = bins.classifyTiles != 0 && bins.cullSubTiles != 0;
     const bool addWholeSubTiles = !Regions && !Weighted && cullSubTiles && bins.wholeSubTiles != 0;
-    const bool addNarrow = !Weighted && cullSubTiles && bins.narrowSubTiles != 0;
+    const bool addNarrow =
+        !Weighted && cullSubTiles && bins.narrowSubTiles != 0 && args.layout.narrowMasks;
     constexpr bool kPerThread = Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic;
     // Projected tile pairs borrow the per-thread histogram's out-of-range rows (pair_projection).
     static_assert(!Projected || (kPerThread && !Weighted));
@@ -296,7 +297,7 @@ bool projectedVariant(HistMode mode, bool weighted, bool wanted) noexcept {
 } // namespace
 
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
-                          std::uint32_t lookupSize, bool weighted) noexcept {
+                          std::uint32_t lookupSize, bool weighted, bool narrowMasks) noexcept {
     SharedLayout layout;
     const std::size_t tile = static_cast<std::size_t>(blockSize) * kPointsPerThread;
     const bool isFloat = real == RealKind::Float;
@@ -308,7 +309,9 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
     layout.maskedTiles = unitTiles(static_cast<std::uint32_t>(tile));
     offset += static_cast<std::size_t>(blockSize) / 32 * layout.maskedTiles * sizeof(uint4);
     layout.narrowOffset = offset;
-    offset += static_cast<std::size_t>(blockSize) / 32 * layout.maskedTiles * sizeof(uint4);
+    layout.narrowMasks = narrowMasks;
+    if (narrowMasks)
+        offset += static_cast<std::size_t>(blockSize) / 32 * layout.maskedTiles * sizeof(uint4);
     layout.thresholdsOffset = offset;
     offset = alignUp(offset + (binCount + 2) * (isFloat ? sizeof(float) : sizeof(double)), 16);
     layout.lookupOffset = offset;
@@ -337,7 +340,8 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
 
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
                           bool singleStep, bool regions, int blockSizeCap,
-                          std::optional<HistMode> forcedMode, bool weighted, bool projected) {
+                          std::optional<HistMode> forcedMode, bool weighted, bool projected,
+                          bool narrowMasks) {
     int device = 0;
     TPACF_CUDA_TRY(cudaGetDevice(&device));
     cudaDeviceProp props{};
@@ -363,8 +367,9 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         const std::size_t budget = perThread ? props.sharedMemPerMultiprocessor / 4 : dynamicLimit;
         int best = 0;
         for (int block = cap; block >= 64; block -= 32) {
-            if (sharedLayout(real, mode, block, binCount, lookupSize, weighted).totalBytes <=
-                budget) {
+            const SharedLayout layout =
+                sharedLayout(real, mode, block, binCount, lookupSize, weighted, narrowMasks);
+            if (layout.totalBytes <= budget) {
                 best = block;
                 break;
             }
@@ -374,7 +379,8 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         int minGrid = 0, blockSize = 0;
         auto smemFor = [&](int block) {
             return static_cast<std::size_t>(
-                sharedLayout(real, mode, block, binCount, lookupSize, weighted).totalBytes);
+                sharedLayout(real, mode, block, binCount, lookupSize, weighted, narrowMasks)
+                    .totalBytes);
         };
         TPACF_CUDA_TRY(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&minGrid, &blockSize, kernel,
                                                                       smemFor, best));
@@ -390,7 +396,8 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         plan.projected = projectedHere;
         plan.blockSize = blockSize;
         plan.tileSize = blockSize * kPointsPerThread;
-        plan.layout = sharedLayout(real, mode, blockSize, binCount, lookupSize, weighted);
+        plan.layout =
+            sharedLayout(real, mode, blockSize, binCount, lookupSize, weighted, narrowMasks);
         TPACF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &plan.blocksPerSm, kernel, blockSize, plan.layout.totalBytes));
         if (plan.blocksPerSm <= 0)

@@ -118,8 +118,10 @@ struct SharedLayout {
     /// Per warp and j-tile of the unit (maskedTiles of them): 4 masks of the j sub-tiles its i
     /// groups visit.
     std::size_t visitOffset = 0;
-    /// The same count of masks: the j sub-tiles each i group counts by compares (narrow).
+    /// The same count of masks: the j sub-tiles each i group counts by compares (narrow); only
+    /// where narrowMasks (else the kernel neither writes nor reads them).
     std::size_t narrowOffset = 0;
+    bool narrowMasks = true;
     std::uint32_t maskedTiles = 0;
     std::size_t thresholdsOffset = 0;
     std::size_t lookupOffset = 0;
@@ -135,7 +137,8 @@ constexpr std::size_t weightOffsetOf(const SharedLayout& layout, std::uint32_t b
            16 * 16;
 }
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
-                          std::uint32_t lookupSize, bool weighted = false) noexcept;
+                          std::uint32_t lookupSize, bool weighted = false,
+                          bool narrowMasks = true) noexcept;
 
 struct KernelPlan {
     RealKind real = RealKind::Float;
@@ -158,7 +161,7 @@ struct KernelPlan {
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
                           bool singleStep, bool regions, int blockSizeCap,
                           std::optional<HistMode> forcedMode, bool weighted = false,
-                          bool projected = false);
+                          bool projected = false, bool narrowMasks = true);
 
 struct PairKernelArgs {
     const WorkUnit* d_units = nullptr;

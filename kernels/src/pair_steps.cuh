@@ -85,8 +85,9 @@ markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& c
         }
         if (lane == 0) {
             s_visit[warp * maskedTiles + t] = make_uint4(masks[0], masks[1], masks[2], masks[3]);
-            s_narrow[warp * maskedTiles + t] =
-                make_uint4(narrowMasks[0], narrowMasks[1], narrowMasks[2], narrowMasks[3]);
+            if (addNarrow)
+                s_narrow[warp * maskedTiles + t] =
+                    make_uint4(narrowMasks[0], narrowMasks[1], narrowMasks[2], narrowMasks[3]);
         }
     }
     __syncwarp(); // read by this warp only; rewritten after the next unit's barriers
