@@ -67,7 +67,6 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
         std::conditional_t<Weighted, WeightedHist<Mode, Regions, Real>, PrivateHist<Mode, Regions>>;
     extern __shared__ __align__(32) unsigned char s_raw[];
     __shared__ std::uint32_t s_unit;
-
     const BlockShared<Real> shared = carveShared<Real, Weighted>(s_raw, args);
 
     const BinTables& bins = args.bins;
