@@ -358,7 +358,8 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
                     thetaMaxDegrees > kSmallTileThetaMaxDegrees));
     // Narrow sub-tile masks only where a pair can be counted by compares: in double, and in float
     // beyond 29° (kFast tile pairs, hi parts alone); float to 10° with 64-thread blocks spends
-    // their 1 KB on a twelfth block per SM instead (BENCHMARKS.md, "... twelve blocks per SM").
+    // their 1 KB on a twelfth block per SM instead (BENCHMARKS.md, "Where the GPU's remaining
+    // time goes, and twelve blocks per SM").
     const bool narrowMasks = culled && m_tuning.narrowSubTiles &&
                              (real == RealKind::Double || tables.highMargin > kFastMinChord2);
     // Block sizes only shrink from pass to pass (each is capped at the last smallest).
