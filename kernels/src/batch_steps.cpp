@@ -70,15 +70,27 @@ CountProgress finishedProgress(const Schedule& schedule) {
     return progress;
 }
 
+namespace {
+
+// Whether every published list has its tasks' units in spread order.
+bool evenlySpread(BatchState& state) {
+    const std::vector<const Schedule*> schedules = state.schedules();
+    return std::all_of(schedules.begin(), schedules.end(),
+                       [](const Schedule* schedule) { return schedule->evenlySpread; });
+}
+
+} // namespace
+
 void reportBatchProgress(const CountControl& control, std::span<const CountTask> tasks,
                          const WorkShare& share, BatchState& state, LiveCounts* live, bool final) {
     if (!control.onProgress)
         return;
-    const Schedule* schedule = state.published();
-    if (schedule == nullptr && !share.whole())
+    const bool listed = state.allPublished();
+    if (!listed && !share.whole())
         return;
     CountProgress progress;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const Schedule* schedule = state.scheduleOf(t);
         const std::uint64_t total = schedule ? schedule->shareTaskTotals[t] : tasks[t].pairTotal();
         const std::uint64_t done = final ? total : state.pairsDone(t);
         progress.pairsDonePerTask.push_back(done);
@@ -88,15 +100,16 @@ void reportBatchProgress(const CountControl& control, std::span<const CountTask>
     if (!final && live &&
         live->takeNew(progress.partialCounts, progress.partialWeighted,
                       progress.partialPairsPerTask) &&
-        schedule && share.whole() && schedule->evenlySpread) {
-        addWholeCountsSoFar(*schedule, progress);
+        listed && share.whole() && evenlySpread(state)) {
+        addWholeCountsSoFar(state, progress);
         progress.partialsEvenlySpread = true;
     }
     control.onProgress(progress);
 }
 
-void addWholeCountsSoFar(const Schedule& schedule, CountProgress& progress) {
+void addWholeCountsSoFar(BatchState& state, CountProgress& progress) {
     for (std::size_t t = 0; t < progress.partialCounts.size(); ++t) {
+        const Schedule& schedule = *state.scheduleOf(t);
         const std::uint64_t total = schedule.shareTaskTotals[t];
         const auto [begin, end] = schedule.taskUnits[t];
         if (begin == end) // nothing for the devices: all of it is known

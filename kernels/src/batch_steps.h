@@ -55,10 +55,11 @@ BatchTiles layoutTiles(const BatchCatalogs& batch, std::size_t regionCount, std:
 CountProgress finishedProgress(const Schedule& schedule);
 
 /// One progress report to control.onProgress (none without a listener). The totals are the
-/// share's: the batch's for the whole batch, else known once the list is published (culling:
-/// after the preparation; before that nothing is reported). final: every task at its total;
-/// otherwise the pairs done so far and, where `live` has new snapshots, the partial counts:
-/// for the whole batch with its units in spread order (Schedule::evenlySpread) even samples of
+/// share's: the batch's for the whole batch (each task's pair total until its stage's list is
+/// published), else known once the list is published (culling: after the preparation; before
+/// that nothing is reported). final: every task at its total; otherwise the pairs done so far
+/// and, where `live` has new snapshots, the partial counts: for the whole batch, once every
+/// stage is published with its units in spread order (Schedule::evenlySpread), even samples of
 /// every task, the pairs counted whole on the host added in proportion (addWholeCountsSoFar).
 void reportBatchProgress(const CountControl& control, std::span<const CountTask> tasks,
                          const WorkShare& share, BatchState& state, LiveCounts* live, bool final);
@@ -75,7 +76,7 @@ void addWholeCounts(const Schedule& schedule, BatchCounts& counts);
 /// Adds to the partial counts of `progress` (total rows) each task's whole pairs in proportion
 /// to the share of its pairs behind them (partialPairsPerTask), as the CPU releases its whole
 /// cell pairs, so that a partial count stays an even sample; a task without units gets all of
-/// them, and its pairs in full.
-void addWholeCountsSoFar(const Schedule& schedule, CountProgress& progress);
+/// them, and its pairs in full. Every task's list is published in `state`.
+void addWholeCountsSoFar(BatchState& state, CountProgress& progress);
 
 } // namespace tpacf::cuda::detail

@@ -30,6 +30,7 @@
 #include "gpu_moments.h"
 #include "gpu_schedule.h"
 #include "launch_loop.h"
+#include "list_stages.h"
 #include "pair_kernels.h"
 #include "tpacf/chunked_count.h"
 #include "tpacf/culling.h"
@@ -194,20 +195,23 @@ private:
     /// region ((1 + 2K) · binCount per task: total, touching[K], within[K]).
     BatchCounts runBatch(std::span<const CountTask> tasks, const Binning& binning,
                          std::size_t regionCount, const CountControl& control);
-    /// The part of a batch every device reads: tables, catalogs, tiles, the tuning's switches
-    /// and, culling, how the leader turns the tile boxes into the share's work list.
-    DeviceJob deviceJob(std::span<const CountTask> tasks,
-                        const BatchCatalogs& batch, const BatchTiles& tiles,
-                        const HostBinTables& tables, const TaskVariants& variants,
-                        std::size_t regionCount, bool culled, std::uint32_t tileSize,
-                        WorkShare share, LiveCounts* live,
-                        std::chrono::steady_clock::time_point batchStart) const;
+    /// The part of a batch every device reads: tables, catalogs, tiles and the tuning's
+    /// switches (the stages and the mailbox are set by the caller).
+    DeviceJob deviceJob(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                        const BatchTiles& tiles, const HostBinTables& tables,
+                        const TaskVariants& variants, std::size_t regionCount, bool culled,
+                        LiveCounts* live, std::chrono::steady_clock::time_point batchStart) const;
+    /// Culling: how the lister turns the tile boxes into a stage's list of the share's units.
+    static StageLister stageLister(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                                   const BatchTiles& tiles, const HostBinTables& tables,
+                                   std::size_t regionCount, std::uint32_t tileSize,
+                                   WorkShare share);
     /// One worker per device (a device listed twice gets two) counts its chunks; the calling
     /// thread runs `tick` every ~100 ms and watches the cancel flag; the first error is
     /// rethrown once all are joined.
     std::vector<DeviceResult> countOnDevices(const std::vector<DevicePlans>& plans,
                                              const DeviceJob& job, BatchState& state,
-                                             const CountControl& control,
+                                             const StageLister& lister, const CountControl& control,
                                              const std::function<void()>& tick) const;
     /// The plans of each device for the variants the batch needs, all with the same tile size
     /// (the smallest block any device and variant wants).
@@ -432,6 +436,10 @@ BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Bi
 
     BatchState state(tasks.size(), variants.flagsIfAnyWeighted());
     state.setTakers(m_devices.size());
+    // Culled, the whole batch: listed in stages as the catalogs are prepared (list_stages.h).
+    // A share's units come from the whole list's prefix sums, so a share is listed at once.
+    const ListStages stages = planStages(batch, culled && share.whole());
+    state.setStages(stages.taskStage, stages.count());
     if (!culled) {
         // The dense list needs no boxes: ready before any device starts. A share without units
         // has nothing to prepare either.
@@ -453,31 +461,38 @@ BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Bi
     if (control.onProgress)
         live.emplace(m_devices.size(), tasks.size(), binCount, variants.flagsIfAnyWeighted());
     LiveCounts* const liveCounts = live ? &*live : nullptr;
-    const DeviceJob job = deviceJob(tasks, batch, tiles, tables, variants, regionCount,
-                                    culled, tileSize, share, liveCounts, batchStart);
+    TileMailbox mailbox(culled ? batch.catalogs.size() : 0);
+    DeviceJob job = deviceJob(tasks, batch, tiles, tables, variants, regionCount, culled,
+                              liveCounts, batchStart);
+    job.stages = &stages;
+    job.mailbox = culled ? &mailbox : nullptr;
+    const StageLister lister =
+        culled ? stageLister(tasks, batch, tiles, tables, regionCount, tileSize, share)
+               : StageLister{};
 
     // The caller's thread: progress every ~100 ms.
-    const std::vector<DeviceResult> deviceResults = countOnDevices(plans, job, state, control, [&] {
-        reportBatchProgress(control, tasks, share, state, liveCounts, false);
-    });
+    const std::vector<DeviceResult> deviceResults =
+        countOnDevices(plans, job, state, lister, control, [&] {
+            reportBatchProgress(control, tasks, share, state, liveCounts, false);
+        });
     if (control.cancelled() || !state.allTaken())
         throw Cancelled();
 
     m_lastDeviceSeconds = addDeviceCounts(deviceResults, countsPerTask, results);
     // The node pairs the traversal counted whole: once over all the shares of a batch.
-    if (const Schedule* schedule = state.published(); schedule != nullptr && share.part == 0)
-        addWholeCounts(*schedule, results);
+    if (share.part == 0)
+        for (const Schedule* schedule : state.schedules())
+            addWholeCounts(*schedule, results);
     if (m_tuning.trace)
         noteTrace(deviceResults, batchStart);
     reportBatchProgress(control, tasks, share, state, liveCounts, true);
     return results;
 }
 
-DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks,
-                                     const BatchCatalogs& batch, const BatchTiles& tiles,
-                                     const HostBinTables& tables, const TaskVariants& variants,
-                                     std::size_t regionCount, bool culled, std::uint32_t tileSize,
-                                     WorkShare share, LiveCounts* live,
+DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks, const BatchCatalogs& batch,
+                                     const BatchTiles& tiles, const HostBinTables& tables,
+                                     const TaskVariants& variants, std::size_t regionCount,
+                                     bool culled, LiveCounts* live,
                                      std::chrono::steady_clock::time_point batchStart) const {
     DeviceJob job;
     job.tables = &tables;
@@ -495,32 +510,39 @@ DeviceJob CudaPairCounter::deviceJob(std::span<const CountTask> tasks,
     job.projectionReach = m_tuning.projectionReach;
     job.trace = m_tuning.trace;
     job.start = batchStart;
-    if (culled) {
-        // The tiles are the cells. Why the Morton tiles rather than cells of their own (bands,
-        // HEALPix): they hold equal numbers of points (4 x blockDim), so every tile pair is the
-        // same bounded amount of work whatever the clustering, and the dynamic unit cursor
-        // balances the blocks; and consecutive points of the Morton curve are close in R³, so
-        // the boxes are compact wherever the points are dense (a fixed grid would give crowded
-        // cells in clusters and empty ones elsewhere). The catalogs are sorted once, on the
-        // device, as before; only the boxes (tiles x 56 bytes) come back.
-        job.scheduleFromBoxes = [tasks, &batch, &tiles, &tables, regionCount, tileSize,
-                                 share](const std::vector<CatalogTiles>& summaries) {
-            CulledInputs inputs;
-            inputs.tileCounts = &tiles.tileCounts;
-            inputs.regionLayouts = &tiles.regionLayouts;
-            inputs.tiles = &summaries;
-            // The kernel's table: t[0..binCount] (the +inf after it left out).
-            inputs.thresholds = std::span<const double>(tables.thresholdsDouble)
-                                    .first(tables.thresholdsDouble.size() - 1);
-            inputs.regionCount = regionCount;
-            return buildCulledSchedule(tasks, batch, inputs, tileSize, share);
-        };
-    }
     return job;
+}
+
+StageLister CudaPairCounter::stageLister(std::span<const CountTask> tasks,
+                                         const BatchCatalogs& batch, const BatchTiles& tiles,
+                                         const HostBinTables& tables, std::size_t regionCount,
+                                         std::uint32_t tileSize, WorkShare share) {
+    // The tiles are the cells. Why the Morton tiles rather than cells of their own (bands,
+    // HEALPix): they hold equal numbers of points (4 x blockDim), so every tile pair is the same
+    // bounded amount of work whatever the clustering, and the dynamic unit cursor balances the
+    // blocks; and consecutive points of the Morton curve are close in R³, so the boxes are
+    // compact wherever the points are dense (a fixed grid would give crowded cells in clusters
+    // and empty ones elsewhere). The catalogs are sorted once, on the device; only the boxes
+    // (tiles x 56 bytes) come back.
+    return [tasks, &batch, &tiles, &tables, regionCount, tileSize,
+            share](const std::vector<CatalogTiles>& summaries,
+                   std::span<const std::uint8_t> tasksListed) {
+        CulledInputs inputs;
+        inputs.tileCounts = &tiles.tileCounts;
+        inputs.regionLayouts = &tiles.regionLayouts;
+        inputs.tiles = &summaries;
+        // The kernel's table: t[0..binCount] (the +inf after it left out).
+        inputs.thresholds = std::span<const double>(tables.thresholdsDouble)
+                                .first(tables.thresholdsDouble.size() - 1);
+        inputs.regionCount = regionCount;
+        inputs.tasksListed = tasksListed;
+        return buildCulledSchedule(tasks, batch, inputs, tileSize, share);
+    };
 }
 
 std::vector<DeviceResult> CudaPairCounter::countOnDevices(const std::vector<DevicePlans>& plans,
                                                           const DeviceJob& job, BatchState& state,
+                                                          const StageLister& lister,
                                                           const CountControl& control,
                                                           const std::function<void()>& tick) const {
     std::vector<DeviceResult> deviceResults(m_devices.size());
@@ -528,10 +550,15 @@ std::vector<DeviceResult> CudaPairCounter::countOnDevices(const std::vector<Devi
     watch.tick = tick;
     watch.cancel = control.cancelRequested;
     watch.interval = kProgressInterval;
+    // Culled: one more worker, the lister, turning the tile boxes the leader posts into the
+    // stages' lists while the devices count.
     runWorkers(
-        m_devices.size(),
+        m_devices.size() + (job.mailbox ? 1 : 0),
         [&](std::size_t d, const std::atomic<bool>& stop) {
-            runDevice(m_devices[d], d, plans[d], job, state, stop, deviceResults[d]);
+            if (d < m_devices.size())
+                runDevice(m_devices[d], d, plans[d], job, state, stop, deviceResults[d]);
+            else
+                listStages(*job.stages, *job.mailbox, lister, state, stop);
         },
         watch);
     return deviceResults;

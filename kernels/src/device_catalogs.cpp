@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Host staging and per-device prepared catalogs (device_catalogs.h).
+// Per-device prepared catalogs (device_catalogs.h): allocated at once, uploaded and prepared one
+// by one.
 #include "device_catalogs.h"
-
 
 #include <algorithm>
 #include <span>
@@ -12,157 +12,173 @@ namespace tpacf::cuda::detail {
 DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch,
                                const std::vector<RegionLayout>& regionLayouts,
                                std::uint32_t tileSize, bool isFloat, bool weighted,
-                               cudaStream_t stream)
-    : m_stream(stream), m_catalogs(batch.catalogs.size()), m_views(batch.catalogs.size()) {
-    const std::vector<const Catalog*>& catalogs = batch.catalogs;
+                               cudaStream_t stream, cudaStream_t uploadStream)
+    : m_batch(batch), m_regionLayouts(regionLayouts), m_tileSize(tileSize), m_stream(stream),
+      m_uploadStream(uploadStream), m_catalogs(batch.catalogs.size()),
+      m_views(batch.catalogs.size()) {
     const cudaStream_t s = stream;
     const bool byRegion = !regionLayouts.empty();
     std::uint32_t groups = 1;
     for (const RegionLayout& layout : regionLayouts)
         groups = std::max(groups, layout.groupCount);
-    int regionBits = 1; // bits of the largest group index, above the 30-bit Morton key
-    while ((std::uint64_t{1} << regionBits) < groups)
-        ++regionBits;
+    while ((std::uint64_t{1} << m_regionBits) < groups)
+        ++m_regionBits;
 
-    // Sort scratch, shared by the catalogs (stream order: one at a time), freed on return.
     std::uint32_t largest = 0;
-    for (const Catalog* catalog : catalogs)
-        largest = std::max(largest, static_cast<std::uint32_t>(catalog->size()));
-    DeviceBuffer<std::uint32_t> keys(byRegion ? 0 : largest, s),
-        keysSorted(byRegion ? 0 : largest, s), order(largest, s), orderSorted(largest, s);
-    DeviceBuffer<std::uint64_t> regionKeys(byRegion ? largest : 0, s),
-        regionKeysSorted(byRegion ? largest : 0, s);
-    std::size_t tempBytes = 0;
-    for (const Catalog* catalog : catalogs)
-        if (!catalog->empty()) {
-            const auto n = static_cast<std::uint32_t>(catalog->size());
-            tempBytes = std::max(tempBytes,
-                                 byRegion ? regionSortTempBytes(n, regionBits) : sortTempBytes(n));
-        }
-    DeviceBuffer<unsigned char> sortTemp(tempBytes, s);
-
-    for (std::size_t c = 0; c < catalogs.size(); ++c) {
-        const auto n = static_cast<std::uint32_t>(catalogs[c]->size());
-        if (n == 0)
-            continue;
-        const std::uint32_t tiles =
-            byRegion ? static_cast<std::uint32_t>(regionLayouts[c].tileCount.size())
-                     : (n + tileSize - 1) / tileSize;
-        const std::uint32_t padded = tiles * tileSize;
-        Prepared& dc = m_catalogs[c];
-        dc.xyz = DeviceBuffer<double>(3 * static_cast<std::size_t>(n), s);
-        const std::span<const double> axes[3] = {catalogs[c]->x(), catalogs[c]->y(),
-                                                 catalogs[c]->z()};
-        for (std::size_t axis = 0; axis < 3; ++axis)
-            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.xyz.get() + axis * n, axes[axis].data(),
-                                           n * sizeof(double), cudaMemcpyHostToDevice, s));
-        dc.sorted = DeviceBuffer<double>(4 * static_cast<std::size_t>(padded), s);
-        if (isFloat) {
-            dc.hi = DeviceBuffer<float>(4 * static_cast<std::size_t>(padded), s);
-            dc.lo = DeviceBuffer<float>(4 * static_cast<std::size_t>(padded), s);
-        }
-        dc.tiles = DeviceBuffer<TileBox>(tiles, s);
-        dc.subBoxes = DeviceBuffer<SubBox>(padded / kSubTileSize, s);
-        // Weights travel with the points (the gather applies the sort's permutation to them);
-        // a catalog without weights gets weight 1 per point on the device.
-        if (weighted && catalogs[c]->hasWeights()) {
-            dc.weights = DeviceBuffer<double>(n, s);
-            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.weights.get(), catalogs[c]->weight().data(),
-                                           dc.weights.bytes(), cudaMemcpyHostToDevice, s));
-        }
-        if (weighted)
-            dc.tileWeights = DeviceBuffer<TileWeight>(tiles, s);
-        PrepareBuffers prep{dc.xyz.get(),
-                            dc.xyz.get() + n,
-                            dc.xyz.get() + 2 * static_cast<std::size_t>(n),
-                            dc.weights.get(),
-                            n,
-                            padded,
-                            tileSize,
-                            keys.get(),
-                            keysSorted.get(),
-                            order.get(),
-                            orderSorted.get(),
-                            sortTemp.get(),
-                            tempBytes,
-                            dc.sorted.get(),
-                            dc.hi.get(),
-                            dc.lo.get(),
-                            dc.tiles.get(),
-                            dc.subBoxes.get(),
-                            dc.tileWeights.get()};
-        if (byRegion) {
-            const RegionLayout& layout = regionLayouts[c];
-            auto upload = [&](DeviceBuffer<std::uint32_t>& buffer,
-                              const std::vector<std::uint32_t>& values) {
-                buffer = DeviceBuffer<std::uint32_t>(values.size(), s);
-                TPACF_CUDA_TRY(cudaMemcpyAsync(buffer.get(), values.data(), buffer.bytes(),
-                                               cudaMemcpyHostToDevice, s));
-            };
-            dc.regions = DeviceBuffer<std::int32_t>(n, s);
-            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.regions.get(), layout.groupOfPoint.data(),
-                                           dc.regions.bytes(), cudaMemcpyHostToDevice, s));
-            upload(dc.tileRegion, layout.tileRegion);
-            upload(dc.tileSortedStart, layout.tileSortedStart);
-            upload(dc.tileCount, layout.tileCount);
-            prep.d_regions = dc.regions.get();
-            prep.d_regionKeys = regionKeys.get();
-            prep.d_regionKeysSorted = regionKeysSorted.get();
-            prep.d_tileRegion = dc.tileRegion.get();
-            prep.d_tileSortedStart = dc.tileSortedStart.get();
-            prep.d_tileCount = dc.tileCount.get();
-            prep.regionBits = regionBits;
-        }
-        launchPrepareCatalog(prep, s);
-        CatalogView& view = m_views[c];
-        view.d_points = isFloat ? static_cast<const void*>(dc.hi.get()) : dc.sorted.get();
-        view.d_lows = isFloat ? dc.lo.get() : nullptr;
-        view.d_tiles = dc.tiles.get();
-        view.d_subBoxes = dc.subBoxes.get();
-        view.size = n;
-        view.tileCount = tiles;
+    for (const Catalog* catalog : batch.catalogs) {
+        const auto n = static_cast<std::uint32_t>(catalog->size());
+        largest = std::max(largest, n);
+        if (n > 0)
+            m_scratch.tempBytes =
+                std::max(m_scratch.tempBytes,
+                         byRegion ? regionSortTempBytes(n, m_regionBits) : sortTempBytes(n));
     }
+    m_scratch.keys = DeviceBuffer<std::uint32_t>(byRegion ? 0 : largest, s);
+    m_scratch.keysSorted = DeviceBuffer<std::uint32_t>(byRegion ? 0 : largest, s);
+    m_scratch.order = DeviceBuffer<std::uint32_t>(largest, s);
+    m_scratch.orderSorted = DeviceBuffer<std::uint32_t>(largest, s);
+    m_scratch.regionKeys = DeviceBuffer<std::uint64_t>(byRegion ? largest : 0, s);
+    m_scratch.regionKeysSorted = DeviceBuffer<std::uint64_t>(byRegion ? largest : 0, s);
+    m_scratch.temp = DeviceBuffer<unsigned char>(m_scratch.tempBytes, s);
+
+    for (std::size_t c = 0; c < m_catalogs.size(); ++c)
+        allocate(c, isFloat, weighted);
     m_viewsOnDevice = DeviceBuffer<CatalogView>(m_views.size(), s);
     TPACF_CUDA_TRY(cudaMemcpyAsync(m_viewsOnDevice.get(), m_views.data(), m_viewsOnDevice.bytes(),
                                    cudaMemcpyHostToDevice, s));
     if (weighted) {
-        m_tileWeightPointers.clear();
         for (const Prepared& dc : m_catalogs)
             m_tileWeightPointers.push_back(dc.tileWeights.get());
         m_tileWeightsOnDevice = DeviceBuffer<const TileWeight*>(m_tileWeightPointers.size(), s);
         TPACF_CUDA_TRY(cudaMemcpyAsync(m_tileWeightsOnDevice.get(), m_tileWeightPointers.data(),
                                        m_tileWeightsOnDevice.bytes(), cudaMemcpyHostToDevice, s));
     }
+    // The uploads go on their own stream: into memory allocated on this one.
+    Event allocated;
+    allocated.record(s);
+    TPACF_CUDA_TRY(cudaStreamWaitEvent(uploadStream, allocated.get(), 0));
 }
 
-std::vector<CatalogTiles> DeviceCatalogs::tileSummaries() const {
-    std::vector<std::vector<TileBox>> boxes(m_views.size());
-    std::vector<std::vector<TileWeight>> weights(m_views.size());
-    for (std::size_t c = 0; c < m_views.size(); ++c) {
-        boxes[c].resize(m_views[c].tileCount);
-        if (!boxes[c].empty())
-            TPACF_CUDA_TRY(cudaMemcpyAsync(boxes[c].data(), m_views[c].d_tiles,
-                                           boxes[c].size() * sizeof(TileBox),
-                                           cudaMemcpyDeviceToHost, m_stream));
-        if (m_catalogs[c].tileWeights.get() != nullptr && !boxes[c].empty()) {
-            weights[c].resize(boxes[c].size());
-            TPACF_CUDA_TRY(cudaMemcpyAsync(weights[c].data(), m_catalogs[c].tileWeights.get(),
-                                           weights[c].size() * sizeof(TileWeight),
-                                           cudaMemcpyDeviceToHost, m_stream));
+void DeviceCatalogs::allocate(std::size_t c, bool isFloat, bool weighted) {
+    const cudaStream_t s = m_stream;
+    const Catalog& catalog = *m_batch.catalogs[c];
+    const auto n = static_cast<std::uint32_t>(catalog.size());
+    if (n == 0)
+        return;
+    Prepared& dc = m_catalogs[c];
+    dc.size = n;
+    dc.tiles = !m_regionLayouts.empty()
+                   ? static_cast<std::uint32_t>(m_regionLayouts[c].tileCount.size())
+                   : (n + m_tileSize - 1) / m_tileSize;
+    dc.padded = dc.tiles * m_tileSize;
+    dc.xyz = DeviceBuffer<double>(3 * static_cast<std::size_t>(n), s);
+    dc.sorted = DeviceBuffer<double>(4 * static_cast<std::size_t>(dc.padded), s);
+    if (isFloat) {
+        dc.hi = DeviceBuffer<float>(4 * static_cast<std::size_t>(dc.padded), s);
+        dc.lo = DeviceBuffer<float>(4 * static_cast<std::size_t>(dc.padded), s);
+    }
+    dc.tileBoxes = DeviceBuffer<TileBox>(dc.tiles, s);
+    dc.subBoxes = DeviceBuffer<SubBox>(dc.padded / kSubTileSize, s);
+    // Weights travel with the points (the gather applies the sort's permutation to them); a
+    // catalog without weights gets weight 1 per point on the device.
+    if (weighted && catalog.hasWeights())
+        dc.weights = DeviceBuffer<double>(n, s);
+    if (weighted)
+        dc.tileWeights = DeviceBuffer<TileWeight>(dc.tiles, s);
+    if (!m_regionLayouts.empty()) {
+        const RegionLayout& layout = m_regionLayouts[c];
+        dc.regions = DeviceBuffer<std::int32_t>(n, s);
+        dc.tileRegion = DeviceBuffer<std::uint32_t>(layout.tileRegion.size(), s);
+        dc.tileSortedStart = DeviceBuffer<std::uint32_t>(layout.tileSortedStart.size(), s);
+        dc.tileCount = DeviceBuffer<std::uint32_t>(layout.tileCount.size(), s);
+    }
+    CatalogView& view = m_views[c];
+    view.d_points = isFloat ? static_cast<const void*>(dc.hi.get()) : dc.sorted.get();
+    view.d_lows = isFloat ? dc.lo.get() : nullptr;
+    view.d_tiles = dc.tileBoxes.get();
+    view.d_subBoxes = dc.subBoxes.get();
+    view.size = n;
+    view.tileCount = dc.tiles;
+}
+
+void DeviceCatalogs::issueNext() {
+    const std::size_t c = m_issued++;
+    const cudaStream_t u = m_uploadStream;
+    Prepared& dc = m_catalogs[c];
+    const std::uint32_t n = dc.size;
+    if (n > 0) {
+        const Catalog& catalog = *m_batch.catalogs[c];
+        const auto upload = [&](auto* to, const auto& from) {
+            TPACF_CUDA_TRY(cudaMemcpyAsync(to, from.data(), from.size() * sizeof(from[0]),
+                                           cudaMemcpyHostToDevice, u));
+        };
+        upload(dc.xyz.get(), catalog.x());
+        upload(dc.xyz.get() + n, catalog.y());
+        upload(dc.xyz.get() + 2 * static_cast<std::size_t>(n), catalog.z());
+        if (dc.weights.get() != nullptr)
+            upload(dc.weights.get(), catalog.weight());
+        PrepareBuffers prep{dc.xyz.get(),
+                            dc.xyz.get() + n,
+                            dc.xyz.get() + 2 * static_cast<std::size_t>(n),
+                            dc.weights.get(),
+                            n,
+                            dc.padded,
+                            m_tileSize,
+                            m_scratch.keys.get(),
+                            m_scratch.keysSorted.get(),
+                            m_scratch.order.get(),
+                            m_scratch.orderSorted.get(),
+                            m_scratch.temp.get(),
+                            m_scratch.tempBytes,
+                            dc.sorted.get(),
+                            dc.hi.get(),
+                            dc.lo.get(),
+                            dc.tileBoxes.get(),
+                            dc.subBoxes.get(),
+                            dc.tileWeights.get()};
+        if (!m_regionLayouts.empty()) {
+            const RegionLayout& layout = m_regionLayouts[c];
+            upload(dc.regions.get(), layout.groupOfPoint);
+            upload(dc.tileRegion.get(), layout.tileRegion);
+            upload(dc.tileSortedStart.get(), layout.tileSortedStart);
+            upload(dc.tileCount.get(), layout.tileCount);
+            prep.d_regions = dc.regions.get();
+            prep.d_regionKeys = m_scratch.regionKeys.get();
+            prep.d_regionKeysSorted = m_scratch.regionKeysSorted.get();
+            prep.d_tileRegion = dc.tileRegion.get();
+            prep.d_tileSortedStart = dc.tileSortedStart.get();
+            prep.d_tileCount = dc.tileCount.get();
+            prep.regionBits = m_regionBits;
         }
+        m_uploaded.record(u);
+        TPACF_CUDA_TRY(cudaStreamWaitEvent(m_stream, m_uploaded.get(), 0));
+        launchPrepareCatalog(prep, m_stream);
     }
-    Event boxesCopied; // blocking sync: the host sleeps while the device finishes
-    boxesCopied.record(m_stream);
-    boxesCopied.synchronize();
-    std::vector<CatalogTiles> tiles(m_views.size());
-    for (std::size_t c = 0; c < m_views.size(); ++c) {
-        tiles[c].bounds.reserve(boxes[c].size());
-        for (const TileBox& box : boxes[c])
-            tiles[c].bounds.push_back(
-                CellBounds{{box.lo[0], box.lo[1], box.lo[2]}, {box.hi[0], box.hi[1], box.hi[2]}});
-        for (const TileWeight& w : weights[c])
-            tiles[c].weights.push_back(TileSums{w.sum, w.sumSquares});
-    }
+    if (m_issued == m_catalogs.size())
+        m_scratch = SortScratch{}; // freed on the stream, after the last preparation
+}
+
+CatalogTiles DeviceCatalogs::tileSummary(std::size_t c) const {
+    const Prepared& dc = m_catalogs[c];
+    std::vector<TileBox> boxes(dc.tiles);
+    std::vector<TileWeight> weights(dc.tileWeights.get() != nullptr ? dc.tiles : 0);
+    // Into pageable memory: each copy returns once it is done.
+    if (!boxes.empty())
+        TPACF_CUDA_TRY(cudaMemcpyAsync(boxes.data(), dc.tileBoxes.get(),
+                                       boxes.size() * sizeof(TileBox), cudaMemcpyDeviceToHost,
+                                       m_uploadStream));
+    if (!weights.empty())
+        TPACF_CUDA_TRY(cudaMemcpyAsync(weights.data(), dc.tileWeights.get(),
+                                       weights.size() * sizeof(TileWeight), cudaMemcpyDeviceToHost,
+                                       m_uploadStream));
+    TPACF_CUDA_TRY(cudaStreamSynchronize(m_uploadStream));
+    CatalogTiles tiles;
+    tiles.bounds.reserve(boxes.size());
+    for (const TileBox& box : boxes)
+        tiles.bounds.push_back(
+            CellBounds{{box.lo[0], box.lo[1], box.lo[2]}, {box.hi[0], box.hi[1], box.hi[2]}});
+    for (const TileWeight& w : weights)
+        tiles.weights.push_back(TileSums{w.sum, w.sumSquares});
     return tiles;
 }
 

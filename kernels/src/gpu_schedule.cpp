@@ -433,10 +433,20 @@ Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalo
     const std::vector<std::vector<std::uint32_t>>& tileCounts = *inputs.tileCounts;
     const std::vector<CatalogTiles>& tiles = *inputs.tiles;
     const std::size_t catalogs = batch.catalogs.size();
-    // Every catalog's hierarchy, one catalog per worker.
+    const auto listed = [&](std::size_t t) {
+        return inputs.tasksListed.empty() || inputs.tasksListed[t] != 0;
+    };
+    // The hierarchy of every catalog a listed task reads (the others' boxes may not be there
+    // yet), one catalog per worker.
+    std::vector<std::uint8_t> catalogUsed(catalogs, 0);
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        if (listed(t))
+            catalogUsed[batch.taskCatA[t]] = catalogUsed[batch.taskCatB[t]] = 1;
     std::vector<std::optional<TileTree>> trees(catalogs);
     parallelForRanges(catalogs, [&](std::size_t begin, std::size_t end) {
         for (std::size_t c = begin; c < end; ++c) {
+            if (catalogUsed[c] == 0)
+                continue;
             TileTreeInput input;
             input.bounds = tiles[c].bounds;
             input.counts = tileCounts[c];
@@ -462,8 +472,10 @@ Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalo
     std::vector<TraversalFrontier> frontiers(tasks.size());
     parallelForRanges(tasks.size(), [&](std::size_t begin, std::size_t end) {
         for (std::size_t t = begin; t < end; ++t)
-            frontiers[t] = traversalFrontier(*trees[batch.taskCatA[t]], *trees[batch.taskCatB[t]],
-                                             rules[t], kTraversalPieces);
+            if (listed(t))
+                frontiers[t] =
+                    traversalFrontier(*trees[batch.taskCatA[t]], *trees[batch.taskCatB[t]],
+                                      rules[t], kTraversalPieces);
     });
     struct Item {
         std::size_t task, piece; // piece: kTop for what the frontier settled above the pieces
@@ -471,6 +483,8 @@ Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalo
     constexpr std::size_t kTop = ~std::size_t{0};
     std::vector<Item> items;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
+        if (!listed(t))
+            continue;
         items.push_back({t, kTop});
         for (std::size_t p = 0; p < frontiers[t].pieces.size(); ++p)
             items.push_back({t, p});

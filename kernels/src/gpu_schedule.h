@@ -139,6 +139,10 @@ struct CulledInputs {
     /// many points a side (and at least a tile) are listed whole, their tile pairs left to the
     /// kernel's own classification, which costs less than the host's below ~1024 points.
     std::uint32_t leafBlockPoints = 1024;
+    /// Per task, whether this list holds it (a stage of a staged batch, list_stages.h); empty:
+    /// every task. The others get no units and no whole pairs, and their catalogs' tiles are
+    /// not read.
+    std::span<const std::uint8_t> tasksListed;
 };
 
 /// Culling on: the multi-scale traversal of tile_tree.h over every task's two tile hierarchies.
@@ -155,38 +159,63 @@ std::size_t shareBoundary(std::span<const std::uint64_t> workPrefix, std::uint32
 
 // ---- The cursor the device threads share -------------------------------------------------------
 
-/// State shared by the device threads and the caller for one batch: the schedule once published
-/// and a cursor over its share. Errors, cancellation and joining are the runner's (runWorkers);
-/// its stop flag is passed in wherever a thread may wait.
+/// State shared by the device threads, the lister and the caller for one batch: the work list,
+/// published in stages (list_stages.h: a stage's tasks become countable once their catalogs are
+/// prepared; one stage holding every task where the batch is not staged), and a cursor over
+/// each task's share. Errors, cancellation and joining are the runner's (runWorkers); its stop
+/// flag is passed in wherever a thread may wait.
 class BatchState {
 public:
     /// taskVariants: the kernel variant each task's units need (weighted or not), or empty:
     /// one variant. A chunk that take() returns never spans two variants.
-    explicit BatchState(std::size_t taskCount, std::vector<std::uint8_t> taskVariants = {})
-        : m_pairsDonePerTask(taskCount), m_taskVariants(std::move(taskVariants)) {}
+    explicit BatchState(std::size_t taskCount, std::vector<std::uint8_t> taskVariants = {});
 
+    /// The stage of each task (stages numbered from 0, each published once); by default one
+    /// stage of every task. Before anything is published.
+    void setStages(std::vector<std::uint32_t> taskStage, std::size_t stageCount);
     /// How many device threads take chunks (more than one: the last chunks shrink).
     void setTakers(std::size_t takers) { m_takers = takers; }
-    /// Makes the work list visible to every device thread. Tasks without units are done at once.
-    void publish(Schedule built);
-    /// The published schedule, or null once `stop` is raised first. Polls the flag, which the
-    /// runner raises without this lock, so no wake-up can be lost.
-    const Schedule* waitForSchedule(const std::atomic<bool>& stop);
-    /// The published schedule or null; never waits.
-    const Schedule* published();
+    /// Makes the list of `stage`'s tasks visible to every device thread (units of other tasks in
+    /// it are never taken). Its tasks without units are done at once.
+    void publish(std::size_t stage, Schedule built);
+    void publish(Schedule built) { publish(0, std::move(built)); }
+    /// Stages published so far.
+    std::size_t publishedStages();
+    bool allPublished() { return publishedStages() == m_stageCount; }
+    /// Waits until more than `seen` stages are published; false once `stop` is raised first.
+    /// Polls the flag, which the runner raises without this lock, so no wake-up can be lost.
+    bool waitForStages(std::size_t seen, const std::atomic<bool>& stop);
+    /// The published list that holds `task`, or null while its stage is not published.
+    const Schedule* scheduleOf(std::size_t task);
+    /// Every published list, in stage order.
+    std::vector<const Schedule*> schedules();
+
+    /// Units [begin, end) of `schedule`, one task's.
+    struct Chunk {
+        const Schedule* schedule = nullptr;
+        std::size_t begin = 0, end = 0;
+    };
+    enum class Take {
+        Chunk, ///< `chunk` is this thread's to count
+        Later, ///< nothing takeable now; more once a stage is published or usable
+        None   ///< every unit of the share is taken (or `stop` is raised)
+    };
     /// The next chunk of about `pairBudget` pairs of work (at least `minUnits` units, fewer at
-    /// the end of a task) of the share, or false when it is all taken or `stop` is raised. A
-    /// chunk holds units of one task (so one kernel variant), the task whose share of its work
-    /// is least taken: the tasks advance together, and with their units in spread order
-    /// (Schedule::evenlySpread) every task's partial count is an even sample of its pairs.
-    bool take(std::uint64_t pairBudget, std::size_t minUnits, const std::atomic<bool>& stop,
-              std::size_t& begin, std::size_t& end);
-    /// The kernel variant of the next unit to take (0 where there is one variant or none left):
-    /// what the next chunk's budget is measured in. Another thread may take it first.
-    int nextVariant();
-    /// Units [begin, end) are counted: their progress goes to their tasks.
-    void completed(std::size_t begin, std::size_t end);
-    /// Whether every unit of the share was taken (and so, once the threads are joined, counted).
+    /// the end of a task) of the share, from the stages below `stagesUsable` (those whose
+    /// catalogs the caller has prepared). A chunk holds units of one task (so one kernel
+    /// variant), the task whose share of its work is least taken: the tasks advance together,
+    /// and with their units in spread order (Schedule::evenlySpread) every task's partial count
+    /// is an even sample of its pairs.
+    Take take(std::uint64_t pairBudget, std::size_t minUnits, const std::atomic<bool>& stop,
+              std::size_t stagesUsable, Chunk& chunk);
+    /// The kernel variant of the next unit to take from the stages below `stagesUsable` (0 where
+    /// there is one variant or none left): what the next chunk's budget is measured in. Another
+    /// thread may take it first.
+    int nextVariant(std::size_t stagesUsable);
+    /// A chunk is counted: its units' progress goes to their tasks.
+    void completed(const Chunk& chunk);
+    /// Whether every stage is published and every unit of the share taken (and so, once the
+    /// threads are joined, counted).
     bool allTaken();
     std::uint64_t pairsDone(std::size_t task) const {
         return m_pairsDonePerTask[task].load(std::memory_order_relaxed);
@@ -195,16 +224,21 @@ public:
 private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
-    // Each task's units in the share: the next to take, the end, and the work of the range.
+    // Each task's units in the share (indices into its stage's list): the next to take, the end,
+    // and the work of the range; no list until its stage is published.
     struct TaskCursor {
+        const Schedule* schedule = nullptr;
         std::size_t next = 0, end = 0;
         std::uint64_t workBegin = 0, work = 0;
     };
-    // The task the next chunk comes from (the least taken by work; ties: the lowest index), or
-    // the number of tasks when every unit is taken. Caller holds the lock.
-    std::size_t nextTask() const;
+    // The task the next chunk comes from (the least taken by work; ties: the lowest index) among
+    // the published tasks of the stages below stagesUsable, or the number of tasks when none has
+    // units left. Caller holds the lock.
+    std::size_t nextTask(std::size_t stagesUsable) const;
 
-    std::unique_ptr<const Schedule> m_schedule; // null until published (culling: after prep)
+    std::vector<std::unique_ptr<const Schedule>> m_stages; // null until published
+    std::size_t m_stageCount = 1, m_published = 0;
+    std::vector<std::uint32_t> m_taskStage;
     std::vector<TaskCursor> m_cursors;
     std::size_t m_takers = 1;
     std::vector<std::atomic<std::uint64_t>> m_pairsDonePerTask;

@@ -42,11 +42,9 @@ struct DeviceBinTables {
 // The arguments every launch of the batch shares (the units, cursors and variant set per launch).
 PairKernelArgs commonArgs(const DeviceJob& job, const DeviceCatalogs& catalogs,
                           const DeviceBinTables& bins, const HostBinTables& tables,
-                          WorkUnit* d_units, unsigned long long* d_counts, bool isFloat,
-                          std::uint32_t tileSize) {
+                          unsigned long long* d_counts, bool isFloat, std::uint32_t tileSize) {
     const std::size_t binCount = tables.thresholdsDouble.size() - 2;
     PairKernelArgs args;
-    args.d_units = d_units;
     args.d_catalogs = catalogs.d_views();
     args.d_counts = d_counts;
     args.regionCount = static_cast<std::uint32_t>(job.regionCount);
@@ -77,24 +75,14 @@ struct Variants {
     PairKernelArgs args[2];
 };
 
-Variants variantsOf(const DevicePlans& plans, const PairKernelArgs& common, const Schedule& schedule,
-                    std::uint32_t tileSize, double* d_weighted, const DeviceCatalogs& catalogs) {
+Variants variantsOf(const DevicePlans& plans, const PairKernelArgs& common, double* d_weighted,
+                    const DeviceCatalogs& catalogs) {
     Variants variants;
     variants.args[0] = variants.args[1] = common;
     variants.plans[0] = plans.plain ? &*plans.plain : nullptr;
     variants.plans[1] = plans.weighted ? &*plans.weighted : nullptr;
-    if (const KernelPlan* plan = variants.plans[0]) {
+    if (const KernelPlan* plan = variants.plans[0])
         variants.args[0].layout = plan->layout;
-        // A private 32-bit counter gains at most this much per unit; flush well before 2^32. Per
-        // j-tile a thread adds its own pairs (kPointsPerThread · tileSize) and, with whole
-        // sub-tiles, the pairs of its lane's whole sub-tile pairs (kPointsPerThread · 32 · 32).
-        const std::uint64_t perUnit =
-            static_cast<std::uint64_t>(kPointsPerThread) *
-            (tileSize + static_cast<std::uint64_t>(kSubTileSize) * kSubTileSize) *
-            schedule.tilesPerUnit * (plan->hist == HistMode::PerWarp ? 32u : 1u);
-        variants.args[0].flushEveryUnits = static_cast<std::uint32_t>(std::max<std::uint64_t>(
-            1, (std::numeric_limits<std::uint32_t>::max() / 2) / perUnit));
-    }
     if (const KernelPlan* plan = variants.plans[1]) {
         variants.args[1].layout = plan->layout;
         variants.args[1].d_weighted = d_weighted;
@@ -104,6 +92,21 @@ Variants variantsOf(const DevicePlans& plans, const PairKernelArgs& common, cons
         variants.args[1].flushEveryUnits = 1;
     }
     return variants;
+}
+
+// How often the unweighted kernel flushes its private 32-bit counters, for units of
+// `tilesPerUnit` j-tiles (the list's; each stage's list has its own).
+std::uint32_t plainFlushEvery(const KernelPlan& plan, std::uint64_t tilesPerUnit,
+                              std::uint32_t tileSize) {
+    // A private 32-bit counter gains at most this much per unit; flush well before 2^32. Per
+    // j-tile a thread adds its own pairs (kPointsPerThread · tileSize) and, with whole sub-tiles,
+    // the pairs of its lane's whole sub-tile pairs (kPointsPerThread · 32 · 32).
+    const std::uint64_t perUnit =
+        static_cast<std::uint64_t>(kPointsPerThread) *
+        (tileSize + static_cast<std::uint64_t>(kSubTileSize) * kSubTileSize) * tilesPerUnit *
+        (plan.hist == HistMode::PerWarp ? 32u : 1u);
+    return static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, (std::numeric_limits<std::uint32_t>::max() / 2) / perUnit));
 }
 
 // Live counts: a copy of the per-bin totals (the first binCount counters of each task's rows)
@@ -165,112 +168,216 @@ private:
     std::chrono::steady_clock::time_point m_last;
 };
 
-// One device's launches: chunks of ~30 ms of the variant the next unit needs, two in flight, the
-// pair rate measured per variant. Returns the kernels' seconds.
-class LaunchLoop {
+// The device's busy time: the union of intervals (milliseconds from the batch's start) in which
+// it uploaded, prepared, counted or copied for the batch; the gaps waiting for the host (lists
+// not yet published) left out.
+class BusyTime {
 public:
-    /// `live`: null without live counts.
-    LaunchLoop(const DeviceJob& job, BatchState& state, const std::atomic<bool>& stop,
-               const Schedule& schedule, Variants& variants, const KernelPlan& first,
-               WorkUnit* d_units, std::uint32_t* d_cursors, cudaStream_t s, LiveCopies* live,
-               const PairRates& rates)
-        : job(job), state(state), stop(stop), schedule(schedule), variants(variants), first(first),
-          d_units(d_units), d_cursors(d_cursors), s(s), live(live),
-          pairRate{rates.first, rates.first / 2}, bruteRateCap(rates.bruteCap) {}
+    void add(float from, float to) { m_spans.emplace_back(from, to); }
+    double seconds() {
+        std::sort(m_spans.begin(), m_spans.end());
+        double total = 0, reached = 0;
+        for (const auto& [from, to] : m_spans) {
+            const double start = std::max<double>(from, reached);
+            if (to > start)
+                total += to - start;
+            reached = std::max<double>(reached, to);
+        }
+        return total * 1e-3;
+    }
 
-    double run(const std::function<void()>& onFirstLaunch);
+private:
+    std::vector<std::pair<float, float>> m_spans;
+};
+
+// One device's part of a batch after its buffers are made: it issues its catalogs one by one
+// (upload, then preparation) and launches chunks of ~30 ms of the variant the next unit needs,
+// two in flight, from every stage whose catalogs it has issued; the leader also hands each
+// prepared catalog's tile boxes to the lister. Everything it waits for is on its stream in the
+// order it was enqueued (launches and catalogs prepared), so it waits on the oldest.
+class DeviceLoop {
+public:
+    struct Streams {
+        cudaStream_t counting, uploads;
+    };
+    /// `live`: null without live counts; `mailbox`: the leader's, null on the other devices.
+    DeviceLoop(const DeviceJob& job, BatchState& state, const std::atomic<bool>& stop,
+               DeviceCatalogs& catalogs, Variants& variants, const KernelPlan& first,
+               std::uint32_t* d_cursors, Streams streams, LiveCopies* live, const PairRates& rates,
+               TileMailbox* mailbox)
+        : job(job), state(state), stop(stop), catalogs(catalogs), variants(variants), first(first),
+          d_cursors(d_cursors), s(streams.counting), u(streams.uploads), live(live),
+          mailbox(mailbox), pairRate{rates.first, rates.first / 2}, bruteRateCap(rates.bruteCap) {
+        batchStart.record(s);
+    }
+
+    /// Counts the device's chunks; false when it stopped early (`stop` raised).
+    bool run(const std::function<void(const char*)>& mark);
+    /// The batch's start on the device (recorded on the stream before anything of the batch).
+    const Event& start() const { return batchStart; }
+    BusyTime& busy() { return busyTime; }
 
 private:
     const DeviceJob& job;
     BatchState& state;
     const std::atomic<bool>& stop;
-    const Schedule& schedule;
+    DeviceCatalogs& catalogs;
     Variants& variants;
     const KernelPlan& first;
-    WorkUnit* d_units;
     std::uint32_t* d_cursors;
-    cudaStream_t s;
+    cudaStream_t s, u;
     LiveCopies* live;
+    TileMailbox* mailbox;
     double pairRate[2];
     double bruteRateCap;
+    Event batchStart;
+    BusyTime busyTime;
 
-    struct InFlight {
-        int slot;
-        int variant;
-        std::size_t begin, end;
+    // What the device's stream holds, oldest first: a launch (in a slot) or a prepared catalog
+    // (its index) whose boxes the leader hands on.
+    struct Pending {
+        bool launch;
+        int slot, variant;
+        BatchState::Chunk chunk;
+        std::size_t catalog;
     };
-    bool launchNext(int slot, std::deque<InFlight>& inFlight);
-
+    std::deque<Pending> pending;
+    int launchesInFlight = 0, nextSlot = 0;
     Event launchStart[kLaunchesInFlight + 1], launchEnd[kLaunchesInFlight + 1];
+    DeviceBuffer<WorkUnit> slotUnits[kLaunchesInFlight + 1];
+    std::deque<Event> catalogStart, catalogPrepared; // per catalog issued
+
+    BatchState::Take launchNext();
+    void issueCatalog();
+    // Handles the pending items that are done, oldest first; with `wait`, waits for the oldest.
+    void retire(bool wait);
 };
 
-// Takes the next chunk from the shared cursor and launches it in `slot`; false when none is left
-// (or the batch was stopped).
-bool LaunchLoop::launchNext(int slot, std::deque<InFlight>& inFlight) {
-    std::size_t begin = 0, end = 0;
+// Takes the next chunk from the stages this device has prepared and launches it.
+BatchState::Take DeviceLoop::launchNext() {
+    const std::size_t usable = job.stages->usableWith(catalogs.issued());
     // The budget of the variant the next unit needs (the chunk stays within one variant).
-    const int nextVariant = state.nextVariant();
+    const int nextVariant = state.nextVariant(usable);
     const auto budget = static_cast<std::uint64_t>(
         std::min(pairRate[nextVariant] * kChunkSeconds, bruteRateCap * kChunkMaxSeconds));
     const auto grid = static_cast<std::size_t>(
         (variants.plans[nextVariant] ? *variants.plans[nextVariant] : first).gridSize);
-    if (stop.load() || !state.take(budget, grid, stop, begin, end))
-        return false;
+    BatchState::Chunk chunk;
+    const BatchState::Take taken = state.take(budget, grid, stop, usable, chunk);
+    if (taken != BatchState::Take::Chunk)
+        return taken;
+    const Schedule& schedule = *chunk.schedule;
     const bool weightedBatch = !job.taskWeighted.empty();
-    const int variant = weightedBatch && job.taskWeighted[schedule.units[begin].task] != 0 ? 1 : 0;
+    const int variant =
+        weightedBatch && job.taskWeighted[schedule.units[chunk.begin].task] != 0 ? 1 : 0;
     const KernelPlan* plan = variants.plans[variant];
     if (plan == nullptr)
         throw CudaError("CUDA backend: no kernel plan for a chunk of the batch", 0);
     PairKernelArgs& args = variants.args[variant];
-    const std::size_t shareBegin = schedule.shareBegin;
-    TPACF_CUDA_TRY(cudaMemcpyAsync(d_units + (begin - shareBegin), schedule.units.data() + begin,
-                                   (end - begin) * sizeof(WorkUnit), cudaMemcpyHostToDevice, s));
+    const int slot = nextSlot;
+    nextSlot = (nextSlot + 1) % (kLaunchesInFlight + 1);
+    // Each launch copies its units into its slot's buffer (grown when a chunk needs more): a
+    // device takes only its chunks, and the stages' lists arrive one by one.
+    const std::size_t units = chunk.end - chunk.begin;
+    if (slotUnits[slot].size() < units)
+        slotUnits[slot] = DeviceBuffer<WorkUnit>(std::max(units, 2 * slotUnits[slot].size()), s);
+    TPACF_CUDA_TRY(cudaMemcpyAsync(slotUnits[slot].get(), schedule.units.data() + chunk.begin,
+                                   units * sizeof(WorkUnit), cudaMemcpyHostToDevice, s));
     TPACF_CUDA_TRY(cudaMemsetAsync(d_cursors + slot, 0, sizeof(std::uint32_t), s));
-    args.unitBegin = static_cast<std::uint32_t>(begin - shareBegin);
-    args.unitEnd = static_cast<std::uint32_t>(end - shareBegin);
+    args.d_units = slotUnits[slot].get();
+    args.unitBegin = 0;
+    args.unitEnd = static_cast<std::uint32_t>(units);
     args.d_unitCursor = d_cursors + slot;
-    const int blocks = static_cast<int>(std::min<std::size_t>(plan->gridSize, end - begin));
+    if (variant == 0)
+        args.flushEveryUnits = plainFlushEvery(*plan, schedule.tilesPerUnit, args.tileSize);
+    const int blocks = static_cast<int>(std::min<std::size_t>(plan->gridSize, units));
     launchStart[slot].record(s);
     launchPairKernel(*plan, args, blocks, s);
     launchEnd[slot].record(s);
-    inFlight.push_back({slot, variant, begin, end});
+    pending.push_back({true, slot, variant, chunk, 0});
+    ++launchesInFlight;
     if (live)
-        live->launched(schedule, begin, end, s);
-    return true;
+        live->launched(schedule, chunk.begin, chunk.end, s);
+    return taken;
 }
 
-double LaunchLoop::run(const std::function<void()>& onFirstLaunch) {
-    std::deque<InFlight> inFlight;
-    int slot = 0;
-    bool launchedAny = false;
-    double kernelSeconds = 0;
-    for (;;) {
-        const bool launched = launchNext(slot, inFlight);
-        if (launched) {
-            if (!launchedAny)
-                onFirstLaunch();
-            launchedAny = true;
-            slot = (slot + 1) % (kLaunchesInFlight + 1);
-        }
-        if (inFlight.empty())
-            break;
-        if (launched && static_cast<int>(inFlight.size()) < kLaunchesInFlight)
+void DeviceLoop::issueCatalog() {
+    const std::size_t c = catalogs.issued();
+    catalogStart.emplace_back().record(u);
+    catalogs.issueNext();
+    catalogPrepared.emplace_back().record(s);
+    if (mailbox)
+        pending.push_back({false, 0, 0, {}, c});
+}
+
+void DeviceLoop::retire(bool wait) {
+    while (!pending.empty()) {
+        const Pending done = pending.front();
+        Event& event = done.launch ? launchEnd[done.slot] : catalogPrepared[done.catalog];
+        if (wait)
+            event.synchronize();
+        else if (!event.done())
+            return;
+        wait = false;
+        pending.pop_front();
+        if (!done.launch) {
+            mailbox->post(done.catalog, catalogs.tileSummary(done.catalog));
             continue;
-        const InFlight done = inFlight.front();
-        inFlight.pop_front();
-        launchEnd[done.slot].synchronize();
-        const double seconds = launchEnd[done.slot].millisecondsSince(launchStart[done.slot]) * 1e-3;
-        const double pairs =
-            static_cast<double>(schedule.workPrefix[done.end] - schedule.workPrefix[done.begin]);
-        kernelSeconds += seconds;
+        }
+        --launchesInFlight;
+        const double seconds =
+            launchEnd[done.slot].millisecondsSince(launchStart[done.slot]) * 1e-3;
+        busyTime.add(launchStart[done.slot].millisecondsSince(batchStart),
+                     launchEnd[done.slot].millisecondsSince(batchStart));
+        const auto& prefix = done.chunk.schedule->workPrefix;
+        const double pairs = static_cast<double>(prefix[done.chunk.end] - prefix[done.chunk.begin]);
         double& rate = pairRate[done.variant];
         if (seconds > 0)
             rate = std::clamp(pairs / seconds, rate / 8, rate * 8);
-        state.completed(done.begin, done.end);
+        state.completed(done.chunk);
         if (live)
             live->publish();
     }
-    return kernelSeconds;
+}
+
+bool DeviceLoop::run(const std::function<void(const char*)>& mark) {
+    bool launchedAny = false;
+    for (;;) {
+        retire(false);
+        // Read before taking: a stage published after it is then never waited for in vain.
+        const std::size_t published = state.publishedStages();
+        BatchState::Take taken = BatchState::Take::None;
+        while (launchesInFlight < kLaunchesInFlight &&
+               (taken = launchNext()) == BatchState::Take::Chunk) {
+            if (!launchedAny)
+                mark("first launch");
+            launchedAny = true;
+        }
+        if (catalogs.issued() < catalogs.size()) {
+            issueCatalog();
+            if (catalogs.issued() == catalogs.size())
+                mark("catalogs issued");
+        } else if (!pending.empty()) {
+            retire(true);
+        } else if (taken == BatchState::Take::Later) {
+            if (!state.waitForStages(published, stop))
+                break;
+        } else {
+            break;
+        }
+    }
+    if (stop.load())
+        return false;
+    // A catalog may have been prepared after the last launch (a stage without units).
+    Event uploadsDone;
+    uploadsDone.record(u);
+    uploadsDone.synchronize();
+    if (!catalogPrepared.empty())
+        catalogPrepared.back().synchronize();
+    for (std::size_t c = 0; c < catalogStart.size(); ++c)
+        busyTime.add(catalogStart[c].millisecondsSince(batchStart),
+                     catalogPrepared[c].millisecondsSince(batchStart));
+    return true;
 }
 
 // The pair rates this device's launches start from (then measured per variant).
@@ -287,7 +394,6 @@ PairRates startingRates(int device, const cudaDeviceProp& props, bool isFloat) {
 
 void runDevice(int device, std::size_t worker, const DevicePlans& plans, const DeviceJob& job,
                BatchState& state, const std::atomic<bool>& stop, DeviceResult& result) {
-    const bool leader = worker == 0;
     const auto mark = [&](const char* stage) {
         if (job.trace)
             result.stages.emplace_back(
@@ -296,70 +402,53 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     };
     mark("thread");
     const HostBinTables& tables = *job.tables;
-    const std::size_t regionCount = job.regionCount;
     const std::size_t taskCount = job.taskCount;
     DeviceGuard guard(device);
     cudaDeviceProp props{};
     TPACF_CUDA_TRY(cudaGetDeviceProperties(&props, device));
-    // Declared before every buffer: the stream outlives the stream-ordered frees.
-    Stream stream;
+    // Declared before every buffer: the streams outlive the stream-ordered frees.
+    Stream stream, uploadStream;
     const cudaStream_t s = stream.get();
-    Event batchStart, batchEnd, catalogsReady, unitsStart;
-    batchStart.record(s);
 
     const KernelPlan& first = plans.any();
     const bool isFloat = first.real == RealKind::Float;
     const bool weightedBatch = !job.taskWeighted.empty();
     const auto tileSize = static_cast<std::uint32_t>(first.tileSize);
-    const DeviceCatalogs catalogs(*job.batch, *job.regionLayouts, tileSize, isFloat,
-                                  weightedBatch, s);
+    DeviceCatalogs catalogs(*job.batch, *job.regionLayouts, tileSize, isFloat, weightedBatch, s,
+                            uploadStream.get());
     const DeviceBinTables bins(tables, isFloat, s);
     const std::size_t binCount = tables.thresholdsDouble.size() - 2;
-    catalogsReady.record(s);
-    mark("catalogs issued");
-
-    // Culling: the leader turns the tile boxes into the work list. The preparation is
-    // deterministic (a stable radix sort of the same keys has one result; box min/max are
-    // exact), so every device holds the very same tiles: one list serves all, built once, and
-    // must be one list anyway since the devices take its units by index from a shared cursor.
-    if (leader && job.culled)
-        state.publish(job.scheduleFromBoxes(catalogs.tileSummaries()));
-    const Schedule* published = state.waitForSchedule(stop);
-    if (published == nullptr)
-        return; // stopped (error elsewhere, or cancelled) before the list was ready
-    const Schedule& schedule = *published;
-    mark("list");
-
-    // The share's work units (indices relative to shareBegin) and the counters. Each chunk's
-    // units are copied just before its launch: a device takes only its chunks, and the first
-    // launch does not wait for the whole list (5e6 units: 167 MB).
-    unitsStart.record(s);
-    DeviceBuffer<WorkUnit> d_units(schedule.shareEnd - schedule.shareBegin, s);
-    const std::size_t countsPerTask = (regionCount > 0 ? 1 + 2 * regionCount : 1) * binCount;
+    const std::size_t countsPerTask =
+        (job.regionCount > 0 ? 1 + 2 * job.regionCount : 1) * binCount;
     DeviceBuffer<unsigned long long> d_counts(taskCount * countsPerTask, s);
     TPACF_CUDA_TRY(cudaMemsetAsync(d_counts.get(), 0, d_counts.bytes(), s));
     DeviceBuffer<double> d_weighted(weightedBatch ? taskCount * countsPerTask : 0, s);
     if (weightedBatch)
         TPACF_CUDA_TRY(cudaMemsetAsync(d_weighted.get(), 0, d_weighted.bytes(), s));
     DeviceBuffer<std::uint32_t> d_cursors(kLaunchesInFlight + 1, s);
-    Event prepareEnd;
-    prepareEnd.record(s);
 
-    Variants variants =
-        variantsOf(plans, commonArgs(job, catalogs, bins, tables, d_units.get(), d_counts.get(),
-                                     isFloat, tileSize),
-                   schedule, tileSize, d_weighted.get(), catalogs);
+    Variants variants = variantsOf(
+        plans, commonArgs(job, catalogs, bins, tables, d_counts.get(), isFloat, tileSize),
+        d_weighted.get(), catalogs);
     std::optional<LiveCopies> live;
     if (job.live)
         live.emplace(job, worker, binCount, countsPerTask, d_counts.get(),
                      weightedBatch ? d_weighted.get() : nullptr);
-    LaunchLoop loop(job, state, stop, schedule, variants, first, d_units.get(), d_cursors.get(), s,
-                    live ? &*live : nullptr, startingRates(device, props, isFloat));
-    const double kernelSeconds = loop.run([&] { mark("first launch"); });
+    // The leader (worker 0) hands the tile boxes to the lister: the preparation is deterministic
+    // (a stable radix sort of the same keys has one result; box min/max are exact), so every
+    // device holds the very same tiles, and one list, built once, serves all; it must be one
+    // list anyway, since the devices take its units by index from a shared cursor.
+    DeviceLoop loop(job, state, stop, catalogs, variants, first, d_cursors.get(),
+                    {s, uploadStream.get()}, live ? &*live : nullptr,
+                    startingRates(device, props, isFloat), worker == 0 ? job.mailbox : nullptr);
+    if (!loop.run(mark))
+        return; // stopped (an error elsewhere, or cancelled)
 
     mark("launches done");
     result.counts.assign(taskCount * countsPerTask, 0);
     PinnedBuffer<unsigned long long> hostCounts(taskCount * countsPerTask);
+    Event copyStart, batchEnd;
+    copyStart.record(s);
     TPACF_CUDA_TRY(cudaMemcpyAsync(hostCounts.get(), d_counts.get(), d_counts.bytes(),
                                    cudaMemcpyDeviceToHost, s));
     PinnedBuffer<double> hostWeighted(weightedBatch ? taskCount * countsPerTask : 0);
@@ -372,13 +461,9 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
               result.counts.begin());
     if (weightedBatch)
         result.weighted.assign(hostWeighted.get(), hostWeighted.get() + taskCount * countsPerTask);
-    // Busy: preparation, every launch, and the final copy; gaps waiting for the host (the list
-    // building among them) excluded.
-    const double prepareSeconds =
-        (catalogsReady.millisecondsSince(batchStart) + prepareEnd.millisecondsSince(unitsStart)) *
-        1e-3;
-    const double span = batchEnd.millisecondsSince(batchStart) * 1e-3;
-    result.busySeconds = std::min(span, prepareSeconds + kernelSeconds);
+    loop.busy().add(copyStart.millisecondsSince(loop.start()),
+                    batchEnd.millisecondsSince(loop.start()));
+    result.busySeconds = loop.busy().seconds();
     mark("end");
 }
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// One device's part of a batch: prepare the catalogs, (leader, culling) build the work list from
-// the tile boxes, then take chunks of the share's units from the shared cursor and launch the
-// pair kernel on them until none are left. Runs on one of runWorkers' threads per device.
+// One device's part of a batch: upload and prepare the catalogs one by one ((leader, culling)
+// handing each one's tile boxes to the lister), and take chunks of the share's units from the
+// shared cursor, stage by stage as the lists arrive, launching the pair kernel on them until none
+// are left. Runs on one of runWorkers' threads per device.
 #include "bin_tables.h"
 #include "device_catalogs.h"
 #include "gpu_schedule.h"
+#include "list_stages.h"
 #include "live_counts.h"
 #include "pair_kernels.h"
 
@@ -43,10 +45,12 @@ struct DeviceJob {
     bool wholeSubTiles = true; ///< CudaTuning::wholeSubTiles (benchmarks turn it off)
     bool narrowSubTiles = true; ///< CudaTuning::narrowSubTiles (likewise)
     double projectionReach = 1.0; ///< CudaTuning::projectionReach (likewise)
-    /// Culling: the leader (first device) downloads every catalog's tile boxes (and weight
-    /// sums) after the preparation and turns them into the schedule with this; the others wait
-    /// for it.
-    std::function<Schedule(const std::vector<CatalogTiles>&)> scheduleFromBoxes;
+    /// The stages of the work list (list_stages.h): a device takes a stage's units once it has
+    /// issued the stage's catalogs.
+    const ListStages* stages = nullptr;
+    /// Culling: where the leader (first device) posts each catalog's tile boxes (and weight
+    /// sums) once prepared, for the lister; null for a dense list (published before the start).
+    TileMailbox* mailbox = nullptr;
     /// Where the devices leave snapshots of their counts for live progress; null: none.
     LiveCounts* live = nullptr;
     /// CudaTuning::trace: each device notes when it reached each stage, from `start`.
@@ -66,7 +70,7 @@ struct DeviceResult {
 
 /// Counts this device's chunks of the batch into `result`. Returns early (result empty) once
 /// `stop` is raised (an error elsewhere, or the caller cancelled); throws CudaError.
-/// `worker`: the device's worker index (0 leads: it builds the culled list; its LiveCounts slot).
+/// `worker`: the device's worker index (0 leads: it posts the tile boxes; its LiveCounts slot).
 void runDevice(int device, std::size_t worker, const DevicePlans& plans, const DeviceJob& job,
                BatchState& state, const std::atomic<bool>& stop, DeviceResult& result);
 

@@ -7,6 +7,7 @@
 // sums to 1e-12 of Σ|w_i·w_j|). The catalogs put many pairs exactly on bin edges. Runs without a
 // GPU, in CI too.
 #include "gpu_schedule.h"
+#include "list_stages.h"
 #include "tile_tree.h"
 
 #include "tpacf/bins.h"
@@ -24,6 +25,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -376,9 +378,11 @@ int checkTakingOrder() {
     std::vector<int> taken(units.size(), 0);
     std::vector<std::uint64_t> taskTaken(tasks.size(), 0);
     std::vector<std::vector<std::size_t>> takenInOrder(tasks.size());
-    std::size_t begin = 0, end = 0, chunks = 0;
+    std::size_t chunks = 0;
     bool halfChecked = false;
-    while (state.take(budget, 1, stop, begin, end)) {
+    BatchState::Chunk chunk;
+    while (state.take(budget, 1, stop, 1, chunk) == BatchState::Take::Chunk) {
+        const std::size_t begin = chunk.begin, end = chunk.end;
         ++chunks;
         const std::uint32_t task = units[begin].task;
         if (begin < taskUnits[task].first || end > taskUnits[task].second)
@@ -426,6 +430,152 @@ int checkTakingOrder() {
     std::printf("%s taking order: %zu units of 3 tasks in %zu chunks, each task's first tenth "
                 "spread over its sky\n",
                 bad == 0 ? "ok  " : "FAIL", units.size(), chunks);
+    return bad;
+}
+
+// The list in stages (list_stages.h): DD of a, then DR and RR of b, then DR and RR of c, each
+// stage listed once its catalogs' tiles are there. Every task's units and whole pairs must be
+// those of the list built at once, a stage's list must hold nothing of another stage's tasks, and
+// the cursor must hand out a stage only once the caller can use it, every unit once.
+int checkStagedList() {
+    const Catalog a = makeCatalog("data", clustered(4000, 31), false, 0);
+    const Catalog b = makeCatalog("random 0", uniform(3000, 32), false, 0);
+    const Catalog c = makeCatalog("random 1", uniform(3500, 33), false, 0);
+    const std::vector<CountTask> tasks{CountTask{&a, nullptr}, CountTask{&a, &b},
+                                       CountTask{&b, nullptr}, CountTask{&a, &c},
+                                       CountTask{&c, nullptr}};
+    const BatchCatalogs batch = indexBatch(tasks);
+    const Binning binning(BinSpec::logCount(1, 600, AngleUnit::Arcminute, 12));
+    const std::uint32_t tileSize = 8;
+    const PlainTiles plain(batch, tileSize, binning);
+    int bad = 0;
+    const auto fail = [&](const std::string& what) {
+        if (bad++ < 8)
+            std::printf("FAIL staged list: %s\n", what.c_str());
+    };
+    const ListStages stages = planStages(batch, true);
+    if (stages.taskStage != std::vector<std::uint32_t>{0, 1, 1, 2, 2} ||
+        stages.lastCatalog != std::vector<std::uint32_t>{0, 1, 2})
+        fail("the stages are not {DD}, {DR, RR of b}, {DR, RR of c}");
+    for (std::size_t ready = 0; ready <= 3; ++ready)
+        if (stages.usableWith(ready) != ready)
+            fail(std::to_string(stages.usableWith(ready)) + " stages usable with " +
+                 std::to_string(ready) + " catalogs prepared");
+    const ListStages whole = planStages(batch, false);
+    if (whole.count() != 1 || whole.usableWith(2) != 0 || whole.usableWith(3) != 1)
+        fail("an unstaged batch is not one stage usable once every catalog is prepared");
+
+    const Schedule once = buildCulledSchedule(tasks, batch, plain.inputs(), tileSize, WorkShare{});
+    BatchState state(tasks.size());
+    state.setStages(stages.taskStage, stages.count());
+    // The lister in a thread of its own, the tiles posted one catalog at a time as the leading
+    // device does.
+    TileMailbox mailbox(batch.catalogs.size());
+    const StageLister lister = [&](const std::vector<CatalogTiles>& tiles,
+                                   std::span<const std::uint8_t> listed) {
+        CulledInputs inputs = plain.inputs();
+        inputs.tiles = &tiles;
+        inputs.tasksListed = listed;
+        return buildCulledSchedule(tasks, batch, inputs, tileSize, WorkShare{});
+    };
+    const std::atomic<bool> stop{false};
+    std::thread listing([&] { listStages(stages, mailbox, lister, state, stop); });
+    BatchState::Chunk chunk;
+    std::vector<std::vector<int>> taken(stages.count());
+    const auto takeAll = [&](std::size_t usable) {
+        BatchState::Take result;
+        while ((result = state.take(1000, 1, stop, usable, chunk)) == BatchState::Take::Chunk) {
+            const std::uint32_t task = chunk.schedule->units[chunk.begin].task;
+            if (stages.taskStage[task] >= usable)
+                fail("a chunk of stage " + std::to_string(stages.taskStage[task]) + " taken with " +
+                     std::to_string(usable) + " usable");
+            std::vector<int>& counts = taken[stages.taskStage[task]];
+            counts.resize(chunk.schedule->units.size(), 0);
+            for (std::size_t u = chunk.begin; u < chunk.end; ++u) {
+                if (chunk.schedule->units[u].task != task)
+                    fail("a chunk spans two tasks");
+                ++counts[u];
+            }
+            state.completed(chunk);
+        }
+        return result;
+    };
+    if (takeAll(3) != BatchState::Take::Later)
+        fail("a chunk before any list was published");
+    for (std::size_t catalog = 0; catalog < batch.catalogs.size(); ++catalog) {
+        mailbox.post(catalog, (*plain.inputs().tiles)[catalog]);
+        if (!state.waitForStages(catalog, stop))
+            fail("stop seen while waiting");
+        if (takeAll(catalog) != BatchState::Take::Later)
+            fail("stage " + std::to_string(catalog) + " taken before its catalog was usable");
+        if (catalog + 1 < batch.catalogs.size() && takeAll(catalog + 1) != BatchState::Take::Later)
+            fail("not later with stages unpublished");
+    }
+    listing.join();
+    if (takeAll(3) != BatchState::Take::None || !state.allTaken() || !state.allPublished())
+        fail("units left once every stage was published and taken");
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const Schedule* staged = state.scheduleOf(t);
+        if (staged == nullptr) {
+            fail("task " + std::to_string(t) + " has no list");
+            continue;
+        }
+        const auto [b0, e0] = once.taskUnits[t];
+        const auto [b1, e1] = staged->taskUnits[t];
+        if (e0 - b0 != e1 - b1)
+            fail("task " + std::to_string(t) + ": " + std::to_string(e1 - b1) + " units, " +
+                 std::to_string(e0 - b0) + " in the list built at once");
+        else
+            for (std::size_t k = 0; k < e0 - b0; ++k) {
+                const WorkUnit& u0 = once.units[b0 + k];
+                const WorkUnit& u1 = staged->units[b1 + k];
+                if (u0.task != u1.task || u0.catA != u1.catA || u0.catB != u1.catB ||
+                    u0.tileA != u1.tileA || u0.tileB0 != u1.tileB0 || u0.tileB1 != u1.tileB1) {
+                    fail("task " + std::to_string(t) + ": unit " + std::to_string(k) + " differs");
+                    break;
+                }
+            }
+        if (staged->wholeCounts[t] != once.wholeCounts[t])
+            fail("task " + std::to_string(t) + ": whole pairs differ");
+        if (state.pairsDone(t) != tasks[t].pairTotal())
+            fail("task " + std::to_string(t) + ": progress " + std::to_string(state.pairsDone(t)) +
+                 " of " + std::to_string(tasks[t].pairTotal()));
+        for (std::size_t other = 0; other < tasks.size(); ++other) {
+            if (stages.taskStage[other] == stages.taskStage[t])
+                continue;
+            const auto [bo, eo] = staged->taskUnits[other];
+            const bool none =
+                std::all_of(staged->wholeCounts[other].begin(), staged->wholeCounts[other].end(),
+                            [](std::uint64_t n) { return n == 0; });
+            if (bo != eo || !none)
+                fail("stage " + std::to_string(stages.taskStage[t]) + "'s list holds task " +
+                     std::to_string(other));
+        }
+    }
+    for (std::size_t stage = 0; stage < taken.size(); ++stage)
+        for (std::size_t u = 0; u < taken[stage].size(); ++u)
+            if (taken[stage][u] > 1)
+                fail("stage " + std::to_string(stage) + " unit " + std::to_string(u) + " taken " +
+                     std::to_string(taken[stage][u]) + " times");
+    std::size_t unitsTaken = 0;
+    for (const std::vector<int>& counts : taken)
+        unitsTaken += static_cast<std::size_t>(std::count(counts.begin(), counts.end(), 1));
+    if (unitsTaken != once.units.size())
+        fail(std::to_string(unitsTaken) + " units taken, " + std::to_string(once.units.size()) +
+             " listed at once");
+
+    // A lister stopped while it waits for tiles returns.
+    std::atomic<bool> stopped{false};
+    TileMailbox empty(batch.catalogs.size());
+    BatchState idle(tasks.size());
+    idle.setStages(stages.taskStage, stages.count());
+    std::thread waiting([&] { listStages(stages, empty, lister, idle, stopped); });
+    stopped = true;
+    waiting.join();
+    if (idle.publishedStages() != 0)
+        fail("a stopped lister published a stage");
+    std::printf("%s staged list: 3 stages of 5 tasks, %zu units, the same as listed at once\n",
+                bad == 0 ? "ok  " : "FAIL", unitsTaken);
     return bad;
 }
 
@@ -578,6 +728,7 @@ int main(int argc, char** argv) {
     for (const Case& c : cases)
         bad += runCase(c);
     bad += checkTakingOrder();
+    bad += checkStagedList();
     std::printf("%s\n", bad == 0 ? "all tile traversal cases passed" : "FAILURES");
     return bad == 0 ? 0 : 1;
 }
