@@ -9,25 +9,24 @@
 namespace tpacf::cuda::detail {
 
 BatchState::BatchState(std::size_t taskCount, std::vector<std::uint8_t> taskVariants)
-    : m_stages(1), m_taskStage(taskCount, 0), m_cursors(taskCount), m_pairsDonePerTask(taskCount),
+    : m_taskStage(taskCount, 0), m_cursors(taskCount), m_pairsDonePerTask(taskCount),
       m_taskVariants(std::move(taskVariants)) {}
 
 void BatchState::setStages(std::vector<std::uint32_t> taskStage, std::size_t stageCount) {
     const std::lock_guard lock(m_mutex);
     m_taskStage = std::move(taskStage);
     m_stageCount = stageCount;
-    m_stages.clear();
-    m_stages.resize(stageCount);
 }
 
-void BatchState::publish(std::size_t stage, Schedule built) {
+void BatchState::publish(std::size_t firstStage, std::size_t endStage, Schedule built) {
     {
         const std::lock_guard lock(m_mutex);
-        m_stages[stage] = std::make_unique<const Schedule>(std::move(built));
-        ++m_published;
-        const Schedule& schedule = *m_stages[stage];
+        m_lists.push_back(std::make_unique<const Schedule>(std::move(built)));
+        m_published = endStage;
+        m_publishedAt.push_back(std::chrono::steady_clock::now());
+        const Schedule& schedule = *m_lists.back();
         for (std::size_t t = 0; t < m_cursors.size(); ++t) {
-            if (m_taskStage[t] != stage)
+            if (m_taskStage[t] < firstStage || m_taskStage[t] >= endStage)
                 continue;
             const auto [taskBegin, taskEnd] = schedule.taskUnits[t];
             TaskCursor& cursor = m_cursors[t];
@@ -63,10 +62,14 @@ const Schedule* BatchState::scheduleOf(std::size_t task) {
 std::vector<const Schedule*> BatchState::schedules() {
     const std::lock_guard lock(m_mutex);
     std::vector<const Schedule*> published;
-    for (const auto& stage : m_stages)
-        if (stage)
-            published.push_back(stage.get());
+    for (const auto& list : m_lists)
+        published.push_back(list.get());
     return published;
+}
+
+std::vector<std::chrono::steady_clock::time_point> BatchState::publicationTimes() {
+    const std::lock_guard lock(m_mutex);
+    return m_publishedAt;
 }
 
 std::size_t BatchState::nextTask(std::size_t stagesUsable) const {

@@ -189,6 +189,7 @@ private:
                     std::uint64_t budget, const ChunkReport& report);
     /// CudaTuning::trace: one note of the batch's stages on each device (launch_loop.cpp).
     void noteTrace(const std::vector<DeviceResult>& devices,
+                   const std::vector<std::chrono::steady_clock::time_point>& lists,
                    std::chrono::steady_clock::time_point start);
 
     /// Both entry points: regionCount 0 counts plainly (binCount counters per task), K > 0 by
@@ -279,9 +280,18 @@ void CudaPairCounter::noteChunks(std::span<const CountTask> tasks, const BatchMe
 }
 
 void CudaPairCounter::noteTrace(const std::vector<DeviceResult>& devices,
+                                const std::vector<std::chrono::steady_clock::time_point>& lists,
                                 std::chrono::steady_clock::time_point start) {
-    char text[64];
+    char text[96];
+    const auto since = [&](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(t - start).count();
+    };
     std::string note = "trace (host seconds from the batch's start):";
+    if (!lists.empty()) {
+        std::snprintf(text, sizeof text, " %zu list%s published %.3f to %.3f;", lists.size(),
+                      lists.size() == 1 ? "" : "s", since(lists.front()), since(lists.back()));
+        note += text;
+    }
     for (std::size_t d = 0; d < devices.size(); ++d) {
         note += (d == 0 ? " GPU " : "; GPU ") + std::to_string(m_devices[d]) + ":";
         for (const auto& [stage, seconds] : devices[d].stages) {
@@ -484,7 +494,7 @@ BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Bi
         for (const Schedule* schedule : state.schedules())
             addWholeCounts(*schedule, results);
     if (m_tuning.trace)
-        noteTrace(deviceResults, batchStart);
+        noteTrace(deviceResults, state.publicationTimes(), batchStart);
     reportBatchProgress(control, tasks, share, state, liveCounts, true);
     return results;
 }

@@ -11,6 +11,7 @@
 #include "tpacf/pair_counter.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -175,10 +176,11 @@ public:
     void setStages(std::vector<std::uint32_t> taskStage, std::size_t stageCount);
     /// How many device threads take chunks (more than one: the last chunks shrink).
     void setTakers(std::size_t takers) { m_takers = takers; }
-    /// Makes the list of `stage`'s tasks visible to every device thread (units of other tasks in
-    /// it are never taken). Its tasks without units are done at once.
-    void publish(std::size_t stage, Schedule built);
-    void publish(Schedule built) { publish(0, std::move(built)); }
+    /// Makes the list of the tasks of stages [firstStage, endStage) visible to every device
+    /// thread (units of other tasks in it are never taken); the stages are published in order.
+    /// Its tasks without units are done at once.
+    void publish(std::size_t firstStage, std::size_t endStage, Schedule built);
+    void publish(Schedule built) { publish(0, 1, std::move(built)); }
     /// Stages published so far.
     std::size_t publishedStages();
     bool allPublished() { return publishedStages() == m_stageCount; }
@@ -187,8 +189,10 @@ public:
     bool waitForStages(std::size_t seen, const std::atomic<bool>& stop);
     /// The published list that holds `task`, or null while its stage is not published.
     const Schedule* scheduleOf(std::size_t task);
-    /// Every published list, in stage order.
+    /// Every published list (one or more stages' each), in stage order.
     std::vector<const Schedule*> schedules();
+    /// When each list was published, in the order of publication (CudaTuning::trace).
+    std::vector<std::chrono::steady_clock::time_point> publicationTimes();
 
     /// Units [begin, end) of `schedule`, one task's.
     struct Chunk {
@@ -236,8 +240,9 @@ private:
     // units left. Caller holds the lock.
     std::size_t nextTask(std::size_t stagesUsable) const;
 
-    std::vector<std::unique_ptr<const Schedule>> m_stages; // null until published
-    std::size_t m_stageCount = 1, m_published = 0;
+    std::vector<std::unique_ptr<const Schedule>> m_lists; // in publication order
+    std::size_t m_stageCount = 1, m_published = 0;        // stages [0, m_published) are out
+    std::vector<std::chrono::steady_clock::time_point> m_publishedAt;
     std::vector<std::uint32_t> m_taskStage;
     std::vector<TaskCursor> m_cursors;
     std::size_t m_takers = 1;

@@ -14,10 +14,10 @@ std::size_t ListStages::usableWith(std::size_t catalogsReady) const {
         lastCatalog.begin());
 }
 
-std::vector<std::uint8_t> ListStages::tasksOf(std::size_t stage) const {
+std::vector<std::uint8_t> ListStages::tasksOf(std::size_t firstStage, std::size_t endStage) const {
     std::vector<std::uint8_t> listed(taskStage.size(), 0);
     for (std::size_t t = 0; t < taskStage.size(); ++t)
-        listed[t] = taskStage[t] == stage ? 1 : 0;
+        listed[t] = taskStage[t] >= firstStage && taskStage[t] < endStage ? 1 : 0;
     return listed;
 }
 
@@ -53,6 +53,12 @@ void TileMailbox::post(std::size_t catalog, CatalogTiles tiles) {
     m_wake.notify_all();
 }
 
+std::size_t TileMailbox::postedFromFirst() {
+    const std::lock_guard lock(m_mutex);
+    return static_cast<std::size_t>(std::find(m_posted.begin(), m_posted.end(), 0) -
+                                    m_posted.begin());
+}
+
 bool TileMailbox::waitForFirst(std::size_t count, const std::atomic<bool>& stop) {
     std::unique_lock lock(m_mutex);
     const auto ready = [&] {
@@ -67,11 +73,12 @@ bool TileMailbox::waitForFirst(std::size_t count, const std::atomic<bool>& stop)
 
 void listStages(const ListStages& stages, TileMailbox& mailbox, const StageLister& list,
                 BatchState& state, const std::atomic<bool>& stop) {
-    for (std::size_t stage = 0; stage < stages.count(); ++stage) {
+    for (std::size_t stage = 0; stage < stages.count();) {
         if (!mailbox.waitForFirst(std::size_t{stages.lastCatalog[stage]} + 1, stop))
             return;
-        const std::vector<std::uint8_t> listed = stages.tasksOf(stage);
-        state.publish(stage, list(mailbox.tiles(), listed));
+        const std::size_t end = std::max(stage + 1, stages.usableWith(mailbox.postedFromFirst()));
+        state.publish(stage, end, list(mailbox.tiles(), stages.tasksOf(stage, end)));
+        stage = end;
     }
 }
 

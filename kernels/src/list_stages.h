@@ -29,8 +29,9 @@ struct ListStages {
     std::size_t count() const { return lastCatalog.size(); }
     /// Stages whose catalogs are all among the first `catalogsReady`.
     std::size_t usableWith(std::size_t catalogsReady) const;
-    /// Per task, whether it is in `stage` (what CulledInputs::tasksListed takes).
-    std::vector<std::uint8_t> tasksOf(std::size_t stage) const;
+    /// Per task, whether it is in stages [firstStage, endStage) (what CulledInputs::tasksListed
+    /// takes).
+    std::vector<std::uint8_t> tasksOf(std::size_t firstStage, std::size_t endStage) const;
 };
 
 /// One stage per last catalog where `staged`; else one stage of every task, usable once every
@@ -45,6 +46,8 @@ public:
     void post(std::size_t catalog, CatalogTiles tiles);
     /// Waits until catalogs [0, count) are posted; false once `stop` is raised first.
     bool waitForFirst(std::size_t count, const std::atomic<bool>& stop);
+    /// How many catalogs from the first are posted now.
+    std::size_t postedFromFirst();
     /// Every catalog's entry; only those waited for are complete.
     const std::vector<CatalogTiles>& tiles() const { return m_tiles; }
 
@@ -59,9 +62,11 @@ private:
 using StageLister = std::function<Schedule(const std::vector<CatalogTiles>& tiles,
                                            std::span<const std::uint8_t> tasksListed)>;
 
-/// The lister's part of a batch (one of runWorkers' threads): every stage in order, each built
-/// as soon as its catalogs are posted and published to `state`. Returns early once `stop` is
-/// raised.
+/// The lister's part of a batch (one of runWorkers' threads): the stages in order, each built as
+/// soon as its catalogs are posted and published to `state`; where the lister fell behind (the
+/// catalogs of several stages posted while it built the last), those stages in one list, so that
+/// a batch with little to count does not wait for many small lists, each with its own start-up
+/// on the host's cores. Returns early once `stop` is raised.
 void listStages(const ListStages& stages, TileMailbox& mailbox, const StageLister& list,
                 BatchState& state, const std::atomic<bool>& stop);
 

@@ -514,29 +514,33 @@ int checkStagedList() {
     listing.join();
     if (takeAll(3) != BatchState::Take::None || !state.allTaken() || !state.allPublished())
         fail("units left once every stage was published and taken");
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        const Schedule* staged = state.scheduleOf(t);
-        if (staged == nullptr) {
-            fail("task " + std::to_string(t) + " has no list");
-            continue;
-        }
-        const auto [b0, e0] = once.taskUnits[t];
-        const auto [b1, e1] = staged->taskUnits[t];
-        if (e0 - b0 != e1 - b1)
-            fail("task " + std::to_string(t) + ": " + std::to_string(e1 - b1) + " units, " +
-                 std::to_string(e0 - b0) + " in the list built at once");
-        else
-            for (std::size_t k = 0; k < e0 - b0; ++k) {
+    const auto sameAsOnce = [&](BatchState& lists, const std::string& how) {
+        for (std::size_t t = 0; t < tasks.size(); ++t) {
+            const Schedule* staged = lists.scheduleOf(t);
+            if (staged == nullptr) {
+                fail(how + ": task " + std::to_string(t) + " has no list");
+                continue;
+            }
+            const auto [b0, e0] = once.taskUnits[t];
+            const auto [b1, e1] = staged->taskUnits[t];
+            bool same = e0 - b0 == e1 - b1 && staged->wholeCounts[t] == once.wholeCounts[t];
+            for (std::size_t k = 0; same && k < e0 - b0; ++k) {
                 const WorkUnit& u0 = once.units[b0 + k];
                 const WorkUnit& u1 = staged->units[b1 + k];
-                if (u0.task != u1.task || u0.catA != u1.catA || u0.catB != u1.catB ||
-                    u0.tileA != u1.tileA || u0.tileB0 != u1.tileB0 || u0.tileB1 != u1.tileB1) {
-                    fail("task " + std::to_string(t) + ": unit " + std::to_string(k) + " differs");
-                    break;
-                }
+                same = u0.task == u1.task && u0.catA == u1.catA && u0.catB == u1.catB &&
+                       u0.tileA == u1.tileA && u0.tileB0 == u1.tileB0 && u0.tileB1 == u1.tileB1;
             }
-        if (staged->wholeCounts[t] != once.wholeCounts[t])
-            fail("task " + std::to_string(t) + ": whole pairs differ");
+            if (!same)
+                fail(how + ": task " + std::to_string(t) + "'s units or whole pairs differ");
+        }
+    };
+    sameAsOnce(state, "one stage a list");
+    if (state.schedules().size() != stages.count())
+        fail(std::to_string(state.schedules().size()) + " lists for 3 stages posted one by one");
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const Schedule* staged = state.scheduleOf(t);
+        if (staged == nullptr)
+            continue;
         if (state.pairsDone(t) != tasks[t].pairTotal())
             fail("task " + std::to_string(t) + ": progress " + std::to_string(state.pairsDone(t)) +
                  " of " + std::to_string(tasks[t].pairTotal()));
@@ -563,6 +567,18 @@ int checkStagedList() {
     if (unitsTaken != once.units.size())
         fail(std::to_string(unitsTaken) + " units taken, " + std::to_string(once.units.size()) +
              " listed at once");
+
+    // Every catalog posted before the lister looks: the stages come as one list.
+    BatchState together(tasks.size());
+    together.setStages(stages.taskStage, stages.count());
+    TileMailbox full(batch.catalogs.size());
+    for (std::size_t catalog = 0; catalog < batch.catalogs.size(); ++catalog)
+        full.post(catalog, (*plain.inputs().tiles)[catalog]);
+    listStages(stages, full, lister, together, stop);
+    if (together.schedules().size() != 1 || !together.allPublished())
+        fail(std::to_string(together.schedules().size()) +
+             " lists for 3 stages whose catalogs were all posted");
+    sameAsOnce(together, "the stages in one list");
 
     // A lister stopped while it waits for tiles returns.
     std::atomic<bool> stopped{false};
