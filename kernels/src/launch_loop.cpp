@@ -353,7 +353,7 @@ bool DeviceLoop::run(const std::function<void(const char*)>& mark) {
                 mark("first launch");
             launchedAny = true;
         }
-        if (catalogs.issued() < catalogs.size()) {
+        if (catalogs.issued() < catalogs.size() && !stop.load()) {
             issueCatalog();
             if (catalogs.issued() == catalogs.size())
                 mark("catalogs issued");
