@@ -300,8 +300,7 @@ void CudaPairCounter::noteTrace(const std::vector<DeviceResult>& devices,
         }
         note.pop_back();
     }
-    std::snprintf(text, sizeof text, "; joined %.3f",
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::snprintf(text, sizeof text, "; joined %.3f", since(std::chrono::steady_clock::now()));
     std::vector<std::string> notes = lastBatchNotes();
     notes.push_back(note + text);
     setLastBatchNotes(std::move(notes));
