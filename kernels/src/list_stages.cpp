@@ -2,6 +2,8 @@
 // The staged work list (list_stages.h).
 #include "list_stages.h"
 
+#include "tpacf/work_runner.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -73,6 +75,9 @@ bool TileMailbox::waitForFirst(std::size_t count, const std::atomic<bool>& stop)
 
 void listStages(const ListStages& stages, TileMailbox& mailbox, const StageLister& list,
                 BatchState& state, const std::atomic<bool>& stop) {
+    // Each list is built in several parallel steps: their threads start while the first
+    // catalog uploads, not at every step.
+    parkWorkers(hardwareThreads());
     for (std::size_t stage = 0; stage < stages.count();) {
         if (!mailbox.waitForFirst(std::size_t{stages.lastCatalog[stage]} + 1, stop))
             return;

@@ -1,18 +1,58 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The project's one runner of worker threads (core/src/counting/work_runner.cpp): every worker runs
-// once, the first error and a cancel reach the calling thread after every worker has stopped.
+// once, the first error and a cancel reach the calling thread after every worker has stopped; runs
+// nested in a worker reuse the outermost run's threads, which it joins.
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
 #include "tpacf_test_main.h"
 
 #include <QTest>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <latch>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace {
+
+// The process's threads, as the kernel lists them.
+std::size_t osThreads() {
+    std::size_t count = 0;
+    for ([[maybe_unused]] const auto& entry :
+         std::filesystem::directory_iterator("/proc/self/task"))
+        ++count;
+    return count;
+}
+
+// The kernel thread ids of a run of `workers` workers, all running at once; with `during`, the
+// process's threads while they are.
+std::vector<long> nestedThreadIds(std::size_t workers, std::size_t* during = nullptr) {
+    std::vector<long> ids(workers);
+    std::latch allRunning(static_cast<std::ptrdiff_t>(workers));
+    std::latch counted(1);
+    tpacf::runWorkers(workers, [&](std::size_t worker, const std::atomic<bool>&) {
+        ids[worker] = static_cast<long>(::syscall(SYS_gettid));
+        allRunning.count_down();
+        if (worker == 0) {
+            allRunning.wait();
+            if (during)
+                *during = osThreads();
+            counted.count_down();
+        }
+        counted.wait();
+    });
+    return ids;
+}
+
+} // namespace
 
 class TestWorkRunner : public QObject {
     Q_OBJECT
@@ -103,6 +143,53 @@ private slots:
             threw = true;
         }
         QVERIFY(threw);
+    }
+
+    // Runs nested in a worker take the threads the outermost run keeps (the steps of a GPU
+    // batch's list); the outermost run joins them all.
+    void nestedRunsReuseThreadsAndNoneOutlivesTheRun() {
+        const std::size_t before = osThreads();
+        std::vector<long> first, second;
+        std::size_t duringSecond = 0, afterPark = 0, duringParked = 0;
+        tpacf::runWorkers(1, [&](std::size_t, const std::atomic<bool>&) {
+            first = nestedThreadIds(6);
+            second = nestedThreadIds(6, &duringSecond);
+            tpacf::parkWorkers(10);
+            afterPark = osThreads();
+            nestedThreadIds(10, &duringParked);
+        });
+        // The second run's workers are the first's, parked in between (kernel thread ids are not
+        // reused soon, unlike std::thread ids).
+        std::sort(first.begin(), first.end());
+        for (long id : second)
+            QVERIFY2(std::binary_search(first.begin(), first.end(), id),
+                     "a nested run started a thread while the last run's were parked");
+        QCOMPARE(duringSecond, before + 1 + 6); // the outer worker and the six parked ones
+        QCOMPARE(duringParked, afterPark);      // parkWorkers started what the run then used
+        QVERIFY(afterPark >= before + 1 + 10);
+        QCOMPARE(osThreads(), before); // every thread joined as the outermost run returned
+    }
+
+    void nestedErrorReachesTheOuterRun() {
+        const std::size_t before = osThreads();
+        bool threw = false;
+        try {
+            tpacf::runWorkers(2, [&](std::size_t worker, const std::atomic<bool>&) {
+                tpacf::runWorkers(3, [&](std::size_t inner, const std::atomic<bool>&) {
+                    if (worker == 1 && inner == 2)
+                        throw std::runtime_error("inner failed");
+                });
+                tpacf::runWorkers(3, [](std::size_t, const std::atomic<bool>&) {});
+            });
+        } catch (const std::runtime_error& error) {
+            threw = QByteArray(error.what()) == "inner failed";
+        }
+        QVERIFY(threw);
+        QCOMPARE(osThreads(), before);
+        // The next outermost run starts from nothing and works as usual.
+        std::atomic<int> runs{0};
+        tpacf::runWorkers(4, [&](std::size_t, const std::atomic<bool>&) { ++runs; });
+        QCOMPARE(runs.load(), 4);
     }
 
     void rangesCoverEveryIndexOnce_data() {

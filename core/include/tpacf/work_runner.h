@@ -30,14 +30,22 @@ struct RunnerWatch {
 };
 
 /// Runs work(worker, stop) for worker = 0 … workers−1, each on its own thread, and returns when
-/// all have returned. `stop` is raised when the caller cancels or any worker throws; workers poll
-/// it between units of work. After every worker is joined, the first exception (a worker's, the
-/// tick's, or Cancelled) is rethrown on the calling thread. A thread that cannot be created is
-/// such an error too (std::system_error), never std::terminate. workers == 1 still runs on a
-/// worker thread, so the calling thread stays free to report progress and watch the cancel flag.
+/// all have returned. A run made inside a worker takes threads the outermost run has parked, or
+/// new ones; the outermost run joins every thread before it returns, so none outlives it. `stop` is
+/// raised when the caller cancels or any worker throws; workers poll it between units of work.
+/// After every worker has returned, the first exception (a worker's, the tick's, or Cancelled) is
+/// rethrown on the calling thread. A thread that cannot be created is such an error too
+/// (std::system_error), never std::terminate. workers == 1 still runs on a worker thread, so the
+/// calling thread stays free to report progress and watch the cancel flag.
 void runWorkers(std::size_t workers,
                 const std::function<void(std::size_t worker, const std::atomic<bool>& stop)>& work,
                 const RunnerWatch& watch = {});
+
+/// Inside a worker of a run: starts threads until `workers` are parked for the runs nested in it,
+/// so that they start without creating threads (a GPU batch's lister, while it waits for the first
+/// tile boxes, before each stage's list is built in several parallel steps). Outside a run, or
+/// where no thread can be created now, it does nothing.
+void parkWorkers(std::size_t workers);
 
 /// Calls body(begin, end) over [0, count) split into contiguous ranges, one per worker
 /// (`threads` <= 0: every hardware thread; fewer when `count` is below `minPerWorker` per

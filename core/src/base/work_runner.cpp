@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/work_runner.h"
 
+#include "thread_scope.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
-#include <vector>
 
 namespace tpacf {
 
@@ -36,11 +37,11 @@ public:
         m_wake.notify_one();
     }
 
+    // Notified under the lock: once the waiter sees the last one done it may return and destroy
+    // this state, so the worker touches nothing of it after unlocking.
     void workerDone() {
-        {
-            const std::lock_guard lock(m_mutex);
-            ++m_done;
-        }
+        const std::lock_guard lock(m_mutex);
+        ++m_done;
         m_wake.notify_one();
     }
 
@@ -48,6 +49,12 @@ public:
     bool waitAllDone(std::size_t workers, std::chrono::milliseconds interval) {
         std::unique_lock lock(m_mutex);
         return m_wake.wait_for(lock, interval, [&] { return m_done == workers; });
+    }
+
+    /// Waits for every one of `workers` to be done.
+    void waitAllDone(std::size_t workers) {
+        std::unique_lock lock(m_mutex);
+        m_wake.wait(lock, [&] { return m_done == workers; });
     }
 
     std::exception_ptr error() {
@@ -65,30 +72,6 @@ private:
     std::atomic<bool> m_stop{false};
 };
 
-/// Threads joined on every way out, after the stop flag is raised.
-class JoinedThreads {
-public:
-    explicit JoinedThreads(std::atomic<bool>& stop) : m_stop(stop) {}
-    JoinedThreads(const JoinedThreads&) = delete;
-    JoinedThreads& operator=(const JoinedThreads&) = delete;
-    ~JoinedThreads() { joinAll(false); }
-
-    template <class Fn> void start(Fn&& fn) { m_threads.emplace_back(std::forward<Fn>(fn)); }
-
-    void joinAll(bool raiseStop) {
-        if (raiseStop)
-            m_stop = true;
-        for (std::thread& thread : m_threads)
-            if (thread.joinable())
-                thread.join();
-        m_threads.clear();
-    }
-
-private:
-    std::atomic<bool>& m_stop;
-    std::vector<std::thread> m_threads;
-};
-
 } // namespace
 
 void runWorkers(std::size_t workers,
@@ -96,49 +79,58 @@ void runWorkers(std::size_t workers,
                 const RunnerWatch& watch) {
     if (workers == 0)
         return;
+    // A run nested in a worker takes the threads of the outermost run's scope; the outermost run
+    // joins them all as it returns.
+    std::optional<detail::ThreadScope> ownScope;
+    detail::ThreadScope* scope = detail::ThreadScope::current();
+    if (!scope)
+        scope = &ownScope.emplace();
     RunState state;
     std::size_t started = 0;
-    {
-        JoinedThreads threads(state.stop());
-        try {
-            for (; started < workers; ++started)
-                threads.start([&state, &work, worker = started] {
-                    try {
-                        work(worker, state.stop());
-                    } catch (...) {
-                        state.fail(std::current_exception());
-                    }
-                    state.workerDone();
-                });
-        } catch (...) {
-            // No thread for the rest (std::system_error): stop the ones running, report it.
-            state.fail(std::current_exception());
-            threads.joinAll(true);
-        }
-        bool cancelled = false;
-        while (started == workers && !state.waitAllDone(workers, watch.interval)) {
-            if (watch.cancel && watch.cancel->load(std::memory_order_relaxed)) {
-                cancelled = true;
-                break;
-            }
-            if (state.stop().load(std::memory_order_relaxed))
-                continue; // a worker failed: wait for the others to see the flag
-            if (watch.tick) {
+    try {
+        for (; started < workers; ++started)
+            scope->launch([&state, &work, worker = started] {
                 try {
-                    watch.tick();
+                    work(worker, state.stop());
                 } catch (...) {
                     state.fail(std::current_exception());
                 }
+                state.workerDone();
+            });
+    } catch (...) {
+        // No thread for the rest (std::system_error): stop the ones running, report it.
+        state.fail(std::current_exception());
+    }
+    bool cancelled = false;
+    while (started == workers && !state.waitAllDone(workers, watch.interval)) {
+        if (watch.cancel && watch.cancel->load(std::memory_order_relaxed)) {
+            cancelled = true;
+            break;
+        }
+        if (state.stop().load(std::memory_order_relaxed))
+            continue; // a worker failed: wait for the others to see the flag
+        if (watch.tick) {
+            try {
+                watch.tick();
+            } catch (...) {
+                state.fail(std::current_exception());
             }
         }
-        threads.joinAll(true);
-        if (cancelled && !state.error())
-            throw Cancelled();
     }
+    // Every way out: the workers see the flag and return before `state` and `work` go.
+    state.stop() = true;
+    state.waitAllDone(started);
+    if (cancelled && !state.error())
+        throw Cancelled();
     if (const std::exception_ptr error = state.error())
         std::rethrow_exception(error);
     if (watch.cancel && watch.cancel->load(std::memory_order_relaxed))
         throw Cancelled();
+}
+
+void parkWorkers(std::size_t workers) {
+    if (detail::ThreadScope* scope = detail::ThreadScope::current())
+        scope->park(workers);
 }
 
 void parallelForRanges(std::size_t count,
