@@ -2,6 +2,7 @@
 // The CUDA backend's host-side schedule (plain C++): catalogs, tiles, the work list and its
 // shares, the device threads' cursor. See gpu_schedule.h and docs/gpu-kernel-notes.md.
 #include "gpu_schedule.h"
+#include "whole_sums.h"
 
 #include "tpacf/errors.h"
 #include "tpacf/spread_order.h"
@@ -501,45 +502,24 @@ Schedule buildCulledSchedule(std::span<const CountTask> tasks, const BatchCatalo
                                          rules[t], frontiers[t].pieces[items[i].piece]);
         }
     });
-    // The runs in task order, each task's pieces in row order: sorted by a, then b. The whole
-    // pairs added in that order too, so the weighted sums do not depend on the cores.
-    const std::size_t binCount = inputs.thresholds.size() - 1;
-    const std::size_t regions = inputs.regionCount;
-    const std::size_t countsPerTask = (regions > 0 ? 1 + 2 * regions : 1) * binCount;
-    std::vector<std::vector<std::uint64_t>> wholeCounts(tasks.size(),
-                                                        std::vector<std::uint64_t>(countsPerTask, 0));
-    std::vector<std::vector<double>> wholeWeighted(tasks.size());
-    for (std::size_t t = 0; t < tasks.size(); ++t)
-        if (tasks[t].weighted())
-            wholeWeighted[t].assign(countsPerTask, 0.0);
-    std::uint64_t wholePairs = 0, judged = 0;
+    // The runs in task order, each task's pieces in row order: sorted by a, then b.
+    std::uint64_t judged = 0;
     std::vector<TaskPiece> pieceRuns(items.size());
+    std::vector<std::size_t> pieceTask(items.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
-        const std::size_t t = items[i].task;
-        pieceRuns[i] = {t, std::move(found[i].runs)};
+        pieceTask[i] = items[i].task;
+        pieceRuns[i] = {items[i].task, std::move(found[i].runs)};
         judged += found[i].judged;
-        const auto add = [&](auto& row, std::size_t bin, const WholePairs& w, auto value) {
-            row[bin] += value;
-            if (regions == 0)
-                return;
-            row[binCount + w.regionA * binCount + bin] += value;
-            if (w.regionA == w.regionB)
-                row[binCount + (regions + w.regionA) * binCount + bin] += value;
-            else
-                row[binCount + w.regionB * binCount + bin] += value;
-        };
-        for (const WholePairs& w : found[i].whole) {
-            add(wholeCounts[t], w.bin, w, w.pairs);
-            if (!wholeWeighted[t].empty())
-                add(wholeWeighted[t], w.bin, w, w.weighted);
-            wholePairs += w.pairs;
-        }
-        found[i] = {};
     }
+    std::vector<std::uint8_t> taskWeighted(tasks.size());
+    for (std::size_t t = 0; t < tasks.size(); ++t)
+        taskWeighted[t] = tasks[t].weighted() ? 1 : 0;
+    WholeSums whole = sumWholePairs(found, pieceTask, taskWeighted, inputs.thresholds.size() - 1,
+                                    inputs.regionCount);
     Schedule schedule = buildSchedule(tasks, batch, tileCounts, pieceRuns, tileSize, share);
-    schedule.wholeCounts = std::move(wholeCounts);
-    schedule.wholeWeighted = std::move(wholeWeighted);
-    schedule.wholePairs = wholePairs;
+    schedule.wholeCounts = std::move(whole.counts);
+    schedule.wholeWeighted = std::move(whole.weighted);
+    schedule.wholePairs = whole.pairs;
     schedule.judgedNodePairs = judged;
     return schedule;
 }
