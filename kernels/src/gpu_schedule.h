@@ -4,6 +4,7 @@
 // a batch, their tiles (plain or region layouts), the work list of every task as WorkUnits in one
 // deterministic order with the cost of each, the share of it a call counts, and the cursor the
 // device threads take launches from. What runs on the devices is in launch_loop.cpp.
+#include "host_array.h"
 #include "pair_work.h"
 #include "tile_tree.h"
 #include "tpacf/catalog.h"
@@ -23,23 +24,6 @@
 #include <vector>
 
 namespace tpacf::cuda::detail {
-
-/// std::allocator that leaves elements of trivial types uninitialised on resize: a work list of
-/// millions of units is written once, in parallel, rather than zeroed first on one core.
-template <class T> struct DefaultInitAllocator : std::allocator<T> {
-    template <class U> struct rebind {
-        using other = DefaultInitAllocator<U>;
-    };
-    DefaultInitAllocator() = default;
-    template <class U> DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
-    template <class U> void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-        ::new (static_cast<void*>(p)) U;
-    }
-    template <class U, class... Args> void construct(U* p, Args&&... args) {
-        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-    }
-};
-template <class T> using HostArray = std::vector<T, DefaultInitAllocator<T>>;
 
 // ---- Sizes measured on an H100 (BENCHMARKS.md); the pair rates are in device_rates.h ---------
 
