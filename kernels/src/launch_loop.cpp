@@ -342,11 +342,6 @@ void DeviceLoop::retire(bool wait) {
 
 bool DeviceLoop::run(const std::function<void(const char*)>& mark) {
     bool launchedAny = false;
-    // The first catalog goes to the leader alone: its boxes start the first list, and the copies
-    // from pageable memory of several devices at once share the host's bandwidth. The others
-    // upload it while the list is built; they could count nothing before it anyway.
-    if (!mailbox && job.mailbox && catalogs.size() > 0 && !job.mailbox->waitForFirst(1, stop))
-        return false;
     for (;;) {
         retire(false);
         // Read before taking: a stage published after it is then never waited for in vain.
