@@ -2,6 +2,7 @@
 // The CUDA backend's host-side schedule (plain C++): catalogs, tiles, the work list and its
 // shares, the device threads' cursor. See gpu_schedule.h and docs/gpu-kernel-notes.md.
 #include "gpu_schedule.h"
+#include "spread_blocks.h"
 #include "whole_sums.h"
 
 #include "tpacf/errors.h"
@@ -224,75 +225,10 @@ std::vector<TaskSpan> placeSegments(std::span<const CountTask> tasks,
 /// (sorted by a, then b; from denseRuns or listCellPairs): runs of one i-tile that touch are
 /// joined (their classes only matter to the list builder; the kernel classifies each tile pair
 /// again), then cut into units of at most tilesPerUnit j-tiles. Built in segments of whole rows
-/// on the host's cores, counted first, then written in list order with their work, then in
-/// spread order (spreadTasks) with their progress, each block on its own core (no array is filled
-/// on one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units and their order are
-/// those of one pass over the runs, whatever the cores.
-/// Blocks each task's units are counted in: consecutive units (neighbours on the sky, which share
-/// the device's cache) stay together, and the blocks go in SpreadOrder, so that any prefix of a
-/// task's list covers its sky evenly and a partial count is an even sample of its pairs.
-constexpr std::size_t kSpreadBlocks = 256;
-
-/// Writes every task's units in spread order from `listed` (the units in list order, with their
-/// work prefix), with their work and progress prefixes (each task's progress its pairTotal spread
-/// in proportion to the work), and says whether every task with units has enough blocks for its
-/// partial counts to be even samples. Every block is written on the host's cores: a DD is one
-/// task, and its list (6 × 10^6 units for 10^7 clustered points to 10°) rewritten on one core
-/// took longer than the traversal that made it.
-bool spreadTasks(Schedule& schedule, const std::vector<TaskSpan>& spans,
-                 const HostArray<WorkUnit>& listed, const HostArray<std::uint64_t>& listedPrefix) {
-    // Each task's blocks in spread order: the listed units [from, to) go to `at` onwards, the
-    // task's work before them in spread order is workAt.
-    struct Block {
-        std::size_t task, from, to, at;
-        std::uint64_t workAt;
-    };
-    std::vector<Block> blocks;
-    bool even = true;
-    for (std::size_t t = 0; t < spans.size(); ++t) {
-        const TaskSpan& span = spans[t];
-        const std::size_t n = span.unitEnd - span.unitBegin;
-        if (n == 0)
-            continue;
-        const std::size_t count = std::min(n, kSpreadBlocks);
-        even = even && count >= kEvenSampleUnits;
-        const SpreadOrder order(count);
-        std::size_t at = span.unitBegin;
-        std::uint64_t workAt = span.workBegin;
-        for (std::size_t rank = 0; rank < count; ++rank) {
-            const auto block = static_cast<std::size_t>(order(rank));
-            const std::size_t from = span.unitBegin + block * n / count;
-            const std::size_t to = span.unitBegin + (block + 1) * n / count;
-            blocks.push_back({t, from, to, at, workAt});
-            at += to - from;
-            workAt += listedPrefix[to] - listedPrefix[from];
-        }
-    }
-    std::atomic<std::size_t> nextBlock{0};
-    runWorkers(workerCount(0, blocks.size()), [&](std::size_t, const std::atomic<bool>&) {
-        for (std::size_t k = nextBlock++; k < blocks.size(); k = nextBlock++) {
-            const Block& block = blocks[k];
-            const TaskSpan& span = spans[block.task];
-            std::size_t next = block.at;
-            std::uint64_t done = block.workAt;
-            for (std::size_t i = block.from; i < block.to; ++i) {
-                schedule.units[next] = listed[i];
-                done += listedPrefix[i + 1] - listedPrefix[i];
-                schedule.workPrefix[next + 1] = done;
-                schedule.progressPrefix[next + 1] =
-                    span.progressBase +
-                    (next + 1 == span.unitEnd
-                         ? span.total
-                         : std::min(span.total,
-                                    static_cast<std::uint64_t>(
-                                        static_cast<double>(done - span.workBegin) * span.scale)));
-                ++next;
-            }
-        }
-    });
-    return even;
-}
-
+/// on the host's cores: counted first, then each unit written straight to its place in spread
+/// order (SpreadBlocks) with its own work, then each block's prefixes, each step on every core
+/// (no array is filled on one core first): 5e6 units (10^7 points to 10°) are 300 MB. The units
+/// and their order are those of one pass over the runs, whatever the cores.
 Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& batch,
                        const std::vector<std::vector<std::uint32_t>>& catTileCounts,
                        const std::vector<TaskPiece>& pieces, std::uint32_t tileSize,
@@ -318,23 +254,45 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
     schedule.progressPrefix.resize(unitCount + 1);
     schedule.workPrefix[0] = 0;
     schedule.progressPrefix[0] = 0;
-    // Second pass: every segment writes its units and their work in list order, in place.
-    HostArray<WorkUnit> listed(unitCount);
-    HostArray<std::uint64_t> listedPrefix(unitCount + 1);
-    listedPrefix[0] = 0;
+    // Second pass: every unit to its place in spread order, its own work beside it.
+    SpreadBlocks blocks(schedule.taskUnits);
     parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
-            const Segment& segment = segments[k];
-            std::size_t next = segment.unitBegin;
-            std::uint64_t work = segment.workBegin;
-            walk(segment, [&](const WorkUnit& unit, std::uint64_t pairs) {
-                listed[next] = unit;
-                work += pairs;
-                listedPrefix[++next] = work;
+            SpreadBlocks::Cursor cursor(blocks, pieces[segments[k].piece].task,
+                                        segments[k].unitBegin);
+            walk(segments[k], [&](const WorkUnit& unit, std::uint64_t pairs) {
+                const std::size_t at = cursor.place(pairs);
+                schedule.units[at] = unit;
+                schedule.workPrefix[at + 1] = pairs;
             });
         }
     });
-    schedule.evenlySpread = spreadTasks(schedule, spans, listed, listedPrefix);
+    // Then each block's work and progress prefixes (each task's progress its pairTotal spread
+    // in proportion to the work), from the work of the blocks before it.
+    std::vector<std::uint64_t> workBegin;
+    for (const TaskSpan& span : spans)
+        workBegin.push_back(span.workBegin);
+    const std::vector<SpreadBlocks::Placed> placed = blocks.placed(workBegin);
+    std::atomic<std::size_t> nextBlock{0};
+    runWorkers(workerCount(0, placed.size()), [&](std::size_t, const std::atomic<bool>&) {
+        for (std::size_t k = nextBlock++; k < placed.size(); k = nextBlock++) {
+            const SpreadBlocks::Placed& block = placed[k];
+            const TaskSpan& span = spans[block.task];
+            std::uint64_t done = block.workAt;
+            for (std::size_t at = block.at; at < block.at + block.units; ++at) {
+                done += schedule.workPrefix[at + 1];
+                schedule.workPrefix[at + 1] = done;
+                schedule.progressPrefix[at + 1] =
+                    span.progressBase +
+                    (at + 1 == span.unitEnd
+                         ? span.total
+                         : std::min(span.total,
+                                    static_cast<std::uint64_t>(
+                                        static_cast<double>(done - span.workBegin) * span.scale)));
+            }
+        }
+    });
+    schedule.evenlySpread = blocks.even();
     applyShare(schedule, tasks, share);
     return schedule;
 }

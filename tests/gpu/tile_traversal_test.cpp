@@ -14,6 +14,7 @@
 #include "tpacf/catalog.h"
 #include "tpacf/mock.h"
 #include "tpacf/pair_counter.h"
+#include "tpacf/spread_order.h"
 
 #include <algorithm>
 #include <atomic>
@@ -370,6 +371,42 @@ int checkTakingOrder() {
     const std::vector<std::pair<std::size_t, std::size_t>> taskUnits = schedule.taskUnits;
     const HostArray<WorkUnit> units = schedule.units;
     const HostArray<std::uint64_t> work = schedule.workPrefix;
+    // The layout, rebuilt here: a task's units in list order are sorted by i-tile, then first
+    // j-tile; cut into min(n, 256) blocks at b·n/count, the blocks go in SpreadOrder. Each unit's
+    // work is its pairs, from the tile counts.
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const auto [begin, end] = taskUnits[t];
+        std::vector<WorkUnit> listOrder(units.begin() + static_cast<std::ptrdiff_t>(begin),
+                                        units.begin() + static_cast<std::ptrdiff_t>(end));
+        std::sort(listOrder.begin(), listOrder.end(), [](const WorkUnit& x, const WorkUnit& y) {
+            return std::tie(x.tileA, x.tileB0) < std::tie(y.tileA, y.tileB0);
+        });
+        const std::size_t n = listOrder.size(), count = std::min<std::size_t>(n, 256);
+        const SpreadOrder order(count);
+        std::size_t at = begin;
+        for (std::size_t rank = 0; rank < count && bad == 0; ++rank) {
+            const std::size_t block = order(rank);
+            for (std::size_t i = block * n / count; i < (block + 1) * n / count; ++i, ++at)
+                if (std::tie(units[at].tileA, units[at].tileB0, units[at].tileB1) !=
+                    std::tie(listOrder[i].tileA, listOrder[i].tileB0, listOrder[i].tileB1))
+                    fail("task " + std::to_string(t) + ": unit " + std::to_string(at) +
+                         " is not list unit " + std::to_string(i) + " of spread block " +
+                         std::to_string(block));
+        }
+        const std::vector<std::uint32_t>& countsA = tileCounts[batch.taskCatA[t]];
+        const std::vector<std::uint32_t>& countsB = tileCounts[batch.taskCatB[t]];
+        for (std::size_t u = begin; u < end; ++u) {
+            std::uint64_t pairs = 0;
+            for (std::uint32_t j = units[u].tileB0; j < units[u].tileB1; ++j)
+                pairs += units[u].tileA == j && tasks[t].isAuto()
+                             ? std::uint64_t{countsA[j]} * (countsA[j] - 1) / 2
+                             : std::uint64_t{countsA[units[u].tileA]} * countsB[j];
+            if (work[u + 1] - work[u] != pairs)
+                fail("unit " + std::to_string(u) + " holds " +
+                     std::to_string(work[u + 1] - work[u]) + " pairs of work, its tiles " +
+                     std::to_string(pairs));
+        }
+    }
 
     BatchState state(tasks.size());
     state.publish(std::move(schedule));
@@ -597,16 +634,43 @@ int checkStagedList() {
 
 } // namespace
 
-// --time N TILE MAX_ARCMIN [box]: the schedule's build time for N uniform points, or with "box"
-// for the clustered data of `tpacf bench --clustered --footprint box:150,190,0,40` (a measurement
-// aid, not a check).
-int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin, bool box) {
+// FNV-1a over the list as the devices read it (units, work and progress prefixes, whole counts):
+// two builds of the schedule agree unit for unit when their digests do.
+std::uint64_t scheduleDigest(const Schedule& schedule) {
+    std::uint64_t hash = 14695981039346656037ull;
+    const auto add = [&](const void* data, std::size_t bytes) {
+        const auto* byte = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < bytes; ++i)
+            hash = (hash ^ byte[i]) * 1099511628211ull;
+    };
+    for (const WorkUnit& unit : schedule.units) {
+        const std::uint32_t fields[] = {unit.task,   unit.catA,   unit.catB,  unit.tileA,
+                                        unit.tileB0, unit.tileB1, unit.isAuto};
+        add(fields, sizeof fields);
+    }
+    add(schedule.workPrefix.data(), schedule.workPrefix.size() * sizeof(std::uint64_t));
+    add(schedule.progressPrefix.data(), schedule.progressPrefix.size() * sizeof(std::uint64_t));
+    for (const auto& row : schedule.wholeCounts)
+        add(row.data(), row.size() * sizeof(std::uint64_t));
+    return hash;
+}
+
+// --time N TILE MAX_ARCMIN [box|batch]: the schedule's build time and digest for N uniform points,
+// with "box" for the clustered data of `tpacf bench --clustered --footprint box:150,190,0,40`, with
+// "batch" for DD, DR and RR of two uniform catalogs (a measurement aid, not a check).
+int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin, const std::string& kind) {
     MockParams mock;
     mock.count = n;
     mock.footprint = Footprint::box(150, 190, 0, 40);
-    const Catalog a =
-        box ? generateClusteredMock(mock, "first") : makeCatalog("first", uniform(n, 1), false, 0);
-    const std::vector<CountTask> tasks{CountTask{&a, nullptr}};
+    const Catalog a = kind == "box" ? generateClusteredMock(mock, "first")
+                                    : makeCatalog("first", uniform(n, 1), false, 0);
+    const Catalog b = makeCatalog("second", uniform(n, 2), false, 0);
+    // "batch": DD, DR and RR, as the standard job's first stages.
+    std::vector<CountTask> tasks{CountTask{&a, nullptr}};
+    if (kind == "batch") {
+        tasks.push_back(CountTask{&a, &b});
+        tasks.push_back(CountTask{&b, nullptr});
+    }
     const BatchCatalogs batch = indexBatch(tasks);
     const Binning binning(BinSpec::logCount(0.01, maxArcmin, AngleUnit::Arcminute, 30));
     const PlainTiles plain(batch, tileSize, binning);
@@ -616,9 +680,11 @@ int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin, bool b
         const Schedule schedule = buildCulledSchedule(tasks, batch, inputs, tileSize, WorkShare{});
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::printf("%zu points, %zu tiles: schedule %.4f s, %zu units, %llu node pairs judged\n",
+        std::printf("%zu points, %zu tiles: schedule %.4f s, %zu units, %llu node pairs judged, "
+                    "digest %016llx\n",
                     n, plain.tileCounts[0].size(), seconds, schedule.units.size(),
-                    static_cast<unsigned long long>(schedule.judgedNodePairs));
+                    static_cast<unsigned long long>(schedule.judgedNodePairs),
+                    static_cast<unsigned long long>(scheduleDigest(schedule)));
     }
     return 0;
 }
@@ -703,10 +769,11 @@ int classifyListed(std::size_t n, std::uint32_t tileSize, double maxArcmin, doub
 }
 
 int main(int argc, char** argv) {
-    if ((argc == 5 || (argc == 6 && std::string(argv[5]) == "box")) &&
+    if ((argc == 5 ||
+         (argc == 6 && (std::string(argv[5]) == "box" || std::string(argv[5]) == "batch"))) &&
         std::string(argv[1]) == "--time")
         return timeSchedule(std::stoul(argv[2]), static_cast<std::uint32_t>(std::stoul(argv[3])),
-                            std::stod(argv[4]), argc == 6);
+                            std::stod(argv[4]), argc == 6 ? argv[5] : "uniform");
     if (argc == 6 && std::string(argv[1]) == "--classes")
         return classifyListed(std::stoul(argv[2]), static_cast<std::uint32_t>(std::stoul(argv[3])),
                               std::stod(argv[4]), std::stod(argv[5]));
