@@ -32,18 +32,26 @@ void ThreadScope::serve(Slot& slot) {
         if (!slot.job)
             return;
         std::function<void()> job = std::move(slot.job);
+        std::function<void()> done = std::move(slot.done);
         slot.job = nullptr;
+        slot.done = nullptr;
         lock.unlock();
         job();
         job = nullptr; // its captures go before the slot is offered again
         lock.lock();
         m_parked.push_back(&slot);
+        lock.unlock();
+        if (done)
+            done();
+        done = nullptr;
+        lock.lock();
     }
 }
 
-ThreadScope::Slot& ThreadScope::startThread(std::function<void()> job) {
+ThreadScope::Slot& ThreadScope::startThread(std::function<void()> job, std::function<void()> done) {
     Slot& slot = m_slots.emplace_back();
     slot.job = std::move(job);
+    slot.done = std::move(done);
     try {
         m_threads.emplace_back([this, &slot] { serve(slot); });
     } catch (...) {
@@ -53,15 +61,16 @@ ThreadScope::Slot& ThreadScope::startThread(std::function<void()> job) {
     return slot;
 }
 
-void ThreadScope::launch(std::function<void()> job) {
+void ThreadScope::launch(std::function<void()> job, std::function<void()> done) {
     const std::lock_guard lock(m_mutex);
     if (m_parked.empty()) {
-        startThread(std::move(job));
+        startThread(std::move(job), std::move(done));
         return;
     }
     Slot& slot = *m_parked.back();
     m_parked.pop_back();
     slot.job = std::move(job);
+    slot.done = std::move(done);
     slot.wake.notify_one();
 }
 
@@ -70,7 +79,7 @@ void ThreadScope::park(std::size_t count) {
     try {
         // Parked from the start: a launch may hand it a job before the thread first runs.
         while (m_parked.size() < count)
-            m_parked.push_back(&startThread({}));
+            m_parked.push_back(&startThread({}, {}));
     } catch (...) {
         // No thread for the rest now: launch() reports it where a worker needs one.
     }

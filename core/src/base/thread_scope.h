@@ -26,22 +26,24 @@ public:
     /// The scope of the calling thread: the one whose thread it is, or null outside any run.
     static ThreadScope* current() noexcept;
 
-    /// Runs `job` on a parked thread of the scope, or on a new one. `job` must not throw.
-    /// Throws std::system_error when a new thread is needed and cannot be created.
-    void launch(std::function<void()> job);
+    /// Runs `job` on a parked thread of the scope, or on a new one, then parks the thread and
+    /// calls `done`: a run that waits for every `done` finds its threads parked for the next.
+    /// Neither may throw. Throws std::system_error when a new thread is needed and cannot be
+    /// created.
+    void launch(std::function<void()> job, std::function<void()> done);
     /// Starts threads until `count` are parked, so that the nested runs that follow start at once.
     /// A thread that cannot be created is left for launch() to report.
     void park(std::size_t count);
 
 private:
     struct Slot {
-        std::function<void()> job;
+        std::function<void()> job, done;
         std::condition_variable wake;
     };
     void serve(Slot& slot);
-    // Adds a slot with `job` (empty: none yet) and its thread, the lock held; the slot is removed
-    // again if no thread starts.
-    Slot& startThread(std::function<void()> job);
+    // Adds a slot with `job` and `done` (empty: none yet) and its thread, the lock held; the slot
+    // is removed again if no thread starts.
+    Slot& startThread(std::function<void()> job, std::function<void()> done);
 
     std::mutex m_mutex;
     std::list<Slot> m_slots; // stable addresses for the threads

@@ -89,14 +89,15 @@ void runWorkers(std::size_t workers,
     std::size_t started = 0;
     try {
         for (; started < workers; ++started)
-            scope->launch([&state, &work, worker = started] {
-                try {
-                    work(worker, state.stop());
-                } catch (...) {
-                    state.fail(std::current_exception());
-                }
-                state.workerDone();
-            });
+            scope->launch(
+                [&state, &work, worker = started] {
+                    try {
+                        work(worker, state.stop());
+                    } catch (...) {
+                        state.fail(std::current_exception());
+                    }
+                },
+                [&state] { state.workerDone(); });
     } catch (...) {
         // No thread for the rest (std::system_error): stop the ones running, report it.
         state.fail(std::current_exception());
