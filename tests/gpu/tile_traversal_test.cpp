@@ -19,8 +19,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <numeric>
 #include <random>
 #include <set>
@@ -634,6 +636,61 @@ int checkStagedList() {
 
 } // namespace
 
+// The list's arrays (host_array.h): from 8 MB on, 2 MB aligned and advised for transparent huge
+// pages, which the kernel shows as the "hg" flag of their mapping in /proc/self/smaps (whether or
+// not huge pages were free to back it); smaller ones as before. Their contents survive a grow.
+int checkHostArrays() {
+    int bad = 0;
+    bool hugePagesChecked = false;
+    const auto fail = [&](const std::string& what) {
+        ++bad;
+        std::printf("FAIL host arrays: %s\n", what.c_str());
+    };
+    HostArray<WorkUnit> large(std::size_t{1} << 20); // 32 MB
+    const auto address = reinterpret_cast<std::uintptr_t>(large.data());
+    if (address % (std::uintptr_t{2} << 20) != 0)
+        fail("a 32 MB array is not aligned to 2 MB");
+#if defined(__linux__)
+    // A kernel built without transparent huge pages refuses the advice; nothing to see there.
+    const bool hugePages = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
+    std::ifstream smaps(hugePages ? "/proc/self/smaps" : "");
+    std::string line;
+    bool inside = false, advised = false, found = false;
+    while (std::getline(smaps, line)) {
+        std::uintptr_t lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2 &&
+            line.find(' ') != std::string::npos && line.find('-') < line.find(' ')) {
+            inside = lo <= address && address < hi;
+            found = found || inside;
+        } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+            advised = line.find(" hg") != std::string::npos;
+        }
+    }
+    if (!hugePages)
+        std::printf(
+            "note host arrays: this kernel has no transparent huge pages, advice not checked\n");
+    else if (!found)
+        fail("the 32 MB array's mapping is not in /proc/self/smaps");
+    else if (!advised)
+        fail("the 32 MB array's mapping is not advised for huge pages (no hg in VmFlags)");
+    hugePagesChecked = hugePages;
+#endif
+    for (std::size_t i = 0; i < large.size(); ++i)
+        large[i].tileA = static_cast<std::uint32_t>(i);
+    large.resize(large.size() + 1000); // grows into a new allocation
+    bool kept = true;
+    for (std::size_t i = 0; i < (std::size_t{1} << 20); ++i)
+        kept = kept && large[i].tileA == static_cast<std::uint32_t>(i);
+    if (!kept)
+        fail("a grown array lost its units");
+    HostArray<std::uint64_t> small(100, 7);
+    if (small.size() != 100 || small[99] != 7)
+        fail("a small array does not hold its values");
+    std::printf("%s host arrays: 32 MB aligned to 2 MB%s, contents kept\n",
+                bad == 0 ? "ok  " : "FAIL", hugePagesChecked ? " and advised for huge pages" : "");
+    return bad;
+}
+
 // FNV-1a over the list as the devices read it (units, work and progress prefixes, whole counts):
 // two builds of the schedule agree unit for unit when their digests do.
 std::uint64_t scheduleDigest(const Schedule& schedule) {
@@ -812,6 +869,7 @@ int main(int argc, char** argv) {
         bad += runCase(c);
     bad += checkTakingOrder();
     bad += checkStagedList();
+    bad += checkHostArrays();
     std::printf("%s\n", bad == 0 ? "all tile traversal cases passed" : "FAILURES");
     return bad == 0 ? 0 : 1;
 }
