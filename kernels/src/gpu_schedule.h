@@ -19,7 +19,6 @@
 #include <memory>
 #include <mutex>
 #include <span>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
