@@ -282,7 +282,7 @@ void CudaPairCounter::noteChunks(std::span<const CountTask> tasks, const BatchMe
 void CudaPairCounter::noteTrace(const std::vector<DeviceResult>& devices,
                                 const std::vector<std::chrono::steady_clock::time_point>& lists,
                                 std::chrono::steady_clock::time_point start) {
-    char text[96];
+    char text[128];
     const auto since = [&](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(t - start).count();
     };
@@ -298,6 +298,12 @@ void CudaPairCounter::noteTrace(const std::vector<DeviceResult>& devices,
             std::snprintf(text, sizeof text, " %s %.3f,", stage, seconds);
             note += text;
         }
+        const DeviceResult& r = devices[d];
+        std::snprintf(text, sizeof text,
+                      " busy %.3f (%zu launches, kernels %.3f, catalogs %.3f), lists waited %.3f,",
+                      r.busySeconds, r.launches, r.kernelSeconds, r.catalogSeconds,
+                      r.listWaitSeconds);
+        note += text;
         note.pop_back();
     }
     std::snprintf(text, sizeof text, "; joined %.3f", since(std::chrono::steady_clock::now()));

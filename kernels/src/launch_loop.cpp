@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // One device's part of a batch (launch_loop.h): chunks of ~30 ms of work, each one launch of the
-// persistent pair kernel; two launches stay queued so the GPU never waits for the host, and the
+// persistent pair kernel; two launches stay queued, on two streams so that each one's blocks fill
+// the multiprocessors the other leaves as it drains, so the GPU never waits for the host, and the
 // host waits on blocking-sync events (no spinning).
 #include "launch_loop.h"
 
@@ -17,6 +18,13 @@ namespace tpacf::cuda::detail {
 namespace {
 
 constexpr int kLaunchesInFlight = 2;
+// Launches alternate between two streams (lanes), so that the next launch's blocks take the
+// multiprocessors the last one's blocks leave while it drains (its last units), instead of
+// waiting for the whole grid to finish (on one lane, the standard batch's kernels took about 2 ms
+// a launch longer in these drains: docs/gpu-kernel-notes.md). Each slot (its units and cursor)
+// belongs to one lane: slot k to lane k % 2.
+constexpr int kLanes = 2;
+constexpr int kSlots = 2 * kLaunchesInFlight;
 
 /// The bin thresholds and the c² lookup table on one device.
 struct DeviceBinTables {
@@ -123,13 +131,18 @@ public:
           m_weightedSums(job.live && d_weighted ? job.taskCount * binCount : 0),
           m_launchedPairs(job.taskCount, 0), m_last(std::chrono::steady_clock::now()) {}
 
-    /// Units [begin, end) were launched: a copy is queued behind them every kLiveCountsInterval.
-    void launched(const Schedule& schedule, std::size_t begin, std::size_t end, cudaStream_t s) {
+    /// Units [begin, end) were launched on `s`: a copy is queued behind them every
+    /// kLiveCountsInterval, and behind what the other lane `other` holds, so that it holds
+    /// exactly the units launched before it.
+    void launched(const Schedule& schedule, std::size_t begin, std::size_t end, cudaStream_t s,
+                  cudaStream_t other) {
         schedule.addProgress(begin, end, m_launchedPairs);
         const auto now = std::chrono::steady_clock::now();
         if (m_pending || now - m_last < kLiveCountsInterval)
             return;
         m_last = now;
+        m_otherLane.record(other);
+        TPACF_CUDA_TRY(cudaStreamWaitEvent(s, m_otherLane.get(), 0));
         const std::size_t taskCount = m_job.taskCount;
         const std::size_t rowBytes = m_binCount * sizeof(unsigned long long);
         const std::size_t pitch = m_countsPerTask * sizeof(unsigned long long);
@@ -141,6 +154,8 @@ public:
                                              m_binCount * sizeof(double), taskCount,
                                              cudaMemcpyDeviceToHost, s));
         m_copied.record(s);
+        // Nor does the other lane add to the counters while they are copied.
+        TPACF_CUDA_TRY(cudaStreamWaitEvent(other, m_copied.get(), 0));
         m_pairs = m_launchedPairs;
         m_pending = true;
     }
@@ -162,7 +177,7 @@ private:
     bool m_weighted;
     PinnedBuffer<unsigned long long> m_counts;
     PinnedBuffer<double> m_weightedSums;
-    Event m_copied;
+    Event m_copied, m_otherLane;
     bool m_pending = false;
     std::vector<std::uint64_t> m_launchedPairs, m_pairs;
     std::chrono::steady_clock::time_point m_last;
@@ -208,7 +223,11 @@ public:
         : job(job), state(state), stop(stop), catalogs(catalogs), variants(variants), first(first),
           d_cursors(d_cursors), s(streams.counting), u(streams.uploads), live(live),
           mailbox(mailbox), pairRate{rates.first, rates.first / 2}, bruteRateCap(rates.bruteCap) {
+        lanes[0] = s;
+        lanes[1] = secondLane.get();
         batchStart.record(s);
+        // The second lane starts behind everything allocated and set on s so far.
+        TPACF_CUDA_TRY(cudaStreamWaitEvent(lanes[1], batchStart.get(), 0));
     }
 
     /// Counts the device's chunks; false when it stopped early (`stop` raised).
@@ -216,8 +235,29 @@ public:
     /// The batch's start on the device (recorded on the stream before anything of the batch).
     const Event& start() const { return batchStart; }
     BusyTime& busy() { return busyTime; }
+    /// The counting stream waits for the second lane, so that what is freed on it after this
+    /// loop (every buffer of the batch) outlives the second lane's launches, on every path out.
+    ~DeviceLoop() {
+        cudaEvent_t drained = nullptr;
+        if (cudaEventCreateWithFlags(&drained, cudaEventDisableTiming) == cudaSuccess) {
+            if (cudaEventRecord(drained, lanes[1]) == cudaSuccess)
+                cudaStreamWaitEvent(s, drained, 0);
+            cudaEventDestroy(drained);
+        }
+    }
+    DeviceLoop(const DeviceLoop&) = delete;
+    DeviceLoop& operator=(const DeviceLoop&) = delete;
+    /// Launches retired, their kernels' seconds, the catalogs' seconds, host seconds waiting
+    /// for lists (DeviceResult).
+    void account(DeviceResult& result) const {
+        result.launches = launches;
+        result.kernelSeconds = kernelSeconds;
+        result.catalogSeconds = catalogSeconds;
+        result.listWaitSeconds = listWaitSeconds;
+    }
 
 private:
+    Stream secondLane; // declared first: it outlives the slot buffers freed on it
     const DeviceJob& job;
     BatchState& state;
     const std::atomic<bool>& stop;
@@ -226,12 +266,20 @@ private:
     const KernelPlan& first;
     std::uint32_t* d_cursors;
     cudaStream_t s, u;
+    cudaStream_t lanes[kLanes];
+    // Catalogs whose preparation (on s, lane 0) each lane's launches are ordered after.
+    std::size_t laneCatalogs[kLanes] = {0, 0};
+    // When the launch retired last ended (ms from batchStart): a launch that started while
+    // the one before it drained counts its time from there.
+    float previousEnd = 0;
     LiveCopies* live;
     TileMailbox* mailbox;
     double pairRate[2];
     double bruteRateCap;
     Event batchStart;
     BusyTime busyTime;
+    std::size_t launches = 0;
+    double kernelSeconds = 0, catalogSeconds = 0, listWaitSeconds = 0;
 
     // What the device's stream holds, oldest first: a launch (in a slot) or a prepared catalog
     // (its index) whose boxes the leader hands on.
@@ -243,11 +291,13 @@ private:
     };
     std::deque<Pending> pending;
     int launchesInFlight = 0, nextSlot = 0;
-    Event launchStart[kLaunchesInFlight + 1], launchEnd[kLaunchesInFlight + 1];
-    DeviceBuffer<WorkUnit> slotUnits[kLaunchesInFlight + 1];
+    Event launchStart[kSlots], launchEnd[kSlots];
+    DeviceBuffer<WorkUnit> slotUnits[kSlots];
     std::deque<Event> catalogStart, catalogPrepared; // per catalog issued
 
     BatchState::Take launchNext();
+    // Orders `lane` after the preparation of the catalogs the chunk's stage needs.
+    void awaitCatalogs(int lane, const BatchState::Chunk& chunk);
     void issueCatalog();
     // Handles the pending items that are done, oldest first; with `wait`, waits for the oldest.
     void retire(bool wait);
@@ -275,15 +325,18 @@ BatchState::Take DeviceLoop::launchNext() {
         throw CudaError("CUDA backend: no kernel plan for a chunk of the batch", 0);
     PairKernelArgs& args = variants.args[variant];
     const int slot = nextSlot;
-    nextSlot = (nextSlot + 1) % (kLaunchesInFlight + 1);
+    nextSlot = (nextSlot + 1) % kSlots;
+    const int lane = slot % kLanes;
+    const cudaStream_t ls = lanes[lane];
+    awaitCatalogs(lane, chunk);
     // Each launch copies its units into its slot's buffer (grown when a chunk needs more): a
     // device takes only its chunks, and the stages' lists arrive one by one.
     const std::size_t units = chunk.end - chunk.begin;
     if (slotUnits[slot].size() < units)
-        slotUnits[slot] = DeviceBuffer<WorkUnit>(std::max(units, 2 * slotUnits[slot].size()), s);
+        slotUnits[slot] = DeviceBuffer<WorkUnit>(std::max(units, 2 * slotUnits[slot].size()), ls);
     TPACF_CUDA_TRY(cudaMemcpyAsync(slotUnits[slot].get(), schedule.units.data() + chunk.begin,
-                                   units * sizeof(WorkUnit), cudaMemcpyHostToDevice, s));
-    TPACF_CUDA_TRY(cudaMemsetAsync(d_cursors + slot, 0, sizeof(std::uint32_t), s));
+                                   units * sizeof(WorkUnit), cudaMemcpyHostToDevice, ls));
+    TPACF_CUDA_TRY(cudaMemsetAsync(d_cursors + slot, 0, sizeof(std::uint32_t), ls));
     args.d_units = slotUnits[slot].get();
     args.unitBegin = 0;
     args.unitEnd = static_cast<std::uint32_t>(units);
@@ -291,14 +344,25 @@ BatchState::Take DeviceLoop::launchNext() {
     if (variant == 0)
         args.flushEveryUnits = plainFlushEvery(*plan, schedule.tilesPerUnit, args.tileSize);
     const int blocks = static_cast<int>(std::min<std::size_t>(plan->gridSize, units));
-    launchStart[slot].record(s);
-    launchPairKernel(*plan, args, blocks, s);
-    launchEnd[slot].record(s);
+    launchStart[slot].record(ls);
+    launchPairKernel(*plan, args, blocks, ls);
+    launchEnd[slot].record(ls);
     pending.push_back({true, slot, variant, chunk, 0});
     ++launchesInFlight;
     if (live)
-        live->launched(schedule, chunk.begin, chunk.end, s);
+        live->launched(schedule, chunk.begin, chunk.end, ls, lanes[1 - lane]);
     return taken;
+}
+
+void DeviceLoop::awaitCatalogs(int lane, const BatchState::Chunk& chunk) {
+    const std::size_t task = chunk.schedule->units[chunk.begin].task;
+    const std::size_t needed = job.stages->lastCatalog[job.stages->taskStage[task]] + 1;
+    if (lane == 0) // the preparations are enqueued on this lane itself
+        return;
+    if (laneCatalogs[lane] >= needed)
+        return;
+    TPACF_CUDA_TRY(cudaStreamWaitEvent(lanes[lane], catalogPrepared[needed - 1].get(), 0));
+    laneCatalogs[lane] = needed;
 }
 
 void DeviceLoop::issueCatalog() {
@@ -325,10 +389,14 @@ void DeviceLoop::retire(bool wait) {
             continue;
         }
         --launchesInFlight;
-        const double seconds =
-            launchEnd[done.slot].millisecondsSince(launchStart[done.slot]) * 1e-3;
-        busyTime.add(launchStart[done.slot].millisecondsSince(batchStart),
-                     launchEnd[done.slot].millisecondsSince(batchStart));
+        const float startMs = launchStart[done.slot].millisecondsSince(batchStart);
+        const float endMs = launchEnd[done.slot].millisecondsSince(batchStart);
+        busyTime.add(startMs, endMs);
+        // Started on its lane while the other's launch drained: its own time is from that end.
+        const double seconds = std::max(0.0f, endMs - std::max(startMs, previousEnd)) * 1e-3;
+        previousEnd = std::max(previousEnd, endMs);
+        ++launches;
+        kernelSeconds += seconds;
         const auto& prefix = done.chunk.schedule->workPrefix;
         const double pairs = static_cast<double>(prefix[done.chunk.end] - prefix[done.chunk.begin]);
         double& rate = pairRate[done.variant];
@@ -365,7 +433,11 @@ bool DeviceLoop::run(const std::function<void(const char*)>& mark) {
         } else if (!pending.empty()) {
             retire(true);
         } else if (taken == BatchState::Take::Later) {
-            if (!state.waitForStages(published, stop))
+            const auto waitStart = std::chrono::steady_clock::now();
+            const bool more = state.waitForStages(published, stop);
+            listWaitSeconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - waitStart).count();
+            if (!more)
                 break;
         } else {
             break;
@@ -379,9 +451,11 @@ bool DeviceLoop::run(const std::function<void(const char*)>& mark) {
     uploadsDone.synchronize();
     if (!catalogPrepared.empty())
         catalogPrepared.back().synchronize();
-    for (std::size_t c = 0; c < catalogStart.size(); ++c)
+    for (std::size_t c = 0; c < catalogStart.size(); ++c) {
         busyTime.add(catalogStart[c].millisecondsSince(batchStart),
                      catalogPrepared[c].millisecondsSince(batchStart));
+        catalogSeconds += catalogPrepared[c].millisecondsSince(catalogStart[c]) * 1e-3;
+    }
     return true;
 }
 
@@ -430,7 +504,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     DeviceBuffer<double> d_weighted(weightedBatch ? taskCount * countsPerTask : 0, s);
     if (weightedBatch)
         TPACF_CUDA_TRY(cudaMemsetAsync(d_weighted.get(), 0, d_weighted.bytes(), s));
-    DeviceBuffer<std::uint32_t> d_cursors(kLaunchesInFlight + 1, s);
+    DeviceBuffer<std::uint32_t> d_cursors(kSlots, s);
 
     Variants variants = variantsOf(
         plans, commonArgs(job, catalogs, bins, tables, d_counts.get(), isFloat, tileSize),
@@ -469,6 +543,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     loop.busy().add(copyStart.millisecondsSince(loop.start()),
                     batchEnd.millisecondsSince(loop.start()));
     result.busySeconds = loop.busy().seconds();
+    loop.account(result);
     mark("end");
 }
 

@@ -65,6 +65,10 @@ struct DeviceResult {
     double busySeconds = 0;
     /// With DeviceJob::trace: (stage, host seconds since DeviceJob::start).
     std::vector<std::pair<const char*, double>> stages;
+    /// Where the busy time went: launches, their kernels' event-timed seconds (summed), the
+    /// catalogs' uploads-and-preparations (summed), and host seconds waiting for lists.
+    std::size_t launches = 0;
+    double kernelSeconds = 0, catalogSeconds = 0, listWaitSeconds = 0;
 };
 
 /// Counts this device's chunks of the batch into `result`. Returns early (result empty) once
