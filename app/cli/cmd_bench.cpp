@@ -252,6 +252,12 @@ std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
     }
     tuning.projectionReach = args.number(kCudaProjectionReach, tuning.projectionReach);
     tuning.regionCellLevel = static_cast<int>(args.integer(kCudaRegionLevel, 0, 0, 5));
+    if (const auto text = args.value(kCudaSharedUploads)) {
+        const auto shared = cuda::parseCudaSharedUploads(*text);
+        if (!shared)
+            args.fail("--cuda-shared-uploads: " + quote(*text) + " is not auto, all or off");
+        tuning.sharedUploads = *shared;
+    }
     try {
         tuning.validate();
     } catch (const ConfigError& error) {

@@ -565,13 +565,21 @@ std::vector<DeviceResult> CudaPairCounter::countOnDevices(const std::vector<Devi
     watch.tick = tick;
     watch.cancel = control.cancelRequested;
     watch.interval = kProgressInterval;
+    // Several devices: each uploads a part of the large catalogs and copies the rest from the
+    // others (shared_uploads.h), where they reach each other's memory.
+    const std::unique_ptr<SharedUploads> shared =
+        m_tuning.sharedUploads == CudaSharedUploads::Off
+            ? nullptr
+            : SharedUploads::forDevices(m_devices, job.batch->catalogs.size(),
+                                        m_tuning.sharedUploads == CudaSharedUploads::All);
     // Culled: one more worker, the lister, turning the tile boxes the leader posts into the
     // stages' lists while the devices count.
     runWorkers(
         m_devices.size() + (job.mailbox ? 1 : 0),
         [&](std::size_t d, const std::atomic<bool>& stop) {
             if (d < m_devices.size())
-                runDevice(m_devices[d], d, plans[d], job, state, stop, deviceResults[d]);
+                runDevice(m_devices[d], d, plans[d], job, state, stop, shared.get(),
+                          deviceResults[d]);
             else
                 listStages(*job.stages, *job.mailbox, lister, state, stop);
         },

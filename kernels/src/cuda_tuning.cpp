@@ -27,6 +27,11 @@ constexpr std::pair<std::string_view, CudaProjection> kProjectionWords[] = {
     {"on", CudaProjection::On},
     {"off", CudaProjection::Off},
 };
+constexpr std::pair<std::string_view, CudaSharedUploads> kSharedUploadWords[] = {
+    {"auto", CudaSharedUploads::Auto},
+    {"all", CudaSharedUploads::All},
+    {"off", CudaSharedUploads::Off},
+};
 
 template <class Value, std::size_t N>
 std::optional<Value> valueOf(std::string_view word,
@@ -45,6 +50,10 @@ std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept 
 
 std::optional<CudaProjection> parseCudaProjection(std::string_view text) noexcept {
     return valueOf(text, kProjectionWords);
+}
+
+std::optional<CudaSharedUploads> parseCudaSharedUploads(std::string_view text) noexcept {
+    return valueOf(text, kSharedUploadWords);
 }
 
 std::string_view cudaHistogramName(CudaHistogram histogram) noexcept {
@@ -99,6 +108,10 @@ std::string CudaTuning::describe() const {
     }
     if (regionCellLevel != 0)
         add("region level " + std::to_string(regionCellLevel));
+    if (sharedUploads == CudaSharedUploads::All)
+        add("every catalog shared");
+    if (sharedUploads == CudaSharedUploads::Off)
+        add("shared uploads off");
     if (trace)
         add("trace");
     return text;

@@ -4,6 +4,7 @@
 #include "device_catalogs.h"
 
 #include <algorithm>
+#include <chrono>
 #include <span>
 #include <utility>
 
@@ -12,10 +13,11 @@ namespace tpacf::cuda::detail {
 DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch,
                                const std::vector<RegionLayout>& regionLayouts,
                                std::uint32_t tileSize, bool isFloat, bool weighted,
-                               cudaStream_t stream, cudaStream_t uploadStream)
+                               cudaStream_t stream, cudaStream_t uploadStream,
+                               SharedUploads* shared, std::size_t worker)
     : m_batch(batch), m_regionLayouts(regionLayouts), m_tileSize(tileSize), m_stream(stream),
-      m_uploadStream(uploadStream), m_catalogs(batch.catalogs.size()),
-      m_views(batch.catalogs.size()) {
+      m_uploadStream(uploadStream), m_shared(shared), m_worker(worker),
+      m_catalogs(batch.catalogs.size()), m_views(batch.catalogs.size()) {
     const cudaStream_t s = stream;
     const bool byRegion = !regionLayouts.empty();
     std::uint32_t groups = 1;
@@ -57,6 +59,55 @@ DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch,
     Event allocated;
     allocated.record(s);
     TPACF_CUDA_TRY(cudaStreamWaitEvent(uploadStream, allocated.get(), 0));
+}
+
+DeviceCatalogs::~DeviceCatalogs() {
+    if (m_shared == nullptr)
+        return;
+    m_shared->doneReading(m_worker, m_uploadStream);
+    m_shared->awaitReaders(m_worker, m_stream);
+}
+
+void DeviceCatalogs::uploadUnitVectors(std::size_t c, Prepared& dc) {
+    const Catalog& catalog = *m_batch.catalogs[c];
+    const std::size_t n = dc.size;
+    const cudaStream_t u = m_uploadStream;
+    const double* axes[3] = {catalog.x().data(), catalog.y().data(), catalog.z().data()};
+    const auto fromHost = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t a = 0; a < 3; ++a)
+            TPACF_CUDA_TRY(cudaMemcpyAsync(dc.xyz.get() + a * n + begin, axes[a] + begin,
+                                           (end - begin) * sizeof(double), cudaMemcpyHostToDevice,
+                                           u));
+    };
+    if (m_shared == nullptr || !m_shared->shares(n)) {
+        fromHost(0, n);
+        return;
+    }
+    // This device's part from the host (the copy from pageable memory holds this thread about
+    // as long as it takes), then each other device's part from that device, or from the host
+    // where it is later than this one's own part took.
+    const auto started = std::chrono::steady_clock::now();
+    const auto [ownBegin, ownEnd] = m_shared->part(n, m_worker);
+    fromHost(ownBegin, ownEnd);
+    m_shared->post(m_worker, c, dc.xyz.get(), u);
+    const auto patience = std::max<std::chrono::duration<double>>(
+        std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1));
+    const int here = m_shared->device(m_worker);
+    for (std::size_t v = 0; v < m_shared->workers(); ++v) {
+        if (v == m_worker)
+            continue;
+        const auto [begin, end] = m_shared->part(n, v);
+        const SharedUploads::Posted posted = m_shared->await(v, c, patience);
+        if (posted.xyz == nullptr) {
+            fromHost(begin, end);
+            continue;
+        }
+        TPACF_CUDA_TRY(cudaStreamWaitEvent(u, posted.ready, 0));
+        for (std::size_t a = 0; a < 3; ++a)
+            TPACF_CUDA_TRY(cudaMemcpyPeerAsync(dc.xyz.get() + a * n + begin, here,
+                                               posted.xyz + a * n + begin, m_shared->device(v),
+                                               (end - begin) * sizeof(double), u));
+    }
 }
 
 void DeviceCatalogs::allocate(std::size_t c, bool isFloat, bool weighted) {
@@ -112,9 +163,7 @@ void DeviceCatalogs::issueNext() {
             TPACF_CUDA_TRY(cudaMemcpyAsync(to, from.data(), from.size() * sizeof(from[0]),
                                            cudaMemcpyHostToDevice, u));
         };
-        upload(dc.xyz.get(), catalog.x());
-        upload(dc.xyz.get() + n, catalog.y());
-        upload(dc.xyz.get() + 2 * static_cast<std::size_t>(n), catalog.z());
+        uploadUnitVectors(c, dc);
         if (dc.weights.get() != nullptr)
             upload(dc.weights.get(), catalog.weight());
         PrepareBuffers prep{dc.xyz.get(),
@@ -154,8 +203,11 @@ void DeviceCatalogs::issueNext() {
         TPACF_CUDA_TRY(cudaStreamWaitEvent(m_stream, m_uploaded.get(), 0));
         launchPrepareCatalog(prep, m_stream);
     }
-    if (m_issued == m_catalogs.size())
+    if (m_issued == m_catalogs.size()) {
         m_scratch = SortScratch{}; // freed on the stream, after the last preparation
+        if (m_shared != nullptr)
+            m_shared->doneReading(m_worker, m_uploadStream);
+    }
 }
 
 CatalogTiles DeviceCatalogs::tileSummary(std::size_t c) const {

@@ -6,6 +6,7 @@
 #include "cuda_check.h"
 #include "gpu_schedule.h"
 #include "pair_kernels.h"
+#include "shared_uploads.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -19,8 +20,10 @@ namespace tpacf::cuda::detail {
 /// them while kernels already count on `stream`, and enqueues its preparation on `stream` after
 /// them. Why no pinned staging: pinning the ~264 MB of a job of 11 catalogs of 10^6 points costs
 /// ~0.17 s on first use, while the driver copies pageable memory at several GB/s (tens of ms for
-/// the same bytes), and a one-shot `tpacf run` never reuses the pinned buffer. Every buffer is
-/// freed stream-ordered on `stream`, which must outlive this object.
+/// the same bytes), and a one-shot `tpacf run` never reuses the pinned buffer. With `shared`
+/// (several devices that reach each other's memory), each device uploads its part of a large
+/// catalog's unit vectors and copies the others' parts from their devices (shared_uploads.h).
+/// Every buffer is freed stream-ordered on `stream`, which must outlive this object.
 class DeviceCatalogs {
 public:
     /// regionLayouts: one per catalog for region batches, empty otherwise. weighted: the batch
@@ -28,7 +31,10 @@ public:
     /// carry their weights and the tiles their weight sums.
     DeviceCatalogs(const BatchCatalogs& batch, const std::vector<RegionLayout>& regionLayouts,
                    std::uint32_t tileSize, bool isFloat, bool weighted, cudaStream_t stream,
-                   cudaStream_t uploadStream);
+                   cudaStream_t uploadStream, SharedUploads* shared = nullptr,
+                   std::size_t worker = 0);
+    /// With shared uploads: frees nothing before the other devices are done reading.
+    ~DeviceCatalogs();
     DeviceCatalogs(const DeviceCatalogs&) = delete;
     DeviceCatalogs& operator=(const DeviceCatalogs&) = delete;
 
@@ -70,11 +76,16 @@ private:
     };
 
     void allocate(std::size_t c, bool isFloat, bool weighted);
+    // Catalog c's unit vectors into dc.xyz on the upload stream: whole, or this device's part
+    // from the host and the others' from their devices.
+    void uploadUnitVectors(std::size_t c, Prepared& dc);
 
     const BatchCatalogs& m_batch;
     const std::vector<RegionLayout>& m_regionLayouts;
     std::uint32_t m_tileSize;
     cudaStream_t m_stream, m_uploadStream;
+    SharedUploads* m_shared;
+    std::size_t m_worker;
     int m_regionBits = 1; // bits of the largest group index, above the 30-bit Morton key
     std::size_t m_issued = 0;
     Event m_uploaded; // recorded on the upload stream after each catalog's copies

@@ -472,7 +472,10 @@ PairRates startingRates(int device, const cudaDeviceProp& props, bool isFloat) {
 } // namespace
 
 void runDevice(int device, std::size_t worker, const DevicePlans& plans, const DeviceJob& job,
-               BatchState& state, const std::atomic<bool>& stop, DeviceResult& result) {
+               BatchState& state, const std::atomic<bool>& stop, SharedUploads* shared,
+               DeviceResult& result) {
+    // First: whatever ends this thread, no other device waits for its reads.
+    const SharedUploadsMember member(shared, worker);
     const auto mark = [&](const char* stage) {
         if (job.trace)
             result.stages.emplace_back(
@@ -494,7 +497,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     const bool weightedBatch = !job.taskWeighted.empty();
     const auto tileSize = static_cast<std::uint32_t>(first.tileSize);
     DeviceCatalogs catalogs(*job.batch, *job.regionLayouts, tileSize, isFloat, weightedBatch, s,
-                            uploadStream.get());
+                            uploadStream.get(), shared, worker);
     const DeviceBinTables bins(tables, isFloat, s);
     const std::size_t binCount = tables.thresholdsDouble.size() - 2;
     const std::size_t countsPerTask =

@@ -10,6 +10,7 @@
 #include "list_stages.h"
 #include "live_counts.h"
 #include "pair_kernels.h"
+#include "shared_uploads.h"
 
 #include <atomic>
 #include <chrono>
@@ -74,7 +75,9 @@ struct DeviceResult {
 /// Counts this device's chunks of the batch into `result`. Returns early (result empty) once
 /// `stop` is raised (an error elsewhere, or the caller cancelled); throws CudaError.
 /// `worker`: the device's worker index (0 leads: it posts the tile boxes; its LiveCounts slot).
+/// `shared`: the batch's shared uploads (several devices), or null.
 void runDevice(int device, std::size_t worker, const DevicePlans& plans, const DeviceJob& job,
-               BatchState& state, const std::atomic<bool>& stop, DeviceResult& result);
+               BatchState& state, const std::atomic<bool>& stop, SharedUploads* shared,
+               DeviceResult& result);
 
 } // namespace tpacf::cuda::detail

@@ -246,8 +246,9 @@ private Q_SLOTS:
                  thetaMin.err.c_str());
     }
 
-    // The CUDA kernel switches of bench take on or off (the projection auto too), and refuse any
-    // other word by name before anything is counted (no GPU needed to be told).
+    // The CUDA kernel switches of bench take on or off (the projection auto too; the shared
+    // uploads auto, all or off), and refuse any other word by name before anything is counted
+    // (no GPU needed to be told).
     void cudaSwitchesTakeOnOrOff_data() {
         QTest::addColumn<QString>("flag");
         QTest::addColumn<QString>("words");
@@ -256,6 +257,8 @@ private Q_SLOTS:
             QTest::newRow(flag) << QString::fromLatin1(flag) << QStringLiteral("on or off");
         QTest::newRow("--cuda-projection")
             << QStringLiteral("--cuda-projection") << QStringLiteral("auto, on or off");
+        QTest::newRow("--cuda-shared-uploads")
+            << QStringLiteral("--cuda-shared-uploads") << QStringLiteral("auto, all or off");
     }
 
     void cudaSwitchesTakeOnOrOff() {
@@ -285,6 +288,14 @@ private Q_SLOTS:
             << QStringLiteral("projection off");
         QTest::newRow("projection auto")
             << QStringLiteral("--cuda-projection") << QStringLiteral("auto") << QString();
+        QTest::newRow("shared uploads all")
+            << QStringLiteral("--cuda-shared-uploads") << QStringLiteral("all")
+            << QStringLiteral("every catalog shared");
+        QTest::newRow("shared uploads off")
+            << QStringLiteral("--cuda-shared-uploads") << QStringLiteral("off")
+            << QStringLiteral("shared uploads off");
+        QTest::newRow("shared uploads auto")
+            << QStringLiteral("--cuda-shared-uploads") << QStringLiteral("auto") << QString();
     }
 
     void cudaTuningNamedInHeader() {

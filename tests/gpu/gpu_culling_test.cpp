@@ -524,6 +524,49 @@ int main(int argc, char** argv) {
             std::printf("two device threads done: %d checks, %d failures\n", stats.checks,
                         stats.failures);
         }
+        // Catalogs uploaded in parts, each device thread copying the other's part from its
+        // device (shared_uploads.h), every catalog and every part crossing: on GPU 0 twice the
+        // copies stay within the device; where two GPUs are visible, also between them.
+        {
+            cuda::CudaTuning every;
+            every.sharedUploads = cuda::CudaSharedUploads::All;
+            std::vector<std::vector<int>> deviceSets{{0, 0}};
+            if (cuda::makeProvider()->devices().size() >= 2)
+                deviceSets.push_back({0, 1});
+            const Catalog a = makeCatalog("mock", 20001, 907);
+            const Catalog b = makeCatalog("ra0box", 20004, 908);
+            const Catalog big = makeCatalog("uniform", 200000, 909);
+            const std::vector<CountTask> bigTasks{{&big, nullptr}, {&big, &a}, {&a, nullptr}};
+            for (const std::vector<int>& devices : deviceSets) {
+                const std::string name = devices[1] == 0 ? "GPU 0 twice" : "GPUs 0 and 1";
+                auto sharedDouble = cuda::detail::makeCudaPairCounter(
+                    Precision::Double, devices, name + ", every catalog shared", every);
+                auto sharedFloat = cuda::detail::makeCudaPairCounter(
+                    Precision::Float, devices, name + ", every catalog shared", every);
+                const Counters shared{&cpu, sharedDouble.get(), sharedFloat.get()};
+                for (double thetaMax : {10.0, 179.0})
+                    runCase(stats, shared, a, b, binCases(thetaMax, false)[0], true);
+                const Catalog ra = gputest::withRegions(a, gputest::coherentRegions(a, a, 7, 5));
+                const Catalog rb = gputest::withRegions(b, gputest::coherentRegions(b, a, 7, 5));
+                runRegionCase(stats, shared, ra, rb, 7, binCases(10.0, false)[0]);
+                const Binning binning(binCases(179.0, false)[0].spec);
+                for (PairCounter* counter : {sharedDouble.get(), sharedFloat.get()}) {
+                    PairCounter& single = counter == sharedDouble.get() ? *gpuDouble : *gpuFloat;
+                    for (CullingMode mode : {CullingMode::Off, CullingMode::On}) {
+                        const std::string what =
+                            name + ", every catalog shared, N = 200000, " +
+                            (counter == sharedDouble.get() ? "double" : "float") + ", culling " +
+                            std::string(cullingModeName(mode));
+                        expect(stats,
+                               sameCounts(what, countWith(*counter, mode, bigTasks, binning),
+                                          countWith(single, mode, bigTasks, binning)),
+                               what + ": == one device");
+                    }
+                }
+            }
+            std::printf("shared uploads done: %d checks, %d failures\n", stats.checks,
+                        stats.failures);
+        }
 #endif
 
         if (!quick) {

@@ -110,11 +110,17 @@ inline constexpr Flag kCudaProjectionReach{
 inline constexpr Flag kCudaRegionLevel{
     "--cuda-region-level", Value, "L",
     "coarse cells of the jackknife region layout, 0..5 (default 0)"};
-inline constexpr const Flag* kCudaFlags[] = {&kCudaHist,          &kCudaBruteForce, &kCudaTrace,
-                                             &kCudaBlock,         &kCudaSubtiles,
-                                             &kCudaWholeSubtiles, &kCudaNarrowSubtiles,
-                                             &kCudaProjection,    &kCudaProjectionReach,
-                                             &kCudaRegionLevel};
+inline constexpr Flag kCudaSharedUploads{
+    "--cuda-shared-uploads", Value, "auto|all|off",
+    "with several GPUs that reach each other's memory, each uploads a part of a\n"
+    "catalog and copies the rest from the others: auto (catalogs of 2^18 points\n"
+    "or more, the default), all (every catalog, each GPU waiting for the others'\n"
+    "parts), or off"};
+inline constexpr const Flag* kCudaFlags[] = {
+    &kCudaHist,           &kCudaBruteForce,   &kCudaTrace,
+    &kCudaBlock,          &kCudaSubtiles,     &kCudaWholeSubtiles,
+    &kCudaNarrowSubtiles, &kCudaProjection,   &kCudaProjectionReach,
+    &kCudaRegionLevel,    &kCudaSharedUploads};
 inline constexpr FlagGroup kCudaGroup{
     "CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed)",
     kCudaFlags};

@@ -28,6 +28,15 @@ enum class CudaProjection {
     Off,  ///< none
 };
 
+/// Which catalogs several GPUs upload in parts, each copying the others' parts from them (what
+/// `--cuda-shared-uploads` names).
+enum class CudaSharedUploads {
+    Auto, ///< catalogs of 2^18 points or more, where the GPUs reach each other's memory; a GPU
+          ///< uploads a part itself when its owner is later than its own part took
+    All,  ///< every catalog, each GPU waiting for the others' parts (tests: every part crosses)
+    Off,  ///< none: every GPU uploads every catalog whole
+};
+
 /// Benchmark and test settings of the CUDA backend, fixed when a counter is created and never
 /// read from the environment (so nothing outside the program can change what it computes). The
 /// defaults are what every real run uses; none of them changes a count, only the speed.
@@ -59,6 +68,9 @@ struct CudaTuning {
     double projectionReach = 1.0;
     /// Region (jackknife) layout: coarse cells of 2^level per axis, 0 to 5 (0: by region alone).
     int regionCellLevel = 0;
+    /// Several GPUs that reach each other's memory: each uploads a part of the catalogs from
+    /// the host and copies the other parts from the other GPUs.
+    CudaSharedUploads sharedUploads = CudaSharedUploads::Auto;
     /// A note per batch of where its wall time went on the host and on each device (setup, the
     /// catalogs issued, the work list ready, first and last launch, end): `--cuda-trace`.
     bool trace = false;
@@ -71,6 +83,9 @@ struct CudaTuning {
 
 /// "auto", "on", "off".
 std::optional<CudaProjection> parseCudaProjection(std::string_view text) noexcept;
+
+/// "auto", "all", "off".
+std::optional<CudaSharedUploads> parseCudaSharedUploads(std::string_view text) noexcept;
 
 /// "thread", "thread-atomic", "warp", "global" (and "auto").
 std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept;
