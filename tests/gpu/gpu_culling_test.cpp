@@ -468,6 +468,18 @@ int main(int argc, char** argv) {
         std::printf("regions done: %d checks, %d failures\n", stats.checks, stats.failures);
 
 #ifdef TPACF_GPU_TEST_INTERNALS
+        // A counter over several device threads against one device, culling off and on.
+        const auto expectAsOneDevice = [&](PairCounter& several, PairCounter& one,
+                                           const std::vector<CountTask>& tasks,
+                                           const Binning& binning, const std::string& label) {
+            for (CullingMode mode : {CullingMode::Off, CullingMode::On}) {
+                const std::string what = label + ", culling " + std::string(cullingModeName(mode));
+                expect(stats,
+                       sameCounts(what, countWith(several, mode, tasks, binning),
+                                  countWith(one, mode, tasks, binning)),
+                       what + ": == one device thread");
+            }
+        };
         // The multi-device schedule on one GPU: two host threads each drive device 0 as if it
         // were a second card (own stream and buffers; the leader builds the culled list, the
         // other waits for it; both take units from one cursor; the counts are summed). This is
@@ -504,19 +516,10 @@ int main(int argc, char** argv) {
                 const Catalog bigB = makeCatalog("uniform", 200003, 906);
                 const std::vector<CountTask> bigTasks{{&big, nullptr}, {&big, &bigB}};
                 const Binning binning(binCases(179.0, false)[0].spec);
-                for (PairCounter* counter : {twiceDouble.get(), twiceFloat.get()}) {
-                    PairCounter& single = counter == twiceDouble.get() ? *gpuDouble : *gpuFloat;
-                    for (CullingMode mode : {CullingMode::Off, CullingMode::On}) {
-                        const std::string what =
-                            std::string("two device threads, N = 200000, ") +
-                            (counter == twiceDouble.get() ? "double" : "float") + ", culling " +
-                            std::string(cullingModeName(mode));
-                        expect(stats,
-                               sameCounts(what, countWith(*counter, mode, bigTasks, binning),
-                                          countWith(single, mode, bigTasks, binning)),
-                               what + ": == one device thread");
-                    }
-                }
+                expectAsOneDevice(*twiceDouble, *gpuDouble, bigTasks, binning,
+                                  "two device threads, N = 200000, double");
+                expectAsOneDevice(*twiceFloat, *gpuFloat, bigTasks, binning,
+                                  "two device threads, N = 200000, float");
             }
             const Catalog ra = gputest::withRegions(a, gputest::coherentRegions(a, a, 7, 5));
             const Catalog rb = gputest::withRegions(b, gputest::coherentRegions(b, a, 7, 5));
@@ -550,19 +553,10 @@ int main(int argc, char** argv) {
                 const Catalog rb = gputest::withRegions(b, gputest::coherentRegions(b, a, 7, 5));
                 runRegionCase(stats, shared, ra, rb, 7, binCases(10.0, false)[0]);
                 const Binning binning(binCases(179.0, false)[0].spec);
-                for (PairCounter* counter : {sharedDouble.get(), sharedFloat.get()}) {
-                    PairCounter& single = counter == sharedDouble.get() ? *gpuDouble : *gpuFloat;
-                    for (CullingMode mode : {CullingMode::Off, CullingMode::On}) {
-                        const std::string what =
-                            name + ", every catalog shared, N = 200000, " +
-                            (counter == sharedDouble.get() ? "double" : "float") + ", culling " +
-                            std::string(cullingModeName(mode));
-                        expect(stats,
-                               sameCounts(what, countWith(*counter, mode, bigTasks, binning),
-                                          countWith(single, mode, bigTasks, binning)),
-                               what + ": == one device");
-                    }
-                }
+                expectAsOneDevice(*sharedDouble, *gpuDouble, bigTasks, binning,
+                                  name + ", every catalog shared, N = 200000, double");
+                expectAsOneDevice(*sharedFloat, *gpuFloat, bigTasks, binning,
+                                  name + ", every catalog shared, N = 200000, float");
             }
             std::printf("shared uploads done: %d checks, %d failures\n", stats.checks,
                         stats.failures);
