@@ -237,13 +237,19 @@ public:
     BusyTime& busy() { return busyTime; }
     /// The counting stream waits for the second lane, so that what is freed on it after this
     /// loop (every buffer of the batch) outlives the second lane's launches, on every path out.
+    /// (A raw event: a destructor must not throw, as the Event wrapper would.)
     ~DeviceLoop() {
         cudaEvent_t drained = nullptr;
-        if (cudaEventCreateWithFlags(&drained, cudaEventDisableTiming) == cudaSuccess) {
-            if (cudaEventRecord(drained, lanes[1]) == cudaSuccess)
-                cudaStreamWaitEvent(s, drained, 0);
-            cudaEventDestroy(drained);
+        const bool ordered =
+            cudaEventCreateWithFlags(&drained, cudaEventDisableTiming) == cudaSuccess &&
+            cudaEventRecord(drained, lanes[1]) == cudaSuccess &&
+            cudaStreamWaitEvent(s, drained, 0) == cudaSuccess;
+        if (!ordered) {
+            cudaGetLastError();
+            cudaStreamSynchronize(lanes[1]); // the host waits for the second lane instead
         }
+        if (drained != nullptr)
+            cudaEventDestroy(drained);
     }
     DeviceLoop(const DeviceLoop&) = delete;
     DeviceLoop& operator=(const DeviceLoop&) = delete;
@@ -355,10 +361,10 @@ BatchState::Take DeviceLoop::launchNext() {
 }
 
 void DeviceLoop::awaitCatalogs(int lane, const BatchState::Chunk& chunk) {
-    const std::size_t task = chunk.schedule->units[chunk.begin].task;
-    const std::size_t needed = job.stages->lastCatalog[job.stages->taskStage[task]] + 1;
     if (lane == 0) // the preparations are enqueued on this lane itself
         return;
+    const std::size_t task = chunk.schedule->units[chunk.begin].task;
+    const std::size_t needed = job.stages->lastCatalog[job.stages->taskStage[task]] + 1;
     if (laneCatalogs[lane] >= needed)
         return;
     TPACF_CUDA_TRY(cudaStreamWaitEvent(lanes[lane], catalogPrepared[needed - 1].get(), 0));

@@ -25,8 +25,9 @@
 
 namespace tpacf::cuda::detail {
 
-/// Catalogs of fewer points are uploaded whole by every device (unless every catalog is
-/// shared): their copies take well under a millisecond, about what the coordination would.
+/// Catalogs of fewer points (6 MB of unit vectors) are uploaded whole by every device (unless
+/// every catalog is shared): their copies take about a millisecond or less, about what a late
+/// part's wait could cost.
 inline constexpr std::size_t kSharedUploadMinPoints = std::size_t{1} << 18;
 
 class SharedUploads {
