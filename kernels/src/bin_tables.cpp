@@ -119,6 +119,9 @@ HostBinTables buildBinTables(const Binning& binning, RealKind real) {
         buildLookup(floatEdges, tables);
     else
         buildLookup(exactEdges, tables);
+    tables.kind = !tables.singleStep                              ? LookupKind::Loop
+                  : tables.lookup.size() <= kMaxPackedLookupCells ? LookupKind::Packed
+                                                                  : LookupKind::Step;
 
     // Float: a pair's hi-only c² differs from its full c² by at most 2|d||dl| + |dl|² plus
     // rounding, with |dl| <= sqrt(3) * 2^-24 < 1.5e-7; pairs outside these margins are out.

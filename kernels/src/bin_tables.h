@@ -20,6 +20,9 @@ struct HostBinTables {
     std::uint32_t shift = 0;
     std::int32_t base = 0;
     bool singleStep = true; ///< no cell holds more than one threshold
+    /// How the kernels read the table: Packed where single step with at most
+    /// kMaxPackedLookupCells cells, Step where single step with more, else Loop.
+    LookupKind kind = LookupKind::Packed;
     double lowMargin = 0;
     double highMargin = 0;
 };

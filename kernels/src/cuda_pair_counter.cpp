@@ -390,9 +390,9 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
         bool same = true;
         auto plan = [&](bool variantWeighted) {
             KernelPlan p =
-                planPairKernel(real, static_cast<std::uint32_t>(binCount), lookupSize,
-                               tables.singleStep, regions, blockCap, histModeOf(m_tuning.histogram),
-                               variantWeighted, projected, narrowMasks && !variantWeighted);
+                planPairKernel(real, static_cast<std::uint32_t>(binCount), lookupSize, tables.kind,
+                               regions, blockCap, histModeOf(m_tuning.histogram), variantWeighted,
+                               projected, narrowMasks && !variantWeighted);
             same = same && (smallest == std::numeric_limits<int>::max() ||
                             p.blockSize == smallest);
             smallest = std::min(smallest, p.blockSize);

@@ -60,7 +60,7 @@ constexpr std::size_t alignUp(std::size_t value, std::size_t alignment) {
 /// region tiles are region-pure, so a whole tile pair has one region pair) since the last flush;
 /// held.open says whether it may hold any. Rows are recomputed at each flush rather
 /// than kept: registers are what limits the blocks per SM.
-template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted = false,
+template <class Real, HistMode Mode, LookupKind Lookup, bool Regions, bool Weighted = false,
           bool Projected = false>
 __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     using Hist =
@@ -83,14 +83,13 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     const std::uint32_t maskedTiles = args.layout.maskedTiles;
     const std::uint32_t stride = static_cast<std::uint32_t>(args.layout.histStride);
     const std::uint32_t columns = kPerThread ? blockDim.x : blockDim.x / 32;
-    loadTablesAndClear<Real, Mode, Weighted>(bins, stride, shared.thresholds, shared.lookup,
-                                             shared.hist, shared.weights);
+    loadTablesAndClear<Real, Mode, Weighted, Lookup>(bins, stride, shared);
     __syncthreads();
 
     const Real thrLow = shared.thresholds[0];
     const Real thrHigh = shared.thresholds[binCount];
-    const LookupContext lookup{shared.lookup, bins.lookupShift, bins.lookupBase,
-                               static_cast<int>(bins.lookupSize) - 1};
+    const LookupContext lookup{shared.lookup, shared.lookupCells, bins.lookupShift,
+                               -bins.lookupBase, static_cast<int>(bins.lookupSize) - 1};
     const int tileSize = static_cast<int>(args.tileSize);
     const float lowMargin = static_cast<float>(bins.lowMargin);
     const float highMargin = static_cast<float>(bins.highMargin);
@@ -171,14 +170,14 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             __syncthreads();
             stageJTile<Real>(catB, tileB, args.tileSize, shared.pts, shared.lows);
             __syncthreads();
-            countPairByPair<Real, SingleStep>(diagonal, cls, mixed, ix, iy, iz, lx, ly, lz, iw,
-                                              shared.pts, shared.lows, shared.thresholds, lookup,
-                                              tileSize, lowMargin, highMargin, thrLow, thrHigh,
-                                              visit, hist);
+            countPairByPair<Real, Lookup>(diagonal, cls, mixed, ix, iy, iz, lx, ly, lz, iw,
+                                          shared.pts, shared.lows, shared.thresholds, lookup,
+                                          tileSize, lowMargin, highMargin, thrLow, thrHigh, visit,
+                                          hist);
             if (masked && addNarrow && !diagonal)
-                countNarrowPairs<Real, SingleStep>(ix, iy, iz, shared.pts, shared.thresholds,
-                                                   lookup, tileSize, boxB.count, binCount,
-                                                   shared.narrow + maskIndex, hist);
+                countNarrowPairs<Real, Lookup>(ix, iy, iz, shared.pts, shared.thresholds, lookup,
+                                               tileSize, boxB.count, binCount,
+                                               shared.narrow + maskIndex, hist);
         }
     }
     flushHeld<Regions>(flush, held);
@@ -189,102 +188,106 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
 /// Projected: with projected tile pairs (pair_projection.cuh), a variant of its own: the
 /// projection's call costs the other paths spills (6-12 % of a count's device time at 10°,
 /// where little is projected; CudaPairCounter::planDevices picks the variant).
-template <class Real, HistMode Mode, bool SingleStep, bool Projected>
+template <class Real, HistMode Mode, LookupKind Lookup, bool Projected>
 __global__ void __launch_bounds__(kMaxPairBlock, 3)
     pairCountKernel(const __grid_constant__ PairKernelArgs args) {
-    pairCount<Real, Mode, SingleStep, false, false, Projected>(args);
+    pairCount<Real, Mode, Lookup, false, false, Projected>(args);
 }
 
 /// With regions the kernel holds a few more values across the pair loops, which would cost a
 /// block per SM (92 registers instead of 70: two blocks of 256 instead of three); the bounds
 /// keep it at three.
-template <class Real, HistMode Mode, bool SingleStep, bool Projected>
+template <class Real, HistMode Mode, LookupKind Lookup, bool Projected>
 __global__ void __launch_bounds__(kMaxPairBlock, 3)
     regionPairCountKernel(const __grid_constant__ PairKernelArgs args) {
-    pairCount<Real, Mode, SingleStep, true, false, Projected>(args);
+    pairCount<Real, Mode, Lookup, true, false, Projected>(args);
 }
 
 /// The weighted variants: a separate instantiation, so the unweighted kernels stay exactly what
 /// they were. The private weighted sums, the i-weights in registers and the product per pair
 /// need more registers than the plain kernel's 80; the shared memory of the sums already keeps
 /// fewer threads per SM, so the bounds ask for two blocks of 256 (at most 128 registers).
-template <class Real, HistMode Mode, bool SingleStep>
+template <class Real, HistMode Mode, LookupKind Lookup>
 __global__ void __launch_bounds__(kMaxPairBlock, 2)
     weightedPairCountKernel(const __grid_constant__ PairKernelArgs args) {
-    pairCount<Real, Mode, SingleStep, false, true>(args);
+    pairCount<Real, Mode, Lookup, false, true>(args);
 }
 
-template <class Real, HistMode Mode, bool SingleStep>
+template <class Real, HistMode Mode, LookupKind Lookup>
 __global__ void __launch_bounds__(kMaxPairBlock, 2)
     weightedRegionPairCountKernel(const __grid_constant__ PairKernelArgs args) {
-    pairCount<Real, Mode, SingleStep, true, true>(args);
+    pairCount<Real, Mode, Lookup, true, true>(args);
 }
 
 using KernelFn = void (*)(PairKernelArgs);
 
-template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted, bool Projected>
+template <class Real, HistMode Mode, LookupKind Lookup, bool Regions, bool Weighted, bool Projected>
 KernelFn kernelFor() {
     if constexpr (Weighted && Regions)
-        return weightedRegionPairCountKernel<Real, Mode, SingleStep>;
+        return weightedRegionPairCountKernel<Real, Mode, Lookup>;
     else if constexpr (Weighted)
-        return weightedPairCountKernel<Real, Mode, SingleStep>;
+        return weightedPairCountKernel<Real, Mode, Lookup>;
     else if constexpr (Regions)
-        return regionPairCountKernel<Real, Mode, SingleStep, Projected>;
+        return regionPairCountKernel<Real, Mode, Lookup, Projected>;
     else
-        return pairCountKernel<Real, Mode, SingleStep, Projected>;
+        return pairCountKernel<Real, Mode, Lookup, Projected>;
 }
 
 /// Projected variants exist for the unweighted per-thread modes only (projectedVariant).
-template <class Real, HistMode Mode, bool SingleStep, bool Regions, bool Weighted>
+template <class Real, HistMode Mode, LookupKind Lookup, bool Regions, bool Weighted>
 KernelFn kernelForProjection(bool projected) {
     constexpr bool kCan =
         !Weighted && (Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic);
     if constexpr (kCan)
-        return projected ? kernelFor<Real, Mode, SingleStep, Regions, Weighted, true>()
-                         : kernelFor<Real, Mode, SingleStep, Regions, Weighted, false>();
+        return projected ? kernelFor<Real, Mode, Lookup, Regions, Weighted, true>()
+                         : kernelFor<Real, Mode, Lookup, Regions, Weighted, false>();
     else
-        return kernelFor<Real, Mode, SingleStep, Regions, Weighted, false>();
+        return kernelFor<Real, Mode, Lookup, Regions, Weighted, false>();
 }
 
-template <class Real, bool SingleStep, bool Regions, bool Weighted>
+template <class Real, LookupKind Lookup, bool Regions, bool Weighted>
 KernelFn kernelForMode(HistMode mode, bool projected) {
     switch (mode) {
     case HistMode::PerThread:
-        return kernelForProjection<Real, HistMode::PerThread, SingleStep, Regions, Weighted>(
-            projected);
+        return kernelForProjection<Real, HistMode::PerThread, Lookup, Regions, Weighted>(projected);
     case HistMode::PerThreadAtomic:
-        return kernelForProjection<Real, HistMode::PerThreadAtomic, SingleStep, Regions, Weighted>(
+        return kernelForProjection<Real, HistMode::PerThreadAtomic, Lookup, Regions, Weighted>(
             projected);
     case HistMode::PerWarp:
-        return kernelForProjection<Real, HistMode::PerWarp, SingleStep, Regions, Weighted>(
-            projected);
+        return kernelForProjection<Real, HistMode::PerWarp, Lookup, Regions, Weighted>(projected);
     case HistMode::Global:
-        return kernelForProjection<Real, HistMode::Global, SingleStep, Regions, Weighted>(
-            projected);
+        return kernelForProjection<Real, HistMode::Global, Lookup, Regions, Weighted>(projected);
     }
     return nullptr;
 }
 
 template <class Real, bool Regions, bool Weighted>
-KernelFn kernelForStep(HistMode mode, bool singleStep, bool projected) {
-    return singleStep ? kernelForMode<Real, true, Regions, Weighted>(mode, projected)
-                      : kernelForMode<Real, false, Regions, Weighted>(mode, projected);
+KernelFn kernelForLookup(HistMode mode, LookupKind lookup, bool projected) {
+    switch (lookup) {
+    case LookupKind::Packed:
+        return kernelForMode<Real, LookupKind::Packed, Regions, Weighted>(mode, projected);
+    case LookupKind::Step:
+        return kernelForMode<Real, LookupKind::Step, Regions, Weighted>(mode, projected);
+    case LookupKind::Loop:
+        return kernelForMode<Real, LookupKind::Loop, Regions, Weighted>(mode, projected);
+    }
+    return nullptr;
 }
 
 template <class Real, bool Weighted>
-KernelFn kernelForLayout(HistMode mode, bool singleStep, bool regions, bool projected) {
-    return regions ? kernelForStep<Real, true, Weighted>(mode, singleStep, projected)
-                   : kernelForStep<Real, false, Weighted>(mode, singleStep, projected);
+KernelFn kernelForLayout(HistMode mode, LookupKind lookup, bool regions, bool projected) {
+    return regions ? kernelForLookup<Real, true, Weighted>(mode, lookup, projected)
+                   : kernelForLookup<Real, false, Weighted>(mode, lookup, projected);
 }
 
 /// The one dispatch ladder from runtime choices to kernel instantiations.
-KernelFn pairKernelFor(RealKind real, HistMode mode, bool singleStep, bool regions, bool weighted,
+KernelFn pairKernelFor(RealKind real, HistMode mode, LookupKind lookup, bool regions, bool weighted,
                        bool projected) {
     if (real == RealKind::Float)
-        return weighted ? kernelForLayout<float, true>(mode, singleStep, regions, projected)
-                        : kernelForLayout<float, false>(mode, singleStep, regions, projected);
-    return weighted ? kernelForLayout<double, true>(mode, singleStep, regions, projected)
-                    : kernelForLayout<double, false>(mode, singleStep, regions, projected);
+        return weighted ? kernelForLayout<float, true>(mode, lookup, regions, projected)
+                        : kernelForLayout<float, false>(mode, lookup, regions, projected);
+    return weighted ? kernelForLayout<double, true>(mode, lookup, regions, projected)
+                    : kernelForLayout<double, false>(mode, lookup, regions, projected);
 }
 
 /// Whether a plan's kernel is the projected variant: asked for, and there is one for it.
@@ -296,7 +299,8 @@ bool projectedVariant(HistMode mode, bool weighted, bool wanted) noexcept {
 } // namespace
 
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
-                          std::uint32_t lookupSize, bool weighted, bool narrowMasks) noexcept {
+                          std::uint32_t lookupSize, LookupKind lookup, bool weighted,
+                          bool narrowMasks) noexcept {
     SharedLayout layout;
     const std::size_t tile = static_cast<std::size_t>(blockSize) * kPointsPerThread;
     const bool isFloat = real == RealKind::Float;
@@ -314,7 +318,10 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
     layout.thresholdsOffset = offset;
     offset = alignUp(offset + (binCount + 2) * (isFloat ? sizeof(float) : sizeof(double)), 16);
     layout.lookupOffset = offset;
-    offset = alignUp(offset + lookupSize * sizeof(std::uint16_t), 16);
+    const std::size_t cellBytes = lookup != LookupKind::Packed ? sizeof(std::uint16_t)
+                                  : isFloat                    ? sizeof(LookupCell<float>)
+                                                               : sizeof(LookupCell<double>);
+    offset = alignUp(offset + lookupSize * cellBytes, 16);
     layout.histOffset = offset;
     switch (mode) {
     case HistMode::PerThread:
@@ -338,7 +345,7 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
 }
 
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
-                          bool singleStep, bool regions, int blockSizeCap,
+                          LookupKind lookup, bool regions, int blockSizeCap,
                           std::optional<HistMode> forcedMode, bool weighted, bool projected,
                           bool narrowMasks) {
     int device = 0;
@@ -355,7 +362,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         modes = {*forcedMode, HistMode::Global};
     for (HistMode mode : modes) {
         const bool projectedHere = projectedVariant(mode, weighted, projected);
-        KernelFn kernel = pairKernelFor(real, mode, singleStep, regions, weighted, projectedHere);
+        KernelFn kernel = pairKernelFor(real, mode, lookup, regions, weighted, projectedHere);
         cudaFuncAttributes attributes{};
         TPACF_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
         const std::size_t dynamicLimit = optin - attributes.sharedSizeBytes;
@@ -366,8 +373,8 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         const std::size_t budget = perThread ? props.sharedMemPerMultiprocessor / 4 : dynamicLimit;
         int best = 0;
         for (int block = cap; block >= 64; block -= 32) {
-            const SharedLayout layout =
-                sharedLayout(real, mode, block, binCount, lookupSize, weighted, narrowMasks);
+            const SharedLayout layout = sharedLayout(real, mode, block, binCount, lookupSize,
+                                                     lookup, weighted, narrowMasks);
             if (layout.totalBytes <= budget) {
                 best = block;
                 break;
@@ -378,7 +385,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         int minGrid = 0, blockSize = 0;
         auto smemFor = [&](int block) {
             return static_cast<std::size_t>(
-                sharedLayout(real, mode, block, binCount, lookupSize, weighted, narrowMasks)
+                sharedLayout(real, mode, block, binCount, lookupSize, lookup, weighted, narrowMasks)
                     .totalBytes);
         };
         TPACF_CUDA_TRY(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&minGrid, &blockSize, kernel,
@@ -389,14 +396,14 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         KernelPlan plan;
         plan.real = real;
         plan.hist = mode;
-        plan.singleStep = singleStep;
+        plan.lookup = lookup;
         plan.regions = regions;
         plan.weighted = weighted;
         plan.projected = projectedHere;
         plan.blockSize = blockSize;
         plan.tileSize = blockSize * kPointsPerThread;
-        plan.layout =
-            sharedLayout(real, mode, blockSize, binCount, lookupSize, weighted, narrowMasks);
+        plan.layout = sharedLayout(real, mode, blockSize, binCount, lookupSize, lookup, weighted,
+                                   narrowMasks);
         TPACF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &plan.blocksPerSm, kernel, blockSize, plan.layout.totalBytes));
         if (plan.blocksPerSm <= 0)
@@ -409,8 +416,8 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
 
 void launchPairKernel(const KernelPlan& plan, const PairKernelArgs& args, int gridSize,
                       cudaStream_t stream) {
-    KernelFn kernel = pairKernelFor(plan.real, plan.hist, plan.singleStep, plan.regions,
-                                    plan.weighted, plan.projected);
+    KernelFn kernel = pairKernelFor(plan.real, plan.hist, plan.lookup, plan.regions, plan.weighted,
+                                    plan.projected);
     kernel<<<gridSize, plan.blockSize, plan.layout.totalBytes, stream>>>(args);
     TPACF_CUDA_CHECK_LAUNCH("pairCountKernel");
 }

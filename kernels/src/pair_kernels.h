@@ -31,6 +31,30 @@ namespace tpacf::cuda::detail {
 
 /// Largest lookup table over the float bits of c², in entries.
 inline constexpr std::uint32_t kMaxLookupEntries = 4096;
+/// Largest single-step table whose cells the kernels keep packed (LookupCell: 8 bytes a cell in
+/// float, 16 in double, 4 and 8 KB here); a larger one stays 16-bit slots (LookupKind::Step).
+inline constexpr std::uint32_t kMaxPackedLookupCells = 512;
+
+/// How the kernels read the c² lookup table (pair_loops.cuh, lookupSlot).
+enum class LookupKind {
+    Packed, ///< at most one threshold a cell, slot and threshold side by side: one load
+    Step,   ///< at most one threshold a cell, too many cells to pack: the slot, then its threshold
+    Loop,   ///< denser bins: the slot, then a compare per threshold inside the cell
+};
+
+/// A cell of the single-step lookup as the kernels hold it in shared memory: the slot of the
+/// cell's smallest value and the threshold after it, read in one load (the slot is the threshold's
+/// index: the compare no longer waits for a second load).
+template <class Real> struct LookupCell;
+template <> struct alignas(8) LookupCell<float> {
+    float threshold;
+    std::int32_t slot;
+};
+template <> struct alignas(16) LookupCell<double> {
+    double threshold;
+    std::int32_t slot;
+    std::int32_t unused;
+};
 /// Float: a pair whose hi-only c² is >= this (|d| >= 0.5) is binned on the hi parts alone, in
 /// every path (brute force too), so a pair's bin never depends on the path that computed it; tile
 /// pairs at least this far apart (with the margin) skip the lo parts altogether. There the hi
@@ -136,14 +160,15 @@ constexpr std::size_t weightOffsetOf(const SharedLayout& layout, std::uint32_t b
     return (layout.histOffset + layout.histStride * (binCount + 2) * sizeof(std::uint32_t) + 15) /
            16 * 16;
 }
+/// lookup: Packed holds the table as LookupCells, the others as 16-bit slots.
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
-                          std::uint32_t lookupSize, bool weighted = false,
+                          std::uint32_t lookupSize, LookupKind lookup, bool weighted = false,
                           bool narrowMasks = true) noexcept;
 
 struct KernelPlan {
     RealKind real = RealKind::Float;
     HistMode hist = HistMode::PerThread;
-    bool singleStep = true; ///< every lookup cell holds at most one threshold
+    LookupKind lookup = LookupKind::Packed;
     bool regions = false;   ///< counts keyed by jackknife region (region-pure tiles)
     bool weighted = false;  ///< also sums w_i·w_j per bin (the weighted kernel variant)
     /// Counts far tile pairs that straddle one or two edges by projection (pair_projection.cuh);
@@ -159,7 +184,7 @@ struct KernelPlan {
 /// Chooses the histogram mode and block size for the current device from its shared-memory
 /// limits and the occupancy API. blockSizeCap > 0 forces at most that block size.
 KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t lookupSize,
-                          bool singleStep, bool regions, int blockSizeCap,
+                          LookupKind lookup, bool regions, int blockSizeCap,
                           std::optional<HistMode> forcedMode, bool weighted = false,
                           bool projected = false, bool narrowMasks = true);
 

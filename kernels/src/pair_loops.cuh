@@ -38,28 +38,36 @@ template <> struct Traits<double> {
 // ---- bin lookup --------------------------------------------------------------------------
 
 struct LookupContext {
-    const std::uint16_t* s_lookup;
+    const std::uint16_t* s_lookup; ///< Step and Loop: each cell's slot
+    const void* s_cells;           ///< Packed: a LookupCell<Real> per cell
     std::uint32_t shift;
-    int base;
+    int minusBase; ///< −(the table's first cell), added to a key's cell
     int lastCell;
 };
 
 /// Slot of c² in constant time: the table over the float bits of c² (exponent and top
 /// mantissa bits) gives the slot of the cell's smallest value; the host sized the cells so that
-/// at most one threshold lies inside a cell (SingleStep) and one compare finishes the job.
-/// Otherwise (very dense bins) a short loop does.
-template <bool SingleStep, class Real>
+/// at most one threshold lies inside a cell (Packed, Step) and one compare finishes the job: with
+/// the threshold packed beside the slot (Packed: one load), or read after it (Step: a table too
+/// large to pack). Otherwise (very dense bins) a short loop does. The cell is clamped to the table
+/// by one add-min-max (a Hopper DPX instruction; emulated elsewhere): keys below the table go to
+/// cell 0, above it and NaN to the last.
+template <LookupKind Lookup, class Real>
 __device__ __forceinline__ int lookupSlot(Real c2, const Real* s_thr, const LookupContext& lookup) {
-    int cell = static_cast<int>(Traits<Real>::key(c2) >> lookup.shift) - lookup.base;
-    cell = min(max(cell, 0), lookup.lastCell);
-    int slot = lookup.s_lookup[cell];
-    if constexpr (SingleStep) {
-        slot += c2 >= s_thr[slot] ? 1 : 0;
+    const int cell = __viaddmin_s32_relu(static_cast<int>(Traits<Real>::key(c2) >> lookup.shift),
+                                         lookup.minusBase, lookup.lastCell);
+    if constexpr (Lookup == LookupKind::Packed) {
+        const LookupCell<Real> entry = static_cast<const LookupCell<Real>*>(lookup.s_cells)[cell];
+        return entry.slot + (c2 >= entry.threshold ? 1 : 0);
+    } else if constexpr (Lookup == LookupKind::Step) {
+        const int slot = lookup.s_lookup[cell];
+        return slot + (c2 >= s_thr[slot] ? 1 : 0);
     } else {
+        int slot = lookup.s_lookup[cell];
         while (c2 >= s_thr[slot]) // s_thr[binCount + 1] = +inf ends it
             ++slot;
+        return slot;
     }
-    return slot;
 }
 
 // ---- tile classification -----------------------------------------------------------------
@@ -234,7 +242,7 @@ __device__ __forceinline__ double doubleChord2(double ix, double iy, double iz,
 /// say, and skip the rest.
 /// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j, the float product of
 /// the hi parts' w: iw[r] · h.w; iw is the i-weights, NoWeights in the unweighted kernels).
-template <bool Diagonal, bool Fast, bool Margin, bool Select, bool SingleStep, class Hist,
+template <bool Diagonal, bool Fast, bool Margin, bool Select, LookupKind Lookup, class Hist,
           class Weights>
 __device__ void
 pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerThread],
@@ -266,10 +274,9 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
                     const float c2h = hiChord2(dx, dy, dz);
                     if constexpr (Fast) {
                         if constexpr (Hist::kWeighted)
-                            hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup),
-                                     __fmul_rn(iw[r], h.w));
+                            hist.add(lookupSlot<Lookup>(c2h, s_thr, lookup), __fmul_rn(iw[r], h.w));
                         else
-                            hist.add(lookupSlot<SingleStep>(c2h, s_thr, lookup));
+                            hist.add(lookupSlot<Lookup>(c2h, s_thr, lookup));
                     } else {
                         if constexpr (Margin) {
                             if (!(c2h >= lowMargin && c2h < highMargin))
@@ -279,10 +286,9 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
                         if constexpr (Select)
                             c2 = c2h >= kFastMinChord2 ? c2h : c2;
                         if constexpr (Hist::kWeighted)
-                            hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup),
-                                     __fmul_rn(iw[r], h.w));
+                            hist.add(lookupSlot<Lookup>(c2, s_thr, lookup), __fmul_rn(iw[r], h.w));
                         else
-                            hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+                            hist.add(lookupSlot<Lookup>(c2, s_thr, lookup));
                     }
                 }
             }
@@ -298,7 +304,7 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
 /// rounded on its own (no FMA contraction). EarlyReject: skip the lookup for pairs out of range.
 /// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j = iw[r] · p.w, the
 /// reference's product).
-template <bool Diagonal, bool EarlyReject, bool SingleStep, class Hist, class Weights>
+template <bool Diagonal, bool EarlyReject, LookupKind Lookup, class Hist, class Weights>
 __device__ void
 pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsPerThread],
                const double (&iz)[kPointsPerThread], const DoublePoint* s_pts, const double* s_thr,
@@ -321,10 +327,9 @@ pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsP
                     if (EarlyReject && !(c2 >= thrLow && c2 < thrHigh))
                         continue;
                     if constexpr (Hist::kWeighted)
-                        hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup),
-                                 __dmul_rn(iw[r], p.w));
+                        hist.add(lookupSlot<Lookup>(c2, s_thr, lookup), __dmul_rn(iw[r], p.w));
                     else
-                        hist.add(lookupSlot<SingleStep>(c2, s_thr, lookup));
+                        hist.add(lookupSlot<Lookup>(c2, s_thr, lookup));
                 }
             }
         };
@@ -376,14 +381,13 @@ __device__ __forceinline__ double narrowChord2(double ix, double iy, double iz,
 }
 
 /// This thread's i-point against the j sub-tile at jBegin (realJ real points), by compares.
-template <bool SingleStep, class Real, class Point, class Hist>
+template <LookupKind Lookup, class Real, class Point, class Hist>
 __device__ __forceinline__ void narrowPairs(Real ix, Real iy, Real iz, const Point* s_pts,
                                             const Real* s_thr, const LookupContext& lookup,
-                                            int jBegin, std::uint32_t realJ,
-                                            std::uint32_t binCount, const Hist& hist) {
+                                            int jBegin, std::uint32_t realJ, std::uint32_t binCount,
+                                            const Hist& hist) {
     const int q = __shfl_sync(
-        0xffffffffu,
-        lookupSlot<SingleStep>(narrowChord2(ix, iy, iz, s_pts, jBegin), s_thr, lookup), 0);
+        0xffffffffu, lookupSlot<Lookup>(narrowChord2(ix, iy, iz, s_pts, jBegin), s_thr, lookup), 0);
     const Real tAbove = s_thr[q];
     const Real tBelow = q > 0 ? s_thr[q - 1] : -static_cast<Real>(INFINITY);
     std::uint32_t above = 0, below = 0;

@@ -168,18 +168,39 @@ __device__ __forceinline__ void stageJTile(const CatalogView& catB, std::uint32_
     }
 }
 
+/// The block's dynamic shared memory as the kernel uses it: the staged j-tile (and its lo parts),
+/// the thresholds, the c² lookup, the private histogram (and weighted sums), the sub-tile masks
+/// (visit and narrow).
+template <class Real> struct BlockShared {
+    typename Traits<Real>::Point* pts;
+    float4* lows;
+    Real* thresholds;
+    std::uint16_t* lookup;         ///< the table as slots (LookupKind Step and Loop)
+    LookupCell<Real>* lookupCells; ///< the table packed (LookupKind Packed), at the same place
+    std::uint32_t* hist;
+    uint4* visit;
+    uint4* narrow;
+    Real* weights; ///< weighted kernels only, else null
+};
+
 /// The bin tables into shared memory (thresholds, lookup) and the private histogram (and weighted
 /// sums) zeroed, by the whole block; the caller holds the barrier after it.
-template <class Real, HistMode Mode, bool Weighted>
+template <class Real, HistMode Mode, bool Weighted, LookupKind Lookup>
 __device__ __forceinline__ void loadTablesAndClear(const BinTables& bins, std::uint32_t stride,
-                                                   Real* s_thr, std::uint16_t* s_lookup,
-                                                   std::uint32_t* s_hist, Real* s_weights) {
+                                                   const BlockShared<Real>& shared) {
     const std::uint32_t binCount = bins.binCount;
+    std::uint32_t* const s_hist = shared.hist;
+    Real* const s_weights = shared.weights;
     const Real* g_thr = static_cast<const Real*>(bins.d_thresholds);
     for (std::uint32_t k = threadIdx.x; k < binCount + 2; k += blockDim.x)
-        s_thr[k] = g_thr[k];
-    for (std::uint32_t k = threadIdx.x; k < bins.lookupSize; k += blockDim.x)
-        s_lookup[k] = bins.d_lookup[k];
+        shared.thresholds[k] = g_thr[k];
+    for (std::uint32_t k = threadIdx.x; k < bins.lookupSize; k += blockDim.x) {
+        const std::uint16_t slot = bins.d_lookup[k];
+        if constexpr (Lookup == LookupKind::Packed)
+            shared.lookupCells[k] = LookupCell<Real>{g_thr[slot], slot};
+        else
+            shared.lookup[k] = slot;
+    }
     if constexpr (Mode != HistMode::Global) {
         for (std::uint32_t k = threadIdx.x; k < (binCount + 2) * stride; k += blockDim.x)
             s_hist[k] = 0;
@@ -214,7 +235,7 @@ __device__ __forceinline__ Hist privateHistogram(std::uint32_t* s_hist, Real* s_
 /// One tile pair's pairs one by one, by the loop its class asks for: the diagonal tile (i < j),
 /// far enough apart for the hi parts alone (float, kFast), in range whole, or with a range check
 /// per pair; float selects per pair only where the pair may straddle kFastMinChord2 (`mixed`).
-template <class Real, bool SingleStep, class Weights, class Hist>
+template <class Real, LookupKind Lookup, class Weights, class Hist>
 __device__ __forceinline__ void
 countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerThread],
                 const Real (&iy)[kPointsPerThread], const Real (&iz)[kPointsPerThread],
@@ -226,11 +247,11 @@ countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerT
     if constexpr (Traits<Real>::kHasLows) {
         const auto floatLoop = [&]<bool Diag, bool Fast, bool Margin>() {
             if (!Fast && mixed) // (Fast: both calls are the one without select)
-                pairLoopFloat<Diag, Fast, Margin, !Fast, SingleStep>(
+                pairLoopFloat<Diag, Fast, Margin, !Fast, Lookup>(
                     ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
                     highMargin, visit, hist, iw);
             else
-                pairLoopFloat<Diag, Fast, Margin, false, SingleStep>(
+                pairLoopFloat<Diag, Fast, Margin, false, Lookup>(
                     ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
                     highMargin, visit, hist, iw);
         };
@@ -244,14 +265,14 @@ countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerT
             floatLoop.template operator()<false, false, true>();
     } else {
         if (diagonal)
-            pairLoopDouble<true, true, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup, tileSize,
-                                                   thrLow, thrHigh, visit, hist, iw);
+            pairLoopDouble<true, true, Lookup>(ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow,
+                                               thrHigh, visit, hist, iw);
         else if (cls == kInRange)
-            pairLoopDouble<false, false, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup, tileSize,
-                                                     thrLow, thrHigh, visit, hist, iw);
+            pairLoopDouble<false, false, Lookup>(ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow,
+                                                 thrHigh, visit, hist, iw);
         else
-            pairLoopDouble<false, true, SingleStep>(ix, iy, iz, s_pts, s_thr, lookup, tileSize,
-                                                    thrLow, thrHigh, visit, hist, iw);
+            pairLoopDouble<false, true, Lookup>(ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow,
+                                                thrHigh, visit, hist, iw);
     }
 }
 
@@ -259,13 +280,12 @@ countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerT
 /// compares (narrowPairs): per j sub-tile, each register group the mask marks. Float marks them
 /// in kFast tile pairs only, whose pairs are binned on their hi parts alone. jCount: the j-tile's
 /// real points.
-template <class Real, bool SingleStep, class Hist>
+template <class Real, LookupKind Lookup, class Hist>
 __device__ __forceinline__ void
 countNarrowPairs(const Real (&ix)[kPointsPerThread], const Real (&iy)[kPointsPerThread],
                  const Real (&iz)[kPointsPerThread], const typename Traits<Real>::Point* s_pts,
-                 const Real* s_thr, const LookupContext& lookup, int tileSize,
-                 std::uint32_t jCount, std::uint32_t binCount, const uint4* narrow,
-                 const Hist& hist) {
+                 const Real* s_thr, const LookupContext& lookup, int tileSize, std::uint32_t jCount,
+                 std::uint32_t binCount, const uint4* narrow, const Hist& hist) {
     for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
         const std::uint32_t groups = groupsVisiting(narrow, jBegin);
         if (groups == 0)
@@ -275,8 +295,8 @@ countNarrowPairs(const Real (&ix)[kPointsPerThread], const Real (&iy)[kPointsPer
         for (int r = 0; r < kPointsPerThread; ++r) {
             if (((groups >> r) & 1u) == 0)
                 continue;
-            narrowPairs<SingleStep>(ix[r], iy[r], iz[r], s_pts, s_thr, lookup, jBegin, realJ,
-                                    binCount, hist);
+            narrowPairs<Lookup>(ix[r], iy[r], iz[r], s_pts, s_thr, lookup, jBegin, realJ, binCount,
+                                hist);
         }
     }
 }
@@ -359,20 +379,6 @@ openRegionPair(const PairKernelArgs& args, std::uint32_t task, std::uint32_t reg
         hist.wrows = weightRows<true>(args, task, regionA, regionB);
 }
 
-/// The block's dynamic shared memory as the kernel uses it: the staged j-tile (and its lo parts),
-/// the thresholds, the c² lookup, the private histogram (and weighted sums), the sub-tile masks
-/// (visit and narrow).
-template <class Real> struct BlockShared {
-    typename Traits<Real>::Point* pts;
-    float4* lows;
-    Real* thresholds;
-    std::uint16_t* lookup;
-    std::uint32_t* hist;
-    uint4* visit;
-    uint4* narrow;
-    Real* weights; ///< weighted kernels only, else null
-};
-
 template <class Real, bool Weighted>
 __device__ __forceinline__ BlockShared<Real> carveShared(unsigned char* raw,
                                                          const PairKernelArgs& args) {
@@ -383,6 +389,7 @@ __device__ __forceinline__ BlockShared<Real> carveShared(unsigned char* raw,
     shared.lows = reinterpret_cast<float4*>(raw + layout.lowsOffset);
     shared.thresholds = reinterpret_cast<Real*>(raw + layout.thresholdsOffset);
     shared.lookup = reinterpret_cast<std::uint16_t*>(raw + layout.lookupOffset);
+    shared.lookupCells = reinterpret_cast<LookupCell<Real>*>(raw + layout.lookupOffset);
     shared.hist = reinterpret_cast<std::uint32_t*>(raw + layout.histOffset);
     shared.visit = reinterpret_cast<uint4*>(raw + layout.visitOffset);
     shared.narrow = reinterpret_cast<uint4*>(raw + layout.narrowOffset);

@@ -47,6 +47,8 @@ std::vector<BinCase> binCases() {
         {"log30 tiny 0.01'-1'", BinSpec::logCount(0.01, 1, AngleUnit::Arcminute, 30)},
         {"lin1 tiny 0.2'-0.9'", BinSpec::linearCount(0.2, 0.9, AngleUnit::Arcminute, 1)},
         {"lin30 medium 0-2deg", BinSpec::linearCount(0, 2, AngleUnit::Degree, 30)},
+        // One threshold a cell at most, but too many cells to pack (LookupKind::Step).
+        {"lin100 0-10deg", BinSpec::linearCount(0, 10, AngleUnit::Degree, 100)},
         {"log1 medium 1'-60'", BinSpec::logCount(1, 60, AngleUnit::Arcminute, 1)},
         {"lin1 full 0-180deg", BinSpec::linearCount(0, 180, AngleUnit::Degree, 1)},
         {"lin30 full 0-180deg", BinSpec::linearCount(0, 180, AngleUnit::Degree, 30)},

@@ -2,7 +2,8 @@
 // Host-only check of the CUDA backend's constant-time bin lookup (kernels/src/bin_tables): the
 // table plus the refining compares must give exactly the slot a linear scan gives, for float and
 // double, at random c², at every edge and just below it, and NaN (padding) must land above the
-// range. Runs without a GPU (same arithmetic as the kernels' lookupSlot).
+// range. Runs without a GPU (same arithmetic as the kernels' lookupSlot: the packed cells of a
+// small single-step table, the slot and its threshold of a larger one, the loop elsewhere).
 #include "bin_tables.h"
 #include "tpacf/bins.h"
 
@@ -18,15 +19,27 @@ using namespace tpacf::cuda::detail;
 
 namespace {
 
+/// The cells as the kernels hold a packed table (loadTablesAndClear).
+template <class Real>
+std::vector<LookupCell<Real>> packedCells(const HostBinTables& t, const std::vector<Real>& thr) {
+    std::vector<LookupCell<Real>> cells;
+    for (std::uint16_t slot : t.lookup)
+        cells.push_back(LookupCell<Real>{thr[slot], slot});
+    return cells;
+}
+
 template <class Real> int tableSlot(Real c2, const HostBinTables& t, const std::vector<Real>& thr) {
     int cell = static_cast<int>(chord2Key(c2) >> t.shift) - t.base;
-    cell = std::min(std::max(cell, 0), static_cast<int>(t.lookup.size()) - 1);
+    cell = std::max(std::min(cell, static_cast<int>(t.lookup.size()) - 1), 0); // DPX's order
+    if (t.kind == LookupKind::Packed) {
+        const LookupCell<Real> entry = packedCells(t, thr)[static_cast<std::size_t>(cell)];
+        return entry.slot + (c2 >= entry.threshold ? 1 : 0);
+    }
     int slot = t.lookup[static_cast<std::size_t>(cell)];
-    if (t.singleStep)
-        slot += c2 >= thr[static_cast<std::size_t>(slot)] ? 1 : 0;
-    else
-        while (c2 >= thr[static_cast<std::size_t>(slot)])
-            ++slot;
+    if (t.kind == LookupKind::Step)
+        return slot + (c2 >= thr[static_cast<std::size_t>(slot)] ? 1 : 0);
+    while (c2 >= thr[static_cast<std::size_t>(slot)])
+        ++slot;
     return slot;
 }
 
@@ -75,6 +88,7 @@ int main() {
                                      BinSpec::linearCount(0, 180, AngleUnit::Degree, 1000),
                                      BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 1000),
                                      BinSpec::linearCount(0, 2, AngleUnit::Degree, 30),
+                                     BinSpec::linearCount(0, 10, AngleUnit::Degree, 100),
                                      BinSpec::linearCount(0, 180, AngleUnit::Degree, 1),
                                      BinSpec::linearCount(0.2, 0.9, AngleUnit::Arcminute, 1),
                                      BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 10000)};
@@ -84,9 +98,21 @@ int main() {
         const Binning binning(spec);
         const HostBinTables f = buildBinTables(binning, RealKind::Float);
         const HostBinTables d = buildBinTables(binning, RealKind::Double);
+        const auto kind = [](const HostBinTables& t) {
+            return t.kind == LookupKind::Packed ? " (packed, one compare)"
+                   : t.kind == LookupKind::Step ? " (one compare)"
+                                                : " (loop)";
+        };
         std::printf("%-40s float: %4zu cells%s  double: %4zu cells%s\n", spec.describe().c_str(),
-                    f.lookup.size(), f.singleStep ? " (one compare)" : " (loop)", d.lookup.size(),
-                    d.singleStep ? " (one compare)" : " (loop)");
+                    f.lookup.size(), kind(f), d.lookup.size(), kind(d));
+        // Packed only where the cells fit; a single-step table never read by the loop.
+        for (const HostBinTables* t : {&f, &d})
+            if ((t->kind == LookupKind::Packed) !=
+                    (t->singleStep && t->lookup.size() <= kMaxPackedLookupCells) ||
+                (t->kind == LookupKind::Loop) == t->singleStep)
+                if (bad++ < 5)
+                    std::printf("FAIL %s: a table of %zu cells read the wrong way\n",
+                                spec.describe().c_str(), t->lookup.size());
         bad += check(binning, f, f.thresholdsFloat, rng);
         bad += check(binning, d, d.thresholdsDouble, rng);
     }
