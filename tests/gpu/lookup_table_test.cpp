@@ -28,11 +28,14 @@ std::vector<LookupCell<Real>> packedCells(const HostBinTables& t, const std::vec
     return cells;
 }
 
-template <class Real> int tableSlot(Real c2, const HostBinTables& t, const std::vector<Real>& thr) {
+/// cells: packedCells(t, thr), made once per table.
+template <class Real>
+int tableSlot(Real c2, const HostBinTables& t, const std::vector<Real>& thr,
+              const std::vector<LookupCell<Real>>& cells) {
     int cell = static_cast<int>(chord2Key(c2) >> t.shift) - t.base;
     cell = std::max(std::min(cell, static_cast<int>(t.lookup.size()) - 1), 0); // DPX's order
     if (t.kind == LookupKind::Packed) {
-        const LookupCell<Real> entry = packedCells(t, thr)[static_cast<std::size_t>(cell)];
+        const LookupCell<Real> entry = cells[static_cast<std::size_t>(cell)];
         return entry.slot + (c2 >= entry.threshold ? 1 : 0);
     }
     int slot = t.lookup[static_cast<std::size_t>(cell)];
@@ -56,12 +59,13 @@ int check(const Binning& binning, const HostBinTables& t, const std::vector<Real
     int bad = 0;
     std::uniform_real_distribution<double> unit(0, 1);
     const auto edges = binning.chord2Edges();
+    const std::vector<LookupCell<Real>> cells = packedCells(t, thr);
     auto one = [&](double value) {
         const Real c2 = static_cast<Real>(value);
-        if (tableSlot(c2, t, thr) != scanSlot(c2, thr) && bad++ < 5)
+        if (tableSlot(c2, t, thr, cells) != scanSlot(c2, thr) && bad++ < 5)
             std::printf("FAIL %s (%s): c2=%.17g table slot %d, scan slot %d\n",
                         binning.spec().describe().c_str(), sizeof(Real) == 4 ? "float" : "double",
-                        value, tableSlot(c2, t, thr), scanSlot(c2, thr));
+                        value, tableSlot(c2, t, thr, cells), scanSlot(c2, thr));
     };
     for (int i = 0; i < 200000; ++i)
         one(i % 2 ? 4.0 * unit(rng) : std::pow(10.0, -13 + 13.7 * unit(rng)));
@@ -73,9 +77,9 @@ int check(const Binning& binning, const HostBinTables& t, const std::vector<Real
     one(0.0);
     one(4.0);
     const Real nan = std::numeric_limits<Real>::quiet_NaN();
-    if (tableSlot(nan, t, thr) != static_cast<int>(binning.count()) + 1 && bad++ < 5)
+    if (tableSlot(nan, t, thr, cells) != static_cast<int>(binning.count()) + 1 && bad++ < 5)
         std::printf("FAIL %s: NaN lands in slot %d\n", binning.spec().describe().c_str(),
-                    tableSlot(nan, t, thr));
+                    tableSlot(nan, t, thr, cells));
     return bad;
 }
 
