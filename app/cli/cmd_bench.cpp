@@ -244,6 +244,11 @@ std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
             args.fail("--cuda-narrow-subtiles: " + quote(*text) + " is not on or off");
         tuning.narrowSubTiles = *text == "on";
     }
+    if (const auto text = args.value(kCudaBandedLookup)) {
+        if (*text != "on" && *text != "off")
+            args.fail("--cuda-banded-lookup: " + quote(*text) + " is not on or off");
+        tuning.bandedLookup = *text == "on";
+    }
     if (const auto text = args.value(kCudaProjection)) {
         const auto projection = cuda::parseCudaProjection(*text);
         if (!projection)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "bin_tables.h"
 
+#include "bin_bands.h"
 #include "tpacf/errors.h"
 
 #include <algorithm>
@@ -101,7 +102,7 @@ template <class Real> void buildLookup(const std::vector<Real>& thresholds, Host
 
 } // namespace
 
-HostBinTables buildBinTables(const Binning& binning, RealKind real) {
+HostBinTables buildBinTables(const Binning& binning, RealKind real, bool banded) {
     const auto edges = binning.chord2Edges();
     if (edges.size() < 2)
         throw ConfigError("CUDA backend: a binning needs at least one bin");
@@ -136,6 +137,12 @@ HostBinTables buildBinTables(const Binning& binning, RealKind real) {
     tables.thresholdsFloat.push_back(std::numeric_limits<float>::infinity());
     tables.thresholdsDouble = std::move(exactEdges);
     tables.thresholdsDouble.push_back(std::numeric_limits<double>::infinity());
+
+    // Banded only where no pair in range takes the hi-only rule of kFastMinChord2: there every
+    // lookup (not only those the band settles) would pay the band's second compare.
+    if (banded && real == RealKind::Float && tables.kind == LookupKind::Packed &&
+        tables.highMargin < kFastMinChord2 && buildBandCells(tables, tables.bands, tables.slotMask))
+        tables.kind = LookupKind::Banded;
     return tables;
 }
 

@@ -21,13 +21,17 @@ struct HostBinTables {
     std::int32_t base = 0;
     bool singleStep = true; ///< no cell holds more than one threshold
     /// How the kernels read the table: Packed where single step with at most
-    /// kMaxPackedLookupCells cells, Step where single step with more, else Loop.
+    /// kMaxPackedLookupCells cells, Step where single step with more, else Loop; Banded where
+    /// Packed would be, in float, with every edge below kFastMinChord2 (bin_bands.h).
     LookupKind kind = LookupKind::Packed;
+    std::vector<BandCell> bands; ///< Banded: a cell per lookup cell
+    std::uint32_t slotMask = 0;  ///< Banded: BandCell::below's slot bits
     double lowMargin = 0;
     double highMargin = 0;
 };
 
-HostBinTables buildBinTables(const Binning& binning, RealKind real);
+/// banded: whether a float table may be Banded (CudaTuning::bandedLookup; no count changes).
+HostBinTables buildBinTables(const Binning& binning, RealKind real, bool banded = true);
 
 /// The c² lookup key the kernels use: float bits, or the high word of the double bits.
 std::uint32_t chord2Key(float c2) noexcept;

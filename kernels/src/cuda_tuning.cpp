@@ -97,6 +97,8 @@ std::string CudaTuning::describe() const {
         add("whole sub-tiles off");
     if (!narrowSubTiles)
         add("narrow sub-tiles off");
+    if (!bandedLookup)
+        add("banded lookup off");
     if (projection == CudaProjection::On)
         add("projection at every theta_max");
     if (projection == CudaProjection::Off)

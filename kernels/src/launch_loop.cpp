@@ -31,6 +31,7 @@ struct DeviceBinTables {
     DeviceBuffer<double> d_thresholdsDouble;
     DeviceBuffer<float> d_thresholdsFloat;
     DeviceBuffer<std::uint16_t> d_lookup;
+    DeviceBuffer<BandCell> d_bands; ///< LookupKind::Banded only
 
     DeviceBinTables(const HostBinTables& tables, bool isFloat, cudaStream_t s) {
         const std::size_t binCount = tables.thresholdsDouble.size() - 2; // edges + sentinel
@@ -44,6 +45,10 @@ struct DeviceBinTables {
         d_lookup = DeviceBuffer<std::uint16_t>(tables.lookup.size(), s);
         TPACF_CUDA_TRY(cudaMemcpyAsync(d_lookup.get(), tables.lookup.data(), d_lookup.bytes(),
                                        cudaMemcpyHostToDevice, s));
+        d_bands = DeviceBuffer<BandCell>(tables.bands.size(), s);
+        if (!tables.bands.empty())
+            TPACF_CUDA_TRY(cudaMemcpyAsync(d_bands.get(), tables.bands.data(), d_bands.bytes(),
+                                           cudaMemcpyHostToDevice, s));
     }
 };
 
@@ -60,6 +65,8 @@ PairKernelArgs commonArgs(const DeviceJob& job, const DeviceCatalogs& catalogs,
                                      : bins.d_thresholdsDouble.get();
     args.bins.d_thresholdsDouble = bins.d_thresholdsDouble.get();
     args.bins.d_lookup = bins.d_lookup.get();
+    args.bins.d_bands = bins.d_bands.get();
+    args.bins.slotMask = tables.slotMask;
     args.bins.lookupSize = static_cast<std::uint32_t>(tables.lookup.size());
     args.bins.lookupShift = tables.shift;
     args.bins.lookupBase = tables.base;

@@ -85,6 +85,18 @@ template <HistMode Mode, bool Regions> struct PrivateHist {
                 addToRows<Regions>(rows, static_cast<std::uint32_t>(slot - 1), 1ull);
         }
     }
+    /// Takes back one pair added to `slot` (the banded loop's slot from the hi parts, where the
+    /// full c² gives another), before the next flush: the counters wrap back.
+    __device__ __forceinline__ void remove(int slot) const {
+        if constexpr (Mode == HistMode::PerThread) {
+            mine[slot * stride] -= 1u;
+        } else if constexpr (Mode == HistMode::PerWarp || Mode == HistMode::PerThreadAtomic) {
+            atomicSub(mine + slot * stride, 1u);
+        } else {
+            if (slot >= 1 && slot <= static_cast<int>(binCount))
+                addToRows<Regions>(rows, static_cast<std::uint32_t>(slot - 1), ~0ull);
+        }
+    }
     /// `pairs` pairs at once (a whole sub-tile pair, at most 32 x 32), slot 1..binCount.
     __device__ __forceinline__ void addPairs(int slot, std::uint32_t pairs) const {
         if constexpr (Mode == HistMode::PerThread) {

@@ -88,8 +88,12 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
 
     const Real thrLow = shared.thresholds[0];
     const Real thrHigh = shared.thresholds[binCount];
-    const LookupContext lookup{shared.lookup, shared.lookupCells, bins.lookupShift,
-                               -bins.lookupBase, static_cast<int>(bins.lookupSize) - 1};
+    const LookupContext lookup{shared.lookup,
+                               shared.lookupCells, // the banded cells too (the same place)
+                               bins.lookupShift,
+                               -bins.lookupBase,
+                               static_cast<int>(bins.lookupSize) - 1,
+                               static_cast<int>(bins.slotMask)};
     const int tileSize = static_cast<int>(args.tileSize);
     const float lowMargin = static_cast<float>(bins.lowMargin);
     const float highMargin = static_cast<float>(bins.highMargin);
@@ -270,6 +274,11 @@ KernelFn kernelForLookup(HistMode mode, LookupKind lookup, bool projected) {
         return kernelForMode<Real, LookupKind::Step, Regions, Weighted>(mode, projected);
     case LookupKind::Loop:
         return kernelForMode<Real, LookupKind::Loop, Regions, Weighted>(mode, projected);
+    case LookupKind::Banded: // float, unweighted only (bin_bands.h): no other plan asks for it
+        if constexpr (std::is_same_v<Real, float> && !Weighted)
+            return kernelForMode<Real, LookupKind::Banded, Regions, Weighted>(mode, projected);
+        else
+            return nullptr;
     }
     return nullptr;
 }
@@ -318,9 +327,10 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
     layout.thresholdsOffset = offset;
     offset = alignUp(offset + (binCount + 2) * (isFloat ? sizeof(float) : sizeof(double)), 16);
     layout.lookupOffset = offset;
-    const std::size_t cellBytes = lookup != LookupKind::Packed ? sizeof(std::uint16_t)
-                                  : isFloat                    ? sizeof(LookupCell<float>)
-                                                               : sizeof(LookupCell<double>);
+    const std::size_t cellBytes = lookup == LookupKind::Banded   ? sizeof(BandCell)
+                                  : lookup != LookupKind::Packed ? sizeof(std::uint16_t)
+                                  : isFloat                      ? sizeof(LookupCell<float>)
+                                                                 : sizeof(LookupCell<double>);
     offset = alignUp(offset + lookupSize * cellBytes, 16);
     layout.histOffset = offset;
     switch (mode) {
@@ -363,6 +373,9 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
     for (HistMode mode : modes) {
         const bool projectedHere = projectedVariant(mode, weighted, projected);
         KernelFn kernel = pairKernelFor(real, mode, lookup, regions, weighted, projectedHere);
+        if (kernel == nullptr)
+            throw CudaError("CUDA backend: no pair kernel reads this bin lookup in this precision",
+                            0);
         cudaFuncAttributes attributes{};
         TPACF_CUDA_TRY(cudaFuncGetAttributes(&attributes, kernel));
         const std::size_t dynamicLimit = optin - attributes.sharedSizeBytes;

@@ -40,6 +40,10 @@ enum class LookupKind {
     Packed, ///< at most one threshold a cell, slot and threshold side by side: one load
     Step,   ///< at most one threshold a cell, too many cells to pack: the slot, then its threshold
     Loop,   ///< denser bins: the slot, then a compare per threshold inside the cell
+    /// Float, culled, unweighted, bins wholly below kFastMinChord2, a table that packs: cells of
+    /// BandCell, where a pair far enough from every edge is binned on its hi parts alone
+    /// (bin_bands.h).
+    Banded,
 };
 
 /// A cell of the single-step lookup as the kernels hold it in shared memory: the slot of the
@@ -54,6 +58,15 @@ template <> struct alignas(16) LookupCell<double> {
     double threshold;
     std::int32_t slot;
     std::int32_t unused;
+};
+/// A cell of the banded lookup (LookupKind::Banded) as the kernels hold it in shared memory: a
+/// float pair whose hi-only c² lies in the cell below `below` has the cell's slot whatever its lo
+/// parts say, one at or above `above` the next slot; between the two its c² is computed in full
+/// (bin_bands.h). The low bits of below's representation (BinTables::slotMask) hold the slot,
+/// so that a cell stays 8 bytes as LookupCell<float> is.
+struct alignas(8) BandCell {
+    float below;
+    float above;
 };
 /// Float: a pair whose hi-only c² is >= this (|d| >= 0.5) is binned on the hi parts alone, in
 /// every path (brute force too), so a pair's bin never depends on the path that computed it; tile
@@ -112,6 +125,8 @@ struct BinTables {
     const void* d_thresholds = nullptr; ///< binCount+1 thresholds and +inf, kernel precision
     const double* d_thresholdsDouble = nullptr; ///< the same in double (tile classification)
     const std::uint16_t* d_lookup = nullptr;    ///< slot (thresholds <= c²) of each cell's start
+    const BandCell* d_bands = nullptr; ///< LookupKind::Banded: the cells (lookupSize of them)
+    std::uint32_t slotMask = 0;        ///< LookupKind::Banded: the bits of BandCell::below's slot
     std::uint32_t lookupSize = 0;
     std::uint32_t lookupShift = 0;
     std::int32_t lookupBase = 0;
@@ -160,7 +175,8 @@ constexpr std::size_t weightOffsetOf(const SharedLayout& layout, std::uint32_t b
     return (layout.histOffset + layout.histStride * (binCount + 2) * sizeof(std::uint32_t) + 15) /
            16 * 16;
 }
-/// lookup: Packed holds the table as LookupCells, the others as 16-bit slots.
+/// lookup: Packed holds the table as LookupCells, Banded as BandCells, the others as 16-bit
+/// slots.
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
                           std::uint32_t lookupSize, LookupKind lookup, bool weighted = false,
                           bool narrowMasks = true) noexcept;

@@ -39,24 +39,41 @@ template <> struct Traits<double> {
 
 struct LookupContext {
     const std::uint16_t* s_lookup; ///< Step and Loop: each cell's slot
-    const void* s_cells;           ///< Packed: a LookupCell<Real> per cell
+    const void* s_cells;           ///< Packed: a LookupCell<Real> per cell; Banded: a BandCell
     std::uint32_t shift;
     int minusBase; ///< −(the table's first cell), added to a key's cell
     int lastCell;
+    int slotMask; ///< Banded: the bits of BandCell::below that hold the slot
 };
+
+/// The cell of c² in the table (clamped to it by one add-min-max: a Hopper DPX instruction,
+/// emulated elsewhere): keys below the table go to cell 0, above it and NaN to the last.
+template <class Real>
+__device__ __forceinline__ int lookupCell(Real c2, const LookupContext& lookup) {
+    return __viaddmin_s32_relu(static_cast<int>(Traits<Real>::key(c2) >> lookup.shift),
+                               lookup.minusBase, lookup.lastCell);
+}
 
 /// Slot of c² in constant time: the table over the float bits of c² (exponent and top
 /// mantissa bits) gives the slot of the cell's smallest value; the host sized the cells so that
 /// at most one threshold lies inside a cell (Packed, Step) and one compare finishes the job: with
 /// the threshold packed beside the slot (Packed: one load), or read after it (Step: a table too
-/// large to pack). Otherwise (very dense bins) a short loop does. The cell is clamped to the table
-/// by one add-min-max (a Hopper DPX instruction; emulated elsewhere): keys below the table go to
-/// cell 0, above it and NaN to the last.
+/// large to pack). Otherwise (very dense bins) a short loop does. Banded cells hold a band
+/// around their threshold instead (below <= threshold <= above): outside it one compare, inside
+/// it the slot's threshold read after it.
 template <LookupKind Lookup, class Real>
 __device__ __forceinline__ int lookupSlot(Real c2, const Real* s_thr, const LookupContext& lookup) {
-    const int cell = __viaddmin_s32_relu(static_cast<int>(Traits<Real>::key(c2) >> lookup.shift),
-                                         lookup.minusBase, lookup.lastCell);
-    if constexpr (Lookup == LookupKind::Packed) {
+    const int cell = lookupCell(c2, lookup);
+    if constexpr (Lookup == LookupKind::Banded) {
+        static_assert(std::is_same_v<Real, float>, "banded cells are float only");
+        const BandCell entry = static_cast<const BandCell*>(lookup.s_cells)[cell];
+        const int slot = __float_as_int(entry.below) & lookup.slotMask;
+        if (c2 < entry.below)
+            return slot;
+        if (c2 >= entry.above)
+            return slot + 1;
+        return slot + (c2 >= s_thr[slot] ? 1 : 0);
+    } else if constexpr (Lookup == LookupKind::Packed) {
         const LookupCell<Real> entry = static_cast<const LookupCell<Real>*>(lookup.s_cells)[cell];
         return entry.slot + (c2 >= entry.threshold ? 1 : 0);
     } else if constexpr (Lookup == LookupKind::Step) {
@@ -232,6 +249,86 @@ __device__ __forceinline__ double doubleChord2(double ix, double iy, double iz,
     return __dadd_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)), __dmul_rn(dz, dz));
 }
 
+/// Banded: a pair's slot from its hi-only c² (the cell's slot below the band, the next one from
+/// its top; inside it the cell's slot, a guess), and whether it lies inside the band; NaN
+/// (padding) takes the last cell's slot, as its full c², NaN too, would. Skipped pairs (groups
+/// not visiting, the diagonal's lower half, outside the margins) go to slot 0, a row never
+/// flushed, as out-of-range pairs do, and are in no band.
+template <bool Diagonal, bool Margin, bool Check>
+__device__ __forceinline__ int bandedGuess(float c2h, int r, int j, std::uint32_t groups,
+                                           const LookupContext& lookup, float lowMargin,
+                                           float highMargin, bool& inBand) {
+    const BandCell cell = static_cast<const BandCell*>(lookup.s_cells)[lookupCell(c2h, lookup)];
+    const bool above = c2h >= cell.above;
+    inBand = !above && c2h >= cell.below;
+    const int slot = (__float_as_int(cell.below) & lookup.slotMask) + (above ? 1 : 0);
+    bool skipped = false;
+    if constexpr (Check)
+        skipped = ((groups >> r) & 1u) == 0;
+    if constexpr (Diagonal)
+        skipped = skipped || j <= iPointIndex(r);
+    if constexpr (Margin)
+        skipped = skipped || !(c2h >= lowMargin && c2h < highMargin);
+    inBand = inBand && !skipped;
+    return skipped ? 0 : slot;
+}
+
+/// Banded, unweighted, below kFastMinChord2's tile class: the j sub-tile at jBegin against this
+/// thread's i-points. Each pair is added to its slot from the hi parts alone, with no branch;
+/// the few that lie inside a band are marked (a bit per j-point) and afterwards computed in full,
+/// as the other loops compute them, moving the pair where the full c² says otherwise.
+template <bool Diagonal, bool Margin, bool Select, bool Check, class Hist>
+__device__ __forceinline__ void
+bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThread],
+              const float (&iy)[kPointsPerThread], const float (&iz)[kPointsPerThread],
+              const float (&lx)[kPointsPerThread], const float (&ly)[kPointsPerThread],
+              const float (&lz)[kPointsPerThread], const float4* s_hi, const float4* s_lo,
+              const float* s_thr, const LookupContext& lookup, float lowMargin, float highMargin,
+              const Hist& hist) {
+    std::uint32_t marked = 0; // bit k: a pair with j-point jBegin + k lies inside a band
+    for (int k = 0; k < kSubTileSize; ++k) {
+        const int j = jBegin + k;
+        const float4 h = s_hi[j];
+        bool anyInBand = false;
+#pragma unroll
+        for (int r = 0; r < kPointsPerThread; ++r) {
+            const float c2h =
+                hiChord2(__fsub_rn(ix[r], h.x), __fsub_rn(iy[r], h.y), __fsub_rn(iz[r], h.z));
+            bool inBand = false;
+            hist.add(bandedGuess<Diagonal, Margin, Check>(c2h, r, j, groups, lookup, lowMargin,
+                                                          highMargin, inBand));
+            anyInBand = anyInBand || inBand;
+        }
+        marked |= anyInBand ? 1u << k : 0u;
+    }
+    while (marked != 0) {
+        const int j = jBegin + __ffs(marked) - 1;
+        marked &= marked - 1;
+        const float4 h = s_hi[j];
+        const float4 l = s_lo[j];
+#pragma unroll
+        for (int r = 0; r < kPointsPerThread; ++r) {
+            const float dx = __fsub_rn(ix[r], h.x);
+            const float dy = __fsub_rn(iy[r], h.y);
+            const float dz = __fsub_rn(iz[r], h.z);
+            const float c2h = hiChord2(dx, dy, dz);
+            bool inBand = false;
+            const int guess = bandedGuess<Diagonal, Margin, Check>(c2h, r, j, groups, lookup,
+                                                                   lowMargin, highMargin, inBand);
+            if (!inBand)
+                continue;
+            float c2 = fullChord2(dx, dy, dz, lx[r], ly[r], lz[r], l);
+            if constexpr (Select)
+                c2 = c2h >= kFastMinChord2 ? c2h : c2;
+            const int slot = lookupSlot<LookupKind::Banded>(c2, s_thr, lookup);
+            if (slot != guess) {
+                hist.remove(guess);
+                hist.add(slot);
+            }
+        }
+    }
+}
+
 /// Float. The c² of a pair is a function of the pair alone, whichever path computes it, so that
 /// culled counts equal brute-force counts: c²_hi from the hi parts; if c²_hi >= kFastMinChord2
 /// (|d| >= 0.5) the pair is binned on c²_hi, else on d = (hi_i - hi_j) + (lo_i - lo_j). The
@@ -242,6 +339,7 @@ __device__ __forceinline__ double doubleChord2(double ix, double iy, double iz,
 /// say, and skip the rest.
 /// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j, the float product of
 /// the hi parts' w: iw[r] · h.w; iw is the i-weights, NoWeights in the unweighted kernels).
+/// Banded, unweighted, not Fast: sub-tile by sub-tile (bandedSubTile).
 template <bool Diagonal, bool Fast, bool Margin, bool Select, LookupKind Lookup, class Hist,
           class Weights>
 __device__ void
@@ -257,6 +355,12 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
             continue;
         // Every group visits (the common case): the loop without the per-group test.
         const auto block = [&]<bool Check>() {
+            if constexpr (Lookup == LookupKind::Banded && !Fast && !Hist::kWeighted) {
+                bandedSubTile<Diagonal, Margin, Select, Check>(jBegin, groups, ix, iy, iz, lx, ly,
+                                                               lz, s_hi, s_lo, s_thr, lookup,
+                                                               lowMargin, highMargin, hist);
+                return;
+            }
             for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
                 const float4 h = s_hi[j];
                 [[maybe_unused]] float4 l{};

@@ -177,6 +177,7 @@ template <class Real> struct BlockShared {
     Real* thresholds;
     std::uint16_t* lookup;         ///< the table as slots (LookupKind Step and Loop)
     LookupCell<Real>* lookupCells; ///< the table packed (LookupKind Packed), at the same place
+    BandCell* bandCells;           ///< the table banded (LookupKind Banded), at the same place
     std::uint32_t* hist;
     uint4* visit;
     uint4* narrow;
@@ -195,6 +196,10 @@ __device__ __forceinline__ void loadTablesAndClear(const BinTables& bins, std::u
     for (std::uint32_t k = threadIdx.x; k < binCount + 2; k += blockDim.x)
         shared.thresholds[k] = g_thr[k];
     for (std::uint32_t k = threadIdx.x; k < bins.lookupSize; k += blockDim.x) {
+        if constexpr (Lookup == LookupKind::Banded) {
+            shared.bandCells[k] = bins.d_bands[k];
+            continue;
+        }
         const std::uint16_t slot = bins.d_lookup[k];
         if constexpr (Lookup == LookupKind::Packed)
             shared.lookupCells[k] = LookupCell<Real>{g_thr[slot], slot};
@@ -390,6 +395,7 @@ __device__ __forceinline__ BlockShared<Real> carveShared(unsigned char* raw,
     shared.thresholds = reinterpret_cast<Real*>(raw + layout.thresholdsOffset);
     shared.lookup = reinterpret_cast<std::uint16_t*>(raw + layout.lookupOffset);
     shared.lookupCells = reinterpret_cast<LookupCell<Real>*>(raw + layout.lookupOffset);
+    shared.bandCells = reinterpret_cast<BandCell*>(raw + layout.lookupOffset);
     shared.hist = reinterpret_cast<std::uint32_t*>(raw + layout.histOffset);
     shared.visit = reinterpret_cast<uint4*>(raw + layout.visitOffset);
     shared.narrow = reinterpret_cast<uint4*>(raw + layout.narrowOffset);

@@ -252,8 +252,8 @@ private Q_SLOTS:
     void cudaSwitchesTakeOnOrOff_data() {
         QTest::addColumn<QString>("flag");
         QTest::addColumn<QString>("words");
-        for (const char* flag :
-             {"--cuda-subtiles", "--cuda-whole-subtiles", "--cuda-narrow-subtiles"})
+        for (const char* flag : {"--cuda-subtiles", "--cuda-whole-subtiles",
+                                 "--cuda-narrow-subtiles", "--cuda-banded-lookup"})
             QTest::newRow(flag) << QString::fromLatin1(flag) << QStringLiteral("on or off");
         QTest::newRow("--cuda-projection")
             << QStringLiteral("--cuda-projection") << QStringLiteral("auto, on or off");

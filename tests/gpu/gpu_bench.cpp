@@ -5,8 +5,9 @@
 //        tpacf_gpu_bench --culling [--quick]
 //   CUDA tuning of every counter (the rows that vary a setting override it): --cuda-hist
 //   thread|thread-atomic|warp|global, --cuda-brute-force, --cuda-block N, --cuda-subtiles on|off,
-//   --cuda-narrow-subtiles on|off, --cuda-projection auto|on|off, --cuda-projection-reach X,
-//   --cuda-region-level L (what `tpacf bench` takes; never read from the environment).
+//   --cuda-narrow-subtiles on|off, --cuda-banded-lookup on|off, --cuda-projection auto|on|off,
+//   --cuda-projection-reach X, --cuda-region-level L (what `tpacf bench` takes; never read from the
+//   environment).
 //   --jackknife K: only the jackknife comparison: countBatch against countBatchByRegion with K
 //   regions (spatially coherent: nearest of K centres, as the jackknife makes them; and random).
 //   --culling: the targets of the issue "Spatial culling" (uniform full sky, 30 log bins from
@@ -267,6 +268,8 @@ int main(int argc, char** argv) {
             g_baseTuning.subTileCulling = std::string(value) != "off";
         } else if (flag == "--cuda-narrow-subtiles") {
             g_baseTuning.narrowSubTiles = std::string(value) != "off";
+        } else if (flag == "--cuda-banded-lookup") {
+            g_baseTuning.bandedLookup = std::string(value) != "off";
         } else if (flag == "--cuda-projection") {
             if (const auto projection = cuda::parseCudaProjection(value))
                 g_baseTuning.projection = *projection;

@@ -242,6 +242,41 @@ void runRegionCase(Stats& stats, const Counters& counters, const Catalog& a, con
     }
 }
 
+// ---- banded lookup -----------------------------------------------------------------------------
+
+/// Float, the banded lookup (pairs binned on their hi parts where the band allows) against the
+/// packed one (every pair's full c²): the same counts, culled (brute force reads the packed one
+/// either way) and by region.
+void runBandedCase(Stats& stats, PairCounter& banded, PairCounter& packed, const Catalog& a,
+                   const Catalog& b, const BinCase& bins) {
+    const Binning binning(bins.spec);
+    const std::vector<CountTask> tasks{{&a, nullptr}, {&a, &b}, {&b, nullptr}};
+    char what[256];
+    std::snprintf(what, sizeof what, "banded %s(%zu) x %s(%zu) bins '%s'", a.name().c_str(),
+                  a.size(), b.name().c_str(), b.size(), bins.label.c_str());
+    try {
+        for (CullingMode mode : {CullingMode::On, CullingMode::Off}) {
+            const std::string how = mode == CullingMode::On ? " culled" : " brute force";
+            expect(stats,
+                   sameCounts(what + how, countWith(banded, mode, tasks, binning),
+                              countWith(packed, mode, tasks, binning)),
+                   what + how + ": banded == packed");
+        }
+        const Catalog ra = gputest::withRegions(a, gputest::coherentRegions(a, a, 8, 5));
+        const Catalog rb = gputest::withRegions(b, gputest::coherentRegions(b, a, 8, 5));
+        const std::vector<CountTask> regionTasks{{&ra, nullptr}, {&ra, &rb}, {&rb, nullptr}};
+        banded.setCulling(CullingMode::On);
+        packed.setCulling(CullingMode::On);
+        expect(stats,
+               sameRegionCounts(std::string(what) + " by region",
+                                banded.countBatchByRegion(regionTasks, binning, 8),
+                                packed.countBatchByRegion(regionTasks, binning, 8)),
+               std::string(what) + " by region: banded == packed");
+    } catch (const std::exception& e) {
+        expect(stats, false, std::string(what) + ": threw: " + e.what());
+    }
+}
+
 // ---- control: progress, auto choice, knobs, cancellation -------------------------------------
 
 void runControlChecks(Stats& stats, PairCounter& gpu) {
@@ -445,6 +480,30 @@ int main(int argc, char** argv) {
             const Catalog m = makeCatalog("mock", quick ? 50000 : 150000, 908);
             runCase(stats, counters, u, m, fullLog, true);
             std::printf("edges done: %d checks, %d failures\n", stats.checks, stats.failures);
+        }
+
+        // The banded lookup against the packed one, where pairs crowd the edges: the lattice's
+        // pairs lie exactly on multiples of 2.5° (edges of the linear bins), clumps and a mock
+        // hold many pairs at every small scale.
+        {
+            cuda::CudaTuning off;
+            off.bandedLookup = false;
+            const auto packed = gputest::tunedCounters(off);
+            const Catalog lattice = makeCatalog("lattice", quick ? 20000 : 60000, 911);
+            const Catalog clumps = makeCatalog("clumps", quick ? 20000 : 60000, 912);
+            const Catalog mock = makeCatalog("mock", quick ? 15001 : 40001, 913);
+            const BinCase standard{"log30 0.01'-10deg",
+                                   BinSpec::logCount(0.01, 600, AngleUnit::Arcminute, 30)};
+            const BinCase quarters{"lin4 0-10deg",
+                                   BinSpec::linearCount(0, 10, AngleUnit::Degree, 4)};
+            const BinCase edges{
+                "edges 0.02-28deg",
+                BinSpec::fromEdges({0.02, 0.05, 0.5, 2.5, 5, 7.5, 28}, AngleUnit::Degree)};
+            for (const BinCase& bins : {standard, quarters, edges}) {
+                runBandedCase(stats, *gpuFloat, *packed.floats, lattice, clumps, bins);
+                runBandedCase(stats, *gpuFloat, *packed.floats, clumps, mock, bins);
+            }
+            std::printf("banded done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
 
         // The region (jackknife) path, culled against brute force and the CPU.

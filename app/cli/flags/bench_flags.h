@@ -98,6 +98,10 @@ inline constexpr Flag kCudaNarrowSubtiles{
     "--cuda-narrow-subtiles", Value, "on|off",
     "with culling, count the 32-point sub-tile pairs that lie in two neighbouring\n"
     "bins by compares instead of a bin lookup per pair (default on)"};
+inline constexpr Flag kCudaBandedLookup{
+    "--cuda-banded-lookup", Value, "on|off",
+    "float, culled, unweighted, bins below 29 degrees: bin a pair on its hi parts\n"
+    "alone where the lo parts provably cannot move it across an edge (default on)"};
 inline constexpr Flag kCudaProjection{
     "--cuda-projection", Value, "auto|on|off",
     "with culling, count the tile pairs that straddle one or two bin edges far from\n"
@@ -117,10 +121,9 @@ inline constexpr Flag kCudaSharedUploads{
     "or more, the default), all (every catalog, each GPU waiting for the others'\n"
     "parts), or off"};
 inline constexpr const Flag* kCudaFlags[] = {
-    &kCudaHist,           &kCudaBruteForce,   &kCudaTrace,
-    &kCudaBlock,          &kCudaSubtiles,     &kCudaWholeSubtiles,
-    &kCudaNarrowSubtiles, &kCudaProjection,   &kCudaProjectionReach,
-    &kCudaRegionLevel,    &kCudaSharedUploads};
+    &kCudaHist,       &kCudaBruteForce,      &kCudaTrace,          &kCudaBlock,
+    &kCudaSubtiles,   &kCudaWholeSubtiles,   &kCudaNarrowSubtiles, &kCudaBandedLookup,
+    &kCudaProjection, &kCudaProjectionReach, &kCudaRegionLevel,    &kCudaSharedUploads};
 inline constexpr FlagGroup kCudaGroup{
     "CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed)",
     kCudaFlags};

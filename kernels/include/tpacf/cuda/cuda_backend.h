@@ -56,6 +56,10 @@ struct CudaTuning {
     /// neighbouring bins at most (a bin edge or the range's) by two compares per pair instead of
     /// a bin lookup and a histogram update.
     bool narrowSubTiles = true;
+    /// Float, culled, unweighted, bins wholly below 29°: bin each pair on its hi parts alone
+    /// where they are provably far enough from every edge (the banded lookup), else on its full
+    /// c².
+    bool bandedLookup = true;
     /// With culling, unweighted counts: count the tile pairs that straddle one or two bin edges
     /// far from both tiles by ranking their points' projections, computing only the pairs near
     /// an edge, instead of sub-tile by sub-tile. Auto: where θ_max is above 20° (the small
