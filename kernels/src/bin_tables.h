@@ -30,7 +30,11 @@ struct HostBinTables {
     double highMargin = 0;
 };
 
-/// banded: whether a float table may be Banded (CudaTuning::bandedLookup; no count changes).
+/// banded: whether a float table may be Banded (no count changes). The counter allows it for
+/// culled, unweighted batches (with CudaTuning::bandedLookup): brute force's loops skip most
+/// pairs (out of range) before any lookup, which the banded loop cannot (1.9x slower at 10°,
+/// BENCHMARKS.md, "Banded lookup"), and weighted loops would read the banded cells by three
+/// compares instead of the packed cells' one.
 HostBinTables buildBinTables(const Binning& binning, RealKind real, bool banded = true);
 
 /// The c² lookup key the kernels use: float bits, or the high word of the double bits.

@@ -442,11 +442,8 @@ BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Bi
     }
 
     const RealKind real = m_precision == Precision::Float ? RealKind::Float : RealKind::Double;
-    // Banded only where culled: brute force's loops skip most pairs (out of range) before any
-    // lookup, and the banded loop looks every pair up (BENCHMARKS.md, "Banded lookup"). Nor with
-    // weighted tasks: their loops read the banded cells by three compares, not the loop's band.
-    const bool banded = m_tuning.bandedLookup && culled && !variants.anyWeighted;
-    const HostBinTables tables = buildBinTables(binning, real, banded);
+    const HostBinTables tables =
+        buildBinTables(binning, real, m_tuning.bandedLookup && culled && !variants.anyWeighted);
     const std::vector<DevicePlans> plans =
         planDevices(real, tables, binCount, regionCount > 0, culled, thetaMaxDegrees,
                     variants.anyPlain, variants.anyWeighted);

@@ -88,12 +88,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
 
     const Real thrLow = shared.thresholds[0];
     const Real thrHigh = shared.thresholds[binCount];
-    const LookupContext lookup{shared.lookup,
-                               shared.lookupCells, // the banded cells too (the same place)
-                               bins.lookupShift,
-                               -bins.lookupBase,
-                               static_cast<int>(bins.lookupSize) - 1,
-                               static_cast<int>(bins.slotMask)};
+    const LookupContext lookup = lookupContextOf(shared, bins);
     const int tileSize = static_cast<int>(args.tileSize);
     const float lowMargin = static_cast<float>(bins.lowMargin);
     const float highMargin = static_cast<float>(bins.highMargin);

@@ -404,6 +404,19 @@ __device__ __forceinline__ BlockShared<Real> carveShared(unsigned char* raw,
     return shared;
 }
 
+/// The block's view of the c² lookup in shared memory (the packed and the banded cells lie at
+/// the same place).
+template <class Real>
+__device__ __forceinline__ LookupContext lookupContextOf(const BlockShared<Real>& shared,
+                                                         const BinTables& bins) {
+    return LookupContext{shared.lookup,
+                         shared.lookupCells,
+                         bins.lookupShift,
+                         -bins.lookupBase,
+                         static_cast<int>(bins.lookupSize) - 1,
+                         static_cast<int>(bins.slotMask)};
+}
+
 /// The task's counters (plain kernels: the histogram's rows point at them, and at its weighted
 /// sums; region kernels set their rows per region pair).
 template <bool Regions, bool Weighted, class Hist>
