@@ -19,6 +19,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace tpacf;
@@ -110,6 +111,19 @@ struct Tally {
     long pairs = 0, settled = 0, crossings = 0, bad = 0;
     double worstReach = 0; // largest |c² − c²_hi| / chord2LoReach(c²_hi)
 };
+
+/// The narrowest and widest band of the table's edges, each side's reach over its edge's c².
+std::pair<double, double> bandWidths(const HostBinTables& t) {
+    double narrowest = INFINITY, widest = 0;
+    for (std::size_t k = 0; k + 1 < t.thresholdsFloat.size(); ++k) {
+        const double reach = thresholdBandReach(t.thresholdsFloat[k]);
+        if (reach <= 0)
+            continue;
+        narrowest = std::min(narrowest, reach / t.thresholdsFloat[k]);
+        widest = std::max(widest, reach / t.thresholdsFloat[k]);
+    }
+    return {narrowest, widest};
+}
 
 /// Pairs whose c² lies within four bands of each edge (a quarter within one), and one pair in
 /// 64 a duplicate point (c² = 0).
@@ -228,11 +242,12 @@ int main() {
         bad += checkCells(name, t, rng);
         checkPairs(name, t, rng, tally);
         bad += tally.bad;
-        std::printf("%-46s %3zu cells: %ld pairs near the edges, %.1f %% binned on the hi parts, "
-                    "%ld moved across an edge by their lo parts, worst |c2 - c2_hi| %.3f of the "
-                    "bound\n",
-                    name.c_str(), t.bands.size(), tally.pairs, 100.0 * tally.settled / tally.pairs,
-                    tally.crossings, tally.worstReach);
+        const auto [narrowest, widest] = bandWidths(t);
+        std::printf("%-46s %3zu cells, bands %.2g to %.2g of their edge: %ld pairs near the edges, "
+                    "%.1f %% binned on the hi parts, %ld moved across an edge by their lo parts, "
+                    "worst |c2 - c2_hi| %.3f of the bound\n",
+                    name.c_str(), t.bands.size(), narrowest, widest, tally.pairs,
+                    100.0 * tally.settled / tally.pairs, tally.crossings, tally.worstReach);
         // The pairs must reach where the lo parts matter, and the bound must hold.
         if (tally.crossings == 0 || tally.worstReach > 1.0) {
             std::printf("FAIL %s: %s\n", name.c_str(),
