@@ -86,8 +86,6 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     loadTablesAndClear<Real, Mode, Weighted, Lookup>(bins, stride, shared);
     __syncthreads();
 
-    const Real thrLow = shared.thresholds[0];
-    const Real thrHigh = shared.thresholds[binCount];
     const LookupContext lookup = lookupContextOf(shared, bins);
     const int tileSize = static_cast<int>(args.tileSize);
     const float lowMargin = static_cast<float>(bins.lowMargin);
@@ -171,8 +169,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             __syncthreads();
             countPairByPair<Real, Lookup>(diagonal, cls, mixed, ix, iy, iz, lx, ly, lz, iw,
                                           shared.pts, shared.lows, shared.thresholds, lookup,
-                                          tileSize, lowMargin, highMargin, thrLow, thrHigh, visit,
-                                          hist);
+                                          tileSize, lowMargin, highMargin, visit, hist);
             if (masked && addNarrow && !diagonal)
                 countNarrowPairs<Real, Lookup>(ix, iy, iz, shared.pts, shared.thresholds, lookup,
                                                tileSize, boxB.count, binCount,

@@ -252,12 +252,13 @@ __device__ __forceinline__ double doubleChord2(double ix, double iy, double iz,
 /// Banded: a pair's slot from its hi-only c² (the cell's slot below the band, the next one from
 /// its top; inside it the cell's slot, a guess), and whether it lies inside the band; NaN
 /// (padding) takes the last cell's slot, as its full c², NaN too, would. Skipped pairs (groups
-/// not visiting, the diagonal's lower half, outside the margins) go to slot 0, a row never
-/// flushed, as out-of-range pairs do, and are in no band.
-template <bool Diagonal, bool Margin, bool Check>
+/// not visiting, the diagonal's lower half) go to slot 0, a row never flushed, as out-of-range
+/// pairs do, and are in no band. No range margins: outside the bands the cells give every pair,
+/// out of range or not, the slot of its full c², so the margins would only skip a lookup that
+/// is made anyway (two compares a pair in the tile pairs that straddle θ_max, most of them).
+template <bool Diagonal, bool Check>
 __device__ __forceinline__ int bandedGuess(float c2h, int r, int j, std::uint32_t groups,
-                                           const LookupContext& lookup, float lowMargin,
-                                           float highMargin, bool& inBand) {
+                                           const LookupContext& lookup, bool& inBand) {
     const BandCell cell = static_cast<const BandCell*>(lookup.s_cells)[lookupCell(c2h, lookup)];
     const bool above = c2h >= cell.above;
     inBand = !above && c2h >= cell.below;
@@ -267,8 +268,6 @@ __device__ __forceinline__ int bandedGuess(float c2h, int r, int j, std::uint32_
         skipped = ((groups >> r) & 1u) == 0;
     if constexpr (Diagonal)
         skipped = skipped || j <= iPointIndex(r);
-    if constexpr (Margin)
-        skipped = skipped || !(c2h >= lowMargin && c2h < highMargin);
     inBand = inBand && !skipped;
     return skipped ? 0 : slot;
 }
@@ -277,14 +276,13 @@ __device__ __forceinline__ int bandedGuess(float c2h, int r, int j, std::uint32_
 /// thread's i-points. Each pair is added to its slot from the hi parts alone, with no branch;
 /// the few that lie inside a band are marked (a bit per j-point) and afterwards computed in full,
 /// as the other loops compute them, moving the pair where the full c² says otherwise.
-template <bool Diagonal, bool Margin, bool Select, bool Check, class Hist>
+template <bool Diagonal, bool Select, bool Check, class Hist>
 __device__ __forceinline__ void
 bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThread],
               const float (&iy)[kPointsPerThread], const float (&iz)[kPointsPerThread],
               const float (&lx)[kPointsPerThread], const float (&ly)[kPointsPerThread],
               const float (&lz)[kPointsPerThread], const float4* s_hi, const float4* s_lo,
-              const float* s_thr, const LookupContext& lookup, float lowMargin, float highMargin,
-              const Hist& hist) {
+              const float* s_thr, const LookupContext& lookup, const Hist& hist) {
     std::uint32_t marked = 0; // bit k: a pair with j-point jBegin + k lies inside a band
     for (int k = 0; k < kSubTileSize; ++k) {
         const int j = jBegin + k;
@@ -295,8 +293,7 @@ bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThre
             const float c2h =
                 hiChord2(__fsub_rn(ix[r], h.x), __fsub_rn(iy[r], h.y), __fsub_rn(iz[r], h.z));
             bool inBand = false;
-            hist.add(bandedGuess<Diagonal, Margin, Check>(c2h, r, j, groups, lookup, lowMargin,
-                                                          highMargin, inBand));
+            hist.add(bandedGuess<Diagonal, Check>(c2h, r, j, groups, lookup, inBand));
             anyInBand = anyInBand || inBand;
         }
         marked |= anyInBand ? 1u << k : 0u;
@@ -313,8 +310,7 @@ bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThre
             const float dz = __fsub_rn(iz[r], h.z);
             const float c2h = hiChord2(dx, dy, dz);
             bool inBand = false;
-            const int guess = bandedGuess<Diagonal, Margin, Check>(c2h, r, j, groups, lookup,
-                                                                   lowMargin, highMargin, inBand);
+            const int guess = bandedGuess<Diagonal, Check>(c2h, r, j, groups, lookup, inBand);
             if (!inBand)
                 continue;
             float c2 = fullChord2(dx, dy, dz, lx[r], ly[r], lz[r], l);
@@ -356,9 +352,8 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
         // Every group visits (the common case): the loop without the per-group test.
         const auto block = [&]<bool Check>() {
             if constexpr (Lookup == LookupKind::Banded && !Fast && !Hist::kWeighted) {
-                bandedSubTile<Diagonal, Margin, Select, Check>(jBegin, groups, ix, iy, iz, lx, ly,
-                                                               lz, s_hi, s_lo, s_thr, lookup,
-                                                               lowMargin, highMargin, hist);
+                bandedSubTile<Diagonal, Select, Check>(jBegin, groups, ix, iy, iz, lx, ly, lz, s_hi,
+                                                       s_lo, s_thr, lookup, hist);
                 return;
             }
             for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
@@ -405,15 +400,18 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
 }
 
 /// Double: the reference's arithmetic exactly, ((dx*dx + dy*dy) + dz*dz), each operation
-/// rounded on its own (no FMA contraction). EarlyReject: skip the lookup for pairs out of range.
+/// rounded on its own (no FMA contraction). No range check: the lookup puts a pair out of range
+/// in a row never flushed, and a branch per pair to skip it cost more than the lookup and the
+/// add it saved (the standard job's batch in double 8 % slower with it, BENCHMARKS.md, "The
+/// banded loop without range margins").
 /// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j = iw[r] · p.w, the
 /// reference's product).
-template <bool Diagonal, bool EarlyReject, LookupKind Lookup, class Hist, class Weights>
-__device__ void
-pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsPerThread],
-               const double (&iz)[kPointsPerThread], const DoublePoint* s_pts, const double* s_thr,
-               const LookupContext& lookup, int tileSize, double thrLow, double thrHigh,
-               const uint4* visit, const Hist& hist, const Weights& iw) {
+template <bool Diagonal, LookupKind Lookup, class Hist, class Weights>
+__device__ void pairLoopDouble(const double (&ix)[kPointsPerThread],
+                               const double (&iy)[kPointsPerThread],
+                               const double (&iz)[kPointsPerThread], const DoublePoint* s_pts,
+                               const double* s_thr, const LookupContext& lookup, int tileSize,
+                               const uint4* visit, const Hist& hist, const Weights& iw) {
     for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
         const std::uint32_t groups = groupsVisiting(visit, jBegin);
         if (groups == 0)
@@ -428,8 +426,6 @@ pairLoopDouble(const double (&ix)[kPointsPerThread], const double (&iy)[kPointsP
                     if (Diagonal && j <= iPointIndex(r))
                         continue;
                     const double c2 = doubleChord2(ix[r], iy[r], iz[r], p);
-                    if (EarlyReject && !(c2 >= thrLow && c2 < thrHigh))
-                        continue;
                     if constexpr (Hist::kWeighted)
                         hist.add(lookupSlot<Lookup>(c2, s_thr, lookup), __dmul_rn(iw[r], p.w));
                     else

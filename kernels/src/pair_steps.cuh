@@ -238,8 +238,10 @@ __device__ __forceinline__ Hist privateHistogram(std::uint32_t* s_hist, Real* s_
 }
 
 /// One tile pair's pairs one by one, by the loop its class asks for: the diagonal tile (i < j),
-/// far enough apart for the hi parts alone (float, kFast), in range whole, or with a range check
-/// per pair; float selects per pair only where the pair may straddle kFastMinChord2 (`mixed`).
+/// far enough apart for the hi parts alone (float, kFast), in range whole, or (float, packed
+/// cells) with a range check per pair that spares the lo parts' arithmetic out of range; float
+/// selects per pair only where the pair may straddle kFastMinChord2 (`mixed`). The banded and
+/// the double loops check no range: their lookup bins every pair exactly, out of range included.
 template <class Real, LookupKind Lookup, class Weights, class Hist>
 __device__ __forceinline__ void
 countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerThread],
@@ -248,7 +250,7 @@ countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerT
                 const float (&lz)[kPointsPerThread], const Weights& iw,
                 const typename Traits<Real>::Point* s_pts, const float4* s_lo, const Real* s_thr,
                 const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
-                Real thrLow, Real thrHigh, const uint4* visit, Hist& hist) {
+                const uint4* visit, Hist& hist) {
     if constexpr (Traits<Real>::kHasLows) {
         const auto floatLoop = [&]<bool Diag, bool Fast, bool Margin>() {
             if (!Fast && mixed) // (Fast: both calls are the one without select)
@@ -260,24 +262,23 @@ countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerT
                     ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
                     highMargin, visit, hist, iw);
         };
+        // Banded loops check no margins (bandedGuess): one loop serves both classes.
+        constexpr bool kMargin = Lookup != LookupKind::Banded;
         if (diagonal)
-            floatLoop.template operator()<true, false, true>();
+            floatLoop.template operator()<true, false, kMargin>();
         else if (cls == kFast)
             floatLoop.template operator()<false, true, false>();
-        else if (cls == kInRange)
+        else if (cls == kInRange || !kMargin)
             floatLoop.template operator()<false, false, false>();
         else
             floatLoop.template operator()<false, false, true>();
     } else {
         if (diagonal)
-            pairLoopDouble<true, true, Lookup>(ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow,
-                                               thrHigh, visit, hist, iw);
-        else if (cls == kInRange)
-            pairLoopDouble<false, false, Lookup>(ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow,
-                                                 thrHigh, visit, hist, iw);
+            pairLoopDouble<true, Lookup>(ix, iy, iz, s_pts, s_thr, lookup, tileSize, visit, hist,
+                                         iw);
         else
-            pairLoopDouble<false, true, Lookup>(ix, iy, iz, s_pts, s_thr, lookup, tileSize, thrLow,
-                                                thrHigh, visit, hist, iw);
+            pairLoopDouble<false, Lookup>(ix, iy, iz, s_pts, s_thr, lookup, tileSize, visit, hist,
+                                          iw);
     }
 }
 
