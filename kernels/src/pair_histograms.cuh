@@ -77,7 +77,7 @@ template <HistMode Mode, bool Regions> struct PrivateHist {
 
     /// Per-thread atomic: the counter's address in the shared window, one multiply-add from the
     /// column's (from a generic pointer the compiler spends a second instruction per pair on
-    /// it), and a reduction (no value returned). Measured 3 % faster on the standard job's batch
+    /// it), and a reduction (no value returned). Measured 3-4 % faster on the standard job's batch
     /// (BENCHMARKS.md, "The banded loop without range margins").
     __device__ __forceinline__ void add(int slot) const {
         if constexpr (Mode == HistMode::PerThread) {

@@ -402,7 +402,7 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
 /// Double: the reference's arithmetic exactly, ((dx*dx + dy*dy) + dz*dz), each operation
 /// rounded on its own (no FMA contraction). No range check: the lookup puts a pair out of range
 /// in a row never flushed, and a branch per pair to skip it cost more than the lookup and the
-/// add it saved (the standard job's batch in double 8 % slower with it, BENCHMARKS.md, "The
+/// add it saved (the standard job's batch in double 7-9 % slower with it, BENCHMARKS.md, "The
 /// banded loop without range margins").
 /// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j = iw[r] · p.w, the
 /// reference's product).
