@@ -354,40 +354,42 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
             if constexpr (Lookup == LookupKind::Banded && !Fast && !Hist::kWeighted) {
                 bandedSubTile<Diagonal, Select, Check>(jBegin, groups, ix, iy, iz, lx, ly, lz, s_hi,
                                                        s_lo, s_thr, lookup, hist);
-                return;
-            }
-            for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
-                const float4 h = s_hi[j];
-                [[maybe_unused]] float4 l{};
-                if constexpr (!Fast)
-                    l = s_lo[j];
+            } else {
+                for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
+                    const float4 h = s_hi[j];
+                    [[maybe_unused]] float4 l{};
+                    if constexpr (!Fast)
+                        l = s_lo[j];
 #pragma unroll
-                for (int r = 0; r < kPointsPerThread; ++r) {
-                    if (Check && ((groups >> r) & 1u) == 0)
-                        continue;
-                    if (Diagonal && j <= iPointIndex(r))
-                        continue;
-                    const float dx = __fsub_rn(ix[r], h.x);
-                    const float dy = __fsub_rn(iy[r], h.y);
-                    const float dz = __fsub_rn(iz[r], h.z);
-                    const float c2h = hiChord2(dx, dy, dz);
-                    if constexpr (Fast) {
-                        if constexpr (Hist::kWeighted)
-                            hist.add(lookupSlot<Lookup>(c2h, s_thr, lookup), __fmul_rn(iw[r], h.w));
-                        else
-                            hist.add(lookupSlot<Lookup>(c2h, s_thr, lookup));
-                    } else {
-                        if constexpr (Margin) {
-                            if (!(c2h >= lowMargin && c2h < highMargin))
-                                continue;
+                    for (int r = 0; r < kPointsPerThread; ++r) {
+                        if (Check && ((groups >> r) & 1u) == 0)
+                            continue;
+                        if (Diagonal && j <= iPointIndex(r))
+                            continue;
+                        const float dx = __fsub_rn(ix[r], h.x);
+                        const float dy = __fsub_rn(iy[r], h.y);
+                        const float dz = __fsub_rn(iz[r], h.z);
+                        const float c2h = hiChord2(dx, dy, dz);
+                        if constexpr (Fast) {
+                            if constexpr (Hist::kWeighted)
+                                hist.add(lookupSlot<Lookup>(c2h, s_thr, lookup),
+                                         __fmul_rn(iw[r], h.w));
+                            else
+                                hist.add(lookupSlot<Lookup>(c2h, s_thr, lookup));
+                        } else {
+                            if constexpr (Margin) {
+                                if (!(c2h >= lowMargin && c2h < highMargin))
+                                    continue;
+                            }
+                            float c2 = fullChord2(dx, dy, dz, lx[r], ly[r], lz[r], l);
+                            if constexpr (Select)
+                                c2 = c2h >= kFastMinChord2 ? c2h : c2;
+                            if constexpr (Hist::kWeighted)
+                                hist.add(lookupSlot<Lookup>(c2, s_thr, lookup),
+                                         __fmul_rn(iw[r], h.w));
+                            else
+                                hist.add(lookupSlot<Lookup>(c2, s_thr, lookup));
                         }
-                        float c2 = fullChord2(dx, dy, dz, lx[r], ly[r], lz[r], l);
-                        if constexpr (Select)
-                            c2 = c2h >= kFastMinChord2 ? c2h : c2;
-                        if constexpr (Hist::kWeighted)
-                            hist.add(lookupSlot<Lookup>(c2, s_thr, lookup), __fmul_rn(iw[r], h.w));
-                        else
-                            hist.add(lookupSlot<Lookup>(c2, s_thr, lookup));
                     }
                 }
             }
