@@ -31,6 +31,7 @@
 #include "gpu_schedule.h"
 #include "launch_loop.h"
 #include "list_stages.h"
+#include "memory_pool.h"
 #include "pair_kernels.h"
 #include "tpacf/chunked_count.h"
 #include "tpacf/culling.h"
@@ -82,7 +83,16 @@ public:
         for (int device : m_devices) {
             DeviceGuard guard(device);
             TPACF_CUDA_TRY(cudaFree(nullptr));
+            keepPoolBetweenBatches(device);
         }
+    }
+    CudaPairCounter(const CudaPairCounter&) = delete;
+    CudaPairCounter& operator=(const CudaPairCounter&) = delete;
+    /// What the batches' buffers left in the devices' pools goes back to the driver with the
+    /// counter (memory_pool.h).
+    ~CudaPairCounter() override {
+        for (const int device : distinctDevices())
+            trimPool(device);
     }
 
     std::string backendName() const override { return "cuda"; }
@@ -181,6 +191,8 @@ private:
     /// device has free (keeping a tenth for the runtime and other users), shared by the
     /// workers that drive one device (a device listed twice holds the catalogs twice).
     std::uint64_t memoryPerWorker() const;
+    /// m_devices without repeats (the tests' device list {0, 0} drives one GPU twice).
+    std::vector<int> distinctDevices() const;
     /// The points a sub-batch may hold where the batch does not fit (chunked count); nullopt
     /// where it fits. ConfigError where the limit leaves no room for points at all.
     std::optional<std::uint64_t> chunkBudget(std::span<const CountTask> tasks,
@@ -228,15 +240,21 @@ private:
     std::optional<double> m_lastDeviceSeconds;
 };
 
-std::uint64_t CudaPairCounter::memoryPerWorker() const {
-    std::uint64_t perWorker = std::numeric_limits<std::uint64_t>::max();
+std::vector<int> CudaPairCounter::distinctDevices() const {
     std::vector<int> distinct = m_devices;
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    for (const int device : distinct) {
+    return distinct;
+}
+
+std::uint64_t CudaPairCounter::memoryPerWorker() const {
+    std::uint64_t perWorker = std::numeric_limits<std::uint64_t>::max();
+    for (const int device : distinctDevices()) {
         DeviceGuard guard(device);
-        std::size_t freeBytes = 0, totalBytes = 0;
-        TPACF_CUDA_TRY(cudaMemGetInfo(&freeBytes, &totalBytes));
+        std::size_t driverFree = 0, totalBytes = 0;
+        TPACF_CUDA_TRY(cudaMemGetInfo(&driverFree, &totalBytes));
+        // What the pool holds from the last batch is free for this one's buffers too.
+        const std::uint64_t freeBytes = driverFree + poolUnusedBytes(device);
         const std::uint64_t usable =
             deviceMemoryLimit() > 0 ? std::min<std::uint64_t>(deviceMemoryLimit(), freeBytes)
                                     : freeBytes / 10 * 9;
@@ -578,10 +596,16 @@ std::vector<DeviceResult> CudaPairCounter::countOnDevices(const std::vector<Devi
     runWorkers(
         m_devices.size() + (job.mailbox ? 1 : 0),
         [&](std::size_t d, const std::atomic<bool>& stop) {
-            if (d < m_devices.size())
+            if (d < m_devices.size()) {
                 runDevice(m_devices[d], d, plans[d], job, state, stop, shared.get(),
                           deviceResults[d]);
-            else
+                // After the device's buffers, streams and shared catalogs are given back.
+                if (job.trace)
+                    deviceResults[d].stages.emplace_back(
+                        "freed",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start)
+                            .count());
+            } else
                 listStages(*job.stages, *job.mailbox, lister, state, stop);
         },
         watch);

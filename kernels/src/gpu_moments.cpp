@@ -2,6 +2,7 @@
 #include "gpu_moments.h"
 
 #include "cuda_check.h"
+#include "memory_pool.h"
 #include "moments_kernel.h"
 #include "tpacf/errors.h"
 
@@ -50,8 +51,10 @@ std::vector<SeparationMoments> walkMomentsPlanOnDevice(int device, const Moments
     const auto binCount = static_cast<std::uint32_t>(binning.count());
     DeviceGuard guard(device);
     if (memoryLimit == 0) {
-        std::size_t free = 0, total = 0;
-        TPACF_CUDA_TRY(cudaMemGetInfo(&free, &total));
+        std::size_t driverFree = 0, total = 0;
+        TPACF_CUDA_TRY(cudaMemGetInfo(&driverFree, &total));
+        // What the pool holds unused (the counter keeps it between batches) is free here too.
+        const std::uint64_t free = driverFree + poolUnusedBytes(device);
         memoryLimit = free - free / 10;
     }
     // A plan beyond the device's memory: the host's threads give the same sums, slower.

@@ -438,8 +438,11 @@ bool DeviceLoop::run(const std::function<void(const char*)>& mark) {
             issueCatalog();
             // With nothing in flight, the leader posts the catalog once it is prepared, before
             // the next upload (which holds this thread while it copies from pageable memory):
-            // the next list waits for these boxes.
-            if (mailbox && launchesInFlight == 0)
+            // the next list waits for these boxes. Unless a list came while it issued the
+            // catalog: then it launches first, and the next retire posts the boxes (on two GPUs
+            // the leader's first launch came 7 ms after the other's, behind a catalog's upload
+            // and preparation).
+            if (mailbox && launchesInFlight == 0 && state.publishedStages() == published)
                 retire(true);
             if (catalogs.issued() == catalogs.size())
                 mark("catalogs issued");

@@ -3,13 +3,15 @@
 // limit that leaves room for a fraction of the points, the CUDA counter streams the batch
 // through the device in pieces (chunked_count.h) and its counts equal those of the same counter
 // without the limit, bin for bin (raw and region counts exactly; weighted sums to 1e-12 relative
-// in double, to the float mode's accuracy in float), and in double the CPU reference's. Plain executable. Exit 0: all passed; 1: a
-// failure; 77: skipped.
+// in double, to the float mode's accuracy in float), and in double the CPU reference's. Plain
+// executable. Exit 0: all passed; 1: a failure; 77: skipped.
 //
 // Cases: clustered data and uniform randoms, a batch of DD, DR and RR, plain, weighted and by
 // region, float and double, bins to 1 deg (piece pairs out of reach skipped) and to 60 deg,
 // shares of a chunked batch adding up to the whole, device 0 listed twice (two workers, each
-// holding the pieces), and the note the counter leaves for the result.
+// holding the pieces), and the note the counter leaves for the result. Also the device's memory
+// pool: kept between a counter's batches (counting the same from the kept buffers) and given
+// back to the driver when the counter goes (memory_pool.h).
 #include "gpu_test_support.h"
 #include "tpacf/bins.h"
 #include "tpacf/chunked_count.h"
@@ -19,6 +21,7 @@
 #ifdef TPACF_GPU_TEST_INTERNALS
 #include "cuda_pair_counter.h" // kernels/src: a counter over a device list given as is
 #include "device_memory.h"     // kernels/src: the memory a batch needs, the points a limit holds
+#include "memory_pool.h"       // kernels/src: the device's pool, kept between a counter's batches
 #endif
 
 #include <cmath>
@@ -189,6 +192,24 @@ int main() {
                     }
                 }
             }
+        }
+        // The counter keeps its batches' buffers in device 0's pool, the next batch counts the
+        // same from them, and the counter's end gives them back to the driver.
+        {
+            const Binning binning(BinSpec::logCount(0.05, 60, AngleUnit::Arcminute, 16));
+            Counts first, second;
+            {
+                auto counter = provider->create(Precision::Float, {});
+                first = countAll(*counter, plainBatch, binning, 0);
+                expect(stats, poolHeldBytes(0) > 0,
+                       "after a batch, device 0's pool keeps its buffers");
+                second = countAll(*counter, plainBatch, binning, 0);
+            }
+            expect(stats, sameCounts(second, first, 0.0),
+                   "a batch counted from the kept buffers equals the first");
+            expect(stats, poolHeldBytes(0) == 0,
+                   "the counter's end gives the pool's memory back to the driver (" +
+                       std::to_string(poolHeldBytes(0)) + " bytes held)");
         }
         // A limit with no room for points is an error naming the flag, not a crash.
         auto starved = provider->create(Precision::Float, {});
