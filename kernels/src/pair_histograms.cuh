@@ -142,8 +142,28 @@ template <HistMode Mode, bool Regions, class Real> struct WeightedHist : Private
     }
 };
 
+/// The sum of a private row's columns from `first` round to `first` − 1 (Sum: the wide type they
+/// add up in), each column zeroed once read.
+template <class Sum, class T>
+__device__ __forceinline__ Sum takeRow(T* row, std::uint32_t columns, std::uint32_t first) {
+    Sum sum = 0;
+    for (std::uint32_t c = first; c < columns; ++c) {
+        sum += static_cast<Sum>(row[c]);
+        row[c] = T(0);
+    }
+    for (std::uint32_t c = 0; c < first; ++c) {
+        sum += static_cast<Sum>(row[c]);
+        row[c] = T(0);
+    }
+    return sum;
+}
+
 /// Sums the private columns of slots 1..binCount into the global rows and zeroes every row;
-/// weighted kernels (s_weights set) the private weighted sums alike, in double. Block-wide.
+/// weighted kernels (s_weights set) the private weighted sums alike, in double. Block-wide, a
+/// thread per slot. Where the rows are a multiple of 32 words apart (per-thread counters, not
+/// projected: sharedLayout), each thread starts at the column of its slot and wraps around, so
+/// that the threads of a warp read different banks at every step (all from column 0, they would
+/// all read one bank).
 template <HistMode Mode, bool Regions, bool Weighted = false, class Real = float>
 __device__ void flushHist(std::uint32_t* s_hist, std::uint32_t stride, std::uint32_t columns,
                           std::uint32_t binCount, const CounterRows& rows,
@@ -151,22 +171,14 @@ __device__ void flushHist(std::uint32_t* s_hist, std::uint32_t stride, std::uint
     if constexpr (Mode != HistMode::Global) {
         __syncthreads();
         for (std::uint32_t slot = threadIdx.x; slot < binCount + 2; slot += blockDim.x) {
-            std::uint32_t* row = s_hist + slot * stride;
-            unsigned long long sum = 0;
-            for (std::uint32_t c = 0; c < columns; ++c) {
-                sum += row[c];
-                row[c] = 0;
-            }
-            if (sum != 0 && slot >= 1 && slot <= binCount)
+            const std::uint32_t first = stride % 32 == 0 ? slot % columns : 0;
+            const auto sum = takeRow<unsigned long long>(s_hist + slot * stride, columns, first);
+            const bool toRows = sum != 0 && slot >= 1 && slot <= binCount;
+            if (toRows)
                 addToRows<Regions>(rows, slot - 1, sum);
             if constexpr (Weighted) {
-                Real* wrow = s_weights + slot * stride;
-                double wsum = 0;
-                for (std::uint32_t c = 0; c < columns; ++c) {
-                    wsum += static_cast<double>(wrow[c]);
-                    wrow[c] = Real(0);
-                }
-                if (sum != 0 && slot >= 1 && slot <= binCount)
+                const double wsum = takeRow<double>(s_weights + slot * stride, columns, first);
+                if (toRows)
                     addToRows<Regions>(wrows, slot - 1, wsum);
             }
         }

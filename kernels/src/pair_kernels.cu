@@ -301,7 +301,7 @@ bool projectedVariant(HistMode mode, bool weighted, bool wanted) noexcept {
 
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
                           std::uint32_t lookupSize, LookupKind lookup, bool weighted,
-                          bool narrowMasks) noexcept {
+                          bool narrowMasks, bool projected) noexcept {
     SharedLayout layout;
     const std::size_t tile = static_cast<std::size_t>(blockSize) * kPointsPerThread;
     const bool isFloat = real == RealKind::Float;
@@ -328,7 +328,11 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
     switch (mode) {
     case HistMode::PerThread:
     case HistMode::PerThreadAtomic:
-        layout.histStride = static_cast<std::size_t>(blockSize) + 1;
+        // A multiple of 32 words: every lane's counters lie in its own bank, whatever slots the
+        // lanes of a warp add to (with blockSize + 1, lanes whose slots differ by their distance
+        // collide: 1.5 accesses per add on the standard job's pairs). The projected variants
+        // borrow the rows of slots 0 and binCount + 1 as bucket starts, blockSize + 1 of them.
+        layout.histStride = static_cast<std::size_t>(blockSize) + (projected ? 1 : 0);
         break;
     case HistMode::PerWarp:
         layout.histStride = static_cast<std::size_t>(blockSize) / 32;
@@ -379,7 +383,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         int best = 0;
         for (int block = cap; block >= 64; block -= 32) {
             const SharedLayout layout = sharedLayout(real, mode, block, binCount, lookupSize,
-                                                     lookup, weighted, narrowMasks);
+                                                     lookup, weighted, narrowMasks, projectedHere);
             if (layout.totalBytes <= budget) {
                 best = block;
                 break;
@@ -389,9 +393,10 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
             continue;
         int minGrid = 0, blockSize = 0;
         auto smemFor = [&](int block) {
-            return static_cast<std::size_t>(
-                sharedLayout(real, mode, block, binCount, lookupSize, lookup, weighted, narrowMasks)
-                    .totalBytes);
+            return static_cast<std::size_t>(sharedLayout(real, mode, block, binCount, lookupSize,
+                                                         lookup, weighted, narrowMasks,
+                                                         projectedHere)
+                                                .totalBytes);
         };
         TPACF_CUDA_TRY(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&minGrid, &blockSize, kernel,
                                                                       smemFor, best));
@@ -408,7 +413,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         plan.blockSize = blockSize;
         plan.tileSize = blockSize * kPointsPerThread;
         plan.layout = sharedLayout(real, mode, blockSize, binCount, lookupSize, lookup, weighted,
-                                   narrowMasks);
+                                   narrowMasks, projectedHere);
         TPACF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &plan.blocksPerSm, kernel, blockSize, plan.layout.totalBytes));
         if (plan.blocksPerSm <= 0)

@@ -176,10 +176,10 @@ constexpr std::size_t weightOffsetOf(const SharedLayout& layout, std::uint32_t b
            16 * 16;
 }
 /// lookup: Packed holds the table as LookupCells, Banded as BandCells, the others as 16-bit
-/// slots.
+/// slots. projected: the projected variant's layout (per-thread counters blockSize + 1 apart).
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
                           std::uint32_t lookupSize, LookupKind lookup, bool weighted = false,
-                          bool narrowMasks = true) noexcept;
+                          bool narrowMasks = true, bool projected = false) noexcept;
 
 struct KernelPlan {
     RealKind real = RealKind::Float;
