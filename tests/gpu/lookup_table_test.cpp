@@ -23,8 +23,12 @@ namespace {
 template <class Real>
 std::vector<LookupCell<Real>> packedCells(const HostBinTables& t, const std::vector<Real>& thr) {
     std::vector<LookupCell<Real>> cells;
-    for (std::uint16_t slot : t.lookup)
-        cells.push_back(LookupCell<Real>{thr[slot], slot});
+    for (std::uint16_t slot : t.lookup) {
+        LookupCell<Real> cell{};
+        cell.threshold = thr[slot];
+        cell.slot = slot;
+        cells.push_back(cell);
+    }
     return cells;
 }
 
