@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memory_pool.h"
 
-#include "cuda_check.h"
-
 #include <cuda_runtime.h>
 
 #include <limits>
@@ -10,17 +8,26 @@
 namespace tpacf::cuda::detail {
 
 namespace {
-cudaMemPool_t defaultPool(int device) {
+/// The attribute of the pool of `device`, or 0 where the driver cannot tell (its error cleared).
+std::uint64_t poolAttribute(int device, cudaMemPoolAttr attribute) {
     cudaMemPool_t pool = nullptr;
-    TPACF_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, device));
-    return pool;
+    std::uint64_t value = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, attribute, &value) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return value;
 }
 } // namespace
 
-void keepPoolBetweenBatches(int device) {
+void keepPoolBetweenBatches(int device) noexcept {
+    // Only the batches' speed depends on it: a driver that refuses leaves the pool as it was.
+    cudaMemPool_t pool = nullptr;
     std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
-    TPACF_CUDA_TRY(
-        cudaMemPoolSetAttribute(defaultPool(device), cudaMemPoolAttrReleaseThreshold, &keep));
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess)
+        cudaGetLastError();
 }
 
 void trimPool(int device) noexcept {
@@ -40,18 +47,13 @@ void trimPool(int device) noexcept {
         cudaSetDevice(previous);
 }
 
-std::uint64_t poolHeldBytes(int device) {
-    std::uint64_t reserved = 0;
-    TPACF_CUDA_TRY(
-        cudaMemPoolGetAttribute(defaultPool(device), cudaMemPoolAttrReservedMemCurrent, &reserved));
-    return reserved;
+std::uint64_t poolHeldBytes(int device) noexcept {
+    return poolAttribute(device, cudaMemPoolAttrReservedMemCurrent);
 }
 
-std::uint64_t poolUnusedBytes(int device) {
-    const cudaMemPool_t pool = defaultPool(device);
-    std::uint64_t reserved = 0, used = 0;
-    TPACF_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
-    TPACF_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+std::uint64_t poolUnusedBytes(int device) noexcept {
+    const std::uint64_t reserved = poolAttribute(device, cudaMemPoolAttrReservedMemCurrent);
+    const std::uint64_t used = poolAttribute(device, cudaMemPoolAttrUsedMemCurrent);
     return reserved > used ? reserved - used : 0;
 }
 

@@ -13,18 +13,21 @@
 namespace tpacf::cuda::detail {
 
 /// The pool of `device` keeps what it holds between batches (release threshold at its maximum).
-void keepPoolBetweenBatches(int device);
+/// A driver that refuses leaves the pool as it was (only the batches' speed depends on it).
+void keepPoolBetweenBatches(int device) noexcept;
 
 /// Returns what the pool of `device` holds unused to the driver (after synchronising the device,
 /// so that the last frees count as done) and sets its release threshold back to 0. Errors are
 /// ignored (a destructor's last step; nothing sensible to do).
 void trimPool(int device) noexcept;
 
-/// Bytes the pool of `device` holds from the driver, in use or not.
-std::uint64_t poolHeldBytes(int device);
+/// Bytes the pool of `device` holds from the driver, in use or not (0 where the driver cannot
+/// tell).
+std::uint64_t poolHeldBytes(int device) noexcept;
 
 /// Bytes the pool of `device` holds but no buffer uses: free for the next batch's buffers as
-/// much as the device's free memory is (the free-memory check adds them).
-std::uint64_t poolUnusedBytes(int device);
+/// much as the device's free memory is (the free-memory check adds them; 0 where the driver
+/// cannot tell).
+std::uint64_t poolUnusedBytes(int device) noexcept;
 
 } // namespace tpacf::cuda::detail
