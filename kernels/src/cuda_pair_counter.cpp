@@ -23,6 +23,7 @@
 #include "cuda_pair_counter.h"
 
 #include "batch_steps.h"
+#include "batch_trace.h"
 #include "bin_tables.h"
 #include "cuda_check.h"
 #include "device_catalogs.h"
@@ -300,33 +301,9 @@ void CudaPairCounter::noteChunks(std::span<const CountTask> tasks, const BatchMe
 void CudaPairCounter::noteTrace(const std::vector<DeviceResult>& devices,
                                 const std::vector<std::chrono::steady_clock::time_point>& lists,
                                 std::chrono::steady_clock::time_point start) {
-    char text[128];
-    const auto since = [&](std::chrono::steady_clock::time_point t) {
-        return std::chrono::duration<double>(t - start).count();
-    };
-    std::string note = "trace (host seconds from the batch's start):";
-    if (!lists.empty()) {
-        std::snprintf(text, sizeof text, " %zu list%s published %.3f to %.3f;", lists.size(),
-                      lists.size() == 1 ? "" : "s", since(lists.front()), since(lists.back()));
-        note += text;
-    }
-    for (std::size_t d = 0; d < devices.size(); ++d) {
-        note += (d == 0 ? " GPU " : "; GPU ") + std::to_string(m_devices[d]) + ":";
-        for (const auto& [stage, seconds] : devices[d].stages) {
-            std::snprintf(text, sizeof text, " %s %.3f,", stage, seconds);
-            note += text;
-        }
-        const DeviceResult& r = devices[d];
-        std::snprintf(text, sizeof text,
-                      " busy %.3f (%zu launches, kernels %.3f, catalogs %.3f), lists waited %.3f,",
-                      r.busySeconds, r.launches, r.kernelSeconds, r.catalogSeconds,
-                      r.listWaitSeconds);
-        note += text;
-        note.pop_back();
-    }
-    std::snprintf(text, sizeof text, "; joined %.3f", since(std::chrono::steady_clock::now()));
     std::vector<std::string> notes = lastBatchNotes();
-    notes.push_back(note + text);
+    notes.push_back(
+        batchTraceNote(m_devices, devices, lists, start, std::chrono::steady_clock::now()));
     setLastBatchNotes(std::move(notes));
 }
 
@@ -601,10 +578,7 @@ std::vector<DeviceResult> CudaPairCounter::countOnDevices(const std::vector<Devi
                           deviceResults[d]);
                 // After the device's buffers, streams and shared catalogs are given back.
                 if (job.trace)
-                    deviceResults[d].stages.emplace_back(
-                        "freed",
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start)
-                            .count());
+                    markStage(deviceResults[d], "freed", job.start);
             } else
                 listStages(*job.stages, *job.mailbox, lister, state, stop);
         },

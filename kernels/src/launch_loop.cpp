@@ -5,6 +5,7 @@
 // host waits on blocking-sync events (no spinning).
 #include "launch_loop.h"
 
+#include "batch_trace.h"
 #include "cuda_check.h"
 #include "device_rates.h"
 
@@ -494,9 +495,7 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     const SharedUploadsMember member(shared, worker);
     const auto mark = [&](const char* stage) {
         if (job.trace)
-            result.stages.emplace_back(
-                stage,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - job.start).count());
+            markStage(result, stage, job.start);
     };
     mark("thread");
     const HostBinTables& tables = *job.tables;
