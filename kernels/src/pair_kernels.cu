@@ -79,6 +79,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     // Projected tile pairs borrow the per-thread histogram's out-of-range rows (pair_projection).
     static_assert(!Projected || (kPerThread && !Weighted));
     const bool addProjected = Projected && bins.classifyTiles != 0;
+    constexpr bool kLows = holdsLows(Traits<Real>::kHasLows, Lookup, Projected);
     const std::uint32_t subBoxesPerTile = args.tileSize / kSubTileSize;
     const std::uint32_t maskedTiles = args.layout.maskedTiles;
     const std::uint32_t stride = static_cast<std::uint32_t>(args.layout.histStride);
@@ -118,7 +119,8 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
         Real ix[kPointsPerThread], iy[kPointsPerThread], iz[kPointsPerThread];
         [[maybe_unused]] std::conditional_t<Weighted, Real[kPointsPerThread], NoWeights> iw;
         float lx[kPointsPerThread], ly[kPointsPerThread], lz[kPointsPerThread];
-        loadITile<Real, Weighted>(catA, unit.tileA, args.tileSize, ix, iy, iz, iw, lx, ly, lz);
+        loadITile<Real, Weighted, kLows>(catA, unit.tileA, args.tileSize, ix, iy, iz, iw, lx, ly,
+                                         lz);
 
         for (std::uint32_t tileB = unit.tileB0; tileB < unit.tileB1; ++tileB) {
             const TileBox boxB = catB.d_tiles[tileB];
@@ -165,11 +167,12 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             const uint4* visit = masked ? shared.visit + maskIndex : nullptr;
             // Stage the j-tile.
             __syncthreads();
-            stageJTile<Real>(catB, tileB, args.tileSize, shared.pts, shared.lows);
+            stageJTile<Real, kLows>(catB, tileB, args.tileSize, shared.pts, shared.lows);
             __syncthreads();
-            countPairByPair<Real, Lookup>(diagonal, cls, mixed, ix, iy, iz, lx, ly, lz, iw,
-                                          shared.pts, shared.lows, shared.thresholds, lookup,
-                                          tileSize, lowMargin, highMargin, visit, hist);
+            countPairByPair<Real, Lookup, kLows>(
+                diagonal, cls, mixed, ix, iy, iz, lx, ly, lz, iw, shared.pts,
+                lowPartsOf<kLows>(shared.lows, catA, unit.tileA, catB, tileB, args.tileSize),
+                shared.thresholds, lookup, tileSize, lowMargin, highMargin, visit, hist);
             if (masked && addNarrow && !diagonal)
                 countNarrowPairs<Real, Lookup>(ix, iy, iz, shared.pts, shared.thresholds, lookup,
                                                tileSize, boxB.count, binCount,
@@ -184,15 +187,24 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
 /// Projected: with projected tile pairs (pair_projection.cuh), a variant of its own: the
 /// projection's call costs the other paths spills (6-12 % of a count's device time at 10°,
 /// where little is projected; CudaPairCounter::planDevices picks the variant).
+/// Blocks of kMaxPairBlock per SM the plain kernel's bounds ask for: three (80 registers), or
+/// four (64) for the float kernels that hold no lo parts (holdsLows), whose blocks of 64 threads
+/// then fit 15 to an SM instead of 12 (the standard job's batch 2 % faster on one H200,
+/// BENCHMARKS.md, "Banded kernels without the lo parts at hand").
+template <class Real, LookupKind Lookup, bool Projected>
+inline constexpr int kPairBlocksPerSm =
+    Traits<Real>::kHasLows && !holdsLows(true, Lookup, Projected) ? 4 : 3;
+
 template <class Real, HistMode Mode, LookupKind Lookup, bool Projected>
-__global__ void __launch_bounds__(kMaxPairBlock, 3)
+__global__ void __launch_bounds__(kMaxPairBlock, (kPairBlocksPerSm<Real, Lookup, Projected>))
     pairCountKernel(const __grid_constant__ PairKernelArgs args) {
     pairCount<Real, Mode, Lookup, false, false, Projected>(args);
 }
 
 /// With regions the kernel holds a few more values across the pair loops, which would cost a
 /// block per SM (92 registers instead of 70: two blocks of 256 instead of three); the bounds
-/// keep it at three.
+/// keep it at three. Four, where it holds no lo parts, spilled 122 bytes and made the jackknife
+/// job's count 4 % slower than three.
 template <class Real, HistMode Mode, LookupKind Lookup, bool Projected>
 __global__ void __launch_bounds__(kMaxPairBlock, 3)
     regionPairCountKernel(const __grid_constant__ PairKernelArgs args) {
@@ -307,7 +319,7 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
     const bool isFloat = real == RealKind::Float;
     std::size_t offset = tile * (isFloat ? sizeof(float4) : sizeof(DoublePoint));
     layout.lowsOffset = offset;
-    offset += isFloat ? tile * sizeof(float4) : 0;
+    offset += holdsLows(isFloat, lookup, projected) ? tile * sizeof(float4) : 0;
     offset = alignUp(offset, 16);
     layout.visitOffset = offset;
     layout.maskedTiles = unitTiles(static_cast<std::uint32_t>(tile));

@@ -68,6 +68,15 @@ struct alignas(8) BandCell {
     float below;
     float above;
 };
+
+/// Whether a kernel keeps the lo parts at hand: its staged j-tile's in shared memory and its
+/// i-points' in registers. Float kernels do, but for the banded ones that project nothing: their
+/// pairs read lo parts only inside a band (within a few float roundings of an edge: rare), and
+/// read them there from global memory. What they no longer hold (4 KB of shared memory in a
+/// block of 64 threads, 12 registers) is what kept them to 12 blocks per SM.
+constexpr bool holdsLows(bool isFloat, LookupKind lookup, bool projected) noexcept {
+    return isFloat && !(lookup == LookupKind::Banded && !projected);
+}
 /// Float: a pair whose hi-only c² is >= this (|d| >= 0.5) is binned on the hi parts alone, in
 /// every path (brute force too), so a pair's bin never depends on the path that computed it; tile
 /// pairs at least this far apart (with the margin) skip the lo parts altogether. There the hi

@@ -272,16 +272,25 @@ __device__ __forceinline__ int bandedGuess(float c2h, int r, int j, std::uint32_
     return skipped ? 0 : slot;
 }
 
+/// Where a float pair loop finds the lo parts: j, the j-tile's (staged in shared memory, or in
+/// global memory where the kernel holds none, holdsLows), and i, the i-tile's in global memory
+/// (where the kernel holds none; else null: they are in registers).
+struct LowParts {
+    const float4* j;
+    const float4* i;
+};
+
 /// Banded, unweighted, below kFastMinChord2's tile class: the j sub-tile at jBegin against this
 /// thread's i-points. Each pair is added to its slot from the hi parts alone, with no branch;
 /// the few that lie inside a band are marked (a bit per j-point) and afterwards computed in full,
-/// as the other loops compute them, moving the pair where the full c² says otherwise.
-template <bool Diagonal, bool Select, bool Check, class Hist>
+/// as the other loops compute them, moving the pair where the full c² says otherwise. Lows: the
+/// i-points' lo parts are in lx, ly, lz (else read from lows.i for the band's pairs).
+template <bool Diagonal, bool Select, bool Check, bool Lows, class Hist>
 __device__ __forceinline__ void
 bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThread],
               const float (&iy)[kPointsPerThread], const float (&iz)[kPointsPerThread],
               const float (&lx)[kPointsPerThread], const float (&ly)[kPointsPerThread],
-              const float (&lz)[kPointsPerThread], const float4* s_hi, const float4* s_lo,
+              const float (&lz)[kPointsPerThread], const float4* s_hi, LowParts lows,
               const float* s_thr, const LookupContext& lookup, const Hist& hist) {
     std::uint32_t marked = 0; // bit k: a pair with j-point jBegin + k lies inside a band
     for (int k = 0; k < kSubTileSize; ++k) {
@@ -302,7 +311,7 @@ bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThre
         const int j = jBegin + __ffs(marked) - 1;
         marked &= marked - 1;
         const float4 h = s_hi[j];
-        const float4 l = s_lo[j];
+        const float4 l = lows.j[j];
 #pragma unroll
         for (int r = 0; r < kPointsPerThread; ++r) {
             const float dx = __fsub_rn(ix[r], h.x);
@@ -313,7 +322,12 @@ bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThre
             const int guess = bandedGuess<Diagonal, Check>(c2h, r, j, groups, lookup, inBand);
             if (!inBand)
                 continue;
-            float c2 = fullChord2(dx, dy, dz, lx[r], ly[r], lz[r], l);
+            float4 li{};
+            if constexpr (Lows)
+                li = make_float4(lx[r], ly[r], lz[r], 0.f);
+            else
+                li = lows.i[iPointIndex(r)];
+            float c2 = fullChord2(dx, dy, dz, li.x, li.y, li.z, l);
             if constexpr (Select)
                 c2 = c2h >= kFastMinChord2 ? c2h : c2;
             const int slot = lookupSlot<LookupKind::Banded>(c2, s_thr, lookup);
@@ -335,16 +349,19 @@ bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThre
 /// say, and skip the rest.
 /// Hist: PrivateHist, or WeightedHist (then each pair also adds w_i·w_j, the float product of
 /// the hi parts' w: iw[r] · h.w; iw is the i-weights, NoWeights in the unweighted kernels).
-/// Banded, unweighted, not Fast: sub-tile by sub-tile (bandedSubTile).
-template <bool Diagonal, bool Fast, bool Margin, bool Select, LookupKind Lookup, class Hist,
-          class Weights>
+/// Banded, unweighted, not Fast: sub-tile by sub-tile (bandedSubTile). Lows: the kernel holds the
+/// lo parts (lx, ly, lz, and lows.j staged; holdsLows); only banded loops do without.
+template <bool Diagonal, bool Fast, bool Margin, bool Select, LookupKind Lookup, bool Lows,
+          class Hist, class Weights>
 __device__ void
 pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerThread],
               const float (&iz)[kPointsPerThread], const float (&lx)[kPointsPerThread],
               const float (&ly)[kPointsPerThread], const float (&lz)[kPointsPerThread],
-              const float4* s_hi, const float4* s_lo, const float* s_thr,
-              const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
-              const uint4* visit, const Hist& hist, const Weights& iw) {
+              const float4* s_hi, LowParts lows, const float* s_thr, const LookupContext& lookup,
+              int tileSize, float lowMargin, float highMargin, const uint4* visit, const Hist& hist,
+              const Weights& iw) {
+    static_assert(Lows || (Lookup == LookupKind::Banded && !Hist::kWeighted),
+                  "only the banded loop reads the lo parts from global memory");
     for (int jBegin = 0; jBegin < tileSize; jBegin += kSubTileSize) {
         const std::uint32_t groups = groupsVisiting(visit, jBegin);
         if (groups == 0)
@@ -352,14 +369,14 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
         // Every group visits (the common case): the loop without the per-group test.
         const auto block = [&]<bool Check>() {
             if constexpr (Lookup == LookupKind::Banded && !Fast && !Hist::kWeighted) {
-                bandedSubTile<Diagonal, Select, Check>(jBegin, groups, ix, iy, iz, lx, ly, lz, s_hi,
-                                                       s_lo, s_thr, lookup, hist);
+                bandedSubTile<Diagonal, Select, Check, Lows>(jBegin, groups, ix, iy, iz, lx, ly, lz,
+                                                             s_hi, lows, s_thr, lookup, hist);
             } else {
                 for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
                     const float4 h = s_hi[j];
                     [[maybe_unused]] float4 l{};
                     if constexpr (!Fast)
-                        l = s_lo[j];
+                        l = lows.j[j];
 #pragma unroll
                     for (int r = 0; r < kPointsPerThread; ++r) {
                         if (Check && ((groups >> r) & 1u) == 0)

@@ -94,8 +94,8 @@ markSubTiles(const WorkUnit& unit, const CatalogView& catA, const CatalogView& c
 }
 
 /// The i-tile into registers: this thread's point r is tile index iPointIndex(r), its hi parts
-/// (and lo parts in float; zeros in double) and, weighted, its weight.
-template <class Real, bool Weighted, class Weights>
+/// (and lo parts where the kernel holds them, holdsLows; else zeros) and, weighted, its weight.
+template <class Real, bool Weighted, bool Lows = Traits<Real>::kHasLows, class Weights>
 __device__ __forceinline__ void
 loadITile(const CatalogView& catA, std::uint32_t tileA, std::uint32_t tileSize,
           Real (&ix)[kPointsPerThread], Real (&iy)[kPointsPerThread], Real (&iz)[kPointsPerThread],
@@ -114,7 +114,7 @@ loadITile(const CatalogView& catA, std::uint32_t tileA, std::uint32_t tileSize,
         iz[r] = p.z;
         if constexpr (Weighted)
             iw[r] = p.w;
-        if constexpr (Traits<Real>::kHasLows) {
+        if constexpr (Lows) {
             const float4 l = lows[idx];
             lx[r] = l.x;
             ly[r] = l.y;
@@ -152,8 +152,9 @@ addOneBinTilePair(const PairKernelArgs& args, const WorkUnit& unit, std::uint32_
     }
 }
 
-/// The j-tile into shared memory, by the whole block (the caller holds the barriers around it).
-template <class Real>
+/// The j-tile into shared memory (its lo parts where the kernel holds them, holdsLows), by the
+/// whole block (the caller holds the barriers around it).
+template <class Real, bool Lows = Traits<Real>::kHasLows>
 __device__ __forceinline__ void stageJTile(const CatalogView& catB, std::uint32_t tileB,
                                            std::uint32_t tileSize,
                                            typename Traits<Real>::Point* s_pts, float4* s_lo) {
@@ -163,9 +164,23 @@ __device__ __forceinline__ void stageJTile(const CatalogView& catB, std::uint32_
     const std::size_t tileStart = static_cast<std::size_t>(tileB) * tileSize;
     for (std::uint32_t k = threadIdx.x; k < tileSize; k += blockDim.x) {
         s_pts[k] = pts[tileStart + k];
-        if constexpr (Traits<Real>::kHasLows)
+        if constexpr (Lows)
             s_lo[k] = lows[tileStart + k];
     }
+}
+
+/// Where the pair loops find the lo parts (LowParts): staged and in registers where the kernel
+/// holds them (Lows, holdsLows), else both tiles' in global memory.
+template <bool Lows>
+__device__ __forceinline__ LowParts lowPartsOf(const float4* s_lo, const CatalogView& catA,
+                                               std::uint32_t tileA, const CatalogView& catB,
+                                               std::uint32_t tileB, std::uint32_t tileSize) {
+    if constexpr (Lows)
+        return LowParts{s_lo, nullptr};
+    const auto tileLows = [tileSize](const CatalogView& cat, std::uint32_t tile) {
+        return static_cast<const float4*>(cat.d_lows) + static_cast<std::size_t>(tile) * tileSize;
+    };
+    return LowParts{tileLows(catB, tileB), tileLows(catA, tileA)};
 }
 
 /// The block's dynamic shared memory as the kernel uses it: the staged j-tile (and its lo parts),
@@ -242,24 +257,26 @@ __device__ __forceinline__ Hist privateHistogram(std::uint32_t* s_hist, Real* s_
 /// cells) with a range check per pair that spares the lo parts' arithmetic out of range; float
 /// selects per pair only where the pair may straddle kFastMinChord2 (`mixed`). The banded and
 /// the double loops check no range: their lookup bins every pair exactly, out of range included.
-template <class Real, LookupKind Lookup, class Weights, class Hist>
+/// lows: the lo parts, where the kernel holds them (Lows: lx, ly, lz and s_lo, staged) or not
+/// (the j-tile's and the i-tile's in global memory, for the banded loop's pairs inside a band).
+template <class Real, LookupKind Lookup, bool Lows, class Weights, class Hist>
 __device__ __forceinline__ void
 countPairByPair(bool diagonal, int cls, bool mixed, const Real (&ix)[kPointsPerThread],
                 const Real (&iy)[kPointsPerThread], const Real (&iz)[kPointsPerThread],
                 const float (&lx)[kPointsPerThread], const float (&ly)[kPointsPerThread],
                 const float (&lz)[kPointsPerThread], const Weights& iw,
-                const typename Traits<Real>::Point* s_pts, const float4* s_lo, const Real* s_thr,
+                const typename Traits<Real>::Point* s_pts, const LowParts& lows, const Real* s_thr,
                 const LookupContext& lookup, int tileSize, float lowMargin, float highMargin,
                 const uint4* visit, Hist& hist) {
     if constexpr (Traits<Real>::kHasLows) {
         const auto floatLoop = [&]<bool Diag, bool Fast, bool Margin>() {
             if (!Fast && mixed) // (Fast: both calls are the one without select)
-                pairLoopFloat<Diag, Fast, Margin, !Fast, Lookup>(
-                    ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                pairLoopFloat<Diag, Fast, Margin, !Fast, Lookup, Lows>(
+                    ix, iy, iz, lx, ly, lz, s_pts, lows, s_thr, lookup, tileSize, lowMargin,
                     highMargin, visit, hist, iw);
             else
-                pairLoopFloat<Diag, Fast, Margin, false, Lookup>(
-                    ix, iy, iz, lx, ly, lz, s_pts, s_lo, s_thr, lookup, tileSize, lowMargin,
+                pairLoopFloat<Diag, Fast, Margin, false, Lookup, Lows>(
+                    ix, iy, iz, lx, ly, lz, s_pts, lows, s_thr, lookup, tileSize, lowMargin,
                     highMargin, visit, hist, iw);
         };
         // Banded loops check no margins (bandedGuess): one loop serves both classes.
