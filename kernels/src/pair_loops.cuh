@@ -280,29 +280,85 @@ struct LowParts {
     const float4* i;
 };
 
-/// Banded, unweighted, below kFastMinChord2's tile class: the j sub-tile at jBegin against this
-/// thread's i-points. Each pair is added to its slot from the hi parts alone, with no branch;
+/// A thread's i-points as the banded loop reads them: K of them, point c being the one of its
+/// register group group[c] (hi parts x, y, z; lo parts where the kernel holds them, holdsLows).
+template <int K> struct BandPoints {
+    float x[K], y[K], z[K], lx[K], ly[K], lz[K];
+    int group[K];
+};
+
+/// All of the thread's i-points, register group r as point r.
+__device__ __forceinline__ BandPoints<kPointsPerThread>
+allGroups(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerThread],
+          const float (&iz)[kPointsPerThread], const float (&lx)[kPointsPerThread],
+          const float (&ly)[kPointsPerThread], const float (&lz)[kPointsPerThread]) {
+    BandPoints<kPointsPerThread> p;
+#pragma unroll
+    for (int r = 0; r < kPointsPerThread; ++r) {
+        p.x[r] = ix[r];
+        p.y[r] = iy[r];
+        p.z[r] = iz[r];
+        p.lx[r] = lx[r];
+        p.ly[r] = ly[r];
+        p.lz[r] = lz[r];
+        p.group[r] = r;
+    }
+    return p;
+}
+
+/// v[g] for a group g known at run time only, by selects: indexing the register array would
+/// move it to local memory.
+__device__ __forceinline__ float ofGroup(const float (&v)[kPointsPerThread], int g) {
+    float out = v[0];
+#pragma unroll
+    for (int r = 1; r < kPointsPerThread; ++r)
+        out = g == r ? v[r] : out;
+    return out;
+}
+
+/// The i-points of the K register groups set in `groups` (K = its population), in order.
+template <int K>
+__device__ __forceinline__ BandPoints<K>
+visitingGroups(std::uint32_t groups, const float (&ix)[kPointsPerThread],
+               const float (&iy)[kPointsPerThread], const float (&iz)[kPointsPerThread],
+               const float (&lx)[kPointsPerThread], const float (&ly)[kPointsPerThread],
+               const float (&lz)[kPointsPerThread]) {
+    BandPoints<K> p;
+#pragma unroll
+    for (int c = 0; c < K; ++c) {
+        const int g = __ffs(groups) - 1;
+        groups &= groups - 1;
+        p.group[c] = g;
+        p.x[c] = ofGroup(ix, g);
+        p.y[c] = ofGroup(iy, g);
+        p.z[c] = ofGroup(iz, g);
+        p.lx[c] = ofGroup(lx, g);
+        p.ly[c] = ofGroup(ly, g);
+        p.lz[c] = ofGroup(lz, g);
+    }
+    return p;
+}
+
+/// Banded, unweighted, below kFastMinChord2's tile class: the j sub-tile at jBegin against the
+/// thread's i-points p. Each pair is added to its slot from the hi parts alone, with no branch;
 /// the few that lie inside a band are marked (a bit per j-point) and afterwards computed in full,
 /// as the other loops compute them, moving the pair where the full c² says otherwise. Lows: the
-/// i-points' lo parts are in lx, ly, lz (else read from lows.i for the band's pairs).
-template <bool Diagonal, bool Select, bool Check, bool Lows, class Hist>
+/// i-points' lo parts are in p (else read from lows.i for the band's pairs).
+template <int K, bool Diagonal, bool Select, bool Check, bool Lows, class Hist>
 __device__ __forceinline__ void
-bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThread],
-              const float (&iy)[kPointsPerThread], const float (&iz)[kPointsPerThread],
-              const float (&lx)[kPointsPerThread], const float (&ly)[kPointsPerThread],
-              const float (&lz)[kPointsPerThread], const float4* s_hi, LowParts lows,
-              const float* s_thr, const LookupContext& lookup, const Hist& hist) {
+bandedSubTile(int jBegin, std::uint32_t groups, const BandPoints<K>& p, const float4* s_hi,
+              LowParts lows, const float* s_thr, const LookupContext& lookup, const Hist& hist) {
     std::uint32_t marked = 0; // bit k: a pair with j-point jBegin + k lies inside a band
     for (int k = 0; k < kSubTileSize; ++k) {
         const int j = jBegin + k;
         const float4 h = s_hi[j];
         bool anyInBand = false;
 #pragma unroll
-        for (int r = 0; r < kPointsPerThread; ++r) {
+        for (int c = 0; c < K; ++c) {
             const float c2h =
-                hiChord2(__fsub_rn(ix[r], h.x), __fsub_rn(iy[r], h.y), __fsub_rn(iz[r], h.z));
+                hiChord2(__fsub_rn(p.x[c], h.x), __fsub_rn(p.y[c], h.y), __fsub_rn(p.z[c], h.z));
             bool inBand = false;
-            hist.add(bandedGuess<Diagonal, Check>(c2h, r, j, groups, lookup, inBand));
+            hist.add(bandedGuess<Diagonal, Check>(c2h, p.group[c], j, groups, lookup, inBand));
             anyInBand = anyInBand || inBand;
         }
         marked |= anyInBand ? 1u << k : 0u;
@@ -313,20 +369,21 @@ bandedSubTile(int jBegin, std::uint32_t groups, const float (&ix)[kPointsPerThre
         const float4 h = s_hi[j];
         const float4 l = lows.j[j];
 #pragma unroll
-        for (int r = 0; r < kPointsPerThread; ++r) {
-            const float dx = __fsub_rn(ix[r], h.x);
-            const float dy = __fsub_rn(iy[r], h.y);
-            const float dz = __fsub_rn(iz[r], h.z);
+        for (int c = 0; c < K; ++c) {
+            const float dx = __fsub_rn(p.x[c], h.x);
+            const float dy = __fsub_rn(p.y[c], h.y);
+            const float dz = __fsub_rn(p.z[c], h.z);
             const float c2h = hiChord2(dx, dy, dz);
             bool inBand = false;
-            const int guess = bandedGuess<Diagonal, Check>(c2h, r, j, groups, lookup, inBand);
+            const int guess =
+                bandedGuess<Diagonal, Check>(c2h, p.group[c], j, groups, lookup, inBand);
             if (!inBand)
                 continue;
             float4 li{};
             if constexpr (Lows)
-                li = make_float4(lx[r], ly[r], lz[r], 0.f);
+                li = make_float4(p.lx[c], p.ly[c], p.lz[c], 0.f);
             else
-                li = lows.i[iPointIndex(r)];
+                li = lows.i[iPointIndex(p.group[c])];
             float c2 = fullChord2(dx, dy, dz, li.x, li.y, li.z, l);
             if constexpr (Select)
                 c2 = c2h >= kFastMinChord2 ? c2h : c2;
@@ -369,8 +426,26 @@ pairLoopFloat(const float (&ix)[kPointsPerThread], const float (&iy)[kPointsPerT
         // Every group visits (the common case): the loop without the per-group test.
         const auto block = [&]<bool Check>() {
             if constexpr (Lookup == LookupKind::Banded && !Fast && !Hist::kWeighted) {
-                bandedSubTile<Diagonal, Select, Check, Lows>(jBegin, groups, ix, iy, iz, lx, ly, lz,
-                                                             s_hi, lows, s_thr, lookup, hist);
+                if constexpr (Check && !Diagonal) {
+                    // Some register groups sit this j sub-tile out (the same ones on every lane):
+                    // only the others' pairs, rather than every pair with theirs sent to slot 0.
+                    const auto some = [&]<int K>() {
+                        bandedSubTile<K, false, Select, false, Lows>(
+                            jBegin, groups, visitingGroups<K>(groups, ix, iy, iz, lx, ly, lz), s_hi,
+                            lows, s_thr, lookup, hist);
+                    };
+                    const int visiting = __popc(groups);
+                    if (visiting == 1)
+                        some.template operator()<1>();
+                    else if (visiting == 2)
+                        some.template operator()<2>();
+                    else
+                        some.template operator()<3>();
+                } else {
+                    bandedSubTile<kPointsPerThread, Diagonal, Select, Check, Lows>(
+                        jBegin, groups, allGroups(ix, iy, iz, lx, ly, lz), s_hi, lows, s_thr,
+                        lookup, hist);
+                }
             } else {
                 for (int j = jBegin; j < jBegin + kSubTileSize; ++j) {
                     const float4 h = s_hi[j];
