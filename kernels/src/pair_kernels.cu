@@ -171,7 +171,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
             __syncthreads();
             countPairByPair<Real, Lookup, kLows>(
                 diagonal, cls, mixed, ix, iy, iz, lx, ly, lz, iw, shared.pts,
-                lowPartsOf<kLows>(shared.lows, catA, unit.tileA, catB, tileB, args.tileSize),
+                lowPartsOf<Real, kLows>(shared.lows, catA, unit.tileA, catB, tileB, args.tileSize),
                 shared.thresholds, lookup, tileSize, lowMargin, highMargin, visit, hist);
             if (masked && addNarrow && !diagonal)
                 countNarrowPairs<Real, Lookup>(ix, iy, iz, shared.pts, shared.thresholds, lookup,
@@ -182,11 +182,6 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     flushHeld<Regions>(flush, held);
 }
 
-/// The bounds keep the kernel at 80 registers (three blocks of 256 per SM, as before the sub-tile
-/// culling and the per-pair hi-only rule, which left alone take it to 96-99: two blocks).
-/// Projected: with projected tile pairs (pair_projection.cuh), a variant of its own: the
-/// projection's call costs the other paths spills (6-12 % of a count's device time at 10°,
-/// where little is projected; CudaPairCounter::planDevices picks the variant).
 /// Blocks of kMaxPairBlock per SM the plain kernel's bounds ask for: three (80 registers), or
 /// four (64) for the float kernels that hold no lo parts (holdsLows), whose blocks of 64 threads
 /// then fit 15 to an SM instead of 12 (the standard job's batch 2 % faster on one H200,
@@ -195,6 +190,12 @@ template <class Real, LookupKind Lookup, bool Projected>
 inline constexpr int kPairBlocksPerSm =
     Traits<Real>::kHasLows && !holdsLows(true, Lookup, Projected) ? 4 : 3;
 
+/// The bounds (kPairBlocksPerSm) keep the kernel at 80 registers (three blocks of 256 per SM, as
+/// before the sub-tile culling and the per-pair hi-only rule, which left alone take it to 96-99:
+/// two blocks), or 64 where it holds no lo parts.
+/// Projected: with projected tile pairs (pair_projection.cuh), a variant of its own: the
+/// projection's call costs the other paths spills (6-12 % of a count's device time at 10°,
+/// where little is projected; CudaPairCounter::planDevices picks the variant).
 template <class Real, HistMode Mode, LookupKind Lookup, bool Projected>
 __global__ void __launch_bounds__(kMaxPairBlock, (kPairBlocksPerSm<Real, Lookup, Projected>))
     pairCountKernel(const __grid_constant__ PairKernelArgs args) {

@@ -72,8 +72,9 @@ struct alignas(8) BandCell {
 /// Whether a kernel keeps the lo parts at hand: its staged j-tile's in shared memory and its
 /// i-points' in registers. Float kernels do, but for the banded ones that project nothing: their
 /// pairs read lo parts only inside a band (within a few float roundings of an edge: rare), and
-/// read them there from global memory. What they no longer hold (4 KB of shared memory in a
-/// block of 64 threads, 12 registers) is what kept them to 12 blocks per SM.
+/// read them there from global memory. Without them (4 KB of shared memory in a block of 64
+/// threads, 12 registers) the plain kernel's blocks of 64 fit 15 to an SM instead of 12
+/// (pair_kernels.cu, kPairBlocksPerSm).
 constexpr bool holdsLows(bool isFloat, LookupKind lookup, bool projected) noexcept {
     return isFloat && !(lookup == LookupKind::Banded && !projected);
 }

@@ -170,12 +170,13 @@ __device__ __forceinline__ void stageJTile(const CatalogView& catB, std::uint32_
 }
 
 /// Where the pair loops find the lo parts (LowParts): staged and in registers where the kernel
-/// holds them (Lows, holdsLows), else both tiles' in global memory.
-template <bool Lows>
+/// holds them (Lows, holdsLows), else both tiles' in global memory (double: none, nothing reads
+/// them).
+template <class Real, bool Lows>
 __device__ __forceinline__ LowParts lowPartsOf(const float4* s_lo, const CatalogView& catA,
                                                std::uint32_t tileA, const CatalogView& catB,
                                                std::uint32_t tileB, std::uint32_t tileSize) {
-    if constexpr (Lows)
+    if constexpr (Lows || !Traits<Real>::kHasLows)
         return LowParts{s_lo, nullptr};
     const auto tileLows = [tileSize](const CatalogView& cat, std::uint32_t tile) {
         return static_cast<const float4*>(cat.d_lows) + static_cast<std::size_t>(tile) * tileSize;
