@@ -10,6 +10,8 @@ reach, one bin, or visited pair by pair).
    others' pairs for nothing.
 2. With j groups of 32, 16 or 8 points against the 32-point i sub-boxes: the pairs in visited
    (i sub-box, j group) pairs per in-range pair among them, and the share of pairs added whole.
+3. The visited 32 x 32 sub-box pairs whose pairs lie in two neighbouring slots (narrow), and
+   those of them in the last bin and beyond θ_max (edge): what a count by compares could take.
    /usr/bin/python3 scripts/sub-tile-visits.py [N=1048576] [WARPS=300]
 """
 import importlib.util
@@ -40,6 +42,16 @@ def judge(lo_a, hi_a, lo, hi, edges):
     one_bin = near & (np.searchsorted(edges, low, side="right")
                       == np.searchsorted(edges, high, side="right")) & (high < edges[-1])
     return near & ~one_bin, one_bin
+
+
+def slots(lo_a, hi_a, lo, hi, edges):
+    """The slots (edges at or below) of the least and greatest c² of the boxes' pairs, with the
+    kernels' margin."""
+    gap = np.maximum(0, np.maximum(lo - hi_a, lo_a - hi))
+    span = np.maximum(np.abs(hi - lo_a), np.abs(hi_a - lo))
+    low = (gap ** 2).sum(1) * (1 - MARGIN)
+    high = (span ** 2).sum(1) * (1 + MARGIN)
+    return np.searchsorted(edges, low, side="right"), np.searchsorted(edges, high, side="right")
 
 
 def main():
@@ -78,6 +90,19 @@ def main():
             kept += (c2 < edges[-1]).sum()
         print(f"  j groups of {size:2d}: visited pairs {visited / kept:.3f} x the in-range ones "
               f"among them, {whole / (kept + whole):.3f} of in-range pairs added whole")
+
+    visited = narrow = edge = 0
+    for s in 4 * sample:
+        for r in range(4):
+            near, one_bin = judge(lo32[s + r], hi32[s + r], lo32, hi32, edges)
+            slot_lo, slot_hi = slots(lo32[s + r], hi32[s + r], lo32, hi32, edges)
+            open_pairs = near & ~one_bin
+            two = open_pairs & (slot_hi - slot_lo <= 1)
+            visited += open_pairs.sum()
+            narrow += two.sum()
+            edge += (two & (slot_lo == len(edges) - 1)).sum()
+    print(f"  visited sub-box pairs: {narrow / visited:.3f} narrow (two neighbouring slots), "
+          f"{edge / visited:.3f} edge (the last bin and beyond theta_max)")
 
 
 if __name__ == "__main__":
