@@ -509,50 +509,67 @@ void TestHostileInputs::gzipExpandsOnDiskNotInMemory() {
         ra.push_back(points.back().ra);
         dec.push_back(points.back().dec);
     }
-    const QByteArray header = hostile::serialize(hostile::primaryCards({kImage}));
-    const qint64 padded = (kImage + 2879) / 2880 * 2880;
     const QByteArray table = hostile::binTable({{"RA", "D", ra}, {"DEC", "D", dec}}).bytes();
-    const QByteArray gz = gzipWithZeros(header, padded, table);
-    QVERIFY(gz.size() < kImage / 100);
-    const QString input = m_dir.filePath(QStringLiteral("expands.fits.gz"));
-    QFile file(input);
-    QVERIFY(file.open(QIODevice::WriteOnly) && file.write(gz) == gz.size());
-    file.close();
-
     const QString tmp = m_dir.filePath(QStringLiteral("tmp-gz"));
     QVERIFY(QDir().mkpath(tmp));
-    const QString output = m_dir.filePath(QStringLiteral("expands.csv"));
-    QProcess process;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("TMPDIR"), tmp);
-    process.setProcessEnvironment(environment);
-    process.start(QStringLiteral(TPACF_EXE), countArgs(input, output, {}));
-    QVERIFY(process.waitForStarted());
     // The child's own high-water mark (VmHWM), sampled while it runs: wait4's ru_maxrss would
-    // count this big test process too, which the child was forked from.
-    const QString status = QStringLiteral("/proc/%1/status").arg(process.processId());
-    qint64 peakKiB = 0;
-    const auto start = std::chrono::steady_clock::now();
-    while (!process.waitForFinished(1)) {
-        QFile proc(status);
-        if (proc.open(QIODevice::ReadOnly))
-            for (const QByteArray& line : proc.readAll().split('\n'))
-                if (line.startsWith("VmHWM:"))
-                    peakKiB =
-                        std::max(peakKiB, line.mid(6).trimmed().split(' ').front().toLongLong());
-        if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(kTimeoutMs)) {
-            process.kill();
-            process.waitForFinished();
-            QFAIL("tpacf did not finish in time");
+    // count this big test process too, which the child was forked from. What the process needs
+    // besides the image (its libraries, threads and, under AddressSanitizer, shadow memory and
+    // per-thread caches) depends on the machine, so the peak is compared with that of the same
+    // catalog behind a 1 MiB image: holding the 128 MiB image in memory would add 128 MiB.
+    auto peakKiBReading = [&](qint64 imageBytes) -> qint64 {
+        const QByteArray header = hostile::serialize(hostile::primaryCards({imageBytes}));
+        const QByteArray gz = gzipWithZeros(header, (imageBytes + 2879) / 2880 * 2880, table);
+        if (gz.size() >= table.size() + imageBytes / 100)
+            qFatal("the image did not compress");
+        const QString name = QStringLiteral("expands-%1").arg(imageBytes);
+        const QString input = m_dir.filePath(name + QStringLiteral(".fits.gz"));
+        QFile file(input);
+        if (!file.open(QIODevice::WriteOnly) || file.write(gz) != gz.size())
+            qFatal("cannot write %s", qPrintable(input));
+        file.close();
+        const QString output = m_dir.filePath(name + QStringLiteral(".csv"));
+        QProcess process;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("TMPDIR"), tmp);
+        process.setProcessEnvironment(environment);
+        process.start(QStringLiteral(TPACF_EXE), countArgs(input, output, {}));
+        if (!process.waitForStarted())
+            return -1;
+        const QString status = QStringLiteral("/proc/%1/status").arg(process.processId());
+        qint64 peakKiB = 0;
+        const auto start = std::chrono::steady_clock::now();
+        while (!process.waitForFinished(1)) {
+            QFile proc(status);
+            if (proc.open(QIODevice::ReadOnly))
+                for (const QByteArray& line : proc.readAll().split('\n'))
+                    if (line.startsWith("VmHWM:"))
+                        peakKiB = std::max(peakKiB,
+                                           line.mid(6).trimmed().split(' ').front().toLongLong());
+            if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(kTimeoutMs)) {
+                process.kill();
+                process.waitForFinished();
+                qWarning("tpacf did not finish in time");
+                return -1;
+            }
         }
-    }
-    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
-    qInfo("peak memory reading a .fits.gz that expands to %lld MiB: %lld MiB", kImage >> 20,
-          peakKiB >> 10);
-    QVERIFY2(peakKiB > 0, "no memory sample taken");
-    QVERIFY2(peakKiB < (kImage >> 10) / 2, qPrintable(QStringLiteral("peak %1 KiB").arg(peakKiB)));
-    QCOMPARE(readCounts(output), cleanCounts(points, {}));
+        const bool counted = process.exitStatus() == QProcess::NormalExit &&
+                             process.exitCode() == 0 &&
+                             readCounts(output) == cleanCounts(points, {});
+        if (!counted)
+            qWarning("tpacf did not count: %s", process.readAllStandardError().constData());
+        return counted ? peakKiB : -1;
+    };
+    const qint64 baselineKiB = peakKiBReading(qint64(1) << 20);
+    const qint64 peakKiB = peakKiBReading(kImage);
+    qInfo("peak memory reading a .fits.gz that expands to %lld MiB: %lld MiB (%lld MiB behind a "
+          "1 MiB image)",
+          kImage >> 20, peakKiB >> 10, baselineKiB >> 10);
+    QVERIFY2(baselineKiB > 0 && peakKiB > 0, "a run failed or no memory sample was taken");
+    QVERIFY2(peakKiB - baselineKiB < (kImage >> 10) / 4,
+             qPrintable(QStringLiteral("peak %1 KiB, %2 KiB behind a 1 MiB image")
+                            .arg(peakKiB)
+                            .arg(baselineKiB)));
     QVERIFY2(
         QDir(tmp).isEmpty(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot),
         "the temporary copy was left behind");
