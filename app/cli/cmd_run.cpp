@@ -125,6 +125,7 @@ FilePlan runFiles(const ParsedArgs& args, const RunRequest& run) {
 /// The catalogs (and a count file) as read, with how long each took, for --timings.
 struct RunInputs {
     double countFileSeconds = -1.0; // negative: no count file was read
+    double deviceChoiceSeconds = 0;
     std::vector<CatalogRequest> requests;
     LoadedCatalogs loaded;
 };
@@ -163,10 +164,13 @@ RunInputs loadRunInputs(const ParsedArgs& args, const Context& context, RunReque
     // driver; they start beside the reading.
     RankGroup& ranks = context.ranks;
     params.backend.placement = {ranks.hostRank(), ranks.hostSize()};
+    const auto choiceStart = std::chrono::steady_clock::now();
     params.backend = reserveDevicesBeforeReading(
         inputs.requests,
         requestCounts(run.randomPaths.size(), run.data2Path.has_value(), run.random2Paths.size()),
         params.bins, params.backend, context.backends, 1.0 / static_cast<double>(ranks.size()));
+    inputs.deviceChoiceSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - choiceStart).count();
     inputs.loaded = loadCatalogsWhileBackendStarts(inputs.requests, params.backend,
                                                    context.backends, context.cancelRequested);
     std::size_t next = 0;
@@ -367,9 +371,13 @@ int runCommand(const Context& context) {
         writeRunFiles(context, run, result);
         if (args.has(kTimings)) {
             const auto now = std::chrono::steady_clock::now();
-            printTimings(context.err, inputs.requests, inputs.loaded, inputs.countFileSeconds,
-                         result, std::chrono::duration<double>(now - writeStart).count(),
-                         std::chrono::duration<double>(now - commandStart).count());
+            const auto seconds = [](auto span) {
+                return std::chrono::duration<double>(span).count();
+            };
+            printTimings(context.err, inputs.requests, inputs.loaded, result,
+                         {inputs.countFileSeconds, seconds(inputs.loaded.started - commandStart),
+                          inputs.deviceChoiceSeconds, seconds(now - writeStart),
+                          seconds(now - commandStart)});
         }
         if (!run.quiet) {
             printSummary(context.out, result,

@@ -165,6 +165,7 @@ LoadedCatalogs loadCatalogsWhileBackendStarts(const std::vector<CatalogRequest>&
                                               const BackendRegistry& backends,
                                               const std::atomic<bool>* cancel) {
     LoadedCatalogs loaded;
+    loaded.started = Clock::now();
     loaded.catalogs.resize(requests.size());
     loaded.readSeconds.resize(requests.size());
     // Raised by an unusable backend or by Ctrl-C (the watch below): the reader's cancel flag.

@@ -8,6 +8,7 @@
 #include "tpacf/catalog_reader.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,6 +29,7 @@ struct LoadedCatalogs {
     std::vector<double> readSeconds;                      // per catalog (they overlap)
     double readingSeconds = 0;                            // all of them, wall
     double backendSeconds = 0;                            // the check and the warm-up
+    std::chrono::steady_clock::time_point started;        // when both began
 };
 
 /// Points a catalog file probably holds, judged from its size and its first 64 KiB (text: the

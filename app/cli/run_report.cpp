@@ -131,9 +131,8 @@ void printSummary(std::ostream& out, const CorrelationResult& result, const RunF
 
 // --timings: where the wall time of the command went, stage by stage, on stderr.
 void printTimings(std::ostream& err, const std::vector<CatalogRequest>& requests,
-                  const LoadedCatalogs& loaded, double countFileSeconds,
-                  const CorrelationResult& result,
-                  double writeSeconds, double totalSeconds) {
+                  const LoadedCatalogs& loaded, const CorrelationResult& result,
+                  const RunTimings& timings) {
     char line[256];
     const auto print = [&](const char* indent, const std::string& what, double seconds,
                            const char* note = "") {
@@ -141,8 +140,12 @@ void printTimings(std::ostream& err, const std::vector<CatalogRequest>& requests
         err << line;
     };
     err << "timings (seconds):\n";
-    if (countFileSeconds >= 0)
-        print("  ", "read --reuse-counts file", countFileSeconds);
+    // What precedes the reading is on the path of every run: the GPU driver cannot start
+    // before the GPUs are chosen.
+    print("  ", "before the reading", timings.beforeReadingSeconds, "  (checks, files, GPUs)");
+    if (timings.countFileSeconds >= 0)
+        print("    ", "read --reuse-counts file", timings.countFileSeconds);
+    print("    ", "GPUs chosen and reserved", timings.deviceChoiceSeconds);
     print("  ", "read catalogs", loaded.readingSeconds, "  (files side by side)");
     for (std::size_t i = 0; i < requests.size(); ++i)
         print("    ", requests[i].path, loaded.readSeconds[i]);
@@ -150,8 +153,8 @@ void printTimings(std::ostream& err, const std::vector<CatalogRequest>& requests
     print("  ", "job", result.elapsedSeconds);
     for (const auto& [stage, seconds] : result.stageSeconds)
         print("    ", stage, seconds);
-    print("  ", "write outputs", writeSeconds);
-    print("  ", "total", totalSeconds);
+    print("  ", "write outputs", timings.writeSeconds);
+    print("  ", "total", timings.totalSeconds);
 }
 
 void printFit(std::ostream& err, const PowerLawFit& fit, const CorrelationResult& result) {

@@ -251,6 +251,8 @@ void TestRunInputsCli::timingsAccountForEveryStage() {
     QVERIFY2(timed.exitCode == 0, qPrintable(timed.err));
     QVERIFY2(!plain.err.contains(QStringLiteral("timings")), qPrintable(plain.err));
     const QStringList stages{QStringLiteral("timings (seconds):"),
+                             QStringLiteral("before the reading"),
+                             QStringLiteral("GPUs chosen and reserved"),
                              QStringLiteral("read catalogs"),
                              QStringLiteral("d.txt"),
                              QStringLiteral("r3.txt"),
@@ -265,7 +267,7 @@ void TestRunInputsCli::timingsAccountForEveryStage() {
     for (const QString& stage : stages)
         QVERIFY2(timed.err.contains(stage), qPrintable(stage + QStringLiteral(" in:\n") + timed.err));
     // Every figure is a number of seconds, and the parts fit in the total.
-    double total = -1, job = -1, jobStages = 0;
+    double total = -1, job = -1, jobStages = 0, before = -1, choice = -1, reading = -1;
     for (const QString& line : timed.err.split(QLatin1Char('\n'))) {
         const QStringList parts = line.simplified().split(QLatin1Char(' '));
         if (parts.size() < 2 || line.startsWith(QStringLiteral("timings")))
@@ -280,12 +282,22 @@ void TestRunInputsCli::timingsAccountForEveryStage() {
         QVERIFY2(number && seconds >= 0, qPrintable(line));
         if (line.startsWith(QStringLiteral("  total")))
             total = seconds;
+        else if (line.startsWith(QStringLiteral("  before the reading")))
+            before = seconds;
+        else if (line.startsWith(QStringLiteral("    GPUs chosen")))
+            choice = seconds;
+        else if (line.startsWith(QStringLiteral("  read catalogs")))
+            reading = seconds;
         else if (line.startsWith(QStringLiteral("  job")))
             job = seconds;
         else if (job >= 0 && line.startsWith(QStringLiteral("    ")))
             jobStages += seconds;
     }
     QVERIFY(total >= job && job >= 0);
+    // The steps before the reading, the reading and the job follow each other (each figure
+    // rounded to 1 ms).
+    QVERIFY2(before >= choice && choice >= 0 && reading >= 0, qPrintable(timed.err));
+    QVERIFY2(before + reading + job <= total + 2e-3, qPrintable(timed.err));
     QVERIFY2(jobStages <= job + 1e-3, qPrintable(timed.err));
     // The numbers of the result are the same with and without --timings.
     QCOMPARE(table(QStringLiteral("timed.csv")), table(QStringLiteral("plain.csv")));
