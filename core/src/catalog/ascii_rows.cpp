@@ -4,6 +4,7 @@
 // the result columns its rows go to (no copy of the columns at the end, no second set of them).
 #include "catalog/ascii_rows.h"
 
+#include "base/huge_pages.h"
 #include "catalog/ascii_text.h"
 #include "catalog/fits_reader.h"
 #include "tpacf/errors.h"
@@ -187,12 +188,12 @@ void parseChunk(std::string_view chunk, long linesBefore, RowParser& parser, Col
 void resizeColumns(RowColumns& columns, const RowLayout& layout, std::size_t rows, int threads) {
     // Allocated here, filled there: memory a worker thread allocates stays with its malloc
     // arena, and a process that reads catalogs again and again would keep growing.
-    columns.ra.reserve(rows);
-    columns.dec.reserve(rows);
+    detail::reserveLargeColumn(columns.ra, rows);
+    detail::reserveLargeColumn(columns.dec, rows);
     if (layout.weight)
-        columns.weight.reserve(rows);
+        detail::reserveLargeColumn(columns.weight, rows);
     if (layout.region)
-        columns.region.reserve(rows);
+        detail::reserveLargeColumn(columns.region, rows);
     parallelForRanges(
         4,
         [&](std::size_t begin, std::size_t end) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "tpacf/catalog.h"
+#include "base/huge_pages.h"
 #include "base/number_text.h"
 
 #include "tpacf/errors.h"
@@ -82,7 +83,7 @@ Catalog Catalog::fromRadians(std::string name, std::vector<double> ra, std::vect
     // with the worker's malloc arena after it is freed.
     std::vector<double>* const coordinates[] = {&catalog.m_x, &catalog.m_y, &catalog.m_z};
     for (std::vector<double>* coordinate : coordinates)
-        coordinate->reserve(n);
+        detail::reserveLargeColumn(*coordinate, n);
     parallelForRanges(
         3,
         [&](std::size_t begin, std::size_t end) {

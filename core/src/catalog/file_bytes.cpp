@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "catalog/file_bytes.h"
 
+#include "base/huge_pages.h"
 #include "catalog/fits_reader.h"
 #include "tpacf/errors.h"
 
@@ -19,6 +20,7 @@ FileText readFileBytes(const std::string& path, const ReadOptions& options, std:
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, limit));
     FileText text{std::make_unique_for_overwrite<char[]>(want), want};
     char* const data = text.bytes.get();
+    adviseHugePages(data, want); // first touched by read() below
     constexpr std::size_t kChunk = std::size_t(8) << 20;
     std::size_t done = 0;
     auto readSome = [&](char* into, std::size_t bytes) {
