@@ -458,8 +458,25 @@ void TestHostileInputs::ctrlCStopsALongRead() {
     process.start(QStringLiteral(TPACF_EXE), countArgs(big, output, {}));
     QVERIFY(process.waitForStarted());
     const auto pid = static_cast<pid_t>(process.processId());
-    // The signal goes when tpacf has the catalog open (it is reading), or after 0.3 s at the
-    // latest (the read of 200 MB takes longer than that, its parse longer still).
+    // Not before tpacf catches SIGINT (its caught signals in /proc, SigCgt): on a loaded machine
+    // a process can take longer than any fixed delay to get there, and the signal's default
+    // action would end it.
+    const auto catchesSigint = [&] {
+        QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+        if (!status.open(QIODevice::ReadOnly))
+            return false;
+        for (const QByteArray& line : status.readAll().split('\n'))
+            if (line.startsWith("SigCgt:"))
+                return (line.mid(7).trimmed().toULongLong(nullptr, 16) >> (SIGINT - 1) & 1) != 0;
+        return false;
+    };
+    const auto launched = std::chrono::steady_clock::now();
+    while (!catchesSigint() && process.state() == QProcess::Running &&
+           std::chrono::steady_clock::now() - launched < std::chrono::milliseconds(kTimeoutMs))
+        QThread::usleep(1000);
+    QVERIFY2(catchesSigint(), "tpacf never caught SIGINT");
+    // Then the signal goes when tpacf has the catalog open (it is reading), or 0.3 s later at
+    // the latest (the read of 200 MB takes longer than that, its parse longer still).
     const auto start = std::chrono::steady_clock::now();
     const QString fdDir = QStringLiteral("/proc/%1/fd").arg(pid);
     const QString target = QFileInfo(big).canonicalFilePath();
