@@ -172,6 +172,17 @@ QByteArray gzipWithZeros(const QByteArray& header, qint64 zeros, const QByteArra
 }
 #endif
 
+// The text after "name:" on its line of /proc/PID/status ("" when the process is gone).
+QByteArray procStatusField(qint64 pid, const char* name) {
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    const QByteArray key = QByteArray(name) + ':';
+    if (status.open(QIODevice::ReadOnly))
+        for (const QByteArray& line : status.readAll().split('\n'))
+            if (line.startsWith(key))
+                return line.mid(key.size()).trimmed();
+    return {};
+}
+
 } // namespace
 
 class TestHostileInputs : public QObject {
@@ -462,13 +473,7 @@ void TestHostileInputs::ctrlCStopsALongRead() {
     // a process can take longer than any fixed delay to get there, and the signal's default
     // action would end it.
     const auto catchesSigint = [&] {
-        QFile status(QStringLiteral("/proc/%1/status").arg(pid));
-        if (!status.open(QIODevice::ReadOnly))
-            return false;
-        for (const QByteArray& line : status.readAll().split('\n'))
-            if (line.startsWith("SigCgt:"))
-                return (line.mid(7).trimmed().toULongLong(nullptr, 16) >> (SIGINT - 1) & 1) != 0;
-        return false;
+        return (procStatusField(pid, "SigCgt").toULongLong(nullptr, 16) >> (SIGINT - 1) & 1) != 0;
     };
     const auto launched = std::chrono::steady_clock::now();
     while (!catchesSigint() && process.state() == QProcess::Running &&
@@ -553,16 +558,11 @@ void TestHostileInputs::gzipExpandsOnDiskNotInMemory() {
         process.start(QStringLiteral(TPACF_EXE), countArgs(input, output, {}));
         if (!process.waitForStarted())
             return -1;
-        const QString status = QStringLiteral("/proc/%1/status").arg(process.processId());
         qint64 peakKiB = 0;
         const auto start = std::chrono::steady_clock::now();
         while (!process.waitForFinished(1)) {
-            QFile proc(status);
-            if (proc.open(QIODevice::ReadOnly))
-                for (const QByteArray& line : proc.readAll().split('\n'))
-                    if (line.startsWith("VmHWM:"))
-                        peakKiB = std::max(peakKiB,
-                                           line.mid(6).trimmed().split(' ').front().toLongLong());
+            const QByteArray hwm = procStatusField(process.processId(), "VmHWM"); // "1234 kB"
+            peakKiB = std::max(peakKiB, hwm.split(' ').front().toLongLong());
             if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(kTimeoutMs)) {
                 process.kill();
                 process.waitForFinished();
