@@ -227,6 +227,15 @@ std::size_t regionSortTempBytes(std::uint32_t size, int regionBits) {
     return bytes;
 }
 
+void preloadPrepareKernels() noexcept {
+    // cudaFuncGetAttributes loads a kernel that lazy loading has not loaded yet.
+    cudaFuncAttributes attributes{};
+    cudaFuncGetAttributes(&attributes, mortonKernel);
+    cudaFuncGetAttributes(&attributes, gatherKernel);
+    cudaFuncGetAttributes(&attributes, tileBoxKernel);
+    cudaFuncGetAttributes(&attributes, subBoxKernel);
+}
+
 void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
     int grid = 0, block = 0;
     if (b.d_regions != nullptr) {

@@ -43,11 +43,12 @@ public:
         CudaSession::instance().reserve(deviceIndices);
     }
 
-    void warmUp(const std::vector<int>& deviceIndices) const override {
-        // Each device's context, on a thread of its own; errors are left for the counter.
+    void warmUp(const std::vector<int>& deviceIndices, Precision precision) const override {
+        // Each device's context, on a thread of its own, and the kernels a count loads first:
+        // the caller overlaps this with the reading. Errors are left for the counter.
         try {
             CudaSession& session = CudaSession::instance();
-            session.start(deviceIndices.empty() ? session.reachable() : deviceIndices);
+            session.start(deviceIndices.empty() ? session.reachable() : deviceIndices, precision);
         } catch (...) {
         }
     }

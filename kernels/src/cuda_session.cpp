@@ -6,6 +6,7 @@
 #include "device_listing.h"
 #include "device_rates.h"
 #include "device_support.h"
+#include "pair_kernels.h"
 #include "tpacf/errors.h"
 #include "tpacf/work_runner.h"
 
@@ -262,7 +263,8 @@ std::vector<int> CudaSession::runtimeIndices(const std::vector<int>& listed) {
     return runtime;
 }
 
-std::vector<int> CudaSession::start(const std::vector<int>& listed) {
+std::vector<int> CudaSession::start(const std::vector<int>& listed,
+                                    std::optional<Precision> preloadFor) {
     const std::vector<int> runtime = runtimeIndices(listed);
     std::vector<std::size_t> pending;
     {
@@ -280,6 +282,9 @@ std::vector<int> CudaSession::start(const std::vector<int>& listed) {
     runWorkers(pending.size(), [&](std::size_t k, const std::atomic<bool>&) {
         DeviceGuard guard(runtime[pending[k]]);
         TPACF_CUDA_TRY(cudaFree(nullptr));
+        if (preloadFor)
+            preloadCountKernels(*preloadFor == Precision::Float ? RealKind::Float
+                                                                : RealKind::Double);
     });
     std::lock_guard lock(m_mutex);
     for (const std::size_t i : pending)

@@ -41,8 +41,11 @@ public:
     std::vector<int> runtimeIndices(const std::vector<int>& listed);
 
     /// Starts the listed GPUs (each one's context, on a thread of its own, all at once) and
-    /// returns their CUDA indices; the first failure is rethrown once all are done.
-    std::vector<int> start(const std::vector<int>& listed);
+    /// returns their CUDA indices; the first failure is rethrown once all are done. With
+    /// `preloadFor`, each device started now also loads the kernels a count in that precision
+    /// launches first (preloadCountKernels, pair_kernels.h): a warm-up beside the reading.
+    std::vector<int> start(const std::vector<int>& listed,
+                           std::optional<Precision> preloadFor = std::nullopt);
 
     /// Listed indices of every usable, reachable GPU.
     std::vector<int> reachable();

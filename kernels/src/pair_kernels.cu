@@ -312,6 +312,20 @@ bool projectedVariant(HistMode mode, bool weighted, bool wanted) noexcept {
 
 } // namespace
 
+void preloadCountKernels(RealKind real) noexcept {
+    preloadPrepareKernels();
+    // planPairKernel's first choice of histogram; Banded has float kernels only (nullptr).
+    cudaFuncAttributes attributes{};
+    for (const LookupKind lookup :
+         {LookupKind::Packed, LookupKind::Step, LookupKind::Loop, LookupKind::Banded})
+        for (const bool projected : {false, true})
+            if (const KernelFn kernel =
+                    pairKernelFor(real, HistMode::PerThreadAtomic, lookup, false, false, projected))
+                cudaFuncGetAttributes(&attributes, kernel);
+    // A failure leaves the thread's last error set; the launch checks must not see it.
+    cudaGetLastError();
+}
+
 SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint32_t binCount,
                           std::uint32_t lookupSize, LookupKind lookup, bool weighted,
                           bool narrowMasks, bool projected) noexcept {

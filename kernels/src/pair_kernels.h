@@ -278,4 +278,14 @@ std::size_t sortTempBytes(std::uint32_t size);
 std::size_t regionSortTempBytes(std::uint32_t size, int regionBits);
 void launchPrepareCatalog(const PrepareBuffers& buffers, cudaStream_t stream);
 
+/// Loads, on the current device, the kernels a count in `real` launches first and that CUDA's
+/// lazy loading would otherwise load at their first use inside the count (0.03-0.04 s of the
+/// standard job's count on one H200, BENCHMARKS.md, "Kernels loaded beside the reading"): the
+/// preparation's own kernels and the unweighted pair kernels without regions, every lookup.
+/// The radix sort's and the other variants' kernels still load at first use. Never throws; a
+/// kernel that cannot load fails again, with its error, where it is used.
+void preloadCountKernels(RealKind real) noexcept;
+/// The preparation's part of preloadCountKernels (catalog_prepare.cu).
+void preloadPrepareKernels() noexcept;
+
 } // namespace tpacf::cuda::detail

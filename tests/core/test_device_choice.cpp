@@ -17,6 +17,7 @@
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -57,7 +58,8 @@ CountWorkEstimate workOf(double seconds, double rate = 4e11) {
 // start and to count on, and lists the others as unreachable once it kept some.
 class RecordingModule final : public BackendModule {
 public:
-    explicit RecordingModule(int count) : m_count(count) {}
+    explicit RecordingModule(int count, int fp32PerFp64 = 2)
+        : m_count(count), m_fp32PerFp64(fp32PerFp64) {}
     std::string name() const override { return "cuda"; }
     bool compiledIn() const override { return true; }
     std::vector<GpuDeviceInfo> devices() const override {
@@ -65,18 +67,22 @@ public:
         for (int i = 0; i < m_count; ++i) {
             list.push_back(device(i, started.contains(i)));
             list.back().reachable = reserved.empty() || reserved.contains(i);
+            list.back().fp32PerFp64 = m_fp32PerFp64;
         }
         return list;
     }
     std::string unavailableReason() const override { return {}; }
     std::string versionDescription() const override { return "recording 1.0"; }
-    std::unique_ptr<PairCounter> create(Precision, const std::vector<int>& indices) const override {
+    std::unique_ptr<PairCounter> create(Precision precision,
+                                        const std::vector<int>& indices) const override {
         created = indices;
+        createdPrecision = precision;
         started.insert(indices.begin(), indices.end());
         return std::make_unique<CpuPairCounter>(1);
     }
-    void warmUp(const std::vector<int>& indices) const override {
+    void warmUp(const std::vector<int>& indices, Precision precision) const override {
         warmed = indices;
+        warmedPrecision = precision;
         started.insert(indices.begin(), indices.end());
     }
     void reserveDevices(const std::vector<int>& indices) const override {
@@ -86,9 +92,11 @@ public:
 
     mutable std::set<int> reserved, started;
     mutable std::vector<int> warmed, created;
+    mutable std::optional<Precision> warmedPrecision, createdPrecision;
 
 private:
     int m_count;
+    int m_fp32PerFp64;
 };
 
 // What the CLI does for one process (reserveDevicesBeforeReading, the warm-up beside the
@@ -97,16 +105,25 @@ struct StartRecord {
     std::set<int> reserved, started;
     std::vector<int> warmed, created;
     std::string reason;
+    std::optional<Precision> warmedPrecision, createdPrecision;
 };
-StartRecord startAs(const BackendOptions& asked, int hostDevices, const CountWorkEstimate* work) {
-    auto module = std::make_shared<RecordingModule>(hostDevices);
+StartRecord startAs(const BackendOptions& asked, int hostDevices, const CountWorkEstimate* work,
+                    int fp32PerFp64 = 2) {
+    auto module = std::make_shared<RecordingModule>(hostDevices, fp32PerFp64);
     BackendRegistry registry;
     registry.add(module);
     const BackendOptions chosen = reserveJobDevices(asked, registry, work);
     warmUpBackend(chosen, registry);
     const BackendSelection selection = selectBackend(chosen, registry, work);
-    return {module->reserved, module->started, module->warmed, module->created,
-            selection.deviceChoice};
+    StartRecord record;
+    record.reserved = module->reserved;
+    record.started = module->started;
+    record.warmed = module->warmed;
+    record.created = module->created;
+    record.reason = selection.deviceChoice;
+    record.warmedPrecision = module->warmedPrecision;
+    record.createdPrecision = module->createdPrecision;
+    return record;
 }
 
 std::vector<int> range(int begin, int end) {
@@ -279,6 +296,35 @@ private slots:
         QCOMPARE(record.warmed, std::vector<int>{2});
         QCOMPARE(record.created, std::vector<int>{2});
         QVERIFY(record.reason.empty()); // asked for: nothing to explain
+    }
+
+    // The warm-up beside the reading loads the kernels of the precision the job then counts in:
+    // asked for, or auto on the devices' FP64 rate (full rate: double; 1/64: float).
+    void warmUpPreparesTheJobsPrecision_data() {
+        // Precisions as ints (Precision's values), -1: none asked (auto).
+        QTest::addColumn<int>("asked");
+        QTest::addColumn<int>("fp32PerFp64");
+        QTest::addColumn<int>("expected");
+        const int none = -1, asFloat = static_cast<int>(Precision::Float),
+                  asDouble = static_cast<int>(Precision::Double);
+        QTest::newRow("auto, full-rate FP64") << none << 2 << asDouble;
+        QTest::newRow("auto, 1/64 FP64") << none << 64 << asFloat;
+        QTest::newRow("float asked, full-rate FP64") << asFloat << 2 << asFloat;
+        QTest::newRow("double asked, 1/64 FP64") << asDouble << 64 << asDouble;
+    }
+    void warmUpPreparesTheJobsPrecision() {
+        QFETCH(int, asked);
+        QFETCH(int, fp32PerFp64);
+        QFETCH(int, expected);
+        BackendOptions options;
+        if (asked >= 0)
+            options.precision = static_cast<Precision>(asked);
+        const CountWorkEstimate work = workOf(0.5);
+        const StartRecord record = startAs(options, 2, &work, fp32PerFp64);
+        QVERIFY(record.warmedPrecision && record.createdPrecision);
+        QCOMPARE(static_cast<int>(*record.warmedPrecision), expected);
+        QCOMPARE(static_cast<int>(*record.createdPrecision), expected);
+        QCOMPARE(record.warmed, record.created);
     }
 
     // Auto: a small job starts one GPU of four, a large one all four.

@@ -117,11 +117,11 @@ public:
     /// of its own. Throws BackendUnavailable or ConfigError.
     virtual std::unique_ptr<PairCounter> create(Precision precision,
                                                 const std::vector<int>& deviceIndices) const = 0;
-    /// Starts what a first count on `deviceIndices` (empty: all reachable) waits for (the
-    /// driver, each device's context), one thread a device, so that a caller can overlap it with
-    /// reading the catalogs. Never throws: a failure shows when the counter is made. Default:
-    /// nothing.
-    virtual void warmUp(const std::vector<int>& deviceIndices) const;
+    /// Starts what a first count in `precision` on `deviceIndices` (empty: all reachable) waits
+    /// for (the driver, each device's context, the kernels it loads first), one thread a device,
+    /// so that a caller can overlap it with reading the catalogs. Never throws: a failure shows
+    /// when the counter is made. Default: nothing.
+    virtual void warmUp(const std::vector<int>& deviceIndices, Precision precision) const;
     /// Keeps every device but `deviceIndices` out of this process's driver, where the module
     /// can and nothing has started it yet (CUDA: the driver starts every visible GPU, ~0.25 s
     /// each, one after another, whether a job uses it or not). Only for a process that will
@@ -189,7 +189,8 @@ const BackendModule* backendModuleFor(const BackendOptions& options,
                                       const BackendRegistry& backends) noexcept;
 
 /// warmUp() of the module selectBackend would choose for `options` (none for the CPU), on
-/// options.gpuDevices (empty: this process's devices). Never throws.
+/// options.gpuDevices (empty: this process's devices), in the precision the job will count in.
+/// Never throws.
 void warmUpBackend(const BackendOptions& options, const BackendRegistry& backends) noexcept;
 
 } // namespace tpacf

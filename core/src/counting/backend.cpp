@@ -60,23 +60,27 @@ std::vector<GpuDeviceInfo> chosenDevices(const BackendModule& module,
     return chosen;
 }
 
+// The precision a counter of `module` over `devices` counts in, and why: the one asked for,
+// else the one "auto" picks on those devices.
+PrecisionChoice jobPrecision(const BackendOptions& options, const BackendModule& module,
+                             const std::vector<int>& devices) {
+    if (options.precision)
+        return {*options.precision, "requested"};
+    PrecisionChoice choice = autoPrecision(chosenDevices(module, devices));
+    choice.reason = "auto: " + choice.reason;
+    return choice;
+}
+
 BackendSelection moduleSelection(const BackendOptions& options, const BackendModule& module,
                                  const CountWorkEstimate* work) {
     BackendSelection selection;
     // The devices first (asked for, this rank's, or as many as the work wants), then the
     // precision "auto" picks on them.
     DeviceChoice devices = chooseJobDevices(module, options, work);
-    Precision precision = Precision::Float;
-    if (options.precision) {
-        precision = *options.precision;
-        selection.precisionChoice = "requested";
-    } else {
-        const PrecisionChoice choice = autoPrecision(chosenDevices(module, devices.devices));
-        precision = choice.precision;
-        selection.precisionChoice = "auto: " + choice.reason;
-    }
+    const PrecisionChoice precision = jobPrecision(options, module, devices.devices);
+    selection.precisionChoice = precision.reason;
     selection.deviceChoice = std::move(devices.reason);
-    selection.counter = withCulling(module.create(precision, devices.devices), options);
+    selection.counter = withCulling(module.create(precision.precision, devices.devices), options);
     return selection;
 }
 
@@ -93,7 +97,7 @@ std::string ratioText(int fp32PerFp64) {
 
 } // namespace
 
-void BackendModule::warmUp(const std::vector<int>&) const {}
+void BackendModule::warmUp(const std::vector<int>&, Precision) const {}
 
 void BackendModule::reserveDevices(const std::vector<int>&) const {}
 
@@ -255,8 +259,10 @@ const BackendModule* backendModuleFor(const BackendOptions& options,
 
 void warmUpBackend(const BackendOptions& options, const BackendRegistry& backends) noexcept {
     try {
-        if (const BackendModule* module = backendModuleFor(options, backends))
-            module->warmUp(chooseJobDevices(*module, options, nullptr).devices);
+        if (const BackendModule* module = backendModuleFor(options, backends)) {
+            const std::vector<int> devices = chooseJobDevices(*module, options, nullptr).devices;
+            module->warmUp(devices, jobPrecision(options, *module, devices).precision);
+        }
     } catch (...) {
         // Warming up is an optimisation: the job's own selection reports every problem.
     }
