@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <type_traits>
 #include <vector>
 
@@ -230,6 +231,12 @@ __global__ void __launch_bounds__(kMaxPairBlock, 2)
 
 using KernelFn = void (*)(PairKernelArgs);
 
+/// The histogram paths planPairKernel tries, in order; the first that fits is the plan's.
+/// Per-thread counters updated by a shared atomic measured fastest on H100 (one instruction
+/// instead of load/add/store; 1.38e12 against 1.20e12 pairs/s, BENCHMARKS.md).
+constexpr HistMode kHistModesInOrder[] = {HistMode::PerThreadAtomic, HistMode::PerWarp,
+                                          HistMode::Global};
+
 template <class Real, HistMode Mode, LookupKind Lookup, bool Regions, bool Weighted, bool Projected>
 KernelFn kernelFor() {
     if constexpr (Weighted && Regions)
@@ -315,12 +322,12 @@ bool projectedVariant(HistMode mode, bool weighted, bool wanted) noexcept {
 void preloadCountKernels(RealKind real) noexcept {
     preloadPrepareKernels();
     // planPairKernel's first choice of histogram; Banded has float kernels only (nullptr).
+    const HistMode mode = kHistModesInOrder[0];
     cudaFuncAttributes attributes{};
     for (const LookupKind lookup :
          {LookupKind::Packed, LookupKind::Step, LookupKind::Loop, LookupKind::Banded})
         for (const bool projected : {false, true})
-            if (const KernelFn kernel =
-                    pairKernelFor(real, HistMode::PerThreadAtomic, lookup, false, false, projected))
+            if (const KernelFn kernel = pairKernelFor(real, mode, lookup, false, false, projected))
                 cudaFuncGetAttributes(&attributes, kernel);
     // A failure leaves the thread's last error set; the launch checks must not see it.
     cudaGetLastError();
@@ -388,9 +395,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
     const int cap = blockSizeCap > 0 ? std::min(blockSizeCap, kMaxPairBlock) : kMaxPairBlock;
     const std::size_t optin = props.sharedMemPerBlockOptin;
 
-    // Per-thread counters updated by a shared atomic measured fastest on H100 (one instruction
-    // instead of load/add/store; 1.38e12 against 1.20e12 pairs/s, BENCHMARKS.md).
-    std::vector<HistMode> modes{HistMode::PerThreadAtomic, HistMode::PerWarp, HistMode::Global};
+    std::vector<HistMode> modes(std::begin(kHistModesInOrder), std::end(kHistModesInOrder));
     if (forcedMode)
         modes = {*forcedMode, HistMode::Global};
     for (HistMode mode : modes) {
