@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The catalog preparation kernels: Morton keys and sorting, the gather into the kernels' point
-// layouts (hi/lo floats, doubles, weights), region-ordered gathers, and the tile and sub-tile
-// bounding boxes (with their weight sums) that the pair kernel classifies tile pairs by.
+// The catalog preparation kernels: sky-curve keys (sky_curve.h) and sorting, the gather into the
+// kernels' point layouts (hi/lo floats, doubles, weights), region-ordered gathers, and the tile and
+// sub-tile bounding boxes (with their weight sums) that the pair kernel classifies tile pairs by.
 #include "cuda_check.h"
 #include "device_point.h"
 #include "pair_kernels.h"
+#include "sky_curve.h"
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -18,26 +19,15 @@ namespace {
 
 // ---- catalog preparation ------------------------------------------------------------------
 
-__device__ std::uint32_t spreadBits10(std::uint32_t v) {
-    v &= 0x3ffu;
-    v = (v | (v << 16)) & 0x030000ffu;
-    v = (v | (v << 8)) & 0x0300f00fu;
-    v = (v | (v << 4)) & 0x030c30c3u;
-    v = (v | (v << 2)) & 0x09249249u;
-    return v;
-}
+/// The low bits of every sort key that hold the curve's key; a region key's group sits above them.
+constexpr int kCurveKeyBits = 30;
+static_assert(kSkyCurveKeyBits <= kCurveKeyBits, "the sky curve's keys must fit their bits");
 
-__device__ std::uint32_t quantise10(double v) {
-    const double scaled = (v + 1.0) * 512.0;
-    return static_cast<std::uint32_t>(fmin(fmax(scaled, 0.0), 1023.0));
-}
-
-__global__ void mortonKernel(const double* x, const double* y, const double* z, std::uint32_t n,
-                             std::uint32_t* keys, std::uint32_t* order) {
+__global__ void curveKeyKernel(const double* x, const double* y, const double* z, std::uint32_t n,
+                               std::uint32_t* keys, std::uint32_t* order) {
     for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += gridDim.x * blockDim.x) {
-        keys[i] = spreadBits10(quantise10(x[i])) | (spreadBits10(quantise10(y[i])) << 1) |
-                  (spreadBits10(quantise10(z[i])) << 2);
+        keys[i] = skyCurveKey(x[i], y[i], z[i]);
         order[i] = i;
     }
 }
@@ -74,18 +64,16 @@ __global__ void gatherKernel(const double* x, const double* y, const double* z, 
         storePoint(x, y, z, w, i < n ? order[i] : ~0u, i, sorted, hi, lo);
 }
 
-/// Region layout: 64-bit keys (layout group above the 30-bit Morton key), so one sort orders
-/// by group, then along the Morton curve.
+/// Region layout: 64-bit keys (layout group above the 30 bits of the sky curve's key), so one sort
+/// orders by group, then along the curve.
 __global__ void regionKeyKernel(const double* x, const double* y, const double* z,
                                 const std::int32_t* regions, std::uint32_t n, std::uint64_t* keys,
                                 std::uint32_t* order) {
     for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += gridDim.x * blockDim.x) {
-        const std::uint32_t morton = spreadBits10(quantise10(x[i])) |
-                                     (spreadBits10(quantise10(y[i])) << 1) |
-                                     (spreadBits10(quantise10(z[i])) << 2);
         keys[i] =
-            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(regions[i])) << 30) | morton;
+            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(regions[i])) << kCurveKeyBits) |
+            skyCurveKey(x[i], y[i], z[i]);
         order[i] = i;
     }
 }
@@ -214,7 +202,7 @@ std::size_t sortTempBytes(std::uint32_t size) {
     TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
         nullptr, bytes, static_cast<const std::uint32_t*>(nullptr),
         static_cast<std::uint32_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
-        static_cast<std::uint32_t*>(nullptr), size, 0, 30));
+        static_cast<std::uint32_t*>(nullptr), size, 0, kCurveKeyBits));
     return bytes;
 }
 
@@ -223,14 +211,14 @@ std::size_t regionSortTempBytes(std::uint32_t size, int regionBits) {
     TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
         nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
         static_cast<std::uint64_t*>(nullptr), static_cast<const std::uint32_t*>(nullptr),
-        static_cast<std::uint32_t*>(nullptr), size, 0, 30 + regionBits));
+        static_cast<std::uint32_t*>(nullptr), size, 0, kCurveKeyBits + regionBits));
     return bytes;
 }
 
 void preloadPrepareKernels() noexcept {
     // cudaFuncGetAttributes loads a kernel that lazy loading has not loaded yet.
     cudaFuncAttributes attributes{};
-    cudaFuncGetAttributes(&attributes, mortonKernel);
+    cudaFuncGetAttributes(&attributes, curveKeyKernel);
     cudaFuncGetAttributes(&attributes, gatherKernel);
     cudaFuncGetAttributes(&attributes, tileBoxKernel);
     cudaFuncGetAttributes(&attributes, subBoxKernel);
@@ -247,7 +235,7 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
             std::size_t tempBytes = b.sortTempBytes;
             TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
                 b.d_sortTemp, tempBytes, b.d_regionKeys, b.d_regionKeysSorted, b.d_order,
-                b.d_orderSorted, b.size, 0, 30 + b.regionBits, stream));
+                b.d_orderSorted, b.size, 0, kCurveKeyBits + b.regionBits, stream));
         }
         gridFor(gatherByRegionKernel, b.paddedSize, grid, block);
         gatherByRegionKernel<<<grid, block, 0, stream>>>(
@@ -257,14 +245,14 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
         TPACF_CUDA_CHECK_LAUNCH("gatherByRegionKernel");
     } else {
         if (b.size > 0) {
-            gridFor(mortonKernel, b.size, grid, block);
-            mortonKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.size, b.d_keys,
-                                                     b.d_order);
-            TPACF_CUDA_CHECK_LAUNCH("mortonKernel");
+            gridFor(curveKeyKernel, b.size, grid, block);
+            curveKeyKernel<<<grid, block, 0, stream>>>(b.d_x, b.d_y, b.d_z, b.size, b.d_keys,
+                                                       b.d_order);
+            TPACF_CUDA_CHECK_LAUNCH("curveKeyKernel");
             std::size_t tempBytes = b.sortTempBytes;
-            TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(b.d_sortTemp, tempBytes, b.d_keys,
-                                                           b.d_keysSorted, b.d_order,
-                                                           b.d_orderSorted, b.size, 0, 30, stream));
+            TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+                b.d_sortTemp, tempBytes, b.d_keys, b.d_keysSorted, b.d_order, b.d_orderSorted,
+                b.size, 0, kCurveKeyBits, stream));
         }
         gridFor(gatherKernel, b.paddedSize, grid, block);
         gatherKernel<<<grid, block, 0, stream>>>(

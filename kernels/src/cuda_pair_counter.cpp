@@ -2,10 +2,10 @@
 // The CUDA PairCounter: the batched schedule over all tasks and all devices, with progress and
 // cancellation on the caller's thread.
 //
-// countBatch indexes the distinct catalogs (each prepared once per device: Morton sort, hi/lo
-// split, tile boxes; device_catalogs.cpp), lists the work of all tasks as WorkUnits in one array
-// (gpu_schedule.cpp), and lets one worker thread per device (runWorkers) take chunks of ~30 ms
-// of work from a shared cursor, so faster devices take more (launch_loop.cpp). A WorkShare
+// countBatch indexes the distinct catalogs (each prepared once per device: sort along the sky
+// curve, hi/lo split, tile boxes; device_catalogs.cpp), lists the work of all tasks as WorkUnits in
+// one array (gpu_schedule.cpp), and lets one worker thread per device (runWorkers) take chunks of
+// ~30 ms of work from a shared cursor, so faster devices take more (launch_loop.cpp). A WorkShare
 // counts one contiguous, cost-balanced part of that list; the cursor then runs over the part.
 //
 // Spatial culling (docs/gpu-kernel-notes.md): with culling on, the work list is built after the
@@ -363,9 +363,10 @@ std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostB
     // their size straddle one or two wide bins' edges (DD float 0.01'-180°, N = 2^22: 1.19 →
     // 0.87 s). Below it, on a uniform sky, the tiles are wide against the bins and the variant
     // is slower (DD of 2^22 points to 10°: 0.142-0.143 s of device time against 0.138-0.139 s;
-    // the standard job's batch 0.448-0.454 s against 0.41 s), while a dense field gains (the
-    // 10^7 clustered box to 10°, DD double: 2.28 s against 2.63 s): `--cuda-projection on`
-    // (BENCHMARKS.md, "Projected tile pairs II").
+    // the standard job's batch 0.448-0.454 s against 0.41 s; BENCHMARKS.md, "Projected tile
+    // pairs II"). A dense field gained from it while the tiles were Morton runs; with the sky
+    // curve's compact tiles it loses there too (the 10^7 clustered box to 10°, DD double: 1.36 s
+    // against 1.28 s; "Tiles along a Hilbert curve of the cube's faces"): `--cuda-projection on`.
     const bool projected =
         culled && (m_tuning.projection == CudaProjection::On ||
                    (m_tuning.projection == CudaProjection::Auto &&
@@ -528,10 +529,10 @@ StageLister CudaPairCounter::stageLister(std::span<const CountTask> tasks,
                                          const BatchCatalogs& batch, const BatchTiles& tiles,
                                          const HostBinTables& tables, std::size_t regionCount,
                                          std::uint32_t tileSize, WorkShare share) {
-    // The tiles are the cells. Why the Morton tiles rather than cells of their own (bands,
+    // The tiles are the cells. Why the curve's tiles rather than cells of their own (bands,
     // HEALPix): they hold equal numbers of points (4 x blockDim), so every tile pair is the same
     // bounded amount of work whatever the clustering, and the dynamic unit cursor balances the
-    // blocks; and consecutive points of the Morton curve are close in R³, so the boxes are
+    // blocks; and consecutive points of the sky curve (sky_curve.h) are close, so the boxes are
     // compact wherever the points are dense (a fixed grid would give crowded cells in clusters
     // and empty ones elsewhere). The catalogs are sorted once, on the device; only the boxes
     // (tiles x 56 bytes) come back.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The catalogs of a batch in memory the devices can use: per device, the prepared catalogs
-// (Morton-sorted, hi/lo split, tile and sub-tile boxes) with every buffer owned. Internal to
-// kernels/src.
+// (sorted along the sky curve, hi/lo split, tile and sub-tile boxes) with every buffer owned.
+// Internal to kernels/src.
 #include "cuda_check.h"
 #include "gpu_schedule.h"
 #include "pair_kernels.h"
@@ -86,7 +86,7 @@ private:
     cudaStream_t m_stream, m_uploadStream;
     SharedUploads* m_shared;
     std::size_t m_worker;
-    int m_regionBits = 1; // bits of the largest group index, above the 30-bit Morton key
+    int m_regionBits = 1; // bits of the largest group index, above the sky curve's 30 bits
     std::size_t m_issued = 0;
     Event m_uploaded; // recorded on the upload stream after each catalog's copies
     SortScratch m_scratch;

@@ -29,7 +29,7 @@ std::uint64_t deviceBytesPerPoint(const BatchMemoryShape& shape) noexcept {
 
 std::uint64_t sortBytesPerPoint(const BatchMemoryShape& shape) noexcept {
     // Keys and order, each twice (radix sort ping-pong), plus the sort's scratch of about as
-    // much again: 32-bit Morton keys, or 64-bit (group, Morton) keys by region.
+    // much again: 32-bit curve keys, or 64-bit (group, curve) keys by region.
     const std::uint64_t keys = shape.byRegion ? 8 : 4;
     return 2 * (2 * keys + 2 * 4);
 }

@@ -54,7 +54,7 @@ std::vector<std::uint32_t> plainTileCounts(std::uint64_t size, std::uint32_t til
 /// whole tiles, so that every tile holds the points of one region only and a whole tile pair has
 /// one region pair. Costs at most one partly filled tile per group. With cellLevel > 0 the
 /// groups are (coarse cell, region), a 2^level grid per axis over the unit cube in Morton order,
-/// meant to keep tiles from joining distant stretches of the Morton curve inside a region;
+/// meant to keep tiles from joining distant stretches of the sky curve inside a region;
 /// measured slower (more padding than it saves, BENCHMARKS.md), so level 0 is the default.
 struct RegionLayout {
     std::vector<std::uint32_t> tileRegion;      ///< region of each tile

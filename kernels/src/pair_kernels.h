@@ -16,7 +16,7 @@ namespace tpacf::cuda::detail {
 // Weighted counts (CountTask::weighted): separate instantiations of the pair kernel
 // (weightedPairCountKernel, weightedRegionPairCountKernel), so the unweighted kernels keep their
 // code. Each point's weight rides in the spare fourth component of its point (double: w; float:
-// the hi part's w, rounded to float), so it follows the device's Morton sort and costs no extra
+// the hi part's w, rounded to float), so it follows the device's sort and costs no extra
 // load. Beside every private 32-bit counter a block keeps a private sum of w_i·w_j in the kernel's
 // precision (per-thread columns: plain load/add/store); the sums are flushed into the double
 // global sums after every work unit, and a tile pair binned whole adds the product of the tiles'
@@ -240,8 +240,8 @@ struct PairKernelArgs {
 void launchPairKernel(const KernelPlan& plan, const PairKernelArgs& args, int gridSize,
                       cudaStream_t stream);
 
-/// Catalog preparation: Morton-sort the unit vectors, split into hi/lo floats (float) or keep
-/// double, pad to whole tiles with NaN, compute the tile boxes.
+/// Catalog preparation: sort the unit vectors along the sky curve (sky_curve.h), split into hi/lo
+/// floats (float) or keep double, pad to whole tiles with NaN, compute the tile boxes.
 struct PrepareBuffers {
     const double* d_x;
     const double* d_y;
@@ -262,7 +262,7 @@ struct PrepareBuffers {
     TileBox* d_tiles;   ///< paddedSize / tileSize
     SubBox* d_subBoxes; ///< paddedSize / kSubTileSize
     TileWeight* d_tileWeights = nullptr; ///< per tile, or null (unweighted batch: not computed)
-    /// Region layout (all null otherwise): points sorted by (layout group, Morton key), every
+    /// Region layout (all null otherwise): points sorted by (layout group, curve key), every
     /// group (one region in one coarse cell) padded to whole tiles, so that every tile holds
     /// one region's points.
     const std::int32_t* d_regions = nullptr;          ///< size: layout group of each point

@@ -203,7 +203,7 @@ struct NoWeights {};
 // ---- pair loops ----------------------------------------------------------------------------
 //
 // Point 32 r + lane of warp w's 128 points (tile index 128 w + 32 r + lane) is held by that lane
-// in register r: each r of a warp is one sub-box of 32 consecutive Morton-sorted points, so the
+// in register r: each r of a warp is one sub-box of 32 consecutive curve-sorted points, so the
 // sub-tile culling can drop (r, j sub-tile) pairs, and the i-loads are coalesced.
 
 /// Index, inside its tile, of the i-point this thread holds in register r.

@@ -21,7 +21,7 @@ inline constexpr std::uint64_t kMaxWorkUnits = std::uint64_t{1} << 23; // 256 MB
 /// count, in either precision, would bin differently: culled counts equal brute-force counts.
 inline constexpr double kTileBoxMargin = 1e-5;
 
-/// Points per sub-box. Each warp holds kPointsPerThread x 32 consecutive (Morton-sorted)
+/// Points per sub-box. Each warp holds kPointsPerThread x 32 consecutive (curve-sorted)
 /// i-points, register r of its lanes being one sub-box; inside a tile pair that may cross the
 /// range boundary, register group r skips each run of kSubTileSize j-points whose sub-box is out
 /// of reach of its own (lane k tests j sub-box k, a ballot per r gives the masks: 4 tests per

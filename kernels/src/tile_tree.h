@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The CUDA backend's multi-scale culling, on the host (plain C++): a binary hierarchy over each
-// catalog's Morton-ordered tiles, and a dual traversal of two hierarchies that drops node pairs
+// catalog's tiles in curve order, and a dual traversal of two hierarchies that drops node pairs
 // out of reach of the bins, counts whole every node pair whose pairs all land in one bin, and
 // leaves to the pair kernel only the tile pairs that no node above them settles. See
 // tile_tree.cpp for why its counts are those of the kernel's own tile classification.
@@ -36,9 +36,9 @@ struct TileTreeInput {
 };
 
 /// A binary hierarchy over consecutive tiles: level 0 is the tiles, each level above joins
-/// neighbours two by two (an odd last node rises alone). Consecutive Morton tiles are close on
-/// the sky, so a node is a compact patch of 2^level tiles (a node spanning a jump of the curve
-/// has a large box and is opened early by the traversal).
+/// neighbours two by two (an odd last node rises alone). Consecutive tiles of the sky curve are
+/// close on the sky, and the curve is continuous over the whole sphere (sky_curve.h), so a node is
+/// a compact patch of 2^level tiles.
 class TileTree {
 public:
     static constexpr std::uint32_t kNone = ~0u;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Host-only check of the CUDA backend's multi-scale culling (kernels/src/tile_tree, the culled
-// schedule of gpu_schedule.cpp): tiles are made here as the device makes them (Morton order,
+// schedule of gpu_schedule.cpp): tiles are made here as the device makes them (sky-curve order,
 // region groups), the schedule is built from their boxes, and the pairs of every listed tile
 // pair, counted one by one in double, plus the node pairs the traversal counted whole, must equal
 // a brute-force double count over all pairs, bin for bin (and region row for region row; weighted
@@ -8,6 +8,7 @@
 // GPU, in CI too.
 #include "gpu_schedule.h"
 #include "list_stages.h"
+#include "sky_curve.h"
 #include "tile_tree.h"
 
 #include "tpacf/bins.h"
@@ -23,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <numbers>
 #include <numeric>
 #include <random>
 #include <set>
@@ -115,19 +117,6 @@ Points lattice(double step, std::uint64_t seed) {
 
 // ---- tiles as the device makes them --------------------------------------------------------------
 
-std::uint32_t morton(double x, double y, double z) {
-    const auto q = [](double v) {
-        return static_cast<std::uint32_t>(std::clamp((v + 1.0) * 512.0, 0.0, 1023.0));
-    };
-    const auto spread = [](std::uint32_t v) {
-        std::uint32_t out = 0;
-        for (int bit = 0; bit < 10; ++bit)
-            out |= ((v >> bit) & 1u) << (3 * bit);
-        return out;
-    };
-    return spread(q(x)) | (spread(q(y)) << 1) | (spread(q(z)) << 2);
-}
-
 struct HostTiles {
     std::vector<std::uint32_t> counts;
     std::vector<std::vector<std::uint32_t>> members; // catalog rows of each tile
@@ -139,7 +128,7 @@ HostTiles makeTiles(const Catalog& c, std::uint32_t tileSize, const RegionLayout
     std::iota(order.begin(), order.end(), 0u);
     const auto keyOf = [&](std::uint32_t i) {
         return std::make_tuple(layout ? layout->groupOfPoint[i] : 0,
-                               morton(c.x()[i], c.y()[i], c.z()[i]), i);
+                               skyCurveKey(c.x()[i], c.y()[i], c.z()[i]), i);
     };
     std::sort(order.begin(), order.end(),
               [&](std::uint32_t a, std::uint32_t b) { return keyOf(a) < keyOf(b); });
@@ -350,7 +339,7 @@ struct PlainTiles {
 
 // The order the devices take the list in: chunks of one task each, the tasks advancing together,
 // every unit taken once; each task's units in spread blocks, so that the first tenth of a task's
-// work already reaches every tenth of its i-tiles (listed in Morton order, a prefix of the list
+// work already reaches every tenth of its i-tiles (listed in curve order, a prefix of the list
 // as built would cover one corner of the sky).
 int checkTakingOrder() {
     const Catalog a = makeCatalog("first", uniform(6000, 21), false, 0);
@@ -636,6 +625,71 @@ int checkStagedList() {
 
 } // namespace
 
+// The sky curve (sky_curve.h) the tiles follow: keys within their bits; the faces chained into
+// one closed curve, so that points in key order step only to near neighbours, from the last back
+// to the first too (a face flipped the wrong way puts a jump of 60° or more between two faces);
+// and tiles of consecutive points compact: their boxes' mean half-diagonal within twice the
+// radius of a cap of a tile's area (1.6 times here; a Morton curve of the unit vectors in R³
+// gives 2.5).
+int checkSkyCurve() {
+    int bad = 0;
+    const auto fail = [&](const std::string& what) {
+        ++bad;
+        std::printf("FAIL sky curve: %s\n", what.c_str());
+    };
+    const Catalog c = makeCatalog("curve", uniform(1 << 16, 41), false, 0);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> keyed;
+    std::size_t tooWide = 0;
+    for (std::uint32_t i = 0; i < c.size(); ++i) {
+        const std::uint32_t key = skyCurveKey(c.x()[i], c.y()[i], c.z()[i]);
+        tooWide += key >> kSkyCurveKeyBits != 0 ? 1 : 0;
+        keyed.emplace_back(key, i);
+    }
+    if (tooWide > 0)
+        fail(std::to_string(tooWide) + " keys have more than " + std::to_string(kSkyCurveKeyBits) +
+             " bits");
+    std::sort(keyed.begin(), keyed.end());
+    const auto degreesBetween = [&](std::uint32_t a, std::uint32_t b) {
+        const double dot = c.x()[a] * c.x()[b] + c.y()[a] * c.y()[b] + c.z()[a] * c.z()[b];
+        return std::acos(std::clamp(dot, -1.0, 1.0)) * 180 / std::numbers::pi;
+    };
+    double largestStep = 0;
+    for (std::size_t k = 0; k < keyed.size(); ++k)
+        largestStep = std::max(
+            largestStep, degreesBetween(keyed[k].second, keyed[(k + 1) % keyed.size()].second));
+    if (largestStep > 10)
+        fail("consecutive points along the curve lie up to " + std::to_string(largestStep) +
+             " deg apart (a jump: the faces are not chained)");
+    constexpr std::size_t tilePoints = 256;
+    const std::size_t tiles = keyed.size() / tilePoints;
+    double sumHalfDiagonal = 0;
+    for (std::size_t t = 0; t < tiles; ++t) {
+        double lo[3] = {2, 2, 2}, hi[3] = {-2, -2, -2};
+        for (std::size_t k = t * tilePoints; k < (t + 1) * tilePoints; ++k) {
+            const std::uint32_t i = keyed[k].second;
+            const double v[3] = {c.x()[i], c.y()[i], c.z()[i]};
+            for (int axis = 0; axis < 3; ++axis) {
+                lo[axis] = std::min(lo[axis], v[axis]);
+                hi[axis] = std::max(hi[axis], v[axis]);
+            }
+        }
+        double half2 = 0;
+        for (int axis = 0; axis < 3; ++axis)
+            half2 += (hi[axis] - lo[axis]) * (hi[axis] - lo[axis]) / 4;
+        sumHalfDiagonal += std::sqrt(half2);
+    }
+    const double capRadius = std::sqrt(4.0 / static_cast<double>(tiles)); // π r² = 4π / tiles
+    const double ratio = sumHalfDiagonal / static_cast<double>(tiles) / capRadius;
+    if (!(ratio <= 2))
+        fail("the tiles' boxes have a mean half-diagonal of " + std::to_string(ratio) +
+             " times a tile's cap radius");
+    if (bad == 0)
+        std::printf("ok   sky curve: %zu points, steps along it at most %.2f deg, tile boxes' "
+                    "mean half-diagonal %.2f times a tile's cap radius\n",
+                    keyed.size(), largestStep, ratio);
+    return bad;
+}
+
 // The list's arrays (host_array.h): from 8 MB on, 2 MB aligned and advised for transparent huge
 // pages, which the kernel shows as the "hg" flag of their mapping in /proc/self/smaps (whether or
 // not huge pages were free to back it); smaller ones as before. Their contents survive a grow.
@@ -749,7 +803,8 @@ int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin, const 
 // --classes N TILE MAX_ARCMIN REACH: how the kernel will take the listed tile pairs of N uniform
 // points (30 log bins from 0.01'): skipped, one bin, projected with one or two edges, or pair by
 // pair, and why (the diagonal tile, some c² below 1e-6, three edges or more, tiles too wide for
-// their distance at this reach), each class's tile pairs and share of the listed pairs. The rules
+// their distance at this reach), each class's tile pairs and share of the listed pairs, and the
+// tile boxes' mean and largest half-diagonal. The rules
 // are those of classifyTilePair and projectTilePair (pair_loops.cuh, pair_projection.cuh) in
 // plain double on the host: a measurement aid, not a check.
 int classifyListed(std::size_t n, std::uint32_t tileSize, double maxArcmin, double reach) {
@@ -814,10 +869,22 @@ int classifyListed(std::size_t n, std::uint32_t tileSize, double maxArcmin, doub
         }
     }
     const double listed = std::accumulate(std::begin(pairs), std::end(pairs), 0.0);
+    // How compact the curve's tiles are: what every judgement's bounds grow with.
+    double sumHalfDiagonal = 0, largestHalfDiagonal = 0;
+    for (const CellBounds& box : boxes) {
+        double half2 = 0;
+        for (int axis = 0; axis < 3; ++axis)
+            half2 += (box.hi[axis] - box.lo[axis]) * (box.hi[axis] - box.lo[axis]) / 4;
+        sumHalfDiagonal += std::sqrt(half2);
+        largestHalfDiagonal = std::max(largestHalfDiagonal, std::sqrt(half2));
+    }
     std::printf("%zu points, %u-point tiles, 0.01'-%g', reach %g: %zu units, %.4g pairs listed, "
-                "%.4g added whole by the host\n",
+                "%.4g added whole by the host; tile boxes' half-diagonal %.4f on average, %.4f "
+                "at most\n",
                 n, tileSize, maxArcmin, reach, schedule.units.size(), listed,
-                static_cast<double>(schedule.wholePairs));
+                static_cast<double>(schedule.wholePairs),
+                sumHalfDiagonal / static_cast<double>(std::max<std::size_t>(boxes.size(), 1)),
+                largestHalfDiagonal);
     for (int kind = 0; kind < 8; ++kind)
         std::printf("  %-20s %10llu tile pairs %11.4g pairs %5.1f %%\n", names[kind],
                     static_cast<unsigned long long>(tilePairs[kind]), pairs[kind],
@@ -870,6 +937,7 @@ int main(int argc, char** argv) {
     bad += checkTakingOrder();
     bad += checkStagedList();
     bad += checkHostArrays();
+    bad += checkSkyCurve();
     std::printf("%s\n", bad == 0 ? "all tile traversal cases passed" : "FAILURES");
     return bad == 0 ? 0 : 1;
 }
