@@ -117,6 +117,14 @@ Points lattice(double step, std::uint64_t seed) {
 
 // ---- tiles as the device makes them --------------------------------------------------------------
 
+/// Half the diagonal of a box: how far its bounds reach beyond its centre.
+double halfDiagonal(const CellBounds& box) {
+    double half2 = 0;
+    for (int axis = 0; axis < 3; ++axis)
+        half2 += (box.hi[axis] - box.lo[axis]) * (box.hi[axis] - box.lo[axis]) / 4;
+    return std::sqrt(half2);
+}
+
 struct HostTiles {
     std::vector<std::uint32_t> counts;
     std::vector<std::vector<std::uint32_t>> members; // catalog rows of each tile
@@ -630,7 +638,7 @@ int checkStagedList() {
 // to the first too (a face flipped the wrong way puts a jump of 60° or more between two faces);
 // and tiles of consecutive points compact: their boxes' mean half-diagonal within twice the
 // radius of a cap of a tile's area (1.6 times here; a Morton curve of the unit vectors in R³
-// gives 2.5).
+// gives 2.3).
 int checkSkyCurve() {
     int bad = 0;
     const auto fail = [&](const std::string& what) {
@@ -660,26 +668,14 @@ int checkSkyCurve() {
     if (largestStep > 10)
         fail("consecutive points along the curve lie up to " + std::to_string(largestStep) +
              " deg apart (a jump: the faces are not chained)");
-    constexpr std::size_t tilePoints = 256;
-    const std::size_t tiles = keyed.size() / tilePoints;
+    const HostTiles tiles = makeTiles(c, 256, nullptr);
+    const std::vector<CellBounds>& boxes = tiles.summary.bounds;
     double sumHalfDiagonal = 0;
-    for (std::size_t t = 0; t < tiles; ++t) {
-        double lo[3] = {2, 2, 2}, hi[3] = {-2, -2, -2};
-        for (std::size_t k = t * tilePoints; k < (t + 1) * tilePoints; ++k) {
-            const std::uint32_t i = keyed[k].second;
-            const double v[3] = {c.x()[i], c.y()[i], c.z()[i]};
-            for (int axis = 0; axis < 3; ++axis) {
-                lo[axis] = std::min(lo[axis], v[axis]);
-                hi[axis] = std::max(hi[axis], v[axis]);
-            }
-        }
-        double half2 = 0;
-        for (int axis = 0; axis < 3; ++axis)
-            half2 += (hi[axis] - lo[axis]) * (hi[axis] - lo[axis]) / 4;
-        sumHalfDiagonal += std::sqrt(half2);
-    }
-    const double capRadius = std::sqrt(4.0 / static_cast<double>(tiles)); // π r² = 4π / tiles
-    const double ratio = sumHalfDiagonal / static_cast<double>(tiles) / capRadius;
+    for (const CellBounds& box : boxes)
+        sumHalfDiagonal += halfDiagonal(box);
+    const auto tileCount = static_cast<double>(boxes.size());
+    const double capRadius = std::sqrt(4.0 / tileCount); // π r² = 4π / tiles
+    const double ratio = sumHalfDiagonal / tileCount / capRadius;
     if (!(ratio <= 2))
         fail("the tiles' boxes have a mean half-diagonal of " + std::to_string(ratio) +
              " times a tile's cap radius");
@@ -872,11 +868,8 @@ int classifyListed(std::size_t n, std::uint32_t tileSize, double maxArcmin, doub
     // How compact the curve's tiles are: what every judgement's bounds grow with.
     double sumHalfDiagonal = 0, largestHalfDiagonal = 0;
     for (const CellBounds& box : boxes) {
-        double half2 = 0;
-        for (int axis = 0; axis < 3; ++axis)
-            half2 += (box.hi[axis] - box.lo[axis]) * (box.hi[axis] - box.lo[axis]) / 4;
-        sumHalfDiagonal += std::sqrt(half2);
-        largestHalfDiagonal = std::max(largestHalfDiagonal, std::sqrt(half2));
+        sumHalfDiagonal += halfDiagonal(box);
+        largestHalfDiagonal = std::max(largestHalfDiagonal, halfDiagonal(box));
     }
     std::printf("%zu points, %u-point tiles, 0.01'-%g', reach %g: %zu units, %.4g pairs listed, "
                 "%.4g added whole by the host; tile boxes' half-diagonal %.4f on average, %.4f "
