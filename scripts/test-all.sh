@@ -20,7 +20,8 @@ stage() { # stage NAME COMMAND...: runs it and says how long it took
 }
 stage "dependencies" bash scripts/install-deps.sh
 # Each suite is compiled and run once: with the sanitizer pass, the core suites and the CLI suites
-# of bad inputs, files and paths there (under ASan and UBSan), the other CLI suites in the testing
+# of bad inputs, files and paths there (the code under test with ASan and UBSan, the suites' own
+# code with ASan: CMakePresets.json), the other CLI suites in the testing
 # tree, whose tpacf also plots and runs MPI (tests/cli/CMakeLists.txt, TPACF_CLI_SUITES).
 testing_folders="core;reference;cli;ui;gpu;python;structure;packaging"
 cli_suites=all
