@@ -51,7 +51,7 @@ def test_pip_install_from_a_clone(tmp_path):
     # The core compiled in batches of sources (the project's TPACF_UNITY_BUILD, as the test
     # trees build it): the same code in half the compile time on a small machine; and at -O1,
     # as the suites' own code is: what this checks is the route (setup.py, CMake, the wheel, its
-    # import and a count), not the optimiser, and it takes 100 s of a core instead of 130 s.
+    # import and a count), not the optimiser, and it takes 106 s of a core instead of 130 s.
     env.setdefault("TPACF_CMAKE_ARGS",
                    "-DTPACF_UNITY_BUILD=ON '-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG'")
     log = tmp_path / "pip.log"
