@@ -223,7 +223,7 @@ std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
         const auto histogram = cuda::parseCudaHistogram(*text);
         if (!histogram)
             args.fail("--cuda-hist: " + quote(*text) +
-                      " is not a histogram path (thread, thread-atomic, warp, global)");
+                      " is not a histogram path (thread-atomic, warp, global)");
         tuning.histogram = *histogram;
     }
     tuning.bruteForce = args.has(kCudaBruteForce);

@@ -58,8 +58,6 @@ std::optional<HistMode> histModeOf(CudaHistogram histogram) {
     switch (histogram) {
     case CudaHistogram::Auto:
         return std::nullopt;
-    case CudaHistogram::PerThread:
-        return HistMode::PerThread;
     case CudaHistogram::PerThreadAtomic:
         return HistMode::PerThreadAtomic;
     case CudaHistogram::PerWarp:

@@ -17,7 +17,6 @@ namespace {
 // The words of the flags, one table per setting, read both ways.
 constexpr std::pair<std::string_view, CudaHistogram> kHistogramWords[] = {
     {"auto", CudaHistogram::Auto},
-    {"thread", CudaHistogram::PerThread},
     {"thread-atomic", CudaHistogram::PerThreadAtomic},
     {"warp", CudaHistogram::PerWarp},
     {"global", CudaHistogram::Global},

@@ -80,9 +80,7 @@ template <HistMode Mode, bool Regions> struct PrivateHist {
     /// it), and a reduction (no value returned). Measured 3-4 % faster on the standard job's batch
     /// (BENCHMARKS.md, "The banded loop without range margins").
     __device__ __forceinline__ void add(int slot) const {
-        if constexpr (Mode == HistMode::PerThread) {
-            mine[slot * stride] += 1u;
-        } else if constexpr (Mode == HistMode::PerThreadAtomic) {
+        if constexpr (Mode == HistMode::PerThreadAtomic) {
             const std::uint32_t address =
                 static_cast<std::uint32_t>(__cvta_generic_to_shared(mine)) +
                 static_cast<std::uint32_t>(slot) * (stride * 4u);
@@ -97,9 +95,7 @@ template <HistMode Mode, bool Regions> struct PrivateHist {
     /// Takes back one pair added to `slot` (the banded loop's slot from the hi parts, where the
     /// full c² gives another), before the next flush: the counters wrap back.
     __device__ __forceinline__ void remove(int slot) const {
-        if constexpr (Mode == HistMode::PerThread) {
-            mine[slot * stride] -= 1u;
-        } else if constexpr (Mode == HistMode::PerWarp || Mode == HistMode::PerThreadAtomic) {
+        if constexpr (Mode == HistMode::PerWarp || Mode == HistMode::PerThreadAtomic) {
             atomicSub(mine + slot * stride, 1u);
         } else {
             if (slot >= 1 && slot <= static_cast<int>(binCount))
@@ -108,9 +104,7 @@ template <HistMode Mode, bool Regions> struct PrivateHist {
     }
     /// `pairs` pairs at once (a whole sub-tile pair, at most 32 x 32), slot 1..binCount.
     __device__ __forceinline__ void addPairs(int slot, std::uint32_t pairs) const {
-        if constexpr (Mode == HistMode::PerThread) {
-            mine[slot * stride] += pairs;
-        } else if constexpr (Mode == HistMode::PerWarp || Mode == HistMode::PerThreadAtomic) {
+        if constexpr (Mode == HistMode::PerWarp || Mode == HistMode::PerThreadAtomic) {
             atomicAdd(mine + slot * stride, pairs);
         } else {
             addToRows<Regions>(rows, static_cast<std::uint32_t>(slot - 1),
@@ -130,7 +124,7 @@ template <HistMode Mode, bool Regions, class Real> struct WeightedHist : Private
 
     __device__ __forceinline__ void add(int slot, Real weight) const {
         PrivateHist<Mode, Regions>::add(slot);
-        if constexpr (Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic) {
+        if constexpr (Mode == HistMode::PerThreadAtomic) {
             wmine[slot * this->stride] += weight;
         } else if constexpr (Mode == HistMode::PerWarp) {
             atomicAdd(wmine + slot * this->stride, weight);

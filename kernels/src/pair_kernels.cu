@@ -29,8 +29,6 @@ namespace tpacf::cuda::detail {
 
 const char* histModeName(HistMode mode) noexcept {
     switch (mode) {
-    case HistMode::PerThread:
-        return "per-thread shared";
     case HistMode::PerThreadAtomic:
         return "per-thread shared (atomic update)";
     case HistMode::PerWarp:
@@ -76,7 +74,7 @@ __device__ __forceinline__ void pairCount(const PairKernelArgs& args) {
     const bool addWholeSubTiles = !Regions && !Weighted && cullSubTiles && bins.wholeSubTiles != 0;
     const bool addNarrow =
         !Weighted && cullSubTiles && bins.narrowSubTiles != 0 && args.layout.narrowMasks;
-    constexpr bool kPerThread = Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic;
+    constexpr bool kPerThread = Mode == HistMode::PerThreadAtomic;
     // Projected tile pairs borrow the per-thread histogram's out-of-range rows (pair_projection).
     static_assert(!Projected || (kPerThread && !Weighted));
     const bool addProjected = Projected && bins.classifyTiles != 0;
@@ -252,8 +250,7 @@ KernelFn kernelFor() {
 /// Projected variants exist for the unweighted per-thread modes only (projectedVariant).
 template <class Real, HistMode Mode, LookupKind Lookup, bool Regions, bool Weighted>
 KernelFn kernelForProjection(bool projected) {
-    constexpr bool kCan =
-        !Weighted && (Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic);
+    constexpr bool kCan = !Weighted && Mode == HistMode::PerThreadAtomic;
     if constexpr (kCan)
         return projected ? kernelFor<Real, Mode, Lookup, Regions, Weighted, true>()
                          : kernelFor<Real, Mode, Lookup, Regions, Weighted, false>();
@@ -264,8 +261,6 @@ KernelFn kernelForProjection(bool projected) {
 template <class Real, LookupKind Lookup, bool Regions, bool Weighted>
 KernelFn kernelForMode(HistMode mode, bool projected) {
     switch (mode) {
-    case HistMode::PerThread:
-        return kernelForProjection<Real, HistMode::PerThread, Lookup, Regions, Weighted>(projected);
     case HistMode::PerThreadAtomic:
         return kernelForProjection<Real, HistMode::PerThreadAtomic, Lookup, Regions, Weighted>(
             projected);
@@ -313,8 +308,7 @@ KernelFn pairKernelFor(RealKind real, HistMode mode, LookupKind lookup, bool reg
 
 /// Whether a plan's kernel is the projected variant: asked for, and there is one for it.
 bool projectedVariant(HistMode mode, bool weighted, bool wanted) noexcept {
-    return wanted && !weighted &&
-           (mode == HistMode::PerThread || mode == HistMode::PerThreadAtomic);
+    return wanted && !weighted && mode == HistMode::PerThreadAtomic;
 }
 
 } // namespace
@@ -360,7 +354,6 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
     offset = alignUp(offset + lookupSize * cellBytes, 16);
     layout.histOffset = offset;
     switch (mode) {
-    case HistMode::PerThread:
     case HistMode::PerThreadAtomic:
         // A multiple of 32 words: every lane's counters lie in its own bank, whatever slots the
         // lanes of a warp add to (with blockSize + 1, lanes whose slots differ by their distance
@@ -410,7 +403,7 @@ KernelPlan planPairKernel(RealKind real, std::uint32_t binCount, std::uint32_t l
         TPACF_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(dynamicLimit)));
         // Private copies per thread only while they leave room for several blocks per SM.
-        const bool perThread = mode == HistMode::PerThread || mode == HistMode::PerThreadAtomic;
+        const bool perThread = mode == HistMode::PerThreadAtomic;
         const std::size_t budget = perThread ? props.sharedMemPerMultiprocessor / 4 : dynamicLimit;
         int best = 0;
         for (int block = cap; block >= 64; block -= 32) {

@@ -88,8 +88,8 @@ enum class RealKind { Float, Double };
 
 /// Where each block keeps its private histogram.
 enum class HistMode : int {
-    PerThread,       ///< [slot][thread] 32-bit counters in shared memory, load/add/store
-    PerThreadAtomic, ///< the same layout, updated with a shared atomic (one instruction; default)
+    PerThreadAtomic, ///< [slot][thread] 32-bit counters in shared memory, each add one shared
+                     ///< atomic instruction (default)
     PerWarp,         ///< [bin][warp] 32-bit counters in shared memory, shared atomics
     Global,          ///< straight into the 64-bit global counters (fallback for huge bin counts)
 };
@@ -193,7 +193,7 @@ SharedLayout sharedLayout(RealKind real, HistMode mode, int blockSize, std::uint
 
 struct KernelPlan {
     RealKind real = RealKind::Float;
-    HistMode hist = HistMode::PerThread;
+    HistMode hist = HistMode::PerThreadAtomic;
     LookupKind lookup = LookupKind::Packed;
     bool regions = false;   ///< counts keyed by jackknife region (region-pure tiles)
     bool weighted = false;  ///< also sums w_i·w_j per bin (the weighted kernel variant)

@@ -236,7 +236,7 @@ __device__ __forceinline__ void loadTablesAndClear(const BinTables& bins, std::u
 template <class Hist, HistMode Mode, bool Weighted, class Real>
 __device__ __forceinline__ Hist privateHistogram(std::uint32_t* s_hist, Real* s_weights,
                                                  std::uint32_t stride, std::uint32_t binCount) {
-    constexpr bool kPerThread = Mode == HistMode::PerThread || Mode == HistMode::PerThreadAtomic;
+    constexpr bool kPerThread = Mode == HistMode::PerThreadAtomic;
     Hist hist{};
     hist.stride = stride;
     hist.binCount = binCount;

@@ -259,6 +259,8 @@ private Q_SLOTS:
             << QStringLiteral("--cuda-projection") << QStringLiteral("auto, on or off");
         QTest::newRow("--cuda-shared-uploads")
             << QStringLiteral("--cuda-shared-uploads") << QStringLiteral("auto, all or off");
+        QTest::newRow("--cuda-hist") << QStringLiteral("--cuda-hist")
+                                     << QStringLiteral("a histogram path (thread-atomic, warp, global)");
     }
 
     void cudaSwitchesTakeOnOrOff() {
@@ -277,7 +279,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("flag");
         QTest::addColumn<QString>("word");
         QTest::addColumn<QString>("named");
-        for (const char* word : {"thread", "thread-atomic", "warp", "global"})
+        for (const char* word : {"thread-atomic", "warp", "global"})
             QTest::newRow(word) << QStringLiteral("--cuda-hist") << QString::fromLatin1(word)
                                 << QStringLiteral("hist=") + QString::fromLatin1(word);
         QTest::newRow("projection on")

@@ -4,7 +4,7 @@
 // Usage: tpacf_gpu_bench [N] [--jackknife K]   (default 1048576)
 //        tpacf_gpu_bench --culling [--quick]
 //   CUDA tuning of every counter (the rows that vary a setting override it): --cuda-hist
-//   thread|thread-atomic|warp|global, --cuda-brute-force, --cuda-block N, --cuda-subtiles on|off,
+//   thread-atomic|warp|global, --cuda-brute-force, --cuda-block N, --cuda-subtiles on|off,
 //   --cuda-narrow-subtiles on|off, --cuda-banded-lookup on|off, --cuda-projection auto|on|off,
 //   --cuda-projection-reach X, --cuda-region-level L (what `tpacf bench` takes; never read from the
 //   environment).
@@ -254,8 +254,7 @@ int main(int argc, char** argv) {
             const auto histogram = cuda::parseCudaHistogram(value);
             if (!histogram) {
                 std::fprintf(stderr,
-                             "--cuda-hist: '%s' is not thread, thread-atomic, warp or "
-                             "global\n",
+                             "--cuda-hist: '%s' is not thread-atomic, warp or global\n",
                              value);
                 return 2;
             }

@@ -400,7 +400,7 @@ int main(int argc, char** argv) {
                 for (double thetaMax : thetas)
                     runCase(stats, with, a, b, binCases(thetaMax, true)[binCase], true);
             };
-            for (const char* mode : {"thread", "warp", "global"})
+            for (const char* mode : {"warp", "global"})
                 tunedRun(gputest::histogramTuning(mode), {1.0, 60.0}, 0);
             // Smaller tiles (8 sub-boxes per tile at 64 threads) and the sub-tile culling off.
             for (int block : {64, 128}) {

@@ -367,7 +367,7 @@ int main(int argc, char** argv) {
         }
 
         // Every histogram path on the same data (the default is thread-atomic).
-        for (const char* mode : {"thread", "warp", "global"}) {
+        for (const char* mode : {"warp", "global"}) {
             const auto tuned = gputest::tunedCounters(gputest::histogramTuning(mode));
             for (std::size_t b : {std::size_t{0}, std::size_t{4}, std::size_t{8}})
                 runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 3, bins[b], true,

@@ -337,7 +337,7 @@ int main(int argc, char** argv) {
         runCase(stats, cpu, *gpuDouble, *gpuFloat, 20001, 1, 7, false, linear, seed++);
 
         // Every histogram path and brute force, with regions.
-        for (const char* mode : {"thread", "warp", "global"}) {
+        for (const char* mode : {"warp", "global"}) {
             const auto tuned = gputest::tunedCounters(gputest::histogramTuning(mode));
             runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 1, 7, true, full, seed++);
             runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 1, 500, false, small, seed++);

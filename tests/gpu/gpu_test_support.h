@@ -106,7 +106,7 @@ inline TunedCounters tunedCounters(const cuda::CudaTuning& tuning) {
     return {provider->create(Precision::Double, {}), provider->create(Precision::Float, {})};
 }
 
-/// A tuning that forces one histogram path ("thread", "thread-atomic", "warp", "global").
+/// A tuning that forces one histogram path ("thread-atomic", "warp", "global").
 inline cuda::CudaTuning histogramTuning(const char* name) {
     cuda::CudaTuning tuning;
     tuning.histogram = cuda::parseCudaHistogram(name).value_or(cuda::CudaHistogram::Auto);

@@ -72,7 +72,7 @@ inline constexpr const Flag* kFlags[] = {
 inline constexpr FlagGroup kGroup{"Options", kFlags};
 
 inline constexpr Flag kCudaHist{"--cuda-hist", Value, "H",
-                                "force the histogram path: thread, thread-atomic, warp or global\n"
+                                "force the histogram path: thread-atomic, warp or global\n"
                                 "(default: the planner's choice)"};
 inline constexpr Flag kCudaBruteForce{
     "--cuda-brute-force",

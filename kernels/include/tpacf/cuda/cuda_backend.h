@@ -15,7 +15,6 @@ namespace tpacf::cuda {
 /// Where the pair kernel keeps each block's private histogram (what `--cuda-hist` names).
 enum class CudaHistogram {
     Auto,            ///< the planner's choice (per-thread with shared atomics where it fits)
-    PerThread,       ///< "thread": per-thread counters, load/add/store
     PerThreadAtomic, ///< "thread-atomic": per-thread counters, shared atomics
     PerWarp,         ///< "warp": per-warp counters, shared atomics
     Global,          ///< "global": straight into the 64-bit global counters
@@ -91,7 +90,7 @@ std::optional<CudaProjection> parseCudaProjection(std::string_view text) noexcep
 /// "auto", "all", "off".
 std::optional<CudaSharedUploads> parseCudaSharedUploads(std::string_view text) noexcept;
 
-/// "thread", "thread-atomic", "warp", "global" (and "auto").
+/// "thread-atomic", "warp", "global" (and "auto").
 std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept;
 std::string_view cudaHistogramName(CudaHistogram histogram) noexcept;
 
