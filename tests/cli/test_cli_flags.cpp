@@ -259,8 +259,9 @@ private Q_SLOTS:
             << QStringLiteral("--cuda-projection") << QStringLiteral("auto, on or off");
         QTest::newRow("--cuda-shared-uploads")
             << QStringLiteral("--cuda-shared-uploads") << QStringLiteral("auto, all or off");
-        QTest::newRow("--cuda-hist") << QStringLiteral("--cuda-hist")
-                                     << QStringLiteral("a histogram path (thread-atomic, warp, global)");
+        QTest::newRow("--cuda-hist")
+            << QStringLiteral("--cuda-hist")
+            << QStringLiteral("a histogram path (thread-atomic, warp, global)");
     }
 
     void cudaSwitchesTakeOnOrOff() {
