@@ -256,6 +256,12 @@ std::string applyCudaTuning(const ParsedArgs& args, BackendRegistry& backends) {
         tuning.projection = *projection;
     }
     tuning.projectionReach = args.number(kCudaProjectionReach, tuning.projectionReach);
+    if (const auto text = args.value(kCudaTileOrder)) {
+        const auto order = cuda::parseCudaTileOrder(*text);
+        if (!order)
+            args.fail("--cuda-tile-order: " + quote(*text) + " is not auto, curve or kd");
+        tuning.tileOrder = *order;
+    }
     tuning.regionCellLevel = static_cast<int>(args.integer(kCudaRegionLevel, 0, 0, 5));
     if (const auto text = args.value(kCudaSharedUploads)) {
         const auto shared = cuda::parseCudaSharedUploads(*text);

@@ -4,6 +4,7 @@
 // sub-tile bounding boxes (with their weight sums) that the pair kernel classifies tile pairs by.
 #include "cuda_check.h"
 #include "device_point.h"
+#include "kd_groups.h"
 #include "pair_kernels.h"
 #include "sky_curve.h"
 
@@ -222,6 +223,7 @@ void preloadPrepareKernels() noexcept {
     cudaFuncGetAttributes(&attributes, gatherKernel);
     cudaFuncGetAttributes(&attributes, tileBoxKernel);
     cudaFuncGetAttributes(&attributes, subBoxKernel);
+    preloadKdGroupKernel();
 }
 
 void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
@@ -253,6 +255,8 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
             TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
                 b.d_sortTemp, tempBytes, b.d_keys, b.d_keysSorted, b.d_order, b.d_orderSorted,
                 b.size, 0, kCurveKeyBits, stream));
+            if (b.kdGroups && kdGroupsApply(b.size, b.tileSize))
+                launchKdGroups(b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size, stream);
         }
         gridFor(gatherKernel, b.paddedSize, grid, block);
         gatherKernel<<<grid, block, 0, stream>>>(

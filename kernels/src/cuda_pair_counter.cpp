@@ -30,6 +30,7 @@
 #include "device_memory.h"
 #include "gpu_moments.h"
 #include "gpu_schedule.h"
+#include "kd_groups.h"
 #include "launch_loop.h"
 #include "list_stages.h"
 #include "memory_pool.h"
@@ -476,6 +477,8 @@ BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Bi
                               liveCounts, batchStart);
     job.stages = &stages;
     job.mailbox = culled ? &mailbox : nullptr;
+    job.kdGroups =
+        kdGroupsWanted(m_tuning.tileOrder, culled, plans.front().any().projected, regionCount > 0);
     const StageLister lister =
         culled ? stageLister(tasks, batch, tiles, tables, regionCount, tileSize, share)
                : StageLister{};
@@ -532,7 +535,9 @@ StageLister CudaPairCounter::stageLister(std::span<const CountTask> tasks,
     // bounded amount of work whatever the clustering, and the dynamic unit cursor balances the
     // blocks; and consecutive points of the sky curve (sky_curve.h) are close, so the boxes are
     // compact wherever the points are dense (a fixed grid would give crowded cells in clusters
-    // and empty ones elsewhere). The catalogs are sorted once, on the device; only the boxes
+    // and empty ones elsewhere). Where the count is not projected, each run of 8192 curve-ordered
+    // points is then split at medians down to the sub-tiles (kd_groups.h), which makes the
+    // tiles' boxes smaller still. The catalogs are sorted once, on the device; only the boxes
     // (tiles x 56 bytes) come back.
     return [tasks, &batch, &tiles, &tables, regionCount, tileSize,
             share](const std::vector<CatalogTiles>& summaries,

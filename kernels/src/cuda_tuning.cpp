@@ -26,6 +26,11 @@ constexpr std::pair<std::string_view, CudaProjection> kProjectionWords[] = {
     {"on", CudaProjection::On},
     {"off", CudaProjection::Off},
 };
+constexpr std::pair<std::string_view, CudaTileOrder> kTileOrderWords[] = {
+    {"auto", CudaTileOrder::Auto},
+    {"curve", CudaTileOrder::Curve},
+    {"kd", CudaTileOrder::Kd},
+};
 constexpr std::pair<std::string_view, CudaSharedUploads> kSharedUploadWords[] = {
     {"auto", CudaSharedUploads::Auto},
     {"all", CudaSharedUploads::All},
@@ -49,6 +54,10 @@ std::optional<CudaHistogram> parseCudaHistogram(std::string_view text) noexcept 
 
 std::optional<CudaProjection> parseCudaProjection(std::string_view text) noexcept {
     return valueOf(text, kProjectionWords);
+}
+
+std::optional<CudaTileOrder> parseCudaTileOrder(std::string_view text) noexcept {
+    return valueOf(text, kTileOrderWords);
 }
 
 std::optional<CudaSharedUploads> parseCudaSharedUploads(std::string_view text) noexcept {
@@ -107,6 +116,10 @@ std::string CudaTuning::describe() const {
         std::snprintf(text, sizeof text, "projection reach %g", projectionReach);
         add(text);
     }
+    if (tileOrder == CudaTileOrder::Curve)
+        add("curve tiles");
+    if (tileOrder == CudaTileOrder::Kd)
+        add("k-d tiles");
     if (regionCellLevel != 0)
         add("region level " + std::to_string(regionCellLevel));
     if (sharedUploads == CudaSharedUploads::All)

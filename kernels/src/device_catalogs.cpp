@@ -12,11 +12,11 @@ namespace tpacf::cuda::detail {
 
 DeviceCatalogs::DeviceCatalogs(const BatchCatalogs& batch,
                                const std::vector<RegionLayout>& regionLayouts,
-                               std::uint32_t tileSize, bool isFloat, bool weighted,
+                               std::uint32_t tileSize, bool isFloat, bool weighted, bool kdGroups,
                                cudaStream_t stream, cudaStream_t uploadStream,
                                SharedUploads* shared, std::size_t worker)
-    : m_batch(batch), m_regionLayouts(regionLayouts), m_tileSize(tileSize), m_stream(stream),
-      m_uploadStream(uploadStream), m_shared(shared), m_worker(worker),
+    : m_batch(batch), m_regionLayouts(regionLayouts), m_tileSize(tileSize), m_kdGroups(kdGroups),
+      m_stream(stream), m_uploadStream(uploadStream), m_shared(shared), m_worker(worker),
       m_catalogs(batch.catalogs.size()), m_views(batch.catalogs.size()) {
     const cudaStream_t s = stream;
     const bool byRegion = !regionLayouts.empty();
@@ -185,6 +185,7 @@ void DeviceCatalogs::issueNext() {
                             dc.tileBoxes.get(),
                             dc.subBoxes.get(),
                             dc.tileWeights.get()};
+        prep.kdGroups = m_kdGroups;
         if (!m_regionLayouts.empty()) {
             const RegionLayout& layout = m_regionLayouts[c];
             upload(dc.regions.get(), layout.groupOfPoint);

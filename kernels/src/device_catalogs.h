@@ -28,10 +28,11 @@ class DeviceCatalogs {
 public:
     /// regionLayouts: one per catalog for region batches, empty otherwise. weighted: the batch
     /// has weighted tasks (the weights of the catalogs that have them were staged): the points
-    /// carry their weights and the tiles their weight sums.
+    /// carry their weights and the tiles their weight sums. kdGroups: the plain layout's curve
+    /// order refined into k-d groups (kd_groups.h).
     DeviceCatalogs(const BatchCatalogs& batch, const std::vector<RegionLayout>& regionLayouts,
-                   std::uint32_t tileSize, bool isFloat, bool weighted, cudaStream_t stream,
-                   cudaStream_t uploadStream, SharedUploads* shared = nullptr,
+                   std::uint32_t tileSize, bool isFloat, bool weighted, bool kdGroups,
+                   cudaStream_t stream, cudaStream_t uploadStream, SharedUploads* shared = nullptr,
                    std::size_t worker = 0);
     /// With shared uploads: frees nothing before the other devices are done reading.
     ~DeviceCatalogs();
@@ -83,6 +84,7 @@ private:
     const BatchCatalogs& m_batch;
     const std::vector<RegionLayout>& m_regionLayouts;
     std::uint32_t m_tileSize;
+    bool m_kdGroups;
     cudaStream_t m_stream, m_uploadStream;
     SharedUploads* m_shared;
     std::size_t m_worker;

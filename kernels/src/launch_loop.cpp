@@ -511,8 +511,8 @@ void runDevice(int device, std::size_t worker, const DevicePlans& plans, const D
     const bool isFloat = first.real == RealKind::Float;
     const bool weightedBatch = !job.taskWeighted.empty();
     const auto tileSize = static_cast<std::uint32_t>(first.tileSize);
-    DeviceCatalogs catalogs(*job.batch, *job.regionLayouts, tileSize, isFloat, weightedBatch, s,
-                            uploadStream.get(), shared, worker);
+    DeviceCatalogs catalogs(*job.batch, *job.regionLayouts, tileSize, isFloat, weightedBatch,
+                            job.kdGroups, s, uploadStream.get(), shared, worker);
     const DeviceBinTables bins(tables, isFloat, s);
     const std::size_t binCount = tables.thresholdsDouble.size() - 2;
     const std::size_t countsPerTask =

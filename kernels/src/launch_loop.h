@@ -45,6 +45,8 @@ struct DeviceJob {
     bool wholeSubTiles = true; ///< CudaTuning::wholeSubTiles (benchmarks turn it off)
     bool narrowSubTiles = true; ///< CudaTuning::narrowSubTiles (likewise)
     double projectionReach = 1.0; ///< CudaTuning::projectionReach (likewise)
+    /// The catalogs' order refined into k-d groups (CudaTuning::tileOrder, kdGroupsWanted).
+    bool kdGroups = false;
     /// The stages of the work list (list_stages.h): a device takes a stage's units once it has
     /// issued the stage's catalogs.
     const ListStages* stages = nullptr;

@@ -272,6 +272,8 @@ struct PrepareBuffers {
     const std::uint32_t* d_tileSortedStart = nullptr; ///< per tile: sorted index of its first point
     const std::uint32_t* d_tileCount = nullptr;       ///< per tile: its real points
     int regionBits = 0;                               ///< bits of the largest group index
+    /// Plain layout: the curve's order refined into k-d groups (kd_groups.h) where they apply.
+    bool kdGroups = false;
 };
 /// Temporary bytes the radix sort needs for `size` keys (32-bit keys, or 64-bit region keys).
 std::size_t sortTempBytes(std::uint32_t size);

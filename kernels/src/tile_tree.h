@@ -38,7 +38,8 @@ struct TileTreeInput {
 /// A binary hierarchy over consecutive tiles: level 0 is the tiles, each level above joins
 /// neighbours two by two (an odd last node rises alone). Consecutive tiles of the sky curve are
 /// close on the sky, and the curve is continuous over the whole sphere (sky_curve.h), so a node is
-/// a compact patch of 2^level tiles.
+/// a compact patch of 2^level tiles; in k-d groups (kd_groups.h) the nodes inside a group are the
+/// halves of its median splits.
 class TileTree {
 public:
     static constexpr std::uint32_t kNone = ~0u;

@@ -259,6 +259,8 @@ private Q_SLOTS:
             << QStringLiteral("--cuda-projection") << QStringLiteral("auto, on or off");
         QTest::newRow("--cuda-shared-uploads")
             << QStringLiteral("--cuda-shared-uploads") << QStringLiteral("auto, all or off");
+        QTest::newRow("--cuda-tile-order")
+            << QStringLiteral("--cuda-tile-order") << QStringLiteral("auto, curve or kd");
         QTest::newRow("--cuda-hist")
             << QStringLiteral("--cuda-hist")
             << QStringLiteral("a histogram path (thread-atomic, warp, global)");
@@ -291,6 +293,12 @@ private Q_SLOTS:
             << QStringLiteral("projection off");
         QTest::newRow("projection auto")
             << QStringLiteral("--cuda-projection") << QStringLiteral("auto") << QString();
+        QTest::newRow("curve tiles") << QStringLiteral("--cuda-tile-order")
+                                     << QStringLiteral("curve") << QStringLiteral("curve tiles");
+        QTest::newRow("k-d tiles") << QStringLiteral("--cuda-tile-order") << QStringLiteral("kd")
+                                   << QStringLiteral("k-d tiles");
+        QTest::newRow("tile order auto")
+            << QStringLiteral("--cuda-tile-order") << QStringLiteral("auto") << QString();
         QTest::newRow("shared uploads all")
             << QStringLiteral("--cuda-shared-uploads") << QStringLiteral("all")
             << QStringLiteral("every catalog shared");

@@ -274,6 +274,9 @@ int main(int argc, char** argv) {
                 g_baseTuning.projection = *projection;
         } else if (flag == "--cuda-projection-reach") {
             g_baseTuning.projectionReach = std::atof(value);
+        } else if (flag == "--cuda-tile-order") {
+            if (const auto order = cuda::parseCudaTileOrder(value))
+                g_baseTuning.tileOrder = *order;
         } else if (flag == "--cuda-region-level") {
             g_baseTuning.regionCellLevel = std::atoi(value);
         }

@@ -419,6 +419,16 @@ int main(int argc, char** argv) {
                 tuning.projectionReach = reach;
                 tunedRun(tuning, {1.0, 10.0}, 0);
             }
+            // The tile orders against the planner's choice: k-d groups under the projected
+            // kernels (beyond 20°) and the sky curve's order alone where the planner takes k-d
+            // groups (both catalogs hold two full groups and a ragged one).
+            cuda::CudaTuning kdTiles;
+            kdTiles.tileOrder = cuda::CudaTileOrder::Kd;
+            tunedRun(kdTiles, {1.0, 60.0, 179.0}, 0);
+            tunedRun(kdTiles, {60.0}, 1);
+            cuda::CudaTuning curveTiles;
+            curveTiles.tileOrder = cuda::CudaTileOrder::Curve;
+            tunedRun(curveTiles, {1.0, 10.0}, 0);
             std::printf("hist modes done: %d checks, %d failures\n", stats.checks, stats.failures);
         }
 
@@ -461,6 +471,16 @@ int main(int argc, char** argv) {
                 const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
                 runCase(stats, with, a, b, linear5, true);
                 runCase(stats, with, a, b, fullLog, true);
+            }
+            // The lattice's edges on k-d tiles: whole node pairs, whole and narrow sub-tiles and
+            // projected tile pairs all judged on the refined boxes.
+            {
+                cuda::CudaTuning tuning;
+                tuning.tileOrder = cuda::CudaTileOrder::Kd;
+                const auto tuned = gputest::tunedCounters(tuning);
+                const Counters with{&cpu, tuned.doubles.get(), tuned.floats.get()};
+                for (const BinCase& bins : {linear5, fullLog, edgeList})
+                    runCase(stats, with, a, b, bins, true);
             }
             // The lattice's edges below 20° projected: linear 1° bins to 10°, small tiles.
             {

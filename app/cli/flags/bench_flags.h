@@ -111,6 +111,11 @@ inline constexpr Flag kCudaProjectionReach{
     "--cuda-projection-reach", Value, "X",
     "project the tile pairs whose edges in range times their boxes' half-diagonals\n"
     "is at most X times their centres' distance, 0 < X <= 16 (default 1)"};
+inline constexpr Flag kCudaTileOrder{
+    "--cuda-tile-order", Value, "auto|curve|kd",
+    "the points' order on the device, which makes the tiles: the sky curve's, or\n"
+    "refined into k-d groups of 8192 points (compacter tiles; not with --jackknife):\n"
+    "auto (the default: k-d groups where theta_max <= 20 degrees), curve or kd"};
 inline constexpr Flag kCudaRegionLevel{
     "--cuda-region-level", Value, "L",
     "coarse cells of the jackknife region layout, 0..5 (default 0)"};
@@ -121,9 +126,10 @@ inline constexpr Flag kCudaSharedUploads{
     "or more, the default), all (every catalog, each GPU waiting for the others'\n"
     "parts), or off"};
 inline constexpr const Flag* kCudaFlags[] = {
-    &kCudaHist,       &kCudaBruteForce,      &kCudaTrace,          &kCudaBlock,
-    &kCudaSubtiles,   &kCudaWholeSubtiles,   &kCudaNarrowSubtiles, &kCudaBandedLookup,
-    &kCudaProjection, &kCudaProjectionReach, &kCudaRegionLevel,    &kCudaSharedUploads};
+    &kCudaHist,         &kCudaBruteForce,      &kCudaTrace,          &kCudaBlock,
+    &kCudaSubtiles,     &kCudaWholeSubtiles,   &kCudaNarrowSubtiles, &kCudaBandedLookup,
+    &kCudaProjection,   &kCudaProjectionReach, &kCudaTileOrder,      &kCudaRegionLevel,
+    &kCudaSharedUploads};
 inline constexpr FlagGroup kCudaGroup{
     "CUDA tuning (benchmarks of the kernel's variants; no count changes, only the speed)",
     kCudaFlags};

@@ -27,6 +27,14 @@ enum class CudaProjection {
     Off,  ///< none
 };
 
+/// The order a catalog's points take on the device, which makes its tiles (what
+/// `--cuda-tile-order` names).
+enum class CudaTileOrder {
+    Auto,  ///< the planner's choice (kd_groups.h says where k-d groups apply)
+    Curve, ///< the sky curve's order alone
+    Kd,    ///< the curve's order refined into k-d groups wherever they apply
+};
+
 /// Which catalogs several GPUs upload in parts, each copying the others' parts from them (what
 /// `--cuda-shared-uploads` names).
 enum class CudaSharedUploads {
@@ -69,6 +77,9 @@ struct CudaTuning {
     /// the two boxes' half-diagonals is at most this times the distance of their centres.
     /// Larger: more tile pairs projected, with wider bands (tests raise it to project most).
     double projectionReach = 1.0;
+    /// The points' order on the device: the sky curve's, or refined into k-d groups (compacter
+    /// tiles, plain layout only). Auto: see kdGroupsWanted.
+    CudaTileOrder tileOrder = CudaTileOrder::Auto;
     /// Region (jackknife) layout: coarse cells of 2^level per axis, 0 to 5 (0: by region alone).
     int regionCellLevel = 0;
     /// Several GPUs that reach each other's memory: each uploads a part of the catalogs from
@@ -86,6 +97,9 @@ struct CudaTuning {
 
 /// "auto", "on", "off".
 std::optional<CudaProjection> parseCudaProjection(std::string_view text) noexcept;
+
+/// "auto", "curve", "kd".
+std::optional<CudaTileOrder> parseCudaTileOrder(std::string_view text) noexcept;
 
 /// "auto", "all", "off".
 std::optional<CudaSharedUploads> parseCudaSharedUploads(std::string_view text) noexcept;
