@@ -238,6 +238,9 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
             TPACF_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
                 b.d_sortTemp, tempBytes, b.d_regionKeys, b.d_regionKeysSorted, b.d_order,
                 b.d_orderSorted, b.size, 0, kCurveKeyBits + b.regionBits, stream));
+            if (b.kdGroups && b.kdGroupCount > 0)
+                launchKdGroups(b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size, b.d_kdGroupStarts,
+                               b.kdGroupCount, stream);
         }
         gridFor(gatherByRegionKernel, b.paddedSize, grid, block);
         gatherByRegionKernel<<<grid, block, 0, stream>>>(
@@ -256,7 +259,7 @@ void launchPrepareCatalog(const PrepareBuffers& b, cudaStream_t stream) {
                 b.d_sortTemp, tempBytes, b.d_keys, b.d_keysSorted, b.d_order, b.d_orderSorted,
                 b.size, 0, kCurveKeyBits, stream));
             if (b.kdGroups && kdGroupsApply(b.size, b.tileSize))
-                launchKdGroups(b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size, stream);
+                launchKdGroups(b.d_x, b.d_y, b.d_z, b.d_orderSorted, b.size, nullptr, 0, stream);
         }
         gridFor(gatherKernel, b.paddedSize, grid, block);
         gatherKernel<<<grid, block, 0, stream>>>(

@@ -142,6 +142,8 @@ void DeviceCatalogs::allocate(std::size_t c, bool isFloat, bool weighted) {
         dc.tileRegion = DeviceBuffer<std::uint32_t>(layout.tileRegion.size(), s);
         dc.tileSortedStart = DeviceBuffer<std::uint32_t>(layout.tileSortedStart.size(), s);
         dc.tileCount = DeviceBuffer<std::uint32_t>(layout.tileCount.size(), s);
+        if (m_kdGroups && !layout.kdGroupStarts.empty())
+            dc.kdGroupStarts = DeviceBuffer<std::uint32_t>(layout.kdGroupStarts.size(), s);
     }
     CatalogView& view = m_views[c];
     view.d_points = isFloat ? static_cast<const void*>(dc.hi.get()) : dc.sorted.get();
@@ -199,6 +201,11 @@ void DeviceCatalogs::issueNext() {
             prep.d_tileSortedStart = dc.tileSortedStart.get();
             prep.d_tileCount = dc.tileCount.get();
             prep.regionBits = m_regionBits;
+            if (dc.kdGroupStarts.get() != nullptr) {
+                upload(dc.kdGroupStarts.get(), layout.kdGroupStarts);
+                prep.d_kdGroupStarts = dc.kdGroupStarts.get();
+                prep.kdGroupCount = static_cast<std::uint32_t>(layout.kdGroupStarts.size());
+            }
         }
         m_uploaded.record(u);
         TPACF_CUDA_TRY(cudaStreamWaitEvent(m_stream, m_uploaded.get(), 0));

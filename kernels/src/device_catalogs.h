@@ -66,6 +66,7 @@ private:
         DeviceBuffer<SubBox> subBoxes;
         DeviceBuffer<std::int32_t> regions;                                 // region layout only
         DeviceBuffer<std::uint32_t> tileRegion, tileSortedStart, tileCount; // region layout only
+        DeviceBuffer<std::uint32_t> kdGroupStarts; // region layout with k-d groups only
     };
 
     // The sort's scratch, shared by the catalogs (stream order: one at a time).

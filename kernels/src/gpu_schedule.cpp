@@ -369,6 +369,10 @@ RegionLayout buildRegionLayout(const Catalog& catalog, std::size_t regionCount,
             layout.tileSortedStart.push_back(sortedStart + done);
             layout.tileCount.push_back(std::min(tileSize, perGroup[group] - done));
         }
+        if (kKdGroupPoints % tileSize == 0)
+            for (std::uint32_t done = 0; perGroup[group] - done >= kKdGroupPoints;
+                 done += kKdGroupPoints)
+                layout.kdGroupStarts.push_back(sortedStart + done);
         sortedStart += perGroup[group];
     }
     for (std::size_t i = 0; i < regions.size(); ++i)

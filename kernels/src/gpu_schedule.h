@@ -61,6 +61,10 @@ struct RegionLayout {
     std::vector<std::uint32_t> tileSortedStart; ///< group-sorted index of each tile's first point
     std::vector<std::uint32_t> tileCount;       ///< real points of each tile
     std::vector<std::int32_t> groupOfPoint;     ///< each point's group: the key the device sorts by
+    /// Sorted index of each run of kKdGroupPoints points inside one group, from the group's start
+    /// (the k-d groups the device may split: whole tiles of one region); empty where the tile
+    /// size does not divide kKdGroupPoints.
+    std::vector<std::uint32_t> kdGroupStarts;
     std::uint32_t groupCount = 0;
 };
 

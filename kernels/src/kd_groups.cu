@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // K-d groups: the sky curve's order refined, run by run, into a k-d order. The curve's runs of a
 // tile are compact but ragged (a run starts wherever the previous one ended); splitting each
-// aligned group of kKdGroupPoints curve-ordered points at the median of its widest axis, then
-// each half, down to the 32-point sub-tiles, makes every tile and sub-tile a box of the
-// partition: smaller boxes, fewer tile pairs straddling an edge (BENCHMARKS.md, "K-d groups").
+// group of kKdGroupPoints curve-ordered points (aligned runs, or in the region layout runs inside
+// one region's stretch) at the median of its widest axis, then each half, down to the 32-point
+// sub-tiles, makes every tile and sub-tile a box of the partition: smaller boxes, fewer tile
+// pairs straddling an edge (BENCHMARKS.md, "K-d groups").
 // Only the order changes, never a point: every count stays that of brute force.
 #include "kd_groups.h"
 
@@ -41,11 +42,13 @@ __device__ __forceinline__ float fromOrderedBits(unsigned bits) {
     return __uint_as_float((bits & 0x80000000u) != 0 ? bits & 0x7fffffffu : ~bits);
 }
 
-/// One block per full group: order[group·M .. group·M + M) rewritten in k-d order. Each level
+/// One block per group: order[start .. start + M) rewritten in k-d order, start = starts[block]
+/// (or block·M where starts is null). Each level
 /// sorts the group by (segment, coordinate on the segment's widest axis), which splits every
 /// segment at its median into the next level's two segments.
 __global__ void __launch_bounds__(kKdThreads)
-    kdGroupKernel(const double* x, const double* y, const double* z, std::uint32_t* order) {
+    kdGroupKernel(const double* x, const double* y, const double* z, std::uint32_t* order,
+                  const std::uint32_t* starts) {
     using Sort = cub::BlockRadixSort<unsigned, kKdThreads, kKdItems, std::uint16_t>;
     __shared__ typename Sort::TempStorage sortStorage;
     __shared__ unsigned boxLo[3][kKdSegments], boxHi[3][kKdSegments];
@@ -54,7 +57,9 @@ __global__ void __launch_bounds__(kKdThreads)
     auto* const local = reinterpret_cast<std::uint16_t*>(dynamicShared + 3 * kKdGroupPoints);
 
     const std::uint32_t tid = threadIdx.x, lane = tid % 32;
-    std::uint32_t* const group = order + static_cast<std::size_t>(blockIdx.x) * kKdGroupPoints;
+    std::uint32_t* const group =
+        order + (starts != nullptr ? starts[blockIdx.x]
+                                   : static_cast<std::size_t>(blockIdx.x) * kKdGroupPoints);
     for (std::uint32_t i = tid; i < kKdGroupPoints; i += kKdThreads) {
         const std::uint32_t point = group[i];
         coords[i] = static_cast<float>(x[point]);
@@ -128,8 +133,6 @@ __global__ void __launch_bounds__(kKdThreads)
 } // namespace
 
 bool kdGroupsWanted(CudaTileOrder order, bool culled, bool projected, bool regions) noexcept {
-    if (regions)
-        return false;
     switch (order) {
     case CudaTileOrder::Curve:
         return false;
@@ -138,7 +141,7 @@ bool kdGroupsWanted(CudaTileOrder order, bool culled, bool projected, bool regio
     case CudaTileOrder::Auto:
         break;
     }
-    return culled && !projected;
+    return culled && !projected && !regions;
 }
 
 bool kdGroupsApply(std::uint32_t size, std::uint32_t tileSize) noexcept {
@@ -153,15 +156,16 @@ void preloadKdGroupKernel() noexcept {
 }
 
 void launchKdGroups(const double* x, const double* y, const double* z, std::uint32_t* order,
-                    std::uint32_t size, cudaStream_t stream) {
-    const std::uint32_t groups = size / kKdGroupPoints;
+                    std::uint32_t size, const std::uint32_t* d_starts, std::uint32_t count,
+                    cudaStream_t stream) {
+    const std::uint32_t groups = d_starts != nullptr ? count : size / kKdGroupPoints;
     if (groups == 0)
         return;
     // Per device; set again at every launch, since the catalogs of a batch may be prepared on
     // several devices (a host call, no device work).
     TPACF_CUDA_TRY(cudaFuncSetAttribute(kdGroupKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(kKdDynamicBytes)));
-    kdGroupKernel<<<groups, kKdThreads, kKdDynamicBytes, stream>>>(x, y, z, order);
+    kdGroupKernel<<<groups, kKdThreads, kKdDynamicBytes, stream>>>(x, y, z, order, d_starts);
     TPACF_CUDA_CHECK_LAUNCH("kdGroupKernel");
 }
 

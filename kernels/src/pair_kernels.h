@@ -272,8 +272,11 @@ struct PrepareBuffers {
     const std::uint32_t* d_tileSortedStart = nullptr; ///< per tile: sorted index of its first point
     const std::uint32_t* d_tileCount = nullptr;       ///< per tile: its real points
     int regionBits = 0;                               ///< bits of the largest group index
-    /// Plain layout: the curve's order refined into k-d groups (kd_groups.h) where they apply.
+    /// The curve's order refined into k-d groups (kd_groups.h): in the plain layout where they
+    /// apply, in the region layout at the kdGroupCount runs that start at d_kdGroupStarts.
     bool kdGroups = false;
+    const std::uint32_t* d_kdGroupStarts = nullptr; ///< region layout only
+    std::uint32_t kdGroupCount = 0;                 ///< region layout only
 };
 /// Temporary bytes the radix sort needs for `size` keys (32-bit keys, or 64-bit region keys).
 std::size_t sortTempBytes(std::uint32_t size);

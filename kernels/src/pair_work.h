@@ -29,6 +29,10 @@ inline constexpr double kTileBoxMargin = 1e-5;
 /// against θ_max (N = 1e6 at 10°: the listed tile pairs hold 6.4x the in-range pairs, the kept
 /// 32 x 32 sub-tile pairs 1.7x).
 inline constexpr int kSubTileSize = 32;
+/// Points per k-d group (kd_groups.h): a run of the sorted order split at medians down to the
+/// sub-tiles. A tile size that divides it keeps every tile inside one group.
+inline constexpr int kKdGroupBits = 13;
+inline constexpr std::uint32_t kKdGroupPoints = 1u << kKdGroupBits;
 /// Largest block the pair kernel is launched with: a tile then holds at most 32 sub-boxes, one
 /// per lane of the warp that tests them (a 32-bit ballot).
 inline constexpr int kMaxPairBlock = 256;

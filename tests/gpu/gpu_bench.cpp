@@ -6,8 +6,8 @@
 //   CUDA tuning of every counter (the rows that vary a setting override it): --cuda-hist
 //   thread-atomic|warp|global, --cuda-brute-force, --cuda-block N, --cuda-subtiles on|off,
 //   --cuda-narrow-subtiles on|off, --cuda-banded-lookup on|off, --cuda-projection auto|on|off,
-//   --cuda-projection-reach X, --cuda-region-level L (what `tpacf bench` takes; never read from the
-//   environment).
+//   --cuda-projection-reach X, --cuda-tile-order auto|curve|kd, --cuda-region-level L (what
+//   `tpacf bench` takes; never read from the environment).
 //   --jackknife K: only the jackknife comparison: countBatch against countBatchByRegion with K
 //   regions (spatially coherent: nearest of K centres, as the jackknife makes them; and random).
 //   --culling: the targets of the issue "Spatial culling" (uniform full sky, 30 log bins from
@@ -83,6 +83,7 @@ int jackknifeBench(const BackendModule& provider, std::size_t n, int regions) {
     const double pairs = static_cast<double>(n) * static_cast<double>(n - 1) / 2;
     const Binning full(BinSpec::logCount(0.01, 10800, AngleUnit::Arcminute, 30));
     const Binning small(BinSpec::logCount(0.01, 60, AngleUnit::Arcminute, 30));
+    const Binning ten(BinSpec::logCount(0.01, 600, AngleUnit::Arcminute, 30));
     const auto k = static_cast<std::size_t>(regions);
     std::printf("\njackknife K=%d, N=%zu, auto (DD), 30 log bins; ratio = device time / plain\n",
                 regions, n);
@@ -107,6 +108,8 @@ int jackknifeBench(const BackendModule& provider, std::size_t n, int regions) {
         {"double 0.01'-180deg regions coherent", gpuDouble.get(), &coherent, &full, k},
         {"float 0.01'-1deg plain", gpuFloat.get(), &plain, &small, 0},
         {"float 0.01'-1deg regions coherent", gpuFloat.get(), &coherent, &small, k},
+        {"float 0.01'-10deg plain", gpuFloat.get(), &plain, &ten, 0},
+        {"float 0.01'-10deg regions coherent", gpuFloat.get(), &coherent, &ten, k},
     };
     double plainSeconds = 0;
     for (const Row& row : rows) {

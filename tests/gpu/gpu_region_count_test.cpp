@@ -363,6 +363,16 @@ int main(int argc, char** argv) {
             runCase(stats, cpu, *tuned.doubles, *tuned.floats, 20001, 1, 32, true, full, seed++);
             runCase(stats, cpu, *tuned.doubles, *tuned.floats, 4097, 2, 7, false, full, seed++);
         }
+        // K-d groups in the region layout (runs of 8192 points inside each region's stretch of
+        // the sorted order; the planner leaves regions on the curve, `--cuda-tile-order kd`
+        // takes them): to 1° and over the full range.
+        {
+            cuda::CudaTuning tuning;
+            tuning.tileOrder = cuda::CudaTileOrder::Kd;
+            const auto tuned = gputest::tunedCounters(tuning);
+            runCase(stats, cpu, *tuned.doubles, *tuned.floats, 30001, 1, 2, true, small, seed++);
+            runCase(stats, cpu, *tuned.doubles, *tuned.floats, 30001, 1, 3, false, full, seed++);
+        }
         std::printf("hist modes and brute force done: %d checks, %d failures\n", stats.checks,
                     stats.failures);
 

@@ -885,6 +885,49 @@ int classifyListed(std::size_t n, std::uint32_t tileSize, double maxArcmin, doub
     return 0;
 }
 
+/// The region layout's k-d group starts: one per whole run of kKdGroupPoints points of one
+/// region's stretch (counted here from the catalog's regions), each made of whole tiles of that
+/// region; none where the tile size does not divide the run.
+int checkKdGroupStarts() {
+    const int regions = 3;
+    const Catalog catalog = makeCatalog("runs", uniform(30001, 21), false, regions);
+    std::vector<std::uint32_t> perRegion(regions, 0);
+    for (std::int32_t r : catalog.region())
+        ++perRegion[static_cast<std::size_t>(r)];
+    std::size_t runs = 0;
+    for (std::uint32_t count : perRegion)
+        runs += count / kKdGroupPoints;
+    int bad = 0;
+    const std::uint32_t tileSize = 256;
+    const RegionLayout layout = buildRegionLayout(catalog, regions, tileSize, 0);
+    if (layout.kdGroupStarts.size() != runs || runs == 0) {
+        std::printf("FAIL k-d group starts: %zu, expected %zu\n", layout.kdGroupStarts.size(),
+                    runs);
+        ++bad;
+    }
+    for (std::uint32_t start : layout.kdGroupStarts) {
+        const auto first =
+            std::find(layout.tileSortedStart.begin(), layout.tileSortedStart.end(), start);
+        const auto t = static_cast<std::size_t>(first - layout.tileSortedStart.begin());
+        bool whole = first != layout.tileSortedStart.end() &&
+                     t + kKdGroupPoints / tileSize <= layout.tileCount.size();
+        for (std::size_t k = 0; whole && k < kKdGroupPoints / tileSize; ++k)
+            whole = layout.tileCount[t + k] == tileSize &&
+                    layout.tileRegion[t + k] == layout.tileRegion[t] &&
+                    layout.tileSortedStart[t + k] == start + k * tileSize;
+        if (!whole) {
+            std::printf("FAIL k-d group at %u is not whole tiles of one region\n", start);
+            ++bad;
+        }
+    }
+    if (!buildRegionLayout(catalog, regions, 384, 0).kdGroupStarts.empty()) {
+        std::printf("FAIL k-d group starts with 384-point tiles\n");
+        ++bad;
+    }
+    std::printf("k-d group starts: %zu runs, %s\n", runs, bad == 0 ? "ok" : "FAILED");
+    return bad;
+}
+
 int main(int argc, char** argv) {
     if ((argc == 5 ||
          (argc == 6 && (std::string(argv[5]) == "box" || std::string(argv[5]) == "batch"))) &&
@@ -931,6 +974,7 @@ int main(int argc, char** argv) {
     bad += checkStagedList();
     bad += checkHostArrays();
     bad += checkSkyCurve();
+    bad += checkKdGroupStarts();
     std::printf("%s\n", bad == 0 ? "all tile traversal cases passed" : "FAILURES");
     return bad == 0 ? 0 : 1;
 }

@@ -114,8 +114,9 @@ inline constexpr Flag kCudaProjectionReach{
 inline constexpr Flag kCudaTileOrder{
     "--cuda-tile-order", Value, "auto|curve|kd",
     "the points' order on the device, which makes the tiles: the sky curve's, or\n"
-    "refined into k-d groups of 8192 points (compacter tiles; not with --jackknife):\n"
-    "auto (the default: k-d groups where theta_max <= 20 degrees), curve or kd"};
+    "refined into k-d groups of 8192 points (compacter tiles): auto (the default:\n"
+    "k-d groups where theta_max <= 20 degrees without jackknife regions), curve, or\n"
+    "kd (k-d groups everywhere, inside each region with regions)"};
 inline constexpr Flag kCudaRegionLevel{
     "--cuda-region-level", Value, "L",
     "coarse cells of the jackknife region layout, 0..5 (default 0)"};

@@ -78,7 +78,8 @@ struct CudaTuning {
     /// Larger: more tile pairs projected, with wider bands (tests raise it to project most).
     double projectionReach = 1.0;
     /// The points' order on the device: the sky curve's, or refined into k-d groups (compacter
-    /// tiles, plain layout only). Auto: see kdGroupsWanted.
+    /// tiles; in the region layout, runs inside one region's stretch). Auto: see kdGroupsWanted
+    /// (kd_groups.h).
     CudaTileOrder tileOrder = CudaTileOrder::Auto;
     /// Region (jackknife) layout: coarse cells of 2^level per axis, 0 to 5 (0: by region alone).
     int regionCellLevel = 0;
