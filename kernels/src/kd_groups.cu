@@ -43,9 +43,9 @@ __device__ __forceinline__ float fromOrderedBits(unsigned bits) {
 }
 
 /// One block per group: order[start .. start + M) rewritten in k-d order, start = starts[block]
-/// (or block·M where starts is null). Each level
-/// sorts the group by (segment, coordinate on the segment's widest axis), which splits every
-/// segment at its median into the next level's two segments.
+/// (or block·M where starts is null). Each level sorts the group by (segment, coordinate on the
+/// segment's widest axis), which splits every segment at its median into the next level's two
+/// segments, the halves of its positions.
 __global__ void __launch_bounds__(kKdThreads)
     kdGroupKernel(const double* x, const double* y, const double* z, std::uint32_t* order,
                   const std::uint32_t* starts) {
