@@ -22,6 +22,7 @@
 // two, and both plans share one tile size. The weighted sums come back beside the raw counts.
 #include "cuda_pair_counter.h"
 
+#include "batch_plans.h"
 #include "batch_steps.h"
 #include "batch_trace.h"
 #include "bin_tables.h"
@@ -54,20 +55,6 @@ namespace tpacf::cuda::detail {
 namespace {
 
 constexpr auto kProgressInterval = std::chrono::milliseconds(100);
-
-std::optional<HistMode> histModeOf(CudaHistogram histogram) {
-    switch (histogram) {
-    case CudaHistogram::Auto:
-        return std::nullopt;
-    case CudaHistogram::PerThreadAtomic:
-        return HistMode::PerThreadAtomic;
-    case CudaHistogram::PerWarp:
-        return HistMode::PerWarp;
-    case CudaHistogram::Global:
-        return HistMode::Global;
-    }
-    return std::nullopt;
-}
 
 class CudaPairCounter final : public PairCounter {
 public:
@@ -226,12 +213,6 @@ private:
                                              const DeviceJob& job, BatchState& state,
                                              const StageLister& lister, const CountControl& control,
                                              const std::function<void()>& tick) const;
-    /// The plans of each device for the variants the batch needs, all with the same tile size
-    /// (the smallest block any device and variant wants).
-    std::vector<DevicePlans> planDevices(RealKind real, const HostBinTables& tables,
-                                         std::size_t binCount, bool regions, bool culled,
-                                         double thetaMaxDegrees, bool plain,
-                                         bool weighted) const;
 
     Precision m_precision;
     std::vector<int> m_devices;
@@ -341,74 +322,6 @@ std::vector<RegionPairCounts> CudaPairCounter::countWholeByRegion(std::span<cons
     return results;
 }
 
-std::vector<DevicePlans> CudaPairCounter::planDevices(RealKind real, const HostBinTables& tables,
-                                                      std::size_t binCount, bool regions,
-                                                      bool culled, double thetaMaxDegrees,
-                                                      bool plain, bool weighted) const {
-    // Culling at small θ_max: 256-point tiles (64 threads). There most tile pairs straddle
-    // θ_max, each warp of a block keeps a different share of its sub-tiles, and a block waits
-    // for its busiest warp at every tile; smaller blocks wait less (N = 1e6, 10°, H100: the job
-    // DD + 10 DR + 10 RR 0.30 s of GPU time against 0.35 s with 1024-point tiles; BENCHMARKS.md).
-    // At large θ_max most pairs are in range and big tiles stay best (not measured at 256
-    // points: not switched).
-    // A weighted variant's private sums take more shared memory and may want smaller blocks;
-    // the plain variant then runs with the same (one tile size for both) in a mixed batch.
-    const auto lookupSize = static_cast<std::uint32_t>(tables.lookup.size());
-    std::vector<DevicePlans> plans;
-    int blockCap = m_tuning.blockSizeCap;
-    if (blockCap == 0 && culled && thetaMaxDegrees <= kSmallTileThetaMaxDegrees)
-        blockCap = kSmallTileBlock;
-    // Projected tile pairs beyond the small tiles' θ_max: there many tile pairs far apart for
-    // their size straddle one or two wide bins' edges (DD float 0.01'-180°, N = 2^22: 1.19 →
-    // 0.87 s). Below it, on a uniform sky, the tiles are wide against the bins and the variant
-    // is slower (DD of 2^22 points to 10°: 0.142-0.143 s of device time against 0.138-0.139 s;
-    // the standard job's batch 0.448-0.454 s against 0.41 s; BENCHMARKS.md, "Projected tile
-    // pairs II"). A dense field gained from it while the tiles were Morton runs; with the sky
-    // curve's compact tiles it loses there too (the 10^7 clustered box to 10°, DD double: 1.36 s
-    // against 1.28 s; "Tiles along a Hilbert curve of the cube's faces"): `--cuda-projection on`.
-    const bool projected =
-        culled && (m_tuning.projection == CudaProjection::On ||
-                   (m_tuning.projection == CudaProjection::Auto &&
-                    thetaMaxDegrees > kSmallTileThetaMaxDegrees));
-    // Narrow sub-tile masks only where a pair can be counted by compares: in double, and in float
-    // beyond 29° (kFast tile pairs, hi parts alone); float to 10° with 64-thread blocks spends
-    // their 1 KB on a twelfth block per SM instead (BENCHMARKS.md, "Where the GPU's remaining
-    // time goes, and twelve blocks per SM").
-    const bool narrowMasks = culled && m_tuning.narrowSubTiles &&
-                             (real == RealKind::Double || tables.highMargin > kFastMinChord2);
-    // Block sizes only shrink from pass to pass (each is capped at the last smallest).
-    for (int pass = 0;; ++pass) {
-        if (pass == 8)
-            throw CudaError("CUDA backend: the kernel plans found no common block size", 0);
-        plans.clear();
-        int smallest = std::numeric_limits<int>::max();
-        bool same = true;
-        auto plan = [&](bool variantWeighted) {
-            KernelPlan p =
-                planPairKernel(real, static_cast<std::uint32_t>(binCount), lookupSize, tables.kind,
-                               regions, blockCap, histModeOf(m_tuning.histogram), variantWeighted,
-                               projected, narrowMasks && !variantWeighted);
-            same = same && (smallest == std::numeric_limits<int>::max() ||
-                            p.blockSize == smallest);
-            smallest = std::min(smallest, p.blockSize);
-            return p;
-        };
-        for (int device : m_devices) {
-            DeviceGuard guard(device);
-            DevicePlans devicePlans;
-            if (plain)
-                devicePlans.plain = plan(false);
-            if (weighted)
-                devicePlans.weighted = plan(true);
-            plans.push_back(std::move(devicePlans));
-        }
-        if (same)
-            break;
-        blockCap = smallest;
-    }
-    return plans;
-}
-
 BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Binning& binning,
                                       std::size_t regionCount, const CountControl& control) {
     const auto batchStart = std::chrono::steady_clock::now();
@@ -440,8 +353,9 @@ BatchCounts CudaPairCounter::runBatch(std::span<const CountTask> tasks, const Bi
     const HostBinTables tables =
         buildBinTables(binning, real, m_tuning.bandedLookup && culled && !variants.anyWeighted);
     const std::vector<DevicePlans> plans =
-        planDevices(real, tables, binCount, regionCount > 0, culled, thetaMaxDegrees,
-                    variants.anyPlain, variants.anyWeighted);
+        planBatchKernels(m_tuning, m_devices, tables,
+                         {real, binCount, regionCount > 0, culled, thetaMaxDegrees,
+                          variants.anyPlain, variants.anyWeighted});
     const auto tileSize = static_cast<std::uint32_t>(plans.front().any().tileSize);
     const BatchTiles tiles = layoutTiles(batch, regionCount, tileSize, m_tuning.regionCellLevel);
 

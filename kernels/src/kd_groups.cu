@@ -133,14 +133,8 @@ __global__ void __launch_bounds__(kKdThreads)
 } // namespace
 
 bool kdGroupsWanted(CudaTileOrder order, bool culled, bool projected, bool regions) noexcept {
-    switch (order) {
-    case CudaTileOrder::Curve:
-        return false;
-    case CudaTileOrder::Kd:
-        return true;
-    case CudaTileOrder::Auto:
-        break;
-    }
+    if (order != CudaTileOrder::Auto)
+        return order == CudaTileOrder::Kd;
     return culled && !projected && !regions;
 }
 
