@@ -79,12 +79,11 @@ void applyShare(Schedule& schedule, std::span<const CountTask> tasks, WorkShare 
 }
 
 /// Segments of about kSegmentRuns runs of one piece, cut where the i-tile changes: the pieces of
-/// work the host's cores take. units/work: what the segment lists (counted first); unitBegin /
-/// workBegin: where it starts in the whole list.
+/// work the host's cores take. units/work: what the segment lists (counted first).
 struct Segment {
     std::size_t piece, runBegin, runEnd;
-    std::size_t units = 0, unitBegin = 0;
-    std::uint64_t work = 0, workBegin = 0;
+    std::size_t units = 0;
+    std::uint64_t work = 0;
 };
 
 /// Each task's place in the list, and its progress: its pairTotal spread over its units in
@@ -188,11 +187,11 @@ private:
     std::uint64_t m_step;
 };
 
-/// Where each segment and task starts in the list (segments in task order), each task's
-/// progress scale, and the schedule's taskUnits. The last span ends at the list's end.
+/// Where each task starts in the list (segments in task order), its progress scale, and the
+/// schedule's taskUnits. The last span ends at the list's end.
 std::vector<TaskSpan> placeSegments(std::span<const CountTask> tasks,
                                     const std::vector<TaskPiece>& pieces,
-                                    std::vector<Segment>& segments, Schedule& schedule) {
+                                    const std::vector<Segment>& segments, Schedule& schedule) {
     std::vector<TaskSpan> spans(tasks.size());
     std::size_t unitCount = 0;
     std::uint64_t workTotal = 0;
@@ -203,8 +202,6 @@ std::vector<TaskSpan> placeSegments(std::span<const CountTask> tasks,
         span.unitBegin = unitCount;
         span.workBegin = workTotal;
         for (; s < segments.size() && pieces[segments[s].piece].task == t; ++s) {
-            segments[s].unitBegin = unitCount;
-            segments[s].workBegin = workTotal;
             unitCount += segments[s].units;
             workTotal += segments[s].work;
         }
@@ -238,16 +235,29 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
     const std::vector<std::vector<std::uint64_t>> catPrefix = tilePointPrefixes(catTileCounts);
     std::vector<Segment> segments = cutSegments(pieces);
     const SegmentWalker walk(tasks, batch, catTileCounts, catPrefix, pieces, schedule.tilesPerUnit);
-    // First pass: how many units, and how much work, each segment holds.
+    std::vector<std::size_t> taskRows, taskCols, segmentTask;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        taskRows.push_back(catTileCounts[batch.taskCatA[t]].size());
+        taskCols.push_back(catTileCounts[batch.taskCatB[t]].size());
+    }
+    for (const Segment& segment : segments)
+        segmentTask.push_back(pieces[segment.piece].task);
+    SpreadBlocks blocks(taskRows, taskCols);
+    // First pass: how many units, and how much work, each segment holds, and in which blocks.
+    std::vector<std::vector<BlockRun>> blockRuns(segments.size());
     parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
-        for (std::size_t s = begin; s < end; ++s)
-            walk(segments[s], [&](const WorkUnit&, std::uint64_t pairs) {
+        for (std::size_t s = begin; s < end; ++s) {
+            SpreadBlocks::Tally tally(blocks, segmentTask[s], blockRuns[s]);
+            walk(segments[s], [&](const WorkUnit& unit, std::uint64_t pairs) {
                 ++segments[s].units;
                 segments[s].work += pairs;
+                tally.add(unit.tileA, unit.tileB0);
             });
+        }
     });
 
     const std::vector<TaskSpan> spans = placeSegments(tasks, pieces, segments, schedule);
+    blocks.place(schedule.taskUnits, segmentTask, blockRuns);
     const std::size_t unitCount = spans.empty() ? 0 : spans.back().unitEnd;
     schedule.units.resize(unitCount);
     schedule.workPrefix.resize(unitCount + 1);
@@ -255,11 +265,9 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
     schedule.workPrefix[0] = 0;
     schedule.progressPrefix[0] = 0;
     // Second pass: every unit to its place in spread order, its own work beside it.
-    SpreadBlocks blocks(schedule.taskUnits);
     parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
-            SpreadBlocks::Cursor cursor(blocks, pieces[segments[k].piece].task,
-                                        segments[k].unitBegin);
+            SpreadBlocks::Cursor cursor(blocks, segmentTask[k], blockRuns[k]);
             walk(segments[k], [&](const WorkUnit& unit, std::uint64_t pairs) {
                 const std::size_t at = cursor.place(pairs);
                 schedule.units[at] = unit;

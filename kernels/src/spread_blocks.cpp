@@ -5,43 +5,71 @@
 #include "tpacf/spread_order.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace tpacf::cuda::detail {
 
-SpreadBlocks::SpreadBlocks(std::span<const std::pair<std::size_t, std::size_t>> taskUnits)
-    : m_tasks(taskUnits.size()) {
-    for (std::size_t t = 0; t < taskUnits.size(); ++t) {
-        const auto [begin, end] = taskUnits[t];
-        const std::size_t n = end - begin;
-        if (n == 0)
-            continue;
-        const std::size_t count = std::min(n, kSpreadBlocks);
-        m_even = m_even && count >= kEvenSampleUnits;
+SpreadBlocks::SpreadBlocks(std::span<const std::size_t> taskRows,
+                           std::span<const std::size_t> taskCols)
+    : m_tasks(taskRows.size()) {
+    for (std::size_t t = 0; t < taskRows.size(); ++t) {
         TaskBlocks& task = m_tasks[t];
-        for (std::size_t b = 0; b <= count; ++b)
-            task.start.push_back(begin + b * n / count);
-        task.at.resize(count);
-        task.work = std::vector<std::atomic<std::uint64_t>>(count);
-        const SpreadOrder order(count);
-        std::size_t at = begin;
-        for (std::size_t rank = 0; rank < count; ++rank) {
-            const auto b = static_cast<std::size_t>(order(rank));
-            task.spreadOrder.push_back(b);
-            task.at[b] = at;
-            at += task.start[b + 1] - task.start[b];
+        task.rows = taskRows[t];
+        task.cols = taskCols[t];
+        if (task.rows == 0 || task.cols == 0)
+            continue;
+        if (task.rows >= kSpreadBlocks) {
+            task.count = kSpreadBlocks;
+        } else {
+            task.perRow = (kSpreadBlocks + task.rows - 1) / task.rows;
+            task.count = task.rows * task.perRow;
         }
     }
 }
 
-SpreadBlocks::Cursor::Cursor(SpreadBlocks& blocks, std::size_t task, std::size_t first)
-    : m_task(blocks.m_tasks[task]), m_next(first),
-      m_block(static_cast<std::size_t>(
-          std::upper_bound(m_task.start.begin(), m_task.start.end(), first) - m_task.start.begin() -
-          1)) {}
+void SpreadBlocks::place(std::span<const std::pair<std::size_t, std::size_t>> taskUnits,
+                         std::span<const std::size_t> stretchTask,
+                         std::span<std::vector<BlockRun>> runs) {
+    for (TaskBlocks& task : m_tasks)
+        task.units.assign(task.count, 0);
+    for (std::size_t k = 0; k < runs.size(); ++k)
+        for (const BlockRun& run : runs[k])
+            m_tasks[stretchTask[k]].units[run.block] += run.units;
+    // Each task's blocks one after another in spread order from its first unit; then each run
+    // where the runs of its block before it (in list order) end.
+    std::vector<std::vector<std::size_t>> next(m_tasks.size());
+    for (std::size_t t = 0; t < m_tasks.size(); ++t) {
+        TaskBlocks& task = m_tasks[t];
+        const auto [begin, end] = taskUnits[t];
+        task.at.assign(task.count, 0);
+        task.work = std::vector<std::atomic<std::uint64_t>>(task.count);
+        task.spreadOrder.clear();
+        const SpreadOrder order(task.count);
+        std::size_t at = begin, filled = 0;
+        for (std::size_t rank = 0; rank < task.count; ++rank) {
+            const auto b = static_cast<std::size_t>(order(rank));
+            task.spreadOrder.push_back(b);
+            task.at[b] = at;
+            at += task.units[b];
+            filled += task.units[b] > 0 ? 1 : 0;
+        }
+        // The tally must cover the task's units exactly, or units would share a place.
+        if (at != end)
+            throw std::logic_error("spread blocks: the tally of a task's units is not its list");
+        m_even = m_even && (begin == end || filled >= kEvenSampleUnits);
+        next[t] = task.at;
+    }
+    for (std::size_t k = 0; k < runs.size(); ++k)
+        for (BlockRun& run : runs[k]) {
+            std::size_t& place = next[stretchTask[k]][run.block];
+            run.at = place;
+            place += run.units;
+        }
+}
 
 void SpreadBlocks::Cursor::flush() {
     if (m_work > 0)
-        m_task.work[m_block].fetch_add(m_work, std::memory_order_relaxed);
+        m_task.work[m_runs[m_run].block].fetch_add(m_work, std::memory_order_relaxed);
     m_work = 0;
 }
 
@@ -52,7 +80,9 @@ SpreadBlocks::placed(std::span<const std::uint64_t> workBegin) const {
         const TaskBlocks& task = m_tasks[t];
         std::uint64_t workAt = workBegin[t];
         for (const std::size_t b : task.spreadOrder) {
-            all.push_back({t, task.at[b], task.start[b + 1] - task.start[b], workAt});
+            if (task.units[b] == 0)
+                continue;
+            all.push_back({t, task.at[b], task.units[b], workAt});
             workAt += task.work[b].load(std::memory_order_relaxed);
         }
     }

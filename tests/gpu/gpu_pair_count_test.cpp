@@ -279,30 +279,39 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
         11, "larger still");
     // Brute force and culled (whole node pairs added in proportion to the pairs behind a
     // snapshot): the tasks advance together and each one's units go in spread order, so every
-    // snapshot is an even sample: its counts over its pairs match the final counts over all
-    // pairs, bin by bin, within 8 % where the bin holds many pairs.
+    // snapshot flagged as an even sample (partialsEvenlySpread) is one: its counts over its pairs
+    // match the final counts over all pairs, bin by bin, within 5 % where the bin holds many
+    // pairs (measured on one H200: 1.3-2.7 %, with two suites sharing the GPU too; blocks of
+    // equal unit counts had given up to 11.6 % at 12 % of a task's pairs). A snapshot taken
+    // before every stage of the list is published covers the first stages only: it is reported
+    // unflagged, for the record, and no estimate is drawn from it.
     const auto liveRun = [&](PairCounter& counter, const Catalog& catalog, const char* label) {
         const std::vector<CountTask> liveTasks{{&catalog, nullptr}, {&catalog, &a}};
         std::vector<std::vector<PairCounts>> snapshots;
         std::vector<std::vector<std::uint64_t>> snapshotPairs;
-        bool evenlySpread = true;
+        std::vector<bool> flaggedEven;
         CountControl live;
         live.onProgress = [&](const CountProgress& p) {
             if (!p.partialCounts.empty()) {
                 snapshots.push_back(p.partialCounts);
                 snapshotPairs.push_back(p.partialPairsPerTask);
-                evenlySpread = evenlySpread && p.partialsEvenlySpread;
+                flaggedEven.push_back(p.partialsEvenlySpread);
             }
         };
         const auto final = counter.countBatch(liveTasks, binning, live);
         bool shaped = true, growing = true, belowFinal = true, belowPairs = true,
              someCounts = false, even = true;
-        double worst = 0;
+        std::size_t evenSnapshots = 0;
+        struct Departure {
+            double off = 0, share = 0;
+            std::size_t snapshot = 0, task = 0, bin = 0;
+        } worst;
         for (std::size_t s = 0; s < snapshots.size(); ++s) {
             shaped = shaped && snapshots[s].size() == liveTasks.size() &&
                      snapshotPairs[s].size() == liveTasks.size();
             if (!shaped)
                 break;
+            evenSnapshots += flaggedEven[s] ? 1 : 0;
             for (std::size_t t = 0; t < liveTasks.size(); ++t) {
                 std::uint64_t sum = 0;
                 const double share = static_cast<double>(snapshotPairs[s][t]) /
@@ -315,28 +324,34 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
                     if (s > 0)
                         growing = growing && value >= snapshots[s - 1][t][k];
                     // A sample of at least 10% of the pairs, in a bin of at least 10^6 pairs.
-                    if (share >= 0.1 && final[t].raw[k] >= 1000000) {
+                    if (flaggedEven[s] && share >= 0.1 && final[t].raw[k] >= 1000000) {
                         const double expected = static_cast<double>(final[t].raw[k]) * share;
                         const double off = std::abs(static_cast<double>(value) - expected) / expected;
-                        worst = std::max(worst, off);
-                        even = even && off < 0.08;
+                        if (off > worst.off)
+                            worst = {off, share, s, t, k};
+                        even = even && off < 0.05;
                     }
                 }
                 belowPairs = belowPairs && sum <= snapshotPairs[s][t] &&
                              snapshotPairs[s][t] <= liveTasks[t].pairTotal();
             }
         }
-        std::printf("live counts, %s: %zu snapshots during the batch, largest departure of a "
-                    "snapshot from an even sample %.4f\n",
-                    label, snapshots.size(), worst);
+        std::printf("live counts, %s: %zu snapshots during the batch, %zu flagged even samples; "
+                    "largest departure of one from an even sample %.4f (snapshot %zu, task %zu, "
+                    "bin %zu, %.1f %% of the task's pairs behind it)\n",
+                    label, snapshots.size(), evenSnapshots, worst.off, worst.snapshot, worst.task,
+                    worst.bin, 100.0 * worst.share);
         expect(stats, !snapshots.empty() && shaped && someCounts,
                std::string(label) + ": a GPU batch of ~0.6 s reports partial counts while it runs");
         expect(stats, growing, std::string(label) + ": partial counts only grow");
         expect(stats, belowFinal, std::string(label) + ": partial counts stay within the final ones");
         expect(stats, belowPairs,
                std::string(label) + ": partial counts stay within the pairs behind them");
-        expect(stats, evenlySpread && even,
-               std::string(label) + ": every snapshot is an even sample of its tasks' pairs");
+        expect(stats, evenSnapshots > 0,
+               std::string(label) + ": the batch's later snapshots are flagged even samples");
+        expect(stats, even,
+               std::string(label) + ": every snapshot flagged even is an even sample of its "
+                                    "tasks' pairs");
     };
     liveRun(*brute, liveCatalog, "brute force");
     liveRun(gpu, largerStill, "culled");
