@@ -236,13 +236,15 @@ Schedule buildSchedule(std::span<const CountTask> tasks, const BatchCatalogs& ba
     std::vector<Segment> segments = cutSegments(pieces);
     const SegmentWalker walk(tasks, batch, catTileCounts, catPrefix, pieces, schedule.tilesPerUnit);
     std::vector<std::size_t> taskRows, taskCols, segmentTask;
+    std::vector<std::uint8_t> taskAuto;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         taskRows.push_back(catTileCounts[batch.taskCatA[t]].size());
         taskCols.push_back(catTileCounts[batch.taskCatB[t]].size());
+        taskAuto.push_back(tasks[t].isAuto() ? 1 : 0);
     }
     for (const Segment& segment : segments)
         segmentTask.push_back(pieces[segment.piece].task);
-    SpreadBlocks blocks(taskRows, taskCols);
+    SpreadBlocks blocks(taskRows, taskCols, taskAuto);
     // First pass: how many units, and how much work, each segment holds, and in which blocks.
     std::vector<std::vector<BlockRun>> blockRuns(segments.size());
     parallelForRanges(segments.size(), [&](std::size_t begin, std::size_t end) {

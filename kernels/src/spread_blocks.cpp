@@ -10,20 +10,21 @@
 namespace tpacf::cuda::detail {
 
 SpreadBlocks::SpreadBlocks(std::span<const std::size_t> taskRows,
-                           std::span<const std::size_t> taskCols)
+                           std::span<const std::size_t> taskCols,
+                           std::span<const std::uint8_t> taskAuto)
     : m_tasks(taskRows.size()) {
     for (std::size_t t = 0; t < taskRows.size(); ++t) {
         TaskBlocks& task = m_tasks[t];
+        task.isAuto = taskAuto[t] != 0;
         task.rows = taskRows[t];
-        task.cols = taskCols[t];
-        if (task.rows == 0 || task.cols == 0)
+        // Columns only where the rows are too few for even samples: a unit spans up to
+        // unitTiles() columns, so bands of columns fill fewer blocks than bands of rows do.
+        task.byColumns =
+            !task.isAuto && taskRows[t] < kEvenSampleUnits && taskRows[t] < taskCols[t];
+        task.lines = task.isAuto ? (task.rows + 1) / 2 : task.byColumns ? taskCols[t] : task.rows;
+        if (taskRows[t] == 0 || taskCols[t] == 0)
             continue;
-        if (task.rows >= kSpreadBlocks) {
-            task.count = kSpreadBlocks;
-        } else {
-            task.perRow = (kSpreadBlocks + task.rows - 1) / task.rows;
-            task.count = task.rows * task.perRow;
-        }
+        task.count = std::min<std::size_t>(task.lines, kSpreadBlocks);
     }
 }
 

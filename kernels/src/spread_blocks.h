@@ -5,13 +5,17 @@
 // cache), and the blocks go in SpreadOrder, so that any prefix of a task's list covers its sky
 // evenly and a partial count is an even sample of its pairs.
 //
-// A block is a band of i-tile rows (and, where a task has fewer rows than blocks, a band of
-// j-tiles within one row), never an equal share of the units: an auto task lists the pairs
-// j >= i of each row i, so a row's units grow shorter down the list, and in blocks of equal unit
-// counts the last few blocks held most of the rows' diagonal tiles, where nearly all close pairs
-// lie. A prefix that held one of those blocks or missed it was then far from an even sample at
-// small separations (11.6 % off in one bin at 12 % of a brute-force DD of 2^20 points), where
-// bands of rows hold one diagonal tile per row each.
+// A block is a band of lines of one length, so that it holds its share of the close pairs
+// (those of an auto task's diagonal tiles, of a cross task's two catalogs where their skies
+// meet), never an equal share of the units. An auto task lists the pairs j >= i of each row i,
+// so its rows shorten down the list: in blocks of equal unit counts the last few blocks held
+// most of the rows' diagonal tiles, where nearly all close pairs lie, and a prefix that held
+// one of those blocks or missed it was far from an even sample at small separations (11.6 % off
+// in one bin at 12 % of a brute-force DD of 2^20 points). Its rows are therefore folded: rows i
+// and R - 1 - i, one long and one short, make one line of R + 1 tiles with two diagonal tiles,
+// and a block is a band of these lines, every one of the same length. A cross task's block is
+// a band of its rows, or of its j-tiles where it has too few rows for even samples (a small
+// data catalog against large randoms).
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +25,7 @@
 
 namespace tpacf::cuda::detail {
 
-/// Blocks per task (fewer where it has fewer tile pairs to band).
+/// Blocks per task (fewer where its longer side has fewer lines).
 inline constexpr std::size_t kSpreadBlocks = 1024;
 
 /// A stretch of one task's units, consecutive in list order, that lie in one block; `at`: the
@@ -38,23 +42,27 @@ struct BlockRun {
 /// its place (Cursor), adding up each block's work.
 class SpreadBlocks {
     struct TaskBlocks {
-        std::uint64_t rows = 0, cols = 0, perRow = 1;
+        bool isAuto = false, byColumns = false;
+        std::uint64_t rows = 0;
+        std::uint64_t lines = 0; // folded rows (auto), rows, or columns (byColumns)
         std::size_t count = 0;
         std::vector<std::size_t> at, units, spreadOrder;
         std::vector<std::atomic<std::uint64_t>> work;
     };
 
 public:
-    /// taskRows / taskCols: the tiles of each task's first and second catalog.
-    SpreadBlocks(std::span<const std::size_t> taskRows, std::span<const std::size_t> taskCols);
+    /// taskRows / taskCols: the tiles of each task's first and second catalog; taskAuto: whether
+    /// the task is an auto count (its pairs j >= i).
+    SpreadBlocks(std::span<const std::size_t> taskRows, std::span<const std::size_t> taskCols,
+                 std::span<const std::uint8_t> taskAuto);
 
-    /// The block of a unit of `task` (i-tile `row`, first j-tile `col`): a band of rows; with
-    /// fewer rows than kSpreadBlocks, each row cut into bands of j-tiles.
+    /// The block of a unit of `task` (i-tile `row`, first j-tile `col`).
     std::uint32_t blockOf(std::size_t task, std::uint32_t row, std::uint32_t col) const {
         const TaskBlocks& t = m_tasks[task];
-        if (t.perRow == 1)
-            return static_cast<std::uint32_t>(row * t.count / t.rows);
-        return static_cast<std::uint32_t>(row * t.perRow + col * t.perRow / t.cols);
+        std::uint64_t line = t.byColumns ? col : row;
+        if (t.isAuto) // rows i and R - 1 - i are one line
+            line = std::min<std::uint64_t>(row, t.rows - 1 - row);
+        return static_cast<std::uint32_t>(line * t.count / t.lines);
     }
 
     /// The first pass over one stretch of a task's units in list order: their blocks as runs.

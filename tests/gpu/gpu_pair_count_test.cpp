@@ -281,7 +281,7 @@ void runControlChecks(Stats& stats, PairCounter& gpu) {
     // snapshot): the tasks advance together and each one's units go in spread order, so every
     // snapshot flagged as an even sample (partialsEvenlySpread) is one: its counts over its pairs
     // match the final counts over all pairs, bin by bin, within 5 % where the bin holds many
-    // pairs (measured on one H200: 1.3-2.7 %, with two suites sharing the GPU too; blocks of
+    // pairs (measured on one H200: 0.3-1.8 %, with two suites sharing the GPU too; blocks of
     // equal unit counts had given up to 11.6 % at 12 % of a task's pairs). A snapshot taken
     // before every stage of the list is published covers the first stages only: it is reported
     // unflagged, for the record, and no estimate is drawn from it.

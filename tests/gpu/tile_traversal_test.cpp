@@ -352,6 +352,8 @@ struct PlainTiles {
 int checkTakingOrder() {
     const Catalog a = makeCatalog("first", uniform(6000, 21), false, 0);
     const Catalog b = makeCatalog("second", clustered(5000, 22), false, 0);
+    // Auto tasks in bands of folded rows, the cross task in bands of rows (750 rows, 625 columns;
+    // bands of columns: checkEvenPrefixes).
     const std::vector<CountTask> tasks{CountTask{&a, nullptr}, CountTask{&a, &b},
                                        CountTask{&b, nullptr}};
     const BatchCatalogs batch = indexBatch(tasks);
@@ -371,10 +373,11 @@ int checkTakingOrder() {
     const HostArray<WorkUnit> units = schedule.units;
     const HostArray<std::uint64_t> work = schedule.workPrefix;
     // The layout, rebuilt here: a task's units in list order are sorted by i-tile, then first
-    // j-tile; with R rows (tiles of the first catalog) and C columns, a unit of row i and first
-    // j-tile j is in block i·B/R of B = 1024 blocks, or, with R < 1024 rows, in block i·P +
-    // j·P/C of R·P, P = ceil(1024 / R) bands per row; the blocks go in SpreadOrder, each holding
-    // its units in list order. Each unit's work is its pairs, from the tile counts.
+    // j-tile. A unit of row i and first j-tile j lies on line min(i, R - 1 - i) of an auto task's
+    // ceil(R / 2) folded rows, on line i of a cross task's R rows, or on line j of its C columns
+    // where R < min(C, 64); block line·B/L of B = min(L, 1024) blocks of the L lines; the blocks go
+    // in SpreadOrder, each holding its units in list order. Each unit's work is its pairs, from the
+    // tile counts.
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         const auto [begin, end] = taskUnits[t];
         std::vector<WorkUnit> listOrder(units.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -384,11 +387,14 @@ int checkTakingOrder() {
         });
         const std::uint64_t rows = tileCounts[batch.taskCatA[t]].size();
         const std::uint64_t cols = tileCounts[batch.taskCatB[t]].size();
-        const std::uint64_t perRow = rows >= 1024 ? 1 : (1024 + rows - 1) / rows;
-        const std::uint64_t count = rows >= 1024 ? 1024 : rows * perRow;
+        const bool isAuto = tasks[t].isAuto(), byColumns = !isAuto && rows < 64 && rows < cols;
+        const std::uint64_t lines = isAuto ? (rows + 1) / 2 : byColumns ? cols : rows;
+        const std::uint64_t count = std::min<std::uint64_t>(lines, 1024);
         const auto blockOf = [&](const WorkUnit& u) {
-            return rows >= 1024 ? u.tileA * count / rows
-                                : u.tileA * perRow + u.tileB0 * perRow / cols;
+            const std::uint64_t line = isAuto ? std::min<std::uint64_t>(u.tileA, rows - 1 - u.tileA)
+                                       : byColumns ? u.tileB0
+                                                   : u.tileA;
+            return line * count / lines;
         };
         std::vector<std::vector<WorkUnit>> blocks(count);
         for (const WorkUnit& u : listOrder)
@@ -494,9 +500,10 @@ int checkTakingOrder() {
 // task's units the devices have counted (they take each task's units in list order), once it
 // holds 10 % of the task's pairs its share of the diagonal tiles' pairs must match its share of
 // all pairs within 3 %. Equal-count blocks of units missed by 10.5 % at 13 % (the last blocks held
-// most of the diagonal tiles); bands of rows stay within 1.4 %. A cross count of a few rows
-// against many tiles (a small data catalog against large randoms) still gives even samples: its
-// rows are cut into bands of j-tiles.
+// most of the diagonal tiles), bands of rows by 1.37 %, bands of folded rows (i and R - 1 - i,
+// every line of one length) by 0.46 %. A cross count of a few rows against many
+// tiles (a small data catalog against large randoms) still gives even samples: its blocks are
+// bands of j-tiles.
 int checkEvenPrefixes() {
     int bad = 0;
     const std::uint32_t tileSize = 8;
@@ -548,19 +555,32 @@ int checkEvenPrefixes() {
                     ok ? "ok  " : "FAIL", end - begin, 100 * worst, 100 * worstAt);
     }
     {
-        const Catalog few = makeCatalog("few", uniform(800, 42), false, 0);
-        const std::vector<CountTask> tasks{CountTask{&few, &sky}};
+        // 40 rows against 65536 tiles: 64 units per row, in as many bands of columns.
+        const Catalog few = makeCatalog("few", uniform(320, 42), false, 0);
+        const Catalog many = makeCatalog("many", uniform(std::size_t{1} << 19, 43), false, 0);
+        const std::vector<CountTask> tasks{CountTask{&few, &many}};
         BatchCatalogs batch;
         std::vector<std::vector<std::uint32_t>> tileCounts;
         const Schedule list = schedule(tasks, batch, tileCounts);
-        std::set<std::uint32_t> rows;
-        for (std::size_t u = list.taskUnits[0].first; u < list.taskUnits[0].second; ++u)
+        std::set<std::uint32_t> rows, columns, tenthsReached;
+        const auto [begin, end] = list.taskUnits[0];
+        const std::uint64_t work = list.workPrefix[end] - list.workPrefix[begin];
+        const std::uint64_t cols = tileCounts[batch.taskCatB[0]].size();
+        for (std::size_t u = begin; u < end; ++u) {
             rows.insert(list.units[u].tileA);
-        const bool ok = list.evenlySpread && rows.size() == 100;
+            columns.insert(list.units[u].tileB0);
+            // The first quarter of the task's work (in list order) reaches every tenth of its sky.
+            if (4 * (list.workPrefix[u] - list.workPrefix[begin]) < work)
+                tenthsReached.insert(static_cast<std::uint32_t>(list.units[u].tileB0 * 10 / cols));
+        }
+        const bool ok = list.evenlySpread && rows.size() == 40 && columns.size() == 64 &&
+                        tenthsReached.size() == 10;
         bad += ok ? 0 : 1;
-        std::printf("%s even prefixes, cross of 100 rows against 8192 tiles: %s\n",
+        std::printf("%s even prefixes, cross of 40 rows against 65536 tiles: %s; %zu rows, %zu "
+                    "first j-tiles, the first quarter in %zu tenths of the j-tiles\n",
                     ok ? "ok  " : "FAIL",
-                    list.evenlySpread ? "spread in bands of its rows" : "not said to be spread");
+                    list.evenlySpread ? "spread in bands of its columns" : "not said to be spread",
+                    rows.size(), columns.size(), tenthsReached.size());
     }
     return bad;
 }

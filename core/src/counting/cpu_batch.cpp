@@ -38,14 +38,14 @@ UnitRange shareOfTiles(const std::vector<TaskPlan>& plans, const std::vector<Spr
 std::vector<SpreadOrder> tileOrders(const std::vector<TaskPlan>& plans) {
     std::vector<SpreadOrder> order;
     for (const TaskPlan& plan : plans)
-        order.emplace_back(plan.tileCount);
+        order.emplace_back(plan.bandStarts());
     return order;
 }
 
 std::vector<SpreadOrder> itemOrders(const CulledBatch& batch) {
     std::vector<SpreadOrder> order;
-    for (const std::vector<std::size_t>& starts : batch.itemStart)
-        order.emplace_back(starts.empty() ? 0 : starts.size() - 1);
+    for (const std::vector<std::uint64_t>& bands : batch.itemBands)
+        order.emplace_back(bands);
     return order;
 }
 

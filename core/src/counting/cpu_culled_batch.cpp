@@ -179,13 +179,57 @@ std::vector<std::pair<std::size_t, std::size_t>> shareRunRanges(const CulledBatc
     return shareRuns;
 }
 
-/// Cuts task t's runs [firstRun, endRun) into items of about itemWork: batch.itemStart[t] and
-/// batch.itemWork[t]. Returns each item's visited pairs.
+/// The line of row a among `rows`: an auto task's rows a and rows - 1 - a are one line, of equal
+/// length (one long row, one short, each with its diagonal cell); a cross task's row is its own.
+std::uint64_t lineOf(std::uint64_t a, std::uint64_t rows, bool isAuto) {
+    return isAuto ? std::min(a, rows - 1 - a) : a;
+}
+
+/// An auto task's runs in the order of its lines (cutTaskItems bands them): rows 0 and R - 1,
+/// then 1 and R - 2, ..., each row's runs in their order. A counting sort by line (and, within
+/// a line, its long row first).
+void foldAutoRuns(CulledBatch& batch) {
+    for (std::size_t t = 0; t < batch.plan.tasks.size(); ++t) {
+        if (!batch.cellTasks[t].isAuto)
+            continue;
+        std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
+        const std::uint64_t rows = batch.plan.cells[batch.cellTasks[t].first].cellCount();
+        const auto slot = [&](std::uint32_t a) {
+            const std::uint64_t line = lineOf(a, rows, true);
+            return 2 * line + (a == line ? 0 : 1);
+        };
+        std::vector<std::size_t> start(2 * rows + 2, 0);
+        for (const sky::CountRun& run : runs)
+            ++start[slot(run.a) + 1];
+        for (std::size_t k = 1; k < start.size(); ++k)
+            start[k] += start[k - 1];
+        std::vector<sky::CountRun> folded(runs.size());
+        for (const sky::CountRun& run : runs)
+            folded[start[slot(run.a)]++] = run;
+        runs = std::move(folded);
+    }
+}
+
+/// Cuts task t's runs [firstRun, endRun) into items of about itemWork, none across a band of
+/// rows: batch.itemStart[t], batch.itemWork[t] and the bands' first items, batch.itemBands[t].
+/// Returns each item's visited pairs.
 std::vector<std::uint64_t> cutTaskItems(CulledBatch& batch, std::size_t t, std::size_t firstRun,
                                         std::size_t endRun, double itemWork) {
     const std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
     std::vector<std::size_t>& starts = batch.itemStart[t];
     starts.assign(1, firstRun);
+    std::vector<std::uint64_t>& bandStarts = batch.itemBands[t];
+    bandStarts.assign(1, 0);
+    // Bands of the task's lines (foldAutoRuns; a cross task's rows: its first catalog's cells),
+    // each a spread block of items (SpreadOrder): an item never spans two, so that every block
+    // holds its share of the diagonal cells, where the close pairs are.
+    const bool isAuto = batch.cellTasks[t].isAuto;
+    const std::uint64_t rows = batch.plan.cells[batch.cellTasks[t].first].cellCount();
+    const std::uint64_t lines = isAuto ? (rows + 1) / 2 : rows;
+    const std::uint64_t bands = std::min<std::uint64_t>(lines, kSpreadBands);
+    const auto bandOf = [&](std::size_t r) {
+        return lineOf(runs[r].a, rows, isAuto) * bands / lines;
+    };
     std::vector<std::uint64_t> visited;
     std::vector<double>& itemWorks = batch.itemWork[t];
     double work = 0;
@@ -193,12 +237,15 @@ std::vector<std::uint64_t> cutTaskItems(CulledBatch& batch, std::size_t t, std::
     for (std::size_t r = firstRun; r < endRun; ++r) {
         pairs += batch.runPairs(t, runs[r]);
         work += runWork(batch, t, runs[r]);
-        if (work >= itemWork || r + 1 == endRun) {
+        const bool bandEnds = r + 1 == endRun || bandOf(r + 1) != bandOf(r);
+        if (work >= itemWork || bandEnds) {
             starts.push_back(r + 1);
             visited.push_back(pairs);
             itemWorks.push_back(work);
             work = 0;
             pairs = 0;
+            if (bandEnds)
+                bandStarts.push_back(visited.size());
         }
     }
     return visited;
@@ -252,6 +299,7 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
     sortDistinctCatalogs(batch, tasks, regionCount, threads, poll);
     batch.plan = sky::planCellPairs(batch.catalogs, batch.cellTasks, binning.chord2Edges(),
                                     regionCount, poll, threads);
+    foldAutoRuns(batch);
     const std::vector<std::pair<std::size_t, std::size_t>> shareRuns =
         shareRunRanges(batch, tasks.size(), share, poll);
     batch.holdsWholePairs = share.part == 0;
@@ -276,6 +324,7 @@ CulledBatch prepareCulledBatch(std::span<const CountTask> tasks, const Binning& 
     batch.taskPairsTotal.assign(tasks.size(), 0);
     batch.itemWork.resize(tasks.size());
     batch.itemStart.resize(tasks.size());
+    batch.itemBands.resize(tasks.size());
     batch.itemCredit.resize(tasks.size());
     batch.initialDone.resize(tasks.size());
     sky::forEachItem(tasks.size(), threads, poll, [&](std::size_t t) {

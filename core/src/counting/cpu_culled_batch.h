@@ -53,6 +53,7 @@ struct CulledBatch {
     std::vector<sky::CellTask> cellTasks;
     sky::CellPlan plan;
     std::vector<std::vector<std::size_t>> itemStart;    // per task: items + 1 offsets into runs
+    std::vector<std::vector<std::uint64_t>> itemBands;  // per task: bands + 1 offsets into items
     std::vector<std::vector<std::uint64_t>> itemCredit; // per task: pairs reported done per item
     std::vector<std::uint64_t> initialDone;             // per task: pairs done before any item
     std::vector<std::vector<double>> itemWork;          // per task: each item's work (runWork)

@@ -25,24 +25,45 @@ TaskPlan::TaskPlan(Points first, Points second, bool autoCount)
     if (pairTotal() == 0)
         return;
     if (isAuto) {
-        rowStart.resize(rowBlocks + 1);
-        for (std::uint64_t row = 0; row < rowBlocks; ++row)
-            rowStart[row + 1] = rowStart[row] + (rowBlocks - row);
-        tileCount = rowStart.back();
+        // Rows i and R - 1 - i (R even), or i and R - i after row 0 alone (R odd), make one line.
+        lines = (rowBlocks + 1) / 2;
+        lineWidth = rowBlocks % 2 == 0 ? rowBlocks + 1 : rowBlocks;
+        tileCount = lines * lineWidth;
     } else {
         tileCount = rowBlocks * columnBlocks;
+        // Columns only where the rows are too few for even samples.
+        byColumns = rowBlocks < kEvenSampleUnits && rowBlocks < columnBlocks;
+        lines = byColumns ? columnBlocks : rowBlocks;
+        lineWidth = byColumns ? rowBlocks : columnBlocks;
     }
 }
 
+std::vector<std::uint64_t> TaskPlan::bandStarts() const {
+    const std::uint64_t bands = std::min(lines, kSpreadBands);
+    std::vector<std::uint64_t> starts;
+    for (std::uint64_t band = 0; band <= bands && tileCount > 0; ++band)
+        starts.push_back(band * lines / bands * lineWidth);
+    return starts;
+}
+
 TaskPlan::Tile TaskPlan::tile(std::uint64_t index) const {
+    const std::uint64_t line = index / lineWidth, at = index % lineWidth;
     std::uint64_t row, column;
     if (isAuto) {
-        row = static_cast<std::uint64_t>(std::upper_bound(rowStart.begin(), rowStart.end(), index) -
-                                         rowStart.begin() - 1);
-        column = row + (index - rowStart[row]);
+        const std::uint64_t rows = rowBlocks;
+        if (at < rows - line) { // the line's long row
+            row = line;
+            column = line + at;
+        } else { // its short row
+            row = (rows % 2 == 0 ? rows - 1 : rows) - line;
+            column = row + (at - (rows - line));
+        }
+    } else if (byColumns) {
+        column = line;
+        row = at;
     } else {
-        row = index / columnBlocks;
-        column = index % columnBlocks;
+        row = line;
+        column = at;
     }
     const std::size_t i0 = row * kTileSide, j0 = column * kTileSide;
     return {i0, std::min(a.size, i0 + kTileSide), j0, std::min(b.size, j0 + kTileSide),

@@ -18,14 +18,23 @@
 
 namespace tpacf::cpu {
 
+/// Bands a task's units are cut into for their spread order (SpreadOrder's blocks), at most.
+inline constexpr std::uint64_t kSpreadBands = 1024;
+
 // One task cut into tiles of kTileSide x kTileSide points. Auto tasks use only the tiles on and
-// above the diagonal; diagonal tiles count j > i within themselves.
+// above the diagonal; diagonal tiles count j > i within themselves. Tiles are listed line by
+// line, every line of one length, so that bands of whole lines (bandStarts, SpreadOrder's
+// blocks) each hold their share of the close pairs: an auto task's line is its rows i and
+// R - 1 - i (R even; row 0 alone, then i and R - i, where R is odd), one long and one short, with
+// their two diagonal tiles; a cross task's line is a row, or a column where it has too few rows
+// for even samples (kEvenSampleUnits) and more columns.
 struct TaskPlan {
     Points a, b;
     bool isAuto = false;
+    bool byColumns = false; // cross tasks listed column by column
     std::uint64_t rowBlocks = 0, columnBlocks = 0;
+    std::uint64_t lines = 0, lineWidth = 0; // tileCount = lines x lineWidth
     std::uint64_t tileCount = 0;
-    std::vector<std::uint64_t> rowStart; // auto: index of the first tile of each block row
 
     struct Tile {
         std::size_t i0, i1, j0, j1;
@@ -36,6 +45,10 @@ struct TaskPlan {
     TaskPlan(Points first, Points second, bool autoCount);
 
     Tile tile(std::uint64_t index) const;
+
+    /// The list cut into up to kSpreadBands bands of whole lines, as tile index starts:
+    /// SpreadOrder's blocks.
+    std::vector<std::uint64_t> bandStarts() const;
 
     std::uint64_t pairTotal() const noexcept {
         return isAuto ? trianglePairs(a.size) : static_cast<std::uint64_t>(a.size) * b.size;
