@@ -15,16 +15,11 @@ SpreadBlocks::SpreadBlocks(std::span<const std::size_t> taskRows,
     : m_tasks(taskRows.size()) {
     for (std::size_t t = 0; t < taskRows.size(); ++t) {
         TaskBlocks& task = m_tasks[t];
-        task.isAuto = taskAuto[t] != 0;
-        task.rows = taskRows[t];
-        // Columns only where the rows are too few for even samples: a unit spans up to
-        // unitTiles() columns, so bands of columns fill fewer blocks than bands of rows do.
-        task.byColumns =
-            !task.isAuto && taskRows[t] < kEvenSampleUnits && taskRows[t] < taskCols[t];
-        task.lines = task.isAuto ? (task.rows + 1) / 2 : task.byColumns ? taskCols[t] : task.rows;
-        if (taskRows[t] == 0 || taskCols[t] == 0)
-            continue;
-        task.count = std::min<std::size_t>(task.lines, kSpreadBlocks);
+        task.spread = SpreadLines(taskAuto[t] != 0, taskRows[t], taskCols[t]);
+        // A unit spans up to unitTiles() columns, so bands of columns fill fewer blocks than bands
+        // of rows would: SpreadLines takes them only where the rows are too few.
+        if (taskRows[t] > 0 && taskCols[t] > 0)
+            task.count = task.spread.bands;
     }
 }
 

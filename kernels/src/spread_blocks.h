@@ -16,6 +16,8 @@
 // and a block is a band of these lines, every one of the same length. A cross task's block is
 // a band of its rows, or of its j-tiles where it has too few rows for even samples (a small
 // data catalog against large randoms).
+#include "tpacf/spread_order.h"
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -24,9 +26,6 @@
 #include <vector>
 
 namespace tpacf::cuda::detail {
-
-/// Blocks per task (fewer where its longer side has fewer lines).
-inline constexpr std::size_t kSpreadBlocks = 1024;
 
 /// A stretch of one task's units, consecutive in list order, that lie in one block; `at`: the
 /// place of its first unit (SpreadBlocks::place).
@@ -42,10 +41,8 @@ struct BlockRun {
 /// its place (Cursor), adding up each block's work.
 class SpreadBlocks {
     struct TaskBlocks {
-        bool isAuto = false, byColumns = false;
-        std::uint64_t rows = 0;
-        std::uint64_t lines = 0; // folded rows (auto), rows, or columns (byColumns)
-        std::size_t count = 0;
+        SpreadLines spread;    // the task's lines and their bands, the blocks
+        std::size_t count = 0; // blocks: spread.bands, 0 for a task without pairs
         std::vector<std::size_t> at, units, spreadOrder;
         std::vector<std::atomic<std::uint64_t>> work;
     };
@@ -58,11 +55,7 @@ public:
 
     /// The block of a unit of `task` (i-tile `row`, first j-tile `col`).
     std::uint32_t blockOf(std::size_t task, std::uint32_t row, std::uint32_t col) const {
-        const TaskBlocks& t = m_tasks[task];
-        std::uint64_t line = t.byColumns ? col : row;
-        if (t.isAuto) // rows i and R - 1 - i are one line
-            line = std::min<std::uint64_t>(row, t.rows - 1 - row);
-        return static_cast<std::uint32_t>(line * t.count / t.lines);
+        return static_cast<std::uint32_t>(m_tasks[task].spread.bandOf(row, col));
     }
 
     /// The first pass over one stretch of a task's units in list order: their blocks as runs.

@@ -3,6 +3,7 @@
 // The order in which a backend counts one task's units so that every partial count is an even
 // sample of the task's pairs (live estimates; CountProgress::partialsEvenlySpread). Shared by the
 // CPU backend (its tiles and work items, in bands) and the CUDA backend (its list's blocks).
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -23,8 +24,8 @@ namespace tpacf {
 /// shorten down the list, and unit by unit the units holding most diagonal cells, where nearly
 /// all close pairs lie, bunch at the list's end. Live counts of catalogs in declination order,
 /// unit by unit, were up to 19 % off at small separations (a culled full-range DD of 32768
-/// points at 11 % of its pairs) and 18 % (brute force); in bands of folded rows (i and R - 1 - i)
-/// 1.4-2.6 % from a quarter of the pairs on.
+/// points at 11 % of its pairs) and 16 % (brute force); in bands of folded rows (i and R - 1 - i)
+/// 2.0-2.6 % from a quarter of the pairs on (tpacf_live_evenness, BENCHMARKS.md).
 class SpreadOrder {
 public:
     SpreadOrder() = default;
@@ -41,10 +42,9 @@ public:
 private:
     std::uint64_t unitAt(std::uint64_t rank) const noexcept;
     std::uint64_t m_count = 0, m_filled = 0;
-    std::uint64_t m_stride = 1;
-    // In blocks: the golden-ratio order of the blocks (m_stride over m_blocks), each placed
-    // block's first rank and its first unit in the list.
-    std::uint64_t m_blocks = 0;
+    std::uint64_t m_stride = 1; // unit by unit
+    // In blocks (empty unit by unit): each placed block's first rank, with the count at the end,
+    // and its first unit in the list.
     std::vector<std::uint64_t> m_placedStart, m_placedUnit;
 };
 
@@ -55,5 +55,36 @@ private:
 /// from it.
 inline constexpr std::uint64_t kEvenSampleUnits = 64;
 bool evenSamples(const std::vector<SpreadOrder>& orders) noexcept;
+
+/// Bands a task's work is cut into for its spread order (SpreadOrder's blocks), at most.
+inline constexpr std::uint64_t kSpreadBands = 1024;
+
+/// A task's cell pairs (tile pairs) as lines of one length, so that bands of whole lines each
+/// hold their share of the close pairs. An auto task's rows i and R - 1 - i make one line, one
+/// long and one short, each with its diagonal cell; a cross task's line is a row, or a column
+/// where it has too few rows for even samples (kEvenSampleUnits) and more columns. The same rule
+/// for both backends (the CUDA list's blocks, the CPU backend's tiles and work items).
+struct SpreadLines {
+    bool folded = false, byColumns = false;
+    std::uint64_t rows = 0, lines = 0, bands = 0;
+
+    SpreadLines() = default;
+    SpreadLines(bool isAuto, std::uint64_t rowCount, std::uint64_t columnCount)
+        : folded(isAuto),
+          byColumns(!isAuto && rowCount < kEvenSampleUnits && rowCount < columnCount),
+          rows(rowCount), lines(isAuto      ? (rowCount + 1) / 2
+                                : byColumns ? columnCount
+                                            : rowCount),
+          bands(std::min(lines, kSpreadBands)) {}
+
+    /// The line of the cell pair (row, column).
+    std::uint64_t lineOf(std::uint64_t row, std::uint64_t column) const noexcept {
+        return folded ? std::min(row, rows - 1 - row) : byColumns ? column : row;
+    }
+    /// Its band, of `bands` (lines > 0).
+    std::uint64_t bandOf(std::uint64_t row, std::uint64_t column) const noexcept {
+        return lineOf(row, column) * bands / lines;
+    }
+};
 
 } // namespace tpacf

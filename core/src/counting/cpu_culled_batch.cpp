@@ -179,10 +179,11 @@ std::vector<std::pair<std::size_t, std::size_t>> shareRunRanges(const CulledBatc
     return shareRuns;
 }
 
-/// The line of row a among `rows`: an auto task's rows a and rows - 1 - a are one line, of equal
-/// length (one long row, one short, each with its diagonal cell); a cross task's row is its own.
-std::uint64_t lineOf(std::uint64_t a, std::uint64_t rows, bool isAuto) {
-    return isAuto ? std::min(a, rows - 1 - a) : a;
+/// The lines of task t's runs (SpreadLines): a run is part of one row, so a cross task's lines
+/// are its rows, never its columns.
+SpreadLines runLines(const CulledBatch& batch, std::size_t t) {
+    const std::uint64_t rows = batch.plan.cells[batch.cellTasks[t].first].cellCount();
+    return SpreadLines(batch.cellTasks[t].isAuto, rows, rows);
 }
 
 /// An auto task's runs in the order of its lines (cutTaskItems bands them): rows 0 and R - 1,
@@ -193,12 +194,12 @@ void foldAutoRuns(CulledBatch& batch) {
         if (!batch.cellTasks[t].isAuto)
             continue;
         std::vector<sky::CountRun>& runs = batch.plan.tasks[t].runs;
-        const std::uint64_t rows = batch.plan.cells[batch.cellTasks[t].first].cellCount();
+        const SpreadLines spread = runLines(batch, t);
         const auto slot = [&](std::uint32_t a) {
-            const std::uint64_t line = lineOf(a, rows, true);
+            const std::uint64_t line = spread.lineOf(a, 0);
             return 2 * line + (a == line ? 0 : 1);
         };
-        std::vector<std::size_t> start(2 * rows + 2, 0);
+        std::vector<std::size_t> start(2 * spread.lines + 1, 0);
         for (const sky::CountRun& run : runs)
             ++start[slot(run.a) + 1];
         for (std::size_t k = 1; k < start.size(); ++k)
@@ -223,13 +224,8 @@ std::vector<std::uint64_t> cutTaskItems(CulledBatch& batch, std::size_t t, std::
     // Bands of the task's lines (foldAutoRuns; a cross task's rows: its first catalog's cells),
     // each a spread block of items (SpreadOrder): an item never spans two, so that every block
     // holds its share of the diagonal cells, where the close pairs are.
-    const bool isAuto = batch.cellTasks[t].isAuto;
-    const std::uint64_t rows = batch.plan.cells[batch.cellTasks[t].first].cellCount();
-    const std::uint64_t lines = isAuto ? (rows + 1) / 2 : rows;
-    const std::uint64_t bands = std::min<std::uint64_t>(lines, kSpreadBands);
-    const auto bandOf = [&](std::size_t r) {
-        return lineOf(runs[r].a, rows, isAuto) * bands / lines;
-    };
+    const SpreadLines spread = runLines(batch, t);
+    const auto bandOf = [&](std::size_t r) { return spread.bandOf(runs[r].a, 0); };
     std::vector<std::uint64_t> visited;
     std::vector<double>& itemWorks = batch.itemWork[t];
     double work = 0;

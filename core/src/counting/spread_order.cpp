@@ -48,10 +48,10 @@ SpreadOrder::SpreadOrder(std::uint64_t count)
 SpreadOrder::SpreadOrder(const std::vector<std::uint64_t>& blockStarts) {
     if (blockStarts.size() < 2)
         return;
-    m_blocks = blockStarts.size() - 1;
-    m_stride = goldenStride(m_blocks);
-    for (std::uint64_t rank = 0; rank < m_blocks; ++rank) {
-        const std::uint64_t b = stepped(rank, m_stride, m_blocks);
+    const std::uint64_t blocks = blockStarts.size() - 1;
+    const std::uint64_t stride = goldenStride(blocks);
+    for (std::uint64_t rank = 0; rank < blocks; ++rank) {
+        const std::uint64_t b = stepped(rank, stride, blocks);
         const std::uint64_t units = blockStarts[b + 1] - blockStarts[b];
         if (units == 0)
             continue;
@@ -64,7 +64,7 @@ SpreadOrder::SpreadOrder(const std::vector<std::uint64_t>& blockStarts) {
 }
 
 std::uint64_t SpreadOrder::operator()(std::uint64_t rank) const noexcept {
-    return m_blocks == 0 ? stepped(rank, m_stride, m_count) : unitAt(rank);
+    return m_placedStart.empty() ? stepped(rank, m_stride, m_count) : unitAt(rank);
 }
 
 std::uint64_t SpreadOrder::unitAt(std::uint64_t rank) const noexcept {

@@ -24,18 +24,14 @@ TaskPlan::TaskPlan(Points first, Points second, bool autoCount)
     columnBlocks = blocks(b.size);
     if (pairTotal() == 0)
         return;
-    if (isAuto) {
-        // Rows i and R - 1 - i (R even), or i and R - i after row 0 alone (R odd), make one line.
-        lines = (rowBlocks + 1) / 2;
-        lineWidth = rowBlocks % 2 == 0 ? rowBlocks + 1 : rowBlocks;
-        tileCount = lines * lineWidth;
-    } else {
-        tileCount = rowBlocks * columnBlocks;
-        // Columns only where the rows are too few for even samples.
-        byColumns = rowBlocks < kEvenSampleUnits && rowBlocks < columnBlocks;
-        lines = byColumns ? columnBlocks : rowBlocks;
-        lineWidth = byColumns ? rowBlocks : columnBlocks;
-    }
+    const SpreadLines spread(isAuto, rowBlocks, columnBlocks);
+    lines = spread.lines;
+    byColumns = spread.byColumns;
+    // Rows i and R - 1 - i (R even), or i and R - i after row 0 alone (R odd), make one line.
+    lineWidth = isAuto      ? (rowBlocks % 2 == 0 ? rowBlocks + 1 : rowBlocks)
+                : byColumns ? rowBlocks
+                            : columnBlocks;
+    tileCount = lines * lineWidth;
 }
 
 std::vector<std::uint64_t> TaskPlan::bandStarts() const {

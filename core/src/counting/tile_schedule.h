@@ -18,16 +18,13 @@
 
 namespace tpacf::cpu {
 
-/// Bands a task's units are cut into for their spread order (SpreadOrder's blocks), at most.
-inline constexpr std::uint64_t kSpreadBands = 1024;
-
 // One task cut into tiles of kTileSide x kTileSide points. Auto tasks use only the tiles on and
 // above the diagonal; diagonal tiles count j > i within themselves. Tiles are listed line by
 // line, every line of one length, so that bands of whole lines (bandStarts, SpreadOrder's
 // blocks) each hold their share of the close pairs: an auto task's line is its rows i and
-// R - 1 - i (R even; row 0 alone, then i and R - i, where R is odd), one long and one short, with
-// their two diagonal tiles; a cross task's line is a row, or a column where it has too few rows
-// for even samples (kEvenSampleUnits) and more columns.
+// R - 1 - i (R even; row 0 alone, then i and R - i, where R is odd, so that every line has one
+// length), one long and one short, with their two diagonal tiles; a cross task's line is a row,
+// or a column as SpreadLines says.
 struct TaskPlan {
     Points a, b;
     bool isAuto = false;
