@@ -25,6 +25,7 @@ run 120 $B/tests/gpu/tpacf_gpu_weighted_tests --quick
 run 120 $B/tests/gpu/tpacf_gpu_chunked_tests
 run 120 $B/tests/gpu/tpacf_gpu_separation_tests --quick
 run 60 $B/tests/gpu/tpacf_gpu_kd_groups_test
+run 60 $B/tests/gpu/tpacf_gpu_device_traversal_test
 run 60 $B/tests/gpu/tpacf_gpu_lab_tests --quick
 run 60 $B/tests/gpu/tpacf_gpu_device_listing_tests all
 run 60 $B/tests/gpu/tpacf_gpu_device_listing_tests reserve
