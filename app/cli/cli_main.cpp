@@ -7,10 +7,11 @@
 #include "cli/args.h"
 #include "cli/build_parts.h"
 #include "cli/context.h"
+#include "cli/driver_teardown.h"
 #include "cli/failure.h"
-#include "cli/rank_group.h"
 #include "cli/interrupt.h"
 #include "cli/lab_output.h"
+#include "cli/rank_group.h"
 #include "tpacf/backend.h"
 #include "tpacf/cuda/cuda_backend.h"
 #include "tpacf/cuda/cuda_lab.h"
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -248,6 +250,10 @@ int runCli(int argc, char** argv) {
                           root && isatty(STDERR_FILENO) == 1, &interruptFlag(), *ranks};
     const int code = dispatch(wordsOf(argc, argv), streams);
     std::cout.flush();
+    std::fflush(nullptr);
+    // Not under MPI: a launcher's ranks end together, and some MPI transports warn of a fork.
+    if (!startedByMpiLauncher())
+        leaveDriverTeardownToChild();
     return code;
 }
 

@@ -39,6 +39,8 @@ public:
     void receiveProgress(std::vector<RankProgress>&) override {}
 };
 
+} // namespace
+
 // The variables the launchers people use set in every process they start: Open MPI's mpirun,
 // PMIx launchers (srun --mpi=pmix, prterun) and PMI-1/2 ones (MPICH's hydra, srun --mpi=pmi2).
 bool startedByMpiLauncher() {
@@ -47,8 +49,6 @@ bool startedByMpiLauncher() {
             return true;
     return false;
 }
-
-} // namespace
 
 std::unique_ptr<RankGroup> makeSingleProcess() {
     return std::make_unique<SingleProcess>();

@@ -89,6 +89,8 @@ std::unique_ptr<RankGroup> makeSingleProcess();
 std::unique_ptr<RankGroup> makeRankGroup(int& argc, char**& argv);
 /// Whether this build can run under MPI.
 bool mpiBuilt() noexcept;
+/// Whether an MPI launcher started this process (OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_SIZE set).
+bool startedByMpiLauncher();
 /// Why this process must not run: an MPI launcher started several processes and this build has
 /// no MPI, so each would do the whole job and write the same files. "" otherwise.
 std::string launchedWithoutMpi();
