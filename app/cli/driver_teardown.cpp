@@ -10,11 +10,11 @@
 // How: the parent lists its descriptors (/proc/self/fd) before fork(). The child, a copy of one
 // thread of a possibly multithreaded process, calls only async-signal-safe functions: it closes
 // every descriptor but the driver's (stdout and stderr among them, so that a pipeline reading
-// the command's output sees its end when the command ends, not when the child does), asks to be
-// killed when its parent ends (PR_SET_PDEATHSIG, sent after the parent's descriptors are closed),
-// and waits. Nothing it holds is written, so the outputs, the exit status and the files are the
-// command's alone; GPU memory is released about 0.1 s after the command returns, as it was
-// released during its exit before.
+// the command's output sees its end when the command ends, not when the child does), waits on a
+// pidfd of its parent until the parent's last thread has ended (so every copy of the parent's
+// descriptors is closed), and ends. Nothing it holds is written, so the outputs, the exit status
+// and the files are the command's alone; GPU memory is released about 0.1 s after the command
+// returns, as it was released during its exit before.
 #include "cli/driver_teardown.h"
 
 #if defined(__linux__)
@@ -25,7 +25,9 @@
 #include <vector>
 
 #include <dirent.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #endif
 
@@ -64,10 +66,27 @@ Descriptors listDescriptors(std::string_view driverFiles) {
     return out;
 }
 
+// Longest the child waits: the parent forks at the end of main, so it is gone in milliseconds.
+constexpr int kLongestWaitMs = 10000;
+
 [[noreturn]] void holdUntilParentEnds(const std::vector<int>& others, pid_t parent) {
     for (const int fd : others)
         close(fd);
-    // SIGKILL once the parent has ended; if it ended before this line, getppid() tells.
+#ifdef SYS_pidfd_open
+    // A pidfd of the parent turns readable once its last thread has ended, so after every
+    // thread's share of the descriptors is gone. While getppid() is the parent, the pid is its.
+    const int process = static_cast<int>(syscall(SYS_pidfd_open, parent, 0));
+    if (process >= 0) {
+        if (getppid() == parent) {
+            pollfd watched{process, POLLIN, 0};
+            while (poll(&watched, 1, kLongestWaitMs) < 0 && errno == EINTR) {
+            }
+        }
+        _exit(0);
+    }
+#endif
+    // No pidfd (Linux before 5.3): SIGKILL as the thread that forked ends (with the process's
+    // other threads possibly still ending: the parent may then release the driver itself).
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
         _exit(0);
     for (;;)
