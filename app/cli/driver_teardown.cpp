@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Why: after a count, the NVIDIA driver takes about 0.1 s (an H200, BENCHMARKS.md, "The driver's
-// teardown left to a child") to release what it holds for a process, and it does so when the
-// last file descriptor of its device files closes: in the kernel's exit of the process, after
-// main has returned and every atexit handler has run (they take 3-5 ms). A shell, a pipeline or
-// a job script waits for that exit: about 0.1 s of the standard job's 0.55-0.6 s wall. A child that
-// holds copies of those descriptors until the process is gone makes the process's own close a mere
-// decrement; the teardown then runs when the child ends, while the caller goes on.
+// Why: after a count, the NVIDIA driver takes 0.1-0.17 s (an H200; BENCHMARKS.md, "The traversal
+// on the device, and the driver's teardown left to a child") to release what it holds for a
+// process, and it does so when the last file descriptor of its device files closes: in the
+// kernel's exit of the process, after main has returned and every atexit handler has run (they
+// take 3-5 ms). A shell, a pipeline or a job script waits for that exit: 0.1-0.17 s of the
+// standard job's 0.55-0.66 s wall. A child that holds copies of those descriptors until the
+// process is gone makes the process's own close a mere decrement; the teardown then runs when the
+// child ends, while the caller goes on.
 //
 // How: the parent lists its descriptors (/proc/self/fd) before fork(). The child, a copy of one
 // thread of a possibly multithreaded process, calls only async-signal-safe functions: it closes
