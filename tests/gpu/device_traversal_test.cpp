@@ -261,7 +261,6 @@ int timeBoth(std::size_t n, std::uint32_t tileSize, double maxArcmin, const std:
     mock.footprint = Footprint::box(150, 190, 0, 40);
     const Catalog catalog = kind == "box" ? generateClusteredMock(mock, "box")
                                           : makeCatalog("uniform", uniform(n, 1), false, 0);
-    const HostTiles tiles = makeTiles(catalog, tileSize, nullptr);
     const Binning binning(BinSpec::logCount(0.01, maxArcmin, AngleUnit::Arcminute, 30));
     std::uint32_t leafLevel = 0; // as buildCulledSchedule: blocks of ~1024 points
     for (std::uint64_t points = tileSize; points < 1024; points *= 2)
@@ -269,14 +268,11 @@ int timeBoth(std::size_t n, std::uint32_t tileSize, double maxArcmin, const std:
     const TraversalRules rules = rulesFor(binning, true, leafLevel);
     const std::vector<CountTask> tasks{CountTask{&catalog, nullptr}};
     const BatchCatalogs batch = indexBatch(tasks);
-    const std::vector<std::vector<std::uint32_t>> tileCounts{tiles.counts};
-    const std::vector<CatalogTiles> summaries{tiles.summary};
-    const std::vector<RegionLayout> layouts;
-    CulledInputs inputs;
-    inputs.tileCounts = &tileCounts;
-    inputs.regionLayouts = &layouts;
-    inputs.tiles = &summaries;
-    inputs.thresholds = rules.thresholds;
+    const PlainTiles plain(batch, tileSize, binning);
+    const CulledInputs inputs = plain.inputs();
+    HostTiles tiles;
+    tiles.counts = plain.tileCounts[0];
+    tiles.summary = plain.summaries[0];
     std::printf("%zu points (%s), %zu tiles of %u, 0.01'-%g', %zu host threads\n", n, kind.c_str(),
                 tiles.counts.size(), tileSize, maxArcmin, hardwareThreads());
     traverseOnDevice(deviceInput(tiles, nullptr, rules)); // loads the module, warms the pool

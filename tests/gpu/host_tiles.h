@@ -7,6 +7,7 @@
 #include "sky_curve.h"
 #include "tile_tree.h"
 
+#include "tpacf/bins.h"
 #include "tpacf/catalog.h"
 #include "tpacf/pair_counter.h"
 
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -155,5 +157,35 @@ inline HostTiles makeTiles(const Catalog& c, std::uint32_t tileSize, const Regio
     }
     return tiles;
 }
+
+// Every catalog of a batch in plain (region-free) tiles, and the culled schedule's inputs over
+// them.
+struct PlainTiles {
+    using BatchCatalogs = cuda::detail::BatchCatalogs;
+    using CulledInputs = cuda::detail::CulledInputs;
+
+    std::vector<std::vector<std::uint32_t>> tileCounts;
+    std::vector<CatalogTiles> summaries;
+    std::vector<RegionLayout> layouts; // none
+    std::span<const double> thresholds;
+
+    PlainTiles(const BatchCatalogs& batch, std::uint32_t tileSize, const Binning& binning)
+        : thresholds(binning.chord2Edges()) {
+        for (const Catalog* catalog : batch.catalogs) {
+            HostTiles tiles = makeTiles(*catalog, tileSize, nullptr);
+            tileCounts.push_back(tiles.counts);
+            summaries.push_back(tiles.summary);
+        }
+    }
+
+    CulledInputs inputs() const {
+        CulledInputs in;
+        in.tileCounts = &tileCounts;
+        in.regionLayouts = &layouts;
+        in.tiles = &summaries;
+        in.thresholds = thresholds;
+        return in;
+    }
+};
 
 } // namespace tpacf::gputest

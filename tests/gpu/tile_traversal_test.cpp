@@ -190,33 +190,6 @@ int runCase(const Case& c) {
     return bad;
 }
 
-// Every catalog of a batch in plain (region-free) tiles, and the culled schedule's inputs over
-// them.
-struct PlainTiles {
-    std::vector<std::vector<std::uint32_t>> tileCounts;
-    std::vector<CatalogTiles> summaries;
-    std::vector<RegionLayout> layouts; // none
-    std::span<const double> thresholds;
-
-    PlainTiles(const BatchCatalogs& batch, std::uint32_t tileSize, const Binning& binning)
-        : thresholds(binning.chord2Edges()) {
-        for (const Catalog* catalog : batch.catalogs) {
-            HostTiles tiles = makeTiles(*catalog, tileSize, nullptr);
-            tileCounts.push_back(tiles.counts);
-            summaries.push_back(tiles.summary);
-        }
-    }
-
-    CulledInputs inputs() const {
-        CulledInputs in;
-        in.tileCounts = &tileCounts;
-        in.regionLayouts = &layouts;
-        in.tiles = &summaries;
-        in.thresholds = thresholds;
-        return in;
-    }
-};
-
 // The order the devices take the list in: chunks of one task each, the tasks advancing together,
 // every unit taken once; each task's units in spread blocks, so that the first tenth of a task's
 // work already reaches every tenth of its i-tiles (listed in curve order, a prefix of the list
