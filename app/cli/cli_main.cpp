@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -252,8 +253,14 @@ int runCli(int argc, char** argv) {
     std::cout.flush();
     std::fflush(nullptr);
     // Not under MPI: a launcher's ranks end together, and some MPI transports warn of a fork.
-    if (!startedByMpiLauncher())
-        leaveDriverTeardownToChild();
+    if (!startedByMpiLauncher()) {
+        std::string problem;
+        const TeardownChoice choice = teardownChoice(std::getenv(kGpuTeardownVariable), problem);
+        if (!problem.empty())
+            std::cerr << "tpacf: " << problem << '\n';
+        if (choice == TeardownChoice::Child)
+            leaveDriverTeardownToChild();
+    }
     return code;
 }
 

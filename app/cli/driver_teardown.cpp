@@ -18,6 +18,8 @@
 // returns, as it was released during its exit before.
 #include "cli/driver_teardown.h"
 
+#include <string>
+
 #if defined(__linux__)
 #include <cerrno>
 #include <csignal>
@@ -33,6 +35,19 @@
 #endif
 
 namespace tpacf::cli {
+
+TeardownChoice teardownChoice(const char* value, std::string& problem) {
+    problem.clear();
+    const std::string_view text = value == nullptr ? std::string_view() : std::string_view(value);
+    if (text.empty() || text == "child")
+        return TeardownChoice::Child;
+    if (text == "wait")
+        return TeardownChoice::Wait;
+    problem = std::string(kGpuTeardownVariable) + "='" + std::string(text) +
+              "' is neither 'child' nor 'wait'; the GPU driver's teardown was left to a child "
+              "process, as when it is unset";
+    return TeardownChoice::Child;
+}
 
 #if defined(__linux__)
 namespace {

@@ -3,7 +3,8 @@
 // for the driver's device file: a process that holds it open hands it to a child, which keeps
 // that descriptor alone (not the process's stdout, so a pipeline sees the command end with it),
 // lives while the process does, and ends once the process has ended (the FIFO's last writer
-// gone). Without a descriptor under the given path, nothing is forked.
+// gone). Without a descriptor under the given path, nothing is forked. TPACF_GPU_TEARDOWN's values
+// (child, wait) and a wrong one, named in the message.
 #include "cli/driver_teardown.h"
 #include "tpacf_test_main.h"
 
@@ -71,6 +72,36 @@ class TestDriverTeardown : public QObject {
     Q_OBJECT
 
 private slots:
+    void choiceFromTheEnvironment_data() {
+        QTest::addColumn<QString>("value"); // "(unset)": the variable is not set
+        QTest::addColumn<bool>("waits");
+        QTest::addColumn<bool>("problem");
+        QTest::newRow("unset") << QStringLiteral("(unset)") << false << false;
+        QTest::newRow("empty") << QString() << false << false;
+        QTest::newRow("child") << QStringLiteral("child") << false << false;
+        QTest::newRow("wait") << QStringLiteral("wait") << true << false;
+        QTest::newRow("Wait") << QStringLiteral("Wait") << false << true;
+        QTest::newRow("yes") << QStringLiteral("yes") << false << true;
+    }
+
+    void choiceFromTheEnvironment() {
+        QFETCH(QString, value);
+        QFETCH(bool, waits);
+        QFETCH(bool, problem);
+        const std::string text = value.toStdString();
+        std::string said = "left over";
+        const TeardownChoice choice =
+            teardownChoice(value == QStringLiteral("(unset)") ? nullptr : text.c_str(), said);
+        QCOMPARE(choice == TeardownChoice::Wait, waits);
+        QCOMPARE(!said.empty(), problem);
+        if (problem) {
+            QVERIFY2(said.find(std::string(kGpuTeardownVariable) + "='" + text + "'") !=
+                         std::string::npos,
+                     said.c_str());
+            QVERIFY2(said.find("'child' nor 'wait'") != std::string::npos, said.c_str());
+        }
+    }
+
     void nothingForkedWithoutDriverFiles() {
         QCOMPARE(leaveDriverTeardownToChild("/no/such/driver/"), 0);
     }
