@@ -256,11 +256,7 @@ HostTimes timeHostTraversal(const HostTiles& tiles, const TraversalRules& rules)
 }
 
 int timeBoth(std::size_t n, std::uint32_t tileSize, double maxArcmin, const std::string& kind) {
-    MockParams mock;
-    mock.count = n;
-    mock.footprint = Footprint::box(150, 190, 0, 40);
-    const Catalog catalog = kind == "box" ? generateClusteredMock(mock, "box")
-                                          : makeCatalog("uniform", uniform(n, 1), false, 0);
+    const Catalog catalog = timingCatalog(n, kind, kind);
     const Binning binning(BinSpec::logCount(0.01, maxArcmin, AngleUnit::Arcminute, 30));
     std::uint32_t leafLevel = 0; // as buildCulledSchedule: blocks of ~1024 points
     for (std::uint64_t points = tileSize; points < 1024; points *= 2)

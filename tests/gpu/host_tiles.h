@@ -9,6 +9,7 @@
 
 #include "tpacf/bins.h"
 #include "tpacf/catalog.h"
+#include "tpacf/mock.h"
 #include "tpacf/pair_counter.h"
 
 #include <algorithm>
@@ -103,8 +104,17 @@ inline Points lattice(double step, std::uint64_t seed) {
     return p;
 }
 
-// ---- tiles as the device makes them
-// --------------------------------------------------------------
+/// The catalog the `--time` aids measure: the clustered data of `tpacf bench --clustered
+/// --footprint box:150,190,0,40` for kind "box", else N uniform full-sky points.
+inline Catalog timingCatalog(std::size_t n, const std::string& kind, const std::string& name) {
+    MockParams mock;
+    mock.count = n;
+    mock.footprint = Footprint::box(150, 190, 0, 40);
+    return kind == "box" ? generateClusteredMock(mock, name)
+                         : makeCatalog(name, uniform(n, 1), false, 0);
+}
+
+// ---- tiles as the device makes them -------------------------------------------------------------
 
 /// Half the diagonal of a box: how far its bounds reach beyond its centre.
 inline double halfDiagonal(const CellBounds& box) {

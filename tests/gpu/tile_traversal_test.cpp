@@ -727,11 +727,7 @@ std::uint64_t scheduleDigest(const Schedule& schedule) {
 // with "box" for the clustered data of `tpacf bench --clustered --footprint box:150,190,0,40`, with
 // "batch" for DD, DR and RR of two uniform catalogs (a measurement aid, not a check).
 int timeSchedule(std::size_t n, std::uint32_t tileSize, double maxArcmin, const std::string& kind) {
-    MockParams mock;
-    mock.count = n;
-    mock.footprint = Footprint::box(150, 190, 0, 40);
-    const Catalog a = kind == "box" ? generateClusteredMock(mock, "first")
-                                    : makeCatalog("first", uniform(n, 1), false, 0);
+    const Catalog a = timingCatalog(n, kind, "first");
     const Catalog b = makeCatalog("second", uniform(n, 2), false, 0);
     // "batch": DD, DR and RR, as the standard job's first stages.
     std::vector<CountTask> tasks{CountTask{&a, nullptr}};
